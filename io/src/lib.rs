@@ -1,0 +1,4 @@
+//! talus-io: scenario files, LAMMPS data files, ParaView (VTU/PVD) and OVITO (LAMMPS dump)
+//! output, energy time series.
+pub mod error;
+pub use error::{IoError, Result};
