@@ -2,3 +2,7 @@
 //! output, energy time series.
 pub mod error;
 pub use error::{IoError, Result};
+pub mod dump;
+pub mod lammps_data;
+pub mod series;
+pub mod vtk;

@@ -1,1 +1,8 @@
-
+//! talus-kernels: pure computation on slices.
+//!
+//! Neighbour search, contact laws and integrator steps. Nothing here starts a thread,
+//! touches a file or allocates in a per-pair or per-particle path: the engine schedules
+//! these functions freely and the tests call them directly.
+pub mod contact;
+pub mod integrate;
+pub mod neighbor;

@@ -1,0 +1,303 @@
+//! LAMMPS-style text dump (`dump custom` layout), readable by OVITO. One file holds every
+//! snapshot of a run, one after the other.
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::vtk::Frame;
+use crate::{IoError, Result};
+
+/// Appends snapshots to a LAMMPS text dump file.
+#[derive(Debug)]
+pub struct DumpWriter {
+    path: PathBuf,
+    out: BufWriter<File>,
+}
+
+impl DumpWriter {
+    /// Creates (or truncates) the dump file.
+    pub fn create(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let file = File::create(&path).map_err(|e| IoError::os(&path, e))?;
+        Ok(DumpWriter {
+            out: BufWriter::with_capacity(1 << 20, file),
+            path,
+        })
+    }
+
+    /// Path of the dump file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one snapshot. The box is 2D; z gets the bounds -0.5..0.5 and every particle
+    /// z = 0, vz = 0. The snapshot is flushed to the file before returning, so a viewer (or a
+    /// crash) never sees half a snapshot that is not coming.
+    pub fn write_snapshot(
+        &mut self,
+        step: u64,
+        box_lo: [f64; 2],
+        box_hi: [f64; 2],
+        frame: &Frame,
+    ) -> Result<()> {
+        let n = frame.check(&self.path)?;
+        write_snapshot_to(&mut self.out, step, box_lo, box_hi, frame, n)
+            .and_then(|()| self.out.flush())
+            .map_err(|e| IoError::os(&self.path, e))
+    }
+
+    /// Flushes buffered output (snapshots are already flushed by `write_snapshot`).
+    pub fn flush(&mut self) -> Result<()> {
+        self.out.flush().map_err(|e| IoError::os(&self.path, e))
+    }
+}
+
+fn write_snapshot_to<W: Write>(
+    w: &mut W,
+    step: u64,
+    box_lo: [f64; 2],
+    box_hi: [f64; 2],
+    f: &Frame,
+    n: usize,
+) -> std::io::Result<()> {
+    write!(w, "ITEM: TIMESTEP\n{step}\nITEM: NUMBER OF ATOMS\n{n}\n")?;
+    // Walls in x and y ("ff"), one periodic slab in z so OVITO treats the cell as 2D-like.
+    writeln!(w, "ITEM: BOX BOUNDS ff ff pp")?;
+    for d in 0..2 {
+        write_f64(w, box_lo[d])?;
+        w.write_all(b" ")?;
+        write_f64(w, box_hi[d])?;
+        w.write_all(b"\n")?;
+    }
+    writeln!(w, "-0.5 0.5")?;
+    writeln!(
+        w,
+        "ITEM: ATOMS id type x y z vx vy vz radius omegaz fx fy angle"
+    )?;
+    for i in 0..n {
+        write!(w, "{} {} ", f.ids[i], f.types[i])?;
+        write_f64(w, f.x[i])?;
+        w.write_all(b" ")?;
+        write_f64(w, f.y[i])?;
+        w.write_all(b" 0 ")?;
+        write_f64(w, f.vx[i])?;
+        w.write_all(b" ")?;
+        write_f64(w, f.vy[i])?;
+        w.write_all(b" 0 ")?;
+        for v in [f.radius[i], f.omega[i], f.fx[i], f.fy[i]] {
+            write_f64(w, v)?;
+            w.write_all(b" ")?;
+        }
+        write_f64(w, f.angle[i])?;
+        w.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// Writes `v` as the shortest text that parses back to exactly `v`.
+///
+/// Plain `{}` never uses an exponent, so 1e-300 would take 300 digits; outside a moderate
+/// range the exponent form `{:e}` (also shortest round-trip) is used instead.
+pub(crate) fn write_f64<W: Write>(w: &mut W, v: f64) -> std::io::Result<()> {
+    let a = v.abs();
+    if a == 0.0 || !a.is_finite() || (1e-5..1e16).contains(&a) {
+        write!(w, "{v}")
+    } else {
+        write!(w, "{v:e}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Snap {
+        step: u64,
+        lo: [f64; 2],
+        hi: [f64; 2],
+        ids: Vec<u64>,
+        types: Vec<u32>,
+        /// x y vx vy radius omega fx fy angle
+        cols: [Vec<f64>; 9],
+    }
+
+    impl Snap {
+        fn new(step: u64, n: usize, seed: f64) -> Self {
+            let g = |k: f64| -> Vec<f64> {
+                (0..n)
+                    .map(|i| seed * k * (i as f64 + 0.3).powi(3) / 7.0)
+                    .collect()
+            };
+            Snap {
+                step,
+                lo: [-seed, 0.0],
+                hi: [seed * 3.0, 1.0 / 3.0],
+                ids: (0..n as u64).map(|i| 10 * i + 1).collect(),
+                types: (0..n as u32).map(|i| 1 + i % 2).collect(),
+                cols: [
+                    g(1.0),
+                    g(-1.0),
+                    g(1e-12),
+                    g(1e20),
+                    g(1e-4),
+                    g(-5.0),
+                    g(1e-300),
+                    g(0.0),
+                    g(std::f64::consts::PI),
+                ],
+            }
+        }
+
+        fn frame(&self) -> Frame<'_> {
+            let c = &self.cols;
+            Frame {
+                ids: &self.ids,
+                types: &self.types,
+                x: &c[0],
+                y: &c[1],
+                vx: &c[2],
+                vy: &c[3],
+                radius: &c[4],
+                omega: &c[5],
+                fx: &c[6],
+                fy: &c[7],
+                angle: &c[8],
+            }
+        }
+    }
+
+    /// Reads snapshots back, checking every line's layout against the LAMMPS dump format.
+    fn parse_dump(text: &str) -> Vec<Snap> {
+        let mut lines = text.lines();
+        let mut out = Vec::new();
+        let num = |s: &str| s.parse::<f64>().unwrap();
+        while let Some(l) = lines.next() {
+            assert_eq!(l, "ITEM: TIMESTEP");
+            let step = lines.next().unwrap().parse().unwrap();
+            assert_eq!(lines.next().unwrap(), "ITEM: NUMBER OF ATOMS");
+            let n: usize = lines.next().unwrap().parse().unwrap();
+            assert_eq!(lines.next().unwrap(), "ITEM: BOX BOUNDS ff ff pp");
+            let mut lo = [0.0; 2];
+            let mut hi = [0.0; 2];
+            for d in 0..2 {
+                let b: Vec<f64> = lines.next().unwrap().split(' ').map(num).collect();
+                assert_eq!(b.len(), 2);
+                (lo[d], hi[d]) = (b[0], b[1]);
+            }
+            assert_eq!(lines.next().unwrap(), "-0.5 0.5");
+            assert_eq!(
+                lines.next().unwrap(),
+                "ITEM: ATOMS id type x y z vx vy vz radius omegaz fx fy angle"
+            );
+            let mut s = Snap {
+                step,
+                lo,
+                hi,
+                ids: vec![],
+                types: vec![],
+                cols: Default::default(),
+            };
+            for _ in 0..n {
+                let t: Vec<&str> = lines.next().unwrap().split(' ').collect();
+                assert_eq!(t.len(), 13);
+                s.ids.push(t[0].parse().unwrap());
+                s.types.push(t[1].parse().unwrap());
+                assert_eq!(num(t[4]), 0.0, "z");
+                assert_eq!(num(t[7]), 0.0, "vz");
+                for (col, k) in s.cols.iter_mut().zip([2, 3, 5, 6, 8, 9, 10, 11, 12]) {
+                    col.push(num(t[k]));
+                }
+            }
+            out.push(s);
+        }
+        out
+    }
+
+    fn assert_same(a: &Snap, b: &Snap) {
+        assert_eq!(a.step, b.step);
+        assert_eq!(a.lo, b.lo);
+        assert_eq!(a.hi, b.hi);
+        assert_eq!(a.ids, b.ids);
+        assert_eq!(a.types, b.types);
+        // Exact equality: the text must round-trip every bit.
+        assert_eq!(a.cols, b.cols);
+    }
+
+    #[test]
+    fn two_snapshots_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("run.dump");
+        let s1 = Snap::new(0, 4, 1.0);
+        let s2 = Snap::new(25_000, 7, -0.123456789);
+        let mut w = DumpWriter::create(&p).unwrap();
+        assert_eq!(w.path(), p);
+        w.write_snapshot(s1.step, s1.lo, s1.hi, &s1.frame())
+            .unwrap();
+        // Flushed per snapshot: the first is complete on disk before the second is written.
+        let partial = parse_dump(&std::fs::read_to_string(&p).unwrap());
+        assert_eq!(partial.len(), 1);
+        w.write_snapshot(s2.step, s2.lo, s2.hi, &s2.frame())
+            .unwrap();
+        drop(w);
+
+        let back = parse_dump(&std::fs::read_to_string(&p).unwrap());
+        assert_eq!(back.len(), 2);
+        assert_same(&back[0], &s1);
+        assert_same(&back[1], &s2);
+    }
+
+    #[test]
+    fn mismatched_frame_is_rejected() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("bad.dump");
+        let s = Snap::new(1, 3, 1.0);
+        let mut f = s.frame();
+        f.types = &s.types[..1];
+        let mut w = DumpWriter::create(&p).unwrap();
+        assert!(matches!(
+            w.write_snapshot(1, s.lo, s.hi, &f),
+            Err(IoError::Invalid { .. })
+        ));
+        w.flush().unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "");
+    }
+
+    #[test]
+    fn create_in_missing_dir_is_os_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("no/such/dir/run.dump");
+        match DumpWriter::create(&p) {
+            Err(IoError::Os { path, .. }) => assert_eq!(path, p),
+            other => panic!("expected Os error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn numbers_are_short_and_exact() {
+        let fmt = |v: f64| {
+            let mut b = Vec::new();
+            write_f64(&mut b, v).unwrap();
+            String::from_utf8(b).unwrap()
+        };
+        assert_eq!(fmt(0.0), "0");
+        assert_eq!(fmt(0.5), "0.5");
+        assert_eq!(fmt(-1.25e-3), "-0.00125");
+        assert_eq!(fmt(1e-300), "1e-300");
+        assert_eq!(fmt(-3.5e20), "-3.5e20");
+        for v in [
+            1.0 / 3.0,
+            -1.2276605486388026e-15,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::MAX,
+            1e16 - 2.0,
+            1e16,
+            1e-5,
+            0.1 + 0.2,
+        ] {
+            let s = fmt(v);
+            assert_eq!(s.parse::<f64>().unwrap(), v, "{s}");
+            assert!(s.len() <= 25, "{s}");
+        }
+    }
+}

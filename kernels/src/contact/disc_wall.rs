@@ -1,0 +1,74 @@
+//! Disc against a straight wall (an infinite line): the same law as disc-disc, with the
+//! wall as a body of infinite mass (m_eff = m of the disc, as in LAMMPS fix wall/gran).
+use super::disc_disc::{contact_in_frame, ContactForce};
+use super::law::ContactParams;
+
+/// A straight wall through `point` with unit `normal` pointing to the side where the
+/// particles are, moving rigidly with `velocity`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LineWall {
+    pub point: [f64; 2],
+    pub normal: [f64; 2],
+    pub velocity: [f64; 2],
+}
+
+impl LineWall {
+    /// Signed distance of a point from the wall (positive on the particles' side).
+    #[inline(always)]
+    pub fn distance(&self, x: f64, y: f64) -> f64 {
+        (x - self.point[0]) * self.normal[0] + (y - self.point[1]) * self.normal[1]
+    }
+}
+
+/// Contact of a disc (centre x, y, radius r, velocity v, spin w, mass m) with a wall, or
+/// `None` if it does not touch. The force and torque `ti` act on the disc.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn disc_wall(
+    p: &ContactParams,
+    wall: &LineWall,
+    x: f64,
+    y: f64,
+    r: f64,
+    vx: f64,
+    vy: f64,
+    w: f64,
+    m: f64,
+    xi: &mut f64,
+    dt: f64,
+) -> Option<ContactForce> {
+    let d = wall.distance(x, y);
+    if d >= r {
+        return None;
+    }
+    // The normal from the disc to the wall is -normal.
+    Some(contact_in_frame(
+        p,
+        -wall.normal[0],
+        -wall.normal[1],
+        r - d,
+        vx - wall.velocity[0],
+        vy - wall.velocity[1],
+        w * r,
+        r,
+        0.0,
+        m,
+        xi,
+        dt,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floor_pushes_up() {
+        let p = ContactParams { kn: 100.0, kt: 0.0, gamma_n: 0.0, gamma_t: 0.0, mu: 0.0 };
+        let floor = LineWall { point: [0.0, 0.0], normal: [0.0, 1.0], velocity: [0.0; 2] };
+        let mut xi = 0.0;
+        let c = disc_wall(&p, &floor, 3.0, 0.9, 1.0, 0.0, 0.0, 0.0, 1.0, &mut xi, 1e-3).unwrap();
+        assert!((c.fy - 10.0).abs() < 1e-9 && c.fx.abs() < 1e-15);
+        assert!(disc_wall(&p, &floor, 3.0, 1.1, 1.0, 0.0, 0.0, 0.0, 1.0, &mut xi, 1e-3).is_none());
+    }
+}

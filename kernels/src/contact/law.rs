@@ -1,0 +1,124 @@
+//! The linear spring-dashpot normal force with a Cundall-Strack tangential spring and a
+//! Coulomb limit (Muth et al., eqs. 1-2; Cundall & Strack 1979), in the convention of
+//! LAMMPS `pair gran/hooke/history`, so that talus and LAMMPS beds are comparable:
+//!
+//! F_n = k_n * delta + m_eff * gamma_n * v_n        (repulsive when positive)
+//! F_t = -(k_t * xi + m_eff * gamma_t * v_t),  |F_t| <= mu * |F_n|
+//!
+//! with `gamma` per unit effective mass (1/s) and `xi` the tangential spring, the
+//! integral of the tangential slip velocity over the life of the contact. In 2D the
+//! tangent is one direction, so `xi` is a scalar that turns with the contact frame.
+//! The normal force is not clipped at zero (as in LAMMPS hooke): the analytic solution
+//! of the damped oscillator then holds exactly, which the restitution test relies on.
+
+/// Coefficients of one pair of materials.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContactParams {
+    /// Normal stiffness (N/m).
+    pub kn: f64,
+    /// Tangential stiffness (N/m).
+    pub kt: f64,
+    /// Normal damping per unit effective mass (1/s).
+    pub gamma_n: f64,
+    /// Tangential damping per unit effective mass (1/s).
+    pub gamma_t: f64,
+    /// Coulomb friction coefficient.
+    pub mu: f64,
+}
+
+impl ContactParams {
+    /// Duration of a binary contact of effective mass `meff` (half period of the damped
+    /// oscillator): t_c = pi / sqrt(k_n/m_eff - gamma_n^2/4).
+    pub fn contact_time(&self, meff: f64) -> f64 {
+        std::f64::consts::PI / (self.kn / meff - 0.25 * self.gamma_n * self.gamma_n).sqrt()
+    }
+
+    /// Coefficient of restitution of a binary contact: e = exp(-gamma_n t_c / 2).
+    pub fn restitution(&self, meff: f64) -> f64 {
+        (-0.5 * self.gamma_n * self.contact_time(meff)).exp()
+    }
+
+    /// gamma_n that gives restitution `e` for effective mass `meff`:
+    /// from e = exp(-gamma t_c / 2): gamma = 2 zeta sqrt(k/m), zeta = -ln e / sqrt(pi^2 + ln^2 e).
+    pub fn gamma_for_restitution(kn: f64, meff: f64, e: f64) -> f64 {
+        let l = e.ln();
+        let zeta = -l / (std::f64::consts::PI.powi(2) + l * l).sqrt();
+        2.0 * zeta * (kn / meff).sqrt()
+    }
+}
+
+/// Normal and tangential force magnitudes of one contact.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PairForce {
+    /// Along the contact normal, repulsive when positive.
+    pub normal: f64,
+    /// Along the tangent t = (-n_y, n_x).
+    pub tangential: f64,
+}
+
+/// Evaluate the law and advance the tangential spring `xi` by one step `dt`.
+/// `v_n` is the approach speed (positive when closing), `v_t` the tangential slip speed.
+#[inline(always)]
+pub fn linear_spring_dashpot(
+    p: &ContactParams,
+    overlap: f64,
+    v_n: f64,
+    v_t: f64,
+    meff: f64,
+    xi: &mut f64,
+    dt: f64,
+) -> PairForce {
+    let normal = p.kn * overlap + meff * p.gamma_n * v_n;
+    *xi += v_t * dt;
+    let damp_t = meff * p.gamma_t * v_t;
+    let mut ft = -(p.kt * *xi + damp_t);
+    let limit = p.mu * normal.abs();
+    if ft.abs() > limit {
+        // Sliding: cap the force and shorten the spring so that it carries exactly the
+        // capped force (LAMMPS hooke/history does the same).
+        let scale = limit / ft.abs();
+        ft *= scale;
+        if p.kt > 0.0 {
+            *xi = -(ft + damp_t) / p.kt;
+        }
+    }
+    PairForce {
+        normal,
+        tangential: ft,
+    }
+}
+
+/// Elastic energy stored in a contact: k_n delta^2 / 2 + k_t xi^2 / 2.
+#[inline]
+pub fn elastic_energy(p: &ContactParams, overlap: f64, xi: f64) -> f64 {
+    0.5 * (p.kn * overlap * overlap + p.kt * xi * xi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn restitution_round_trip() {
+        let kn = 1e6;
+        let meff = 0.5 * 2500.0 * std::f64::consts::PI * 1e-6;
+        for e in [0.1, 0.5, 0.9, 0.99] {
+            let g = ContactParams::gamma_for_restitution(kn, meff, e);
+            let p = ContactParams { kn, kt: 0.0, gamma_n: g, gamma_t: 0.0, mu: 0.0 };
+            assert!((p.restitution(meff) - e).abs() < 1e-12);
+        }
+        // The LAMMPS peer's value: gamma_n = 6876.3 1/s for e = 0.5, R0 = 1 mm.
+        let g = ContactParams::gamma_for_restitution(kn, meff, 0.5);
+        assert!((g - 6876.3).abs() < 0.1, "{g}");
+    }
+
+    #[test]
+    fn coulomb_limit_caps_and_rewinds_spring() {
+        let p = ContactParams { kn: 100.0, kt: 50.0, gamma_n: 0.0, gamma_t: 0.0, mu: 0.5 };
+        let mut xi = 0.0;
+        let f = linear_spring_dashpot(&p, 0.01, 0.0, 10.0, 1.0, &mut xi, 0.01);
+        assert!((f.normal - 1.0).abs() < 1e-12);
+        assert!((f.tangential + 0.5).abs() < 1e-12);
+        assert!((p.kt * xi - 0.5).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,7 @@
+//! Contact laws: from the geometry and velocities of one touching pair to forces and
+//! torques. One file per shape pair (parry's layout).
+pub mod disc_disc;
+pub mod disc_wall;
+pub mod law;
+
+pub use law::{ContactParams, PairForce};

@@ -1,0 +1,3 @@
+//! Time integration of the particle degrees of freedom (x, y, angle).
+pub mod gear;
+pub mod verlet;

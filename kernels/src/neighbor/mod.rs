@@ -1,0 +1,87 @@
+//! Broad phase: which pairs of particles may touch.
+//!
+//! Every method works on axis-aligned bounding boxes handed to it through [`BoxSource`]
+//! and keeps the *candidate pair set*: all pairs (i < j) whose (enlarged) boxes overlap.
+//! The boxes are rounded outward to `f32` (see [`rounded_box`]) so that a box end and
+//! its particle index pack into one `u64` sort key; the rounding only ever grows a box,
+//! so no touching pair is lost.
+pub mod brute;
+pub mod sweep;
+
+pub use brute::brute_force_pairs;
+pub use sweep::SweepAndPrune;
+
+/// Where the broad phase reads bounding boxes from: `[lo_x, hi_x, lo_y, hi_y]` of particle `p`.
+pub trait BoxSource {
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    fn bbox(&self, p: usize) -> [f64; 4];
+}
+
+/// Boxes of discs: centre +- (radius + margin). The margin is the Verlet skin.
+pub struct DiscBoxes<'a> {
+    pub x: &'a [f64],
+    pub y: &'a [f64],
+    pub radius: &'a [f64],
+    pub margin: f64,
+}
+
+impl BoxSource for DiscBoxes<'_> {
+    #[inline]
+    fn len(&self) -> usize {
+        self.x.len()
+    }
+    #[inline]
+    fn bbox(&self, p: usize) -> [f64; 4] {
+        let e = self.radius[p] + self.margin;
+        let (x, y) = (self.x[p], self.y[p]);
+        [x - e, x + e, y - e, y + e]
+    }
+}
+
+/// Round `v` down to the nearest `f32` not above it (negative zero becomes positive zero,
+/// so that float comparison and the ordered-bits key agree).
+#[inline]
+pub fn round_down(v: f64) -> f32 {
+    let mut f = v as f32;
+    if f as f64 > v {
+        f = f.next_down();
+    }
+    f + 0.0
+}
+
+/// Round `v` up to the nearest `f32` not below it.
+#[inline]
+pub fn round_up(v: f64) -> f32 {
+    let mut f = v as f32;
+    if (f as f64) < v {
+        f = f.next_up();
+    }
+    f + 0.0
+}
+
+/// A box rounded outward to `f32`: the box every method uses, so that every method
+/// (and the brute-force reference) reports exactly the same pair set.
+#[inline]
+pub fn rounded_box(b: [f64; 4]) -> [f32; 4] {
+    [round_down(b[0]), round_up(b[1]), round_down(b[2]), round_up(b[3])]
+}
+
+/// The box that overlaps nothing: given to particles that have just been inserted, so
+/// that every rule treats them as "not overlapping anything before".
+pub const EMPTY_BOX: [f32; 4] = [f32::INFINITY, f32::NEG_INFINITY, f32::INFINITY, f32::NEG_INFINITY];
+
+/// Closed-interval overlap of two rounded boxes on both axes.
+#[inline]
+pub fn boxes_overlap(a: &[f32; 4], b: &[f32; 4]) -> bool {
+    a[0] <= b[1] && b[0] <= a[1] && a[2] <= b[3] && b[2] <= a[3]
+}
+
+/// Does the true (un-enlarged) box `b` still lie inside the stored enlarged box `s`?
+/// When it does for every particle, the candidate pair set is still complete.
+#[inline]
+pub fn inside(b: [f64; 4], s: &[f32; 4]) -> bool {
+    b[0] >= s[0] as f64 && b[1] <= s[1] as f64 && b[2] >= s[2] as f64 && b[3] <= s[3] as f64
+}

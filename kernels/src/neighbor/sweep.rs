@@ -1,0 +1,414 @@
+//! Incremental sort-and-sweep (Schinner 1999, section 3; Chen & Matuttis 2013, Appendix A).
+//!
+//! Per axis, a flat array of bounding-box ends kept sorted between updates by insertion
+//! sort: particles move little per update, so the array is nearly sorted and the sort
+//! costs O(N + swaps). Each swap of a begin and an end of two different particles is the
+//! only moment their overlap on that axis can change, so the candidate pair set is
+//! updated from the swaps alone (Schinner, Table 3):
+//!
+//! | swap (moving left past)  | this axis            | action                                      |
+//! |--------------------------|----------------------|---------------------------------------------|
+//! | begin/begin, end/end     | unchanged            | nothing                                     |
+//! | begin passes an end      | overlap may start    | add, if the boxes now overlap on both axes  |
+//! | end passes a begin       | overlap ends         | remove, if the pair can be in the set       |
+//!
+//! A pair found on x is registered if the boxes overlap on y *now*; one found on y only if
+//! the boxes already overlapped on x *before* this update (Chen & Matuttis, Appendix A.2).
+//! That way a pair that starts to overlap on both axes in one update is added exactly once,
+//! and additions never need a duplicate search. Additions and removals are collected and
+//! applied by the caller, additions first: a pair added on y whose x overlap ended in the
+//! same update also received a removal on x.
+//!
+//! The "overlap now" checks use the new boxes explicitly, so a particle that jumps across
+//! another within one update (both of its relations flip) is not added.
+//!
+//! An end is one `u64`: the ordered bits of its `f32` value, then one bit (0 = begin,
+//! 1 = end), then the 31-bit particle index. Comparing keys compares values; at equal
+//! values a begin sorts before an end, so touching boxes (closed intervals) overlap.
+//! Two sentinels (key 0 and `u64::MAX`) bound every array, so the inner loop of the
+//! insertion sort needs no bounds test.
+use super::{rounded_box, BoxSource, EMPTY_BOX};
+
+const END_BIT: u64 = 1 << 31;
+const IDX_MASK: u64 = END_BIT - 1;
+/// Largest particle index a key can hold.
+pub const MAX_PARTICLES: usize = IDX_MASK as usize;
+
+/// Map an `f32` to a `u32` whose unsigned order is the float order.
+#[inline]
+fn ordered(f: f32) -> u32 {
+    let b = f.to_bits();
+    if b & 0x8000_0000 != 0 {
+        !b
+    } else {
+        b | 0x8000_0000
+    }
+}
+
+#[inline]
+fn key(v: f32, end: bool, p: u32) -> u64 {
+    ((ordered(v) as u64) << 32) | ((end as u64) << 31) | p as u64
+}
+
+#[inline]
+fn idx(k: u64) -> usize {
+    (k & IDX_MASK) as usize
+}
+
+#[inline]
+fn is_end(k: u64) -> bool {
+    k & END_BIT != 0
+}
+
+#[inline]
+fn overlap_axis(a: &[f32; 4], b: &[f32; 4], axis: usize) -> bool {
+    a[2 * axis] <= b[2 * axis + 1] && b[2 * axis] <= a[2 * axis + 1]
+}
+
+#[inline]
+fn ordered_pair(a: usize, b: usize) -> (u32, u32) {
+    if a < b {
+        (a as u32, b as u32)
+    } else {
+        (b as u32, a as u32)
+    }
+}
+
+/// Counters of the work done, for the run summary and the benchmarks.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SweepStats {
+    /// Incremental updates (insertion-sort passes over both axes).
+    pub updates: u64,
+    /// Full rebuilds (full sort plus sweep).
+    pub rebuilds: u64,
+    /// Swaps performed by the insertion sorts.
+    pub swaps: u64,
+}
+
+/// The incremental sort-and-sweep broad phase for two dimensions.
+#[derive(Debug, Default, Clone)]
+pub struct SweepAndPrune {
+    /// Sorted box ends per axis, with a sentinel at each end.
+    ends: [Vec<u64>; 2],
+    /// Rounded enlarged boxes of the last update (the set is consistent with these).
+    boxes: Vec<[f32; 4]>,
+    /// New boxes during an update; swapped with `boxes` at its end.
+    scratch: Vec<[f32; 4]>,
+    /// Pairs that started to overlap in the last update (each once, none present before).
+    pub adds: Vec<(u32, u32)>,
+    /// Pairs that may have stopped overlapping (apply after `adds`; absent pairs are no-ops).
+    pub removes: Vec<(u32, u32)>,
+    active: Vec<u32>,
+    pos: Vec<u32>,
+    pub stats: SweepStats,
+}
+
+impl SweepAndPrune {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of particles known to the sweep.
+    pub fn len(&self) -> usize {
+        self.boxes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.boxes.is_empty()
+    }
+
+    /// The enlarged boxes of the last update or rebuild. While every particle's true box
+    /// lies inside its entry here, the pair set is complete and no update is needed.
+    pub fn boxes(&self) -> &[[f32; 4]] {
+        &self.boxes
+    }
+
+    /// Bytes held by the sweep's arrays (capacity), for the memory report.
+    pub fn memory_bytes(&self) -> usize {
+        (self.ends[0].capacity() + self.ends[1].capacity()) * 8
+            + (self.boxes.capacity() + self.scratch.capacity()) * 16
+            + (self.adds.capacity() + self.removes.capacity()) * 8
+            + (self.active.capacity() + self.pos.capacity()) * 4
+    }
+
+    /// Full sort of all ends and a full sweep: the complete pair set, sorted, into `pairs`.
+    /// Used on the first step and after large rearrangements.
+    pub fn rebuild<B: BoxSource>(&mut self, src: &B, pairs: &mut Vec<(u32, u32)>) {
+        let n = src.len();
+        assert!(n <= MAX_PARTICLES, "sweep: at most {MAX_PARTICLES} particles");
+        self.boxes.clear();
+        self.boxes.extend((0..n).map(|p| rounded_box(src.bbox(p))));
+        self.scratch.clear();
+        self.scratch.resize(n, EMPTY_BOX);
+        for axis in 0..2 {
+            let ends = &mut self.ends[axis];
+            ends.clear();
+            ends.reserve(2 * n + 2);
+            ends.push(0);
+            for (p, b) in self.boxes.iter().enumerate() {
+                ends.push(key(b[2 * axis], false, p as u32));
+                ends.push(key(b[2 * axis + 1], true, p as u32));
+            }
+            ends.push(u64::MAX);
+            ends.sort_unstable();
+        }
+        self.stats.rebuilds += 1;
+        self.adds.clear();
+        self.removes.clear();
+        self.full_sweep(pairs);
+    }
+
+    /// Sweep along the axis on which fewer boxes are open at a time, testing the other
+    /// axis against the open set.
+    fn full_sweep(&mut self, pairs: &mut Vec<(u32, u32)>) {
+        pairs.clear();
+        let n = self.boxes.len();
+        if n == 0 {
+            return;
+        }
+        // Expected open-set size on an axis ~ sum of box lengths / extent of all boxes.
+        let mut len = [0.0f64; 2];
+        let mut lo = [f64::INFINITY; 2];
+        let mut hi = [f64::NEG_INFINITY; 2];
+        for b in &self.boxes {
+            for a in 0..2 {
+                len[a] += (b[2 * a + 1] - b[2 * a]) as f64;
+                lo[a] = lo[a].min(b[2 * a] as f64);
+                hi[a] = hi[a].max(b[2 * a + 1] as f64);
+            }
+        }
+        let open = |a: usize| len[a] / (hi[a] - lo[a]).max(f64::MIN_POSITIVE);
+        let axis = if open(0) <= open(1) { 0 } else { 1 };
+        let other = 1 - axis;
+        self.active.clear();
+        self.pos.clear();
+        self.pos.resize(n, u32::MAX);
+        let ends = &self.ends[axis];
+        for &k in &ends[1..ends.len() - 1] {
+            let p = idx(k);
+            if is_end(k) {
+                let at = self.pos[p] as usize;
+                self.active.swap_remove(at);
+                if at < self.active.len() {
+                    self.pos[self.active[at] as usize] = at as u32;
+                }
+            } else {
+                let bp = &self.boxes[p];
+                for &q in &self.active {
+                    if overlap_axis(bp, &self.boxes[q as usize], other) {
+                        pairs.push(ordered_pair(p, q as usize));
+                    }
+                }
+                self.pos[p] = self.active.len() as u32;
+                self.active.push(p as u32);
+            }
+        }
+        pairs.sort_unstable();
+    }
+
+    /// Incremental update: recompute all box ends from `src`, insertion-sort both axes and
+    /// collect the changes of the pair set into `adds` and `removes`.
+    pub fn update<B: BoxSource>(&mut self, src: &B) {
+        let n = src.len();
+        assert_eq!(n, self.boxes.len(), "sweep: particle count changed without insert/renumber");
+        self.adds.clear();
+        self.removes.clear();
+        for (p, nb) in self.scratch.iter_mut().enumerate() {
+            *nb = rounded_box(src.bbox(p));
+        }
+        for axis in 0..2 {
+            let ends = &mut self.ends[axis];
+            let m = ends.len() - 1;
+            for k in &mut ends[1..m] {
+                let p = idx(*k);
+                let e = is_end(*k);
+                let v = self.scratch[p][2 * axis + e as usize];
+                *k = key(v, e, p as u32);
+            }
+            self.stats.swaps += sort_axis(
+                ends,
+                axis,
+                &self.boxes,
+                &self.scratch,
+                &mut self.adds,
+                &mut self.removes,
+            );
+        }
+        std::mem::swap(&mut self.boxes, &mut self.scratch);
+        self.stats.updates += 1;
+    }
+
+    /// Append a particle (index = current length). It enters the pair set at the next
+    /// `update`; until then its stored box is empty, so every rule sees it as new.
+    pub fn push_particle(&mut self) {
+        let p = self.boxes.len();
+        assert!(p < MAX_PARTICLES, "sweep: at most {MAX_PARTICLES} particles");
+        self.boxes.push(EMPTY_BOX);
+        self.scratch.push(EMPTY_BOX);
+        for ends in &mut self.ends {
+            if ends.is_empty() {
+                ends.push(0);
+                ends.push(u64::MAX);
+            }
+            let last = ends.pop();
+            // Keys are recomputed at the next update; the values here only need to sort
+            // below the right sentinel.
+            ends.push(key(f32::MAX, false, p as u32));
+            ends.push(key(f32::MAX, true, p as u32));
+            ends.extend(last);
+        }
+    }
+
+    /// Renumber particles after the store was compacted: `map[old] = new`, or `u32::MAX`
+    /// for a removed particle. Ends of removed particles are dropped. Pairs of removed
+    /// particles are the caller's to drop from its table. Order is preserved, except
+    /// among ends of equal value and equal kind, which produce no events when the next
+    /// insertion sort puts them back in index order.
+    pub fn renumber(&mut self, map: &[u32]) {
+        assert_eq!(map.len(), self.boxes.len());
+        let kept = map.iter().filter(|&&m| m != u32::MAX).count();
+        for ends in &mut self.ends {
+            let m = ends.len() - 1;
+            let mut w = 1;
+            for r in 1..m {
+                let k = ends[r];
+                let new = map[idx(k)];
+                if new != u32::MAX {
+                    ends[w] = (k & !IDX_MASK) | new as u64;
+                    w += 1;
+                }
+            }
+            ends[w] = u64::MAX;
+            ends.truncate(w + 1);
+        }
+        let mut nb = vec![EMPTY_BOX; kept];
+        for (old, &new) in map.iter().enumerate() {
+            if new != u32::MAX {
+                nb[new as usize] = self.boxes[old];
+            }
+        }
+        self.boxes = nb;
+        self.scratch.truncate(kept);
+    }
+}
+
+/// Insertion sort of one axis' ends, applying the swap rules. Returns the swap count.
+fn sort_axis(
+    ends: &mut [u64],
+    axis: usize,
+    old: &[[f32; 4]],
+    new: &[[f32; 4]],
+    adds: &mut Vec<(u32, u32)>,
+    removes: &mut Vec<(u32, u32)>,
+) -> u64 {
+    let other = 1 - axis;
+    let mut swaps = 0;
+    for k in 1..ends.len() - 1 {
+        let e = ends[k];
+        if e >= ends[k - 1] {
+            continue;
+        }
+        let mut j = k;
+        // The left sentinel (key 0) is below every real key, so this loop stops.
+        while ends[j - 1] > e {
+            let f = ends[j - 1];
+            swaps += 1;
+            if is_end(e) != is_end(f) {
+                let (pe, pf) = (idx(e), idx(f));
+                let (ne, nf) = (&new[pe], &new[pf]);
+                if !is_end(e) {
+                    // Begin of pe moved below the end of pf: overlap on this axis may start.
+                    let add = overlap_axis(ne, nf, axis)
+                        && if axis == 0 {
+                            overlap_axis(ne, nf, other)
+                        } else {
+                            overlap_axis(&old[pe], &old[pf], other)
+                        };
+                    if add {
+                        adds.push(ordered_pair(pe, pf));
+                    }
+                } else if overlap_axis(&old[pe], &old[pf], other) || overlap_axis(ne, nf, other) {
+                    // End of pe moved below the begin of pf: their overlap on this axis
+                    // ended. Only a pair that overlapped on the other axis can be present.
+                    removes.push(ordered_pair(pe, pf));
+                }
+            }
+            ends[j] = f;
+            j -= 1;
+        }
+        ends[j] = e;
+    }
+    swaps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::neighbor::{brute_force_pairs, DiscBoxes};
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn ordered_bits_follow_float_order() {
+        let v = [f32::NEG_INFINITY, -3.5, -1e-30, 0.0, 1e-30, 2.0, f32::MAX, f32::INFINITY];
+        for w in v.windows(2) {
+            assert!(ordered(w[0]) < ordered(w[1]), "{} {}", w[0], w[1]);
+        }
+    }
+
+    /// Two discs approaching diagonally start to overlap on both axes in one update: the
+    /// pair must be added exactly once.
+    #[test]
+    fn diagonal_approach_adds_once() {
+        let r = [1.0, 1.0];
+        let mut s = SweepAndPrune::new();
+        let mut pairs = Vec::new();
+        let (x, y) = ([0.0, 3.0], [0.0, 3.0]);
+        s.rebuild(&DiscBoxes { x: &x, y: &y, radius: &r, margin: 0.0 }, &mut pairs);
+        assert!(pairs.is_empty());
+        let (x, y) = ([0.0, 1.5], [0.0, 1.5]);
+        s.update(&DiscBoxes { x: &x, y: &y, radius: &r, margin: 0.0 });
+        assert_eq!(s.adds, vec![(0, 1)]);
+        // Now one jumps across the other along x in one update: removal only.
+        let (x, y) = ([0.0, -3.0], [0.0, 1.5]);
+        s.update(&DiscBoxes { x: &x, y: &y, radius: &r, margin: 0.0 });
+        assert!(s.adds.is_empty());
+        assert_eq!(s.removes, vec![(0, 1)]);
+    }
+
+    /// A tiny random walk checked against brute force after every update (the property
+    /// tests in tests/ do this at scale, with insertions and removals).
+    #[test]
+    fn incremental_matches_brute_force() {
+        let n = 60;
+        let mut st = 12345u64;
+        let mut rnd = move || {
+            st ^= st << 13;
+            st ^= st >> 7;
+            st ^= st << 17;
+            (st >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut x: Vec<f64> = (0..n).map(|_| rnd() * 20.0).collect();
+        let mut y: Vec<f64> = (0..n).map(|_| rnd() * 20.0).collect();
+        let r: Vec<f64> = (0..n).map(|_| 0.2 + rnd() * 2.0).collect();
+        let mut s = SweepAndPrune::new();
+        let mut set = Vec::new();
+        s.rebuild(&DiscBoxes { x: &x, y: &y, radius: &r, margin: 0.1 }, &mut set);
+        let mut set: BTreeSet<(u32, u32)> = set.into_iter().collect();
+        for _ in 0..300 {
+            for p in 0..n {
+                x[p] += (rnd() - 0.5) * 1.5;
+                y[p] += (rnd() - 0.5) * 1.5;
+            }
+            let src = DiscBoxes { x: &x, y: &y, radius: &r, margin: 0.1 };
+            s.update(&src);
+            for a in &s.adds {
+                assert!(set.insert(*a), "duplicate add {a:?}");
+            }
+            for rm in &s.removes {
+                set.remove(rm);
+            }
+            let want: BTreeSet<(u32, u32)> = brute_force_pairs(&src).into_iter().collect();
+            assert_eq!(set, want);
+        }
+    }
+}
