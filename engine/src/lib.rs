@@ -1,1 +1,17 @@
+//! talus-engine: the particle store (structure of arrays), the contact table with its
+//! history, walls, materials, particle generators and the simulation loop.
+pub mod contacts;
+pub mod error;
+pub mod generate;
+pub mod material;
+pub mod sim;
+pub mod store;
+pub mod walls;
 
+pub use error::{EngineError, Result};
+pub use material::Material;
+pub use sim::{Config, Energies, Integrator, NeighborMethod, PhaseTimes, Simulation};
+pub use store::{flags, ParticleInit, ParticleStore};
+pub use talus_kernels::contact::disc_wall::LineWall;
+pub use talus_kernels::contact::ContactParams;
+pub use walls::Wall;

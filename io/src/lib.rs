@@ -4,5 +4,6 @@ pub mod error;
 pub use error::{IoError, Result};
 pub mod dump;
 pub mod lammps_data;
+pub mod scenario;
 pub mod series;
 pub mod vtk;

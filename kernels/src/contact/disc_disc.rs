@@ -47,7 +47,9 @@ pub fn contact_in_frame(
 }
 
 /// Contact of disc i and disc j, or `None` when they do not touch (the caller then
-/// resets the tangential spring). `dx, dy = x_j - x_i`; `dvx, dvy = v_i - v_j`.
+/// resets the tangential spring). `dx, dy = x_j - x_i`; `dvx, dvy = v_i - v_j`;
+/// `inv_mass_sum = 1/m_i + 1/m_j` (> 0), so that m_eff costs a division only for pairs
+/// that touch.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn disc_disc(
@@ -60,7 +62,7 @@ pub fn disc_disc(
     dvy: f64,
     wi: f64,
     wj: f64,
-    meff: f64,
+    inv_mass_sum: f64,
     xi: &mut f64,
     dt: f64,
 ) -> Option<ContactForce> {
@@ -81,7 +83,7 @@ pub fn disc_disc(
         wi * ri + wj * rj,
         ri,
         rj,
-        meff,
+        1.0 / inv_mass_sum,
         xi,
         dt,
     ))
@@ -96,11 +98,11 @@ mod tests {
     #[test]
     fn head_on_is_repulsive_and_torque_free() {
         let mut xi = 0.0;
-        let c = disc_disc(&P, 1.9, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.5, &mut xi, 1e-3).unwrap();
+        let c = disc_disc(&P, 1.9, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
         assert!((c.fx + 1000.0 * 0.1).abs() < 1e-9);
         assert_eq!(c.fy, 0.0);
         assert_eq!(c.ti, 0.0);
-        assert!(disc_disc(&P, 2.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.5, &mut xi, 1e-3).is_none());
+        assert!(disc_disc(&P, 2.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).is_none());
     }
 
     #[test]
@@ -108,7 +110,7 @@ mod tests {
         // i below j, i slides in +x: friction on i points to -x; torques on both from
         // lever arms along the normal.
         let mut xi = 0.0;
-        let c = disc_disc(&P, 0.0, 1.9, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.5, &mut xi, 1e-3).unwrap();
+        let c = disc_disc(&P, 0.0, 1.9, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
         assert!(c.fx < 0.0, "{c:?}");
         // F_t along t = (-1, 0): positive F_t means force in -x.
         assert!(c.ti > 0.0 && c.tj > 0.0);

@@ -1,0 +1,319 @@
+//! The contact table: the persistent set of candidate pairs (i < j) that the broad phase
+//! maintains, with the state each pair carries from step to step.
+//!
+//! Flat arrays (structure of arrays) indexed by slot; a free slot has `i == FREE`. Adding
+//! takes a free slot or appends, removing frees a slot: both O(1) plus a walk of the
+//! first particle's chain (the pairs of one particle are few). Each slot is linked into a
+//! chain of the slots that share its first particle, with `head[i]` the first: that is
+//! the (i, j) -> slot index, without a hash map. Iteration is a linear pass over the
+//! slots. `compact` removes the holes and sorts the pairs by first particle (Chen &
+//! Matuttis: a contact list sorted by first particle reuses that particle's data from
+//! cache), which also makes each chain a run of consecutive slots.
+
+pub const FREE: u32 = u32::MAX;
+const NIL: u32 = u32::MAX;
+
+#[derive(Debug, Default, Clone)]
+pub struct ContactTable {
+    /// First particle of each slot (`FREE` for a free slot).
+    pub i: Vec<u32>,
+    /// Second particle (> i).
+    pub j: Vec<u32>,
+    /// Tangential spring (Cundall-Strack), zero when the pair is not touching.
+    pub xi: Vec<f64>,
+    next: Vec<u32>,
+    head: Vec<u32>,
+    free: Vec<u32>,
+    live: usize,
+    /// Pairs added since the last compaction.
+    churn: usize,
+}
+
+impl ContactTable {
+    pub fn new(particles: usize) -> Self {
+        ContactTable {
+            head: vec![NIL; particles],
+            ..Default::default()
+        }
+    }
+
+    /// Number of pairs in the table.
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// Number of slots, free ones included (the range a loop over pairs runs through).
+    pub fn slots(&self) -> usize {
+        self.i.len()
+    }
+
+    pub fn free_slots(&self) -> usize {
+        self.free.len()
+    }
+
+    /// Make room for particles appended to the store.
+    pub fn grow_particles(&mut self, particles: usize) {
+        if self.head.len() < particles {
+            self.head.resize(particles, NIL);
+        }
+    }
+
+    /// Slot of pair (i, j), in either order.
+    pub fn find(&self, a: u32, b: u32) -> Option<usize> {
+        let (i, j) = if a < b { (a, b) } else { (b, a) };
+        let mut s = self.head[i as usize];
+        while s != NIL {
+            if self.j[s as usize] == j {
+                return Some(s as usize);
+            }
+            s = self.next[s as usize];
+        }
+        None
+    }
+
+    /// Add a pair known to be absent (the broad phase guarantees it); returns its slot.
+    pub fn add(&mut self, a: u32, b: u32) -> usize {
+        let (i, j) = if a < b { (a, b) } else { (b, a) };
+        debug_assert!(i != j);
+        debug_assert!(self.find(i, j).is_none(), "pair ({i}, {j}) added twice");
+        let s = match self.free.pop() {
+            Some(s) => {
+                let s = s as usize;
+                self.i[s] = i;
+                self.j[s] = j;
+                self.xi[s] = 0.0;
+                s
+            }
+            None => {
+                self.i.push(i);
+                self.j.push(j);
+                self.xi.push(0.0);
+                self.next.push(NIL);
+                self.i.len() - 1
+            }
+        };
+        self.next[s] = self.head[i as usize];
+        self.head[i as usize] = s as u32;
+        self.live += 1;
+        self.churn += 1;
+        s
+    }
+
+    /// Remove a pair if present; returns whether it was.
+    pub fn remove(&mut self, a: u32, b: u32) -> bool {
+        let (i, j) = if a < b { (a, b) } else { (b, a) };
+        let mut prev = NIL;
+        let mut s = self.head[i as usize];
+        while s != NIL {
+            let su = s as usize;
+            if self.j[su] == j {
+                let nx = self.next[su];
+                if prev == NIL {
+                    self.head[i as usize] = nx;
+                } else {
+                    self.next[prev as usize] = nx;
+                }
+                self.i[su] = FREE;
+                self.j[su] = FREE;
+                self.next[su] = NIL;
+                self.free.push(s);
+                self.live -= 1;
+                return true;
+            }
+            prev = s;
+            s = self.next[su];
+        }
+        false
+    }
+
+    /// Should the table be compacted? When holes or unsorted additions exceed 1/8 of the pairs.
+    pub fn wants_compaction(&self) -> bool {
+        8 * (self.free.len() + self.churn) > self.live.max(64)
+    }
+
+    /// Remove the holes and sort the pairs by (i, j): a counting sort by i, then the few
+    /// pairs of each i sorted by j. O(N + P).
+    pub fn compact(&mut self) {
+        let n = self.head.len();
+        let mut count = vec![0u32; n + 1];
+        for &i in &self.i {
+            if i != FREE {
+                count[i as usize + 1] += 1;
+            }
+        }
+        for k in 0..n {
+            count[k + 1] += count[k];
+        }
+        let live = self.live;
+        let mut ni = vec![0u32; live];
+        let mut nj = vec![0u32; live];
+        let mut nxi = vec![0.0f64; live];
+        let mut fill = count.clone();
+        for s in 0..self.i.len() {
+            let i = self.i[s];
+            if i != FREE {
+                let d = fill[i as usize] as usize;
+                fill[i as usize] += 1;
+                ni[d] = i;
+                nj[d] = self.j[s];
+                nxi[d] = self.xi[s];
+            }
+        }
+        // Sort each particle's run by j (runs are short: insertion sort).
+        for k in 0..n {
+            let (a, b) = (count[k] as usize, count[k + 1] as usize);
+            for t in a + 1..b {
+                let mut u = t;
+                while u > a && nj[u - 1] > nj[u] {
+                    nj.swap(u - 1, u);
+                    nxi.swap(u - 1, u);
+                    u -= 1;
+                }
+            }
+        }
+        self.i = ni;
+        self.j = nj;
+        self.xi = nxi;
+        self.free.clear();
+        self.churn = 0;
+        self.rebuild_chains();
+    }
+
+    fn rebuild_chains(&mut self) {
+        self.head.iter_mut().for_each(|h| *h = NIL);
+        self.next.clear();
+        self.next.resize(self.i.len(), NIL);
+        // Slots are sorted by i: link each to its successor with the same i.
+        for s in (0..self.i.len()).rev() {
+            let i = self.i[s];
+            if i != FREE {
+                self.next[s] = self.head[i as usize];
+                self.head[i as usize] = s as u32;
+            }
+        }
+    }
+
+    /// Replace the whole set by `pairs` (each i < j, no duplicates), keeping the spring of
+    /// every pair that was already present. Used after a full rebuild of the broad phase.
+    pub fn reset_from_pairs(&mut self, pairs: &[(u32, u32)]) {
+        let xi: Vec<f64> = pairs
+            .iter()
+            .map(|&(i, j)| self.find(i, j).map_or(0.0, |s| self.xi[s]))
+            .collect();
+        self.i = pairs.iter().map(|p| p.0).collect();
+        self.j = pairs.iter().map(|p| p.1).collect();
+        self.xi = xi;
+        self.live = pairs.len();
+        self.free.clear();
+        self.churn = pairs.len();
+        self.compact();
+    }
+
+    /// Renumber particles (`map[old] = new` or `u32::MAX` = removed): pairs of removed
+    /// particles are dropped, the rest keep their springs. Ends compacted and sorted.
+    pub fn remap(&mut self, map: &[u32], particles: usize) {
+        for s in 0..self.i.len() {
+            let i = self.i[s];
+            if i == FREE {
+                continue;
+            }
+            let (a, b) = (map[i as usize], map[self.j[s] as usize]);
+            if a == u32::MAX || b == u32::MAX {
+                self.i[s] = FREE;
+                self.j[s] = FREE;
+                self.live -= 1;
+            } else {
+                self.i[s] = a.min(b);
+                self.j[s] = a.max(b);
+            }
+        }
+        self.head = vec![NIL; particles];
+        self.compact();
+    }
+
+    /// Bytes held (capacity), for the memory report.
+    pub fn memory_bytes(&self) -> usize {
+        self.i.capacity() * 4
+            + self.j.capacity() * 4
+            + self.xi.capacity() * 8
+            + self.next.capacity() * 4
+            + self.head.capacity() * 4
+            + self.free.capacity() * 4
+    }
+
+    /// Iterate over the live pairs: (slot, i, j).
+    pub fn iter(&self) -> impl Iterator<Item = (usize, u32, u32)> + '_ {
+        self.i
+            .iter()
+            .zip(&self.j)
+            .enumerate()
+            .filter(|(_, (&i, _))| i != FREE)
+            .map(|(s, (&i, &j))| (s, i, j))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn add_remove_find_compact_against_a_map() {
+        let n = 50u32;
+        let mut t = ContactTable::new(n as usize);
+        let mut reference: BTreeMap<(u32, u32), f64> = BTreeMap::new();
+        let mut st = 7u64;
+        let mut rnd = move |m: u32| {
+            st = st.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((st >> 33) % m as u64) as u32
+        };
+        for round in 0..20_000 {
+            let (a, b) = (rnd(n), rnd(n));
+            if a == b {
+                continue;
+            }
+            let key = (a.min(b), a.max(b));
+            if let std::collections::btree_map::Entry::Vacant(e) = reference.entry(key) {
+                let s = t.add(a, b);
+                t.xi[s] = round as f64;
+                e.insert(round as f64);
+            } else {
+                assert!(t.remove(b, a));
+                reference.remove(&key);
+            }
+            if round % 977 == 0 {
+                t.compact();
+            }
+            assert_eq!(t.len(), reference.len());
+        }
+        let got: BTreeMap<(u32, u32), f64> = t.iter().map(|(s, i, j)| ((i, j), t.xi[s])).collect();
+        assert_eq!(got, reference);
+        t.compact();
+        let pairs: Vec<(u32, u32)> = t.iter().map(|(_, i, j)| (i, j)).collect();
+        let want: Vec<(u32, u32)> = reference.keys().copied().collect();
+        assert_eq!(pairs, want, "compaction sorts by (i, j)");
+        for (&(i, j), &x) in &reference {
+            assert_eq!(t.xi[t.find(j, i).unwrap()], x);
+        }
+        // Dropping particle 3 and swapping 0 <-> 1.
+        let mut map: Vec<u32> = (0..n).collect();
+        map.swap(0, 1);
+        map[3] = u32::MAX;
+        for m in map.iter_mut().skip(4) {
+            *m -= 1;
+        }
+        t.remap(&map, n as usize - 1);
+        for (&(i, j), &x) in &reference {
+            let (a, b) = (map[i as usize], map[j as usize]);
+            if a == u32::MAX || b == u32::MAX {
+                continue;
+            }
+            assert_eq!(t.xi[t.find(a, b).unwrap()], x);
+        }
+        assert!(t.iter().all(|(_, i, j)| i < j));
+    }
+}

@@ -1,0 +1,779 @@
+//! The simulation: the particle store, the broad phase, the contact table, walls and the
+//! integrator, stepped through explicit phases:
+//!
+//! predict -> check (who left its enlarged box, who left the domain) -> neighbour update
+//! (only when needed, or every step) -> forces (pairs, walls) -> correct.
+//!
+//! Each phase is one pass over flat arrays, timed separately; the worker pool of a later
+//! issue runs the same phases on several threads.
+use std::time::Instant;
+
+use talus_kernels::contact::disc_disc::disc_disc;
+use talus_kernels::contact::disc_wall::disc_wall;
+use talus_kernels::contact::law::elastic_energy;
+use talus_kernels::contact::ContactParams;
+use talus_kernels::integrate::gear::{self, GearDof};
+use talus_kernels::integrate::verlet::{self, Dof, Inertia, Loads};
+use talus_kernels::neighbor::{brute_force_pairs, inside, rounded_box, BoxSource, DiscBoxes, SweepAndPrune, EMPTY_BOX};
+
+use crate::contacts::{ContactTable, FREE};
+use crate::error::{EngineError, Result};
+use crate::material::{Material, PairTable};
+use crate::store::{ParticleInit, ParticleStore};
+use crate::walls::{Wall, WallContacts};
+
+/// Time integration scheme.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Integrator {
+    /// Velocity Verlet (kick-drift-kick), second order, symplectic.
+    Verlet,
+    /// Gear's 6-value predictor-corrector.
+    Gear,
+}
+
+/// Broad-phase method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NeighborMethod {
+    /// Incremental sort-and-sweep.
+    Sweep,
+    /// O(N^2) reference, for tests and tiny systems.
+    Brute,
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub dt: f64,
+    pub gravity: [f64; 2],
+    /// Hard bounds: a particle centre outside them is an error of the run.
+    pub domain_min: [f64; 2],
+    pub domain_max: [f64; 2],
+    pub integrator: Integrator,
+    pub neighbor: NeighborMethod,
+    /// Verlet skin (absolute length): boxes are enlarged by it on every side.
+    pub margin: f64,
+    /// Update the broad phase every step instead of only when a particle left its box.
+    pub every_step: bool,
+    /// Renumber particles along a Morton curve every this many steps (0 = only at start).
+    pub sort_every: u64,
+}
+
+/// Wall-clock time spent in each phase, accumulated over the run (seconds).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct PhaseTimes {
+    pub predict: f64,
+    pub neighbor: f64,
+    pub forces: f64,
+    pub correct: f64,
+    pub other: f64,
+}
+
+impl PhaseTimes {
+    pub fn total(&self) -> f64 {
+        self.predict + self.neighbor + self.forces + self.correct + self.other
+    }
+}
+
+/// Energies and contact counts of the current state.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Energies {
+    pub kinetic: f64,
+    pub rotational: f64,
+    pub elastic: f64,
+    /// Touching particle pairs.
+    pub contacts: u64,
+    /// Touching particle-wall pairs.
+    pub wall_contacts: u64,
+}
+
+impl Energies {
+    pub fn total(&self) -> f64 {
+        self.kinetic + self.rotational + self.elastic
+    }
+}
+
+/// History of the Gear predictor for the three degrees of freedom (x, y, angle):
+/// acceleration and the third to fifth derivatives.
+#[derive(Debug, Default, Clone)]
+struct GearHistory {
+    a: [Vec<f64>; 3],
+    b: [Vec<f64>; 3],
+    c: [Vec<f64>; 3],
+    d: [Vec<f64>; 3],
+}
+
+impl GearHistory {
+    fn arrays(&mut self) -> impl Iterator<Item = &mut Vec<f64>> {
+        self.a.iter_mut().chain(&mut self.b).chain(&mut self.c).chain(&mut self.d)
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Broad {
+    Sweep(SweepAndPrune),
+    Brute(Vec<[f32; 4]>),
+}
+
+#[derive(Debug, Clone)]
+pub struct Simulation {
+    pub config: Config,
+    pub particles: ParticleStore,
+    pub contacts: ContactTable,
+    pub walls: Vec<Wall>,
+    pub wall_contacts: WallContacts,
+    pub materials: Vec<Material>,
+    params: PairTable,
+    broad: Broad,
+    gear: Option<GearHistory>,
+    pub step: u64,
+    pub time: f64,
+    pub times: PhaseTimes,
+    /// Broad-phase updates done (incremental or full).
+    pub neighbor_updates: u64,
+    needs_rebuild: bool,
+    primed: bool,
+    pairs_scratch: Vec<(u32, u32)>,
+    /// Touching pairs found by the last force phase.
+    pub last_contacts: u64,
+}
+
+impl Simulation {
+    /// A simulation of the given particles. The particles are renumbered along a Morton
+    /// curve (their ids stay), and the forces of the initial state are computed.
+    pub fn new(config: Config, materials: Vec<Material>, walls: Vec<Wall>, particles: &[ParticleInit]) -> Result<Self> {
+        check_config(&config, &materials, &walls)?;
+        let broad = match config.neighbor {
+            NeighborMethod::Sweep => Broad::Sweep(SweepAndPrune::new()),
+            NeighborMethod::Brute => Broad::Brute(Vec::new()),
+        };
+        let mut sim = Simulation {
+            params: PairTable::new(&materials),
+            gear: (config.integrator == Integrator::Gear).then(GearHistory::default),
+            config,
+            particles: ParticleStore::default(),
+            contacts: ContactTable::new(0),
+            walls,
+            wall_contacts: WallContacts::default(),
+            materials,
+            broad,
+            step: 0,
+            time: 0.0,
+            times: PhaseTimes::default(),
+            neighbor_updates: 0,
+            needs_rebuild: true,
+            primed: false,
+            pairs_scratch: Vec::new(),
+            last_contacts: 0,
+        };
+        sim.add_particles(particles)?;
+        sim.reorder();
+        Ok(sim)
+    }
+
+    pub fn len(&self) -> usize {
+        self.particles.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.particles.is_empty()
+    }
+
+    /// Append particles. They join the pair set at the next broad-phase update (at once,
+    /// since their stored box is empty); a large batch triggers a full rebuild instead.
+    pub fn add_particles(&mut self, new: &[ParticleInit]) -> Result<()> {
+        let nmat = self.materials.len();
+        for p in new {
+            let ok = p.radius > 0.0 && p.radius.is_finite() && p.mass > 0.0 && p.mass.is_finite();
+            if !ok {
+                return Err(EngineError::Setup(format!(
+                    "particle id {}: radius {} and mass {} must be positive and finite",
+                    p.id, p.radius, p.mass
+                )));
+            }
+            if p.material as usize >= nmat {
+                return Err(EngineError::Setup(format!("particle id {}: material {} does not exist", p.id, p.material)));
+            }
+            if !self.in_domain(p.x, p.y) {
+                return Err(EngineError::Setup(format!(
+                    "particle id {} at ({}, {}) is outside the domain {:?}..{:?}",
+                    p.id, p.x, p.y, self.config.domain_min, self.config.domain_max
+                )));
+            }
+        }
+        let before = self.len();
+        self.particles.reserve(new.len());
+        for p in new {
+            self.particles.push(p);
+            match &mut self.broad {
+                Broad::Sweep(s) => s.push_particle(),
+                Broad::Brute(b) => b.push(EMPTY_BOX),
+            }
+        }
+        self.contacts.grow_particles(self.len());
+        if let Some(g) = &mut self.gear {
+            let n = self.particles.len();
+            g.arrays().for_each(|a| a.resize(n, 0.0));
+        }
+        if new.len() * 4 > before {
+            self.needs_rebuild = true;
+        }
+        // Gear needs the accelerations of the new particles: recompute the forces.
+        self.primed = false;
+        Ok(())
+    }
+
+    /// Remove particles by index (e.g. leaving through an outlet). The store is compacted;
+    /// the broad phase, contact table and wall contacts are renumbered, not rebuilt.
+    pub fn remove_particles(&mut self, indices: &[usize]) {
+        let n = self.len();
+        let mut map = vec![0u32; n];
+        for &p in indices {
+            map[p] = u32::MAX;
+        }
+        let mut k = 0u32;
+        for m in map.iter_mut() {
+            if *m != u32::MAX {
+                *m = k;
+                k += 1;
+            }
+        }
+        self.remap(&map);
+    }
+
+    /// Renumber the particles along a Morton (Z-order) curve of their positions, so that
+    /// neighbours sit close in memory (LAMMPS `atom_modify sort` does the same).
+    pub fn reorder(&mut self) {
+        let n = self.len();
+        if n < 2 {
+            return;
+        }
+        let (lo, hi) = (self.config.domain_min, self.config.domain_max);
+        let scale = [65535.0 / (hi[0] - lo[0]), 65535.0 / (hi[1] - lo[1])];
+        let mut keyed: Vec<(u32, u32)> = (0..n)
+            .map(|p| {
+                let cx = ((self.particles.x[p] - lo[0]) * scale[0]).clamp(0.0, 65535.0) as u32;
+                let cy = ((self.particles.y[p] - lo[1]) * scale[1]).clamp(0.0, 65535.0) as u32;
+                (spread_bits(cx) | (spread_bits(cy) << 1), p as u32)
+            })
+            .collect();
+        keyed.sort_unstable();
+        let mut map = vec![0u32; n];
+        for (new, &(_, old)) in keyed.iter().enumerate() {
+            map[old as usize] = new as u32;
+        }
+        self.remap(&map);
+    }
+
+    fn remap(&mut self, map: &[u32]) {
+        let t = Instant::now();
+        self.particles.remap(map);
+        let n = self.particles.len();
+        match &mut self.broad {
+            Broad::Sweep(s) => s.renumber(map),
+            Broad::Brute(b) => {
+                let mut nb = vec![EMPTY_BOX; n];
+                for (old, &new) in map.iter().enumerate() {
+                    if new != u32::MAX {
+                        nb[new as usize] = b[old];
+                    }
+                }
+                *b = nb;
+            }
+        }
+        self.contacts.remap(map, n);
+        self.wall_contacts.remap(map);
+        if let Some(g) = &mut self.gear {
+            for a in g.arrays() {
+                let mut na = vec![0.0; n];
+                for (old, &new) in map.iter().enumerate() {
+                    if new != u32::MAX {
+                        na[new as usize] = a[old];
+                    }
+                }
+                *a = na;
+            }
+        }
+        self.times.other += t.elapsed().as_secs_f64();
+    }
+
+    fn in_domain(&self, x: f64, y: f64) -> bool {
+        let (lo, hi) = (self.config.domain_min, self.config.domain_max);
+        x >= lo[0] && x <= hi[0] && y >= lo[1] && y <= hi[1]
+    }
+
+    /// Compute the forces of the current state without advancing any spring: needed once
+    /// before the first step (and after particles were added).
+    fn prime(&mut self) -> Result<()> {
+        let g = self.config.gravity;
+        let ps = &mut self.particles;
+        for p in 0..ps.len() {
+            let gm = if ps.inv_mass[p] > 0.0 { ps.mass[p] } else { 0.0 };
+            ps.fx[p] = gm * g[0];
+            ps.fy[p] = gm * g[1];
+            ps.torque[p] = 0.0;
+        }
+        self.check_positions()?;
+        self.update_neighbors();
+        self.forces(0.0);
+        if let Some(gh) = &mut self.gear {
+            let ps = &self.particles;
+            for p in 0..ps.len() {
+                gh.a[0][p] = ps.fx[p] * ps.inv_mass[p];
+                gh.a[1][p] = ps.fy[p] * ps.inv_mass[p];
+                gh.a[2][p] = ps.torque[p] * ps.inv_inertia[p];
+            }
+        }
+        self.primed = true;
+        Ok(())
+    }
+
+    /// Advance one time step.
+    pub fn step(&mut self) -> Result<()> {
+        if !self.primed {
+            self.prime()?;
+        }
+        if self.config.sort_every > 0 && self.step > 0 && self.step % self.config.sort_every == 0 {
+            self.reorder();
+        }
+        let dt = self.config.dt;
+        let t0 = Instant::now();
+        self.predict();
+        let t1 = Instant::now();
+        let left = self.check_positions()?;
+        if left || self.config.every_step || self.needs_rebuild {
+            self.update_neighbors();
+        }
+        let t2 = Instant::now();
+        self.forces(dt);
+        let t3 = Instant::now();
+        self.correct();
+        let t4 = Instant::now();
+        self.times.predict += (t1 - t0).as_secs_f64();
+        self.times.neighbor += (t2 - t1).as_secs_f64();
+        self.times.forces += (t3 - t2).as_secs_f64();
+        self.times.correct += (t4 - t3).as_secs_f64();
+        self.step += 1;
+        self.time += dt;
+        Ok(())
+    }
+
+    fn predict(&mut self) {
+        let dt = self.config.dt;
+        let g = self.config.gravity;
+        let ps = &mut self.particles;
+        match &mut self.gear {
+            None => {
+                let mut d = Dof {
+                    x: &mut ps.x,
+                    y: &mut ps.y,
+                    angle: &mut ps.angle,
+                    vx: &mut ps.vx,
+                    vy: &mut ps.vy,
+                    omega: &mut ps.omega,
+                };
+                let mut l = Loads {
+                    fx: &mut ps.fx,
+                    fy: &mut ps.fy,
+                    torque: &mut ps.torque,
+                };
+                let m = Inertia {
+                    mass: &ps.mass,
+                    inv_mass: &ps.inv_mass,
+                    inv_inertia: &ps.inv_inertia,
+                };
+                verlet::kick_drift(&mut d, &mut l, &m, dt, g);
+            }
+            Some(gh) => {
+                let GearHistory { a, b, c, d } = gh;
+                let pos = [&mut ps.x, &mut ps.y, &mut ps.angle];
+                let vel = [&mut ps.vx, &mut ps.vy, &mut ps.omega];
+                for (k, (x, v)) in pos.into_iter().zip(vel).enumerate() {
+                    let mut dof = GearDof {
+                        x,
+                        v,
+                        a: &mut a[k],
+                        b: &mut b[k],
+                        c: &mut c[k],
+                        d: &mut d[k],
+                    };
+                    gear::predict(&mut dof, dt);
+                }
+                for p in 0..ps.len() {
+                    let gm = if ps.inv_mass[p] > 0.0 { ps.mass[p] } else { 0.0 };
+                    ps.fx[p] = gm * g[0];
+                    ps.fy[p] = gm * g[1];
+                    ps.torque[p] = 0.0;
+                }
+            }
+        }
+    }
+
+    fn correct(&mut self) {
+        let dt = self.config.dt;
+        let ps = &mut self.particles;
+        match &mut self.gear {
+            None => {
+                let mut d = Dof {
+                    x: &mut ps.x,
+                    y: &mut ps.y,
+                    angle: &mut ps.angle,
+                    vx: &mut ps.vx,
+                    vy: &mut ps.vy,
+                    omega: &mut ps.omega,
+                };
+                let l = Loads {
+                    fx: &mut ps.fx,
+                    fy: &mut ps.fy,
+                    torque: &mut ps.torque,
+                };
+                let m = Inertia {
+                    mass: &ps.mass,
+                    inv_mass: &ps.inv_mass,
+                    inv_inertia: &ps.inv_inertia,
+                };
+                verlet::kick(&mut d, &l, &m, dt);
+            }
+            Some(gh) => {
+                let GearHistory { a, b, c, d } = gh;
+                let pos = [&mut ps.x, &mut ps.y, &mut ps.angle];
+                let vel = [&mut ps.vx, &mut ps.vy, &mut ps.omega];
+                let load = [&ps.fx, &ps.fy, &ps.torque];
+                let inv = [&ps.inv_mass, &ps.inv_mass, &ps.inv_inertia];
+                for (k, (x, v)) in pos.into_iter().zip(vel).enumerate() {
+                    let mut dof = GearDof {
+                        x,
+                        v,
+                        a: &mut a[k],
+                        b: &mut b[k],
+                        c: &mut c[k],
+                        d: &mut d[k],
+                    };
+                    gear::correct(&mut dof, load[k], inv[k], dt);
+                }
+            }
+        }
+    }
+
+    /// Has some particle left its stored enlarged box? Is every particle in the domain?
+    fn check_positions(&mut self) -> Result<bool> {
+        let ps = &self.particles;
+        let stored: &[[f32; 4]] = match &self.broad {
+            Broad::Sweep(s) => s.boxes(),
+            Broad::Brute(b) => b,
+        };
+        let (lo, hi) = (self.config.domain_min, self.config.domain_max);
+        let n = ps.len();
+        let (x, y, r) = (&ps.x[..n], &ps.y[..n], &ps.radius[..n]);
+        let stored = &stored[..n];
+        let mut left = false;
+        let mut outside = false;
+        for p in 0..n {
+            let (px, py, pr) = (x[p], y[p], r[p]);
+            left |= !inside([px - pr, px + pr, py - pr, py + pr], &stored[p]);
+            // Written so that NaN counts as outside.
+            outside |= !(px >= lo[0] && px <= hi[0] && py >= lo[1] && py <= hi[1]);
+        }
+        if outside {
+            let p = (0..n).find(|&p| !self.in_domain(x[p], y[p])).unwrap_or(0);
+            let (id, step) = (ps.id[p], self.step);
+            return Err(if x[p].is_finite() && y[p].is_finite() {
+                EngineError::Escaped { step, id, x: x[p], y: y[p], min: lo, max: hi }
+            } else {
+                EngineError::NonFinite { step, id, x: x[p], y: y[p] }
+            });
+        }
+        Ok(left)
+    }
+
+    fn update_neighbors(&mut self) {
+        let ps = &self.particles;
+        let src = DiscBoxes {
+            x: &ps.x,
+            y: &ps.y,
+            radius: &ps.radius,
+            margin: self.config.margin,
+        };
+        match &mut self.broad {
+            Broad::Sweep(s) => {
+                if self.needs_rebuild {
+                    s.rebuild(&src, &mut self.pairs_scratch);
+                    self.contacts.reset_from_pairs(&self.pairs_scratch);
+                } else {
+                    s.update(&src);
+                    // Additions first: see the module notes of the sweep.
+                    for &(i, j) in &s.adds {
+                        self.contacts.add(i, j);
+                    }
+                    for &(i, j) in &s.removes {
+                        self.contacts.remove(i, j);
+                    }
+                    if self.contacts.wants_compaction() {
+                        self.contacts.compact();
+                    }
+                }
+            }
+            Broad::Brute(b) => {
+                b.clear();
+                b.extend((0..src.len()).map(|p| rounded_box(src.bbox(p))));
+                let pairs = brute_force_pairs(&src);
+                self.contacts.reset_from_pairs(&pairs);
+            }
+        }
+        let stored: &[[f32; 4]] = match &self.broad {
+            Broad::Sweep(s) => s.boxes(),
+            Broad::Brute(b) => b,
+        };
+        self.wall_contacts.rebuild(&self.walls, stored);
+        self.needs_rebuild = false;
+        self.neighbor_updates += 1;
+    }
+
+    /// Pair and wall forces. `dt` advances the tangential springs (0 = evaluate only).
+    fn forces(&mut self, dt: f64) {
+        self.last_contacts = if self.params.n == 1 {
+            let one = OneMaterial(self.params.params[0]);
+            pair_forces(&mut self.particles, &mut self.contacts, &one, dt)
+        } else {
+            pair_forces(&mut self.particles, &mut self.contacts, &self.params, dt)
+        };
+        wall_forces(&mut self.particles, &mut self.wall_contacts, &self.walls, &self.params, dt);
+    }
+
+    /// Energies of the current state and the number of touching pairs.
+    pub fn energies(&self) -> Energies {
+        let ps = &self.particles;
+        let mut e = Energies::default();
+        for p in 0..ps.len() {
+            if ps.inv_mass[p] > 0.0 {
+                e.kinetic += 0.5 * ps.mass[p] * (ps.vx[p] * ps.vx[p] + ps.vy[p] * ps.vy[p]);
+                e.rotational += 0.5 * ps.inertia(p) * ps.omega[p] * ps.omega[p];
+            }
+        }
+        for (s, i, j) in self.contacts.iter() {
+            let (i, j) = (i as usize, j as usize);
+            let d = (ps.x[j] - ps.x[i]).hypot(ps.y[j] - ps.y[i]);
+            let overlap = ps.radius[i] + ps.radius[j] - d;
+            if overlap > 0.0 {
+                let prm = self.params.get(ps.material[i], ps.material[j]);
+                e.elastic += elastic_energy(prm, overlap, self.contacts.xi[s]);
+                e.contacts += 1;
+            }
+        }
+        for k in 0..self.wall_contacts.len() {
+            let p = self.wall_contacts.p[k] as usize;
+            let wall = &self.walls[self.wall_contacts.w[k] as usize];
+            let overlap = ps.radius[p] - wall.line.distance(ps.x[p], ps.y[p]);
+            if overlap > 0.0 {
+                let prm = self.params.get(ps.material[p], wall.material);
+                e.elastic += elastic_energy(prm, overlap, self.wall_contacts.xi[k]);
+                e.wall_contacts += 1;
+            }
+        }
+        e
+    }
+
+    /// Coordination number: touching particle pairs per particle, counted from both sides
+    /// (2 x pairs / N), as LAMMPS `compute contact/atom` does. Walls not counted.
+    pub fn contacts_per_particle(&self) -> f64 {
+        2.0 * self.energies().contacts as f64 / self.len().max(1) as f64
+    }
+
+    /// Candidate pairs in the contact table.
+    pub fn candidate_pairs(&self) -> usize {
+        self.contacts.len()
+    }
+
+    /// Bytes held by all per-particle and per-pair arrays (capacity).
+    pub fn memory_bytes(&self) -> usize {
+        let broad = match &self.broad {
+            Broad::Sweep(s) => s.memory_bytes(),
+            Broad::Brute(b) => b.capacity() * 16,
+        };
+        let gear = self.gear.as_ref().map_or(0, |g| {
+            g.a.iter().chain(&g.b).chain(&g.c).chain(&g.d).map(|a| a.capacity() * 8).sum()
+        });
+        self.particles.memory_bytes()
+            + self.contacts.memory_bytes()
+            + self.wall_contacts.memory_bytes()
+            + broad
+            + gear
+            + self.pairs_scratch.capacity() * 8
+    }
+
+    /// The sweep's counters (None for other methods).
+    pub fn sweep_stats(&self) -> Option<talus_kernels::neighbor::sweep::SweepStats> {
+        match &self.broad {
+            Broad::Sweep(s) => Some(s.stats),
+            Broad::Brute(_) => None,
+        }
+    }
+
+    /// The contact coefficients of a pair of materials.
+    pub fn contact_params(&self, a: u16, b: u16) -> ContactParams {
+        *self.params.get(a, b)
+    }
+
+    /// Mark the broad phase for a full rebuild at the next step.
+    pub fn request_rebuild(&mut self) {
+        self.needs_rebuild = true;
+    }
+}
+
+fn check_config(c: &Config, materials: &[Material], walls: &[Wall]) -> Result<()> {
+    let bad = |m: String| Err(EngineError::Setup(m));
+    if !(c.dt > 0.0 && c.dt.is_finite()) {
+        return bad(format!("time step {} must be positive", c.dt));
+    }
+    if !(c.margin >= 0.0 && c.margin.is_finite()) {
+        return bad(format!("neighbour margin {} must be >= 0", c.margin));
+    }
+    if !(c.domain_min[0] < c.domain_max[0] && c.domain_min[1] < c.domain_max[1]) {
+        return bad(format!("domain min {:?} must be below max {:?}", c.domain_min, c.domain_max));
+    }
+    if materials.is_empty() || materials.len() > u16::MAX as usize {
+        return bad("at least one material is needed".into());
+    }
+    for w in walls {
+        if w.material as usize >= materials.len() {
+            return bad(format!("wall material {} does not exist", w.material));
+        }
+        let n = w.line.normal;
+        if ((n[0] * n[0] + n[1] * n[1]).sqrt() - 1.0).abs() > 1e-9 {
+            return bad(format!("wall normal {n:?} must be a unit vector"));
+        }
+    }
+    Ok(())
+}
+
+/// Spread the low 16 bits of `v` to the even bits (Morton code helper).
+fn spread_bits(v: u32) -> u32 {
+    let mut v = v & 0xffff;
+    v = (v | (v << 8)) & 0x00ff_00ff;
+    v = (v | (v << 4)) & 0x0f0f_0f0f;
+    v = (v | (v << 2)) & 0x3333_3333;
+    v = (v | (v << 1)) & 0x5555_5555;
+    v
+}
+
+trait Params {
+    fn get(&self, a: u16, b: u16) -> &ContactParams;
+}
+
+/// One material: the coefficients are loop constants, no per-pair lookup.
+struct OneMaterial(ContactParams);
+
+impl Params for OneMaterial {
+    #[inline(always)]
+    fn get(&self, _: u16, _: u16) -> &ContactParams {
+        &self.0
+    }
+}
+
+impl Params for PairTable {
+    #[inline(always)]
+    fn get(&self, a: u16, b: u16) -> &ContactParams {
+        PairTable::get(self, a, b)
+    }
+}
+
+/// The pair loop: one linear pass over the contact table. Returns touching pairs.
+fn pair_forces<P: Params>(ps: &mut ParticleStore, ct: &mut ContactTable, params: &P, dt: f64) -> u64 {
+    let ParticleStore {
+        x,
+        y,
+        vx,
+        vy,
+        omega,
+        fx,
+        fy,
+        torque,
+        radius,
+        inv_mass,
+        material,
+        ..
+    } = ps;
+    let n = x.len();
+    let (x, y, vx, vy, w, r, im, mat) = (
+        &x[..n],
+        &y[..n],
+        &vx[..n],
+        &vy[..n],
+        &omega[..n],
+        &radius[..n],
+        &inv_mass[..n],
+        &material[..n],
+    );
+    let (fx, fy, tq) = (&mut fx[..n], &mut fy[..n], &mut torque[..n]);
+    let slots = ct.i.len();
+    let (ci, cj, cxi) = (&ct.i[..slots], &ct.j[..slots], &mut ct.xi[..slots]);
+    let mut touching = 0;
+    for s in 0..slots {
+        let i = ci[s];
+        if i == FREE {
+            continue;
+        }
+        let (i, j) = (i as usize, cj[s] as usize);
+        let inv = im[i] + im[j];
+        let c = if inv > 0.0 {
+            disc_disc(
+                params.get(mat[i], mat[j]),
+                x[j] - x[i],
+                y[j] - y[i],
+                r[i],
+                r[j],
+                vx[i] - vx[j],
+                vy[i] - vy[j],
+                w[i],
+                w[j],
+                inv,
+                &mut cxi[s],
+                dt,
+            )
+        } else {
+            None
+        };
+        match c {
+            Some(c) => {
+                touching += 1;
+                fx[i] += c.fx;
+                fy[i] += c.fy;
+                fx[j] -= c.fx;
+                fy[j] -= c.fy;
+                tq[i] += c.ti;
+                tq[j] += c.tj;
+            }
+            None => cxi[s] = 0.0,
+        }
+    }
+    touching
+}
+
+fn wall_forces(ps: &mut ParticleStore, wc: &mut WallContacts, walls: &[Wall], params: &PairTable, dt: f64) {
+    for k in 0..wc.p.len() {
+        let p = wc.p[k] as usize;
+        if ps.inv_mass[p] == 0.0 {
+            continue;
+        }
+        let wall = &walls[wc.w[k] as usize];
+        let prm = params.get(ps.material[p], wall.material);
+        match disc_wall(
+            prm,
+            &wall.line,
+            ps.x[p],
+            ps.y[p],
+            ps.radius[p],
+            ps.vx[p],
+            ps.vy[p],
+            ps.omega[p],
+            ps.mass[p],
+            &mut wc.xi[k],
+            dt,
+        ) {
+            Some(c) => {
+                ps.fx[p] += c.fx;
+                ps.fy[p] += c.fy;
+                ps.torque[p] += c.ti;
+            }
+            None => wc.xi[k] = 0.0,
+        }
+    }
+}

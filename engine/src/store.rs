@@ -1,0 +1,160 @@
+//! The particle store: structure of arrays, one contiguous `Vec` per field.
+//!
+//! Hot fields (touched every step: positions, velocities, loads) are kept apart from cold
+//! ones (mass properties, ids, material, flags), as Box2D v3 separates its body state
+//! from the body record. Index = where a particle's data sits (it changes when the store
+//! is reordered or compacted); id = what users and output files see (never changes).
+
+/// Per-particle flags.
+pub mod flags {
+    /// Does not move and does not respond to forces.
+    pub const FIXED: u8 = 1;
+    /// Moves with its prescribed velocity, does not respond to forces.
+    pub const DRIVEN: u8 = 2;
+}
+
+/// Everything needed to create one disc.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ParticleInit {
+    pub id: u64,
+    pub x: f64,
+    pub y: f64,
+    pub angle: f64,
+    pub vx: f64,
+    pub vy: f64,
+    pub omega: f64,
+    pub radius: f64,
+    pub mass: f64,
+    pub material: u16,
+    pub ptype: u16,
+    pub flags: u8,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct ParticleStore {
+    // Hot.
+    pub x: Vec<f64>,
+    pub y: Vec<f64>,
+    pub angle: Vec<f64>,
+    pub vx: Vec<f64>,
+    pub vy: Vec<f64>,
+    pub omega: Vec<f64>,
+    pub fx: Vec<f64>,
+    pub fy: Vec<f64>,
+    pub torque: Vec<f64>,
+    // Cold.
+    pub radius: Vec<f64>,
+    pub mass: Vec<f64>,
+    /// Zero for fixed and driven particles (infinite mass).
+    pub inv_mass: Vec<f64>,
+    pub inv_inertia: Vec<f64>,
+    pub id: Vec<u64>,
+    pub material: Vec<u16>,
+    pub ptype: Vec<u16>,
+    pub flags: Vec<u8>,
+}
+
+macro_rules! each_field {
+    ($s:ident, $f:ident) => {
+        $f!($s.x);
+        $f!($s.y);
+        $f!($s.angle);
+        $f!($s.vx);
+        $f!($s.vy);
+        $f!($s.omega);
+        $f!($s.fx);
+        $f!($s.fy);
+        $f!($s.torque);
+        $f!($s.radius);
+        $f!($s.mass);
+        $f!($s.inv_mass);
+        $f!($s.inv_inertia);
+        $f!($s.id);
+        $f!($s.material);
+        $f!($s.ptype);
+        $f!($s.flags);
+    };
+}
+
+impl ParticleStore {
+    pub fn len(&self) -> usize {
+        self.x.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.x.is_empty()
+    }
+
+    pub fn reserve(&mut self, n: usize) {
+        macro_rules! r {
+            ($v:expr) => {
+                $v.reserve(n)
+            };
+        }
+        each_field!(self, r);
+    }
+
+    /// Append a disc; returns its index. Moment of inertia of a disc: m r^2 / 2.
+    pub fn push(&mut self, p: &ParticleInit) -> usize {
+        let moving = p.flags & (flags::FIXED | flags::DRIVEN) == 0;
+        let (vx, vy, om) = if p.flags & flags::FIXED != 0 { (0.0, 0.0, 0.0) } else { (p.vx, p.vy, p.omega) };
+        self.x.push(p.x);
+        self.y.push(p.y);
+        self.angle.push(p.angle);
+        self.vx.push(vx);
+        self.vy.push(vy);
+        self.omega.push(om);
+        self.fx.push(0.0);
+        self.fy.push(0.0);
+        self.torque.push(0.0);
+        self.radius.push(p.radius);
+        self.mass.push(p.mass);
+        self.inv_mass.push(if moving { 1.0 / p.mass } else { 0.0 });
+        self.inv_inertia.push(if moving { 2.0 / (p.mass * p.radius * p.radius) } else { 0.0 });
+        self.id.push(p.id);
+        self.material.push(p.material);
+        self.ptype.push(p.ptype);
+        self.flags.push(p.flags);
+        self.len() - 1
+    }
+
+    /// Moment of inertia of particle `p` (infinite for fixed or driven ones).
+    pub fn inertia(&self, p: usize) -> f64 {
+        0.5 * self.mass[p] * self.radius[p] * self.radius[p]
+    }
+
+    /// Reorder or compact: `map[old] = new` index, or `u32::MAX` to drop the particle.
+    /// The kept new indices must be exactly 0..kept.
+    pub fn remap(&mut self, map: &[u32]) {
+        let kept = map.iter().filter(|&&m| m != u32::MAX).count();
+        let mut src = vec![u32::MAX; kept];
+        for (old, &new) in map.iter().enumerate() {
+            if new != u32::MAX {
+                src[new as usize] = old as u32;
+            }
+        }
+        macro_rules! g {
+            ($v:expr) => {
+                $v = src.iter().map(|&o| $v[o as usize]).collect()
+            };
+        }
+        each_field!(self, g);
+    }
+
+    /// Bytes held by the store (capacity).
+    pub fn memory_bytes(&self) -> usize {
+        let mut b = 0;
+        macro_rules! m {
+            ($v:expr) => {
+                b += $v.capacity() * std::mem::size_of_val(&$v.first().copied().unwrap_or_default())
+            };
+        }
+        each_field!(self, m);
+        b
+    }
+
+    /// Index of the particle with this id (linear search: ids are for users, not loops).
+    pub fn index_of(&self, id: u64) -> Option<usize> {
+        self.id.iter().position(|&i| i == id)
+    }
+}
