@@ -166,6 +166,7 @@ impl Simulation {
         };
         sim.add_particles(particles)?;
         sim.reorder();
+        sim.prime()?;
         Ok(sim)
     }
 
@@ -302,7 +303,7 @@ impl Simulation {
 
     /// Compute the forces of the current state without advancing any spring: needed once
     /// before the first step (and after particles were added).
-    fn prime(&mut self) -> Result<()> {
+    pub fn prime(&mut self) -> Result<()> {
         let g = self.config.gravity;
         let ps = &mut self.particles;
         for p in 0..ps.len() {

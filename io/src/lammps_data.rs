@@ -35,6 +35,40 @@ impl LammpsData {
     pub fn is_empty(&self) -> bool {
         self.ids.is_empty()
     }
+
+    /// `copies` copies of this bed side by side along x, every odd copy mirrored (x -> L - x,
+    /// vx and the spin change sign), as `shared/peers/lammps/tile.py` does: particles that
+    /// touched an internal wall meet their own mirror image at the seam, so the tiled bed is
+    /// still at rest. Ids are renumbered 1..N in copy order.
+    pub fn tile_x(&self, copies: usize) -> LammpsData {
+        let n = self.len();
+        let (x0, lx) = (self.box_lo[0], self.box_hi[0] - self.box_lo[0]);
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&p| self.ids[p]);
+        let mut out = LammpsData {
+            box_lo: self.box_lo,
+            box_hi: [x0 + copies as f64 * lx, self.box_hi[1], self.box_hi[2]],
+            ..Default::default()
+        };
+        for c in 0..copies {
+            let mirror = c % 2 == 1;
+            for &p in &order {
+                let xx = self.x[p] - x0;
+                let (xx, sgn) = if mirror { (lx - xx, -1.0) } else { (xx, 1.0) };
+                out.ids.push(out.ids.len() as u64 + 1);
+                out.types.push(self.types[p]);
+                out.radius.push(self.radius[p]);
+                out.mass.push(self.mass[p]);
+                out.x.push(x0 + c as f64 * lx + xx);
+                out.y.push(self.y[p]);
+                out.z.push(self.z[p]);
+                out.vx.push(sgn * self.vx[p]);
+                out.vy.push(self.vy[p]);
+                out.omega.push(sgn * self.omega[p]);
+            }
+        }
+        out
+    }
 }
 
 /// Section keywords LAMMPS itself knows. An unknown keyword is an error (as in LAMMPS), so a

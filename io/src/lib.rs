@@ -7,3 +7,5 @@ pub mod lammps_data;
 pub mod scenario;
 pub mod series;
 pub mod vtk;
+pub mod build;
+pub mod output;

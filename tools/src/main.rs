@@ -1,1 +1,57 @@
-fn main() {}
+//! `talus`: the command line program.
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod bench;
+mod run;
+
+/// talus: a discrete element method engine for granular matter (2D discs).
+///
+/// `talus run` with no arguments runs a built-in scenario: a polydisperse bed of 20,000
+/// discs settling under gravity in a box.
+#[derive(Parser)]
+#[command(name = "talus", version, about, long_about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario file (or the built-in default) and write ParaView, OVITO and CSV output.
+    Run(run::RunArgs),
+    /// Measure particle-updates per second on dense polydisperse beds tiled from the
+    /// LAMMPS-settled bed, per integrator and neighbour-update mode.
+    Bench(bench::BenchArgs),
+    /// Print the built-in default scenario (a starting point for your own files).
+    DefaultScenario {
+        /// Write it to this file instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(a) => run::run(a),
+        Command::Bench(a) => bench::bench(a),
+        Command::DefaultScenario { out } => match out {
+            Some(p) => std::fs::write(&p, talus_io::scenario::DEFAULT_SCENARIO)
+                .map_err(|e| format!("{}: {e}", p.display())),
+            None => {
+                print!("{}", talus_io::scenario::DEFAULT_SCENARIO);
+                Ok(())
+            }
+        },
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("talus: error: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}

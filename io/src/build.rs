@@ -1,0 +1,263 @@
+//! From a parsed scenario to a ready simulation: materials with their damping resolved,
+//! walls, particles from generators or LAMMPS data files, the time step.
+use std::path::{Path, PathBuf};
+
+use talus_engine::generate::{self, RadiusDist as GenRadius};
+use talus_engine::{
+    Config, ContactParams, Integrator, LineWall, Material, NeighborMethod, ParticleInit, Simulation, Wall,
+};
+
+use crate::lammps_data::read_lammps_data;
+use crate::scenario::{self as sc, NormalDamping, ParticleSource, Scenario};
+use crate::{IoError, Result};
+
+/// A simulation with the run settings of its scenario.
+pub struct Built {
+    pub sim: Simulation,
+    pub steps: u64,
+    pub output: sc::Output,
+    pub title: String,
+    /// How the time step was chosen, for the run summary.
+    pub dt_note: String,
+}
+
+/// Renumber particles every this many steps (LAMMPS' `atom_modify sort` default is 1000).
+pub const SORT_EVERY: u64 = 1000;
+
+/// Build the simulation of `scenario`; `path` names the scenario in error messages.
+pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
+    let invalid = |msg: String| IoError::Invalid {
+        path: path.to_path_buf(),
+        msg,
+    };
+    // 1. Particles, without material-dependent mass yet where generated.
+    let mut inits: Vec<ParticleInit> = Vec::new();
+    let mut next_id = 1u64;
+    for (k, src) in scenario.particles.iter().enumerate() {
+        let mat = &scenario.materials[src.material];
+        let material = src.material as u16;
+        match &src.source {
+            ParticleSource::Generate {
+                count,
+                radius,
+                packing,
+                region_min,
+                region_max,
+                velocity,
+                velocity_jitter,
+            } => {
+                let dist = match radius {
+                    sc::RadiusDist::Fixed(r) => GenRadius::Fixed(*r),
+                    sc::RadiusDist::Uniform { mean, width } => GenRadius::Uniform {
+                        mean: *mean,
+                        width: *width,
+                    },
+                    sc::RadiusDist::List(v) => GenRadius::List(v.clone()),
+                };
+                let seed = scenario.seed.wrapping_add(k as u64);
+                let n = *count as usize;
+                let discs = match packing {
+                    sc::Packing::Lattice => generate::lattice(n, &dist, *region_min, *region_max, seed),
+                    sc::Packing::Random => generate::random(n, &dist, *region_min, *region_max, seed),
+                }
+                .map_err(|e| invalid(format!("particles[{k}]: {e}")))?;
+                let mut rng = generate::rng(seed ^ 0x5eed_0f_7e10c17);
+                for d in discs {
+                    let (jx, jy) = if *velocity_jitter > 0.0 {
+                        use rand::RngExt;
+                        (
+                            rng.random_range(-velocity_jitter..=*velocity_jitter),
+                            rng.random_range(-velocity_jitter..=*velocity_jitter),
+                        )
+                    } else {
+                        (0.0, 0.0)
+                    };
+                    inits.push(ParticleInit {
+                        id: next_id,
+                        x: d.x,
+                        y: d.y,
+                        angle: 0.0,
+                        vx: velocity[0] + jx,
+                        vy: velocity[1] + jy,
+                        omega: 0.0,
+                        radius: d.r,
+                        mass: mat.density * std::f64::consts::PI * d.r * d.r,
+                        material,
+                        ptype: src.type_id.min(u16::MAX as u32) as u16,
+                        flags: 0,
+                    });
+                    next_id += 1;
+                }
+            }
+            ParticleSource::Lammps { file } => {
+                let data = read_lammps_data(file)?;
+                if data.is_empty() {
+                    return Err(IoError::Invalid {
+                        path: file.clone(),
+                        msg: "the data file holds no atoms".into(),
+                    });
+                }
+                for p in 0..data.len() {
+                    inits.push(ParticleInit {
+                        id: data.ids[p],
+                        x: data.x[p],
+                        y: data.y[p],
+                        angle: 0.0,
+                        vx: data.vx[p],
+                        vy: data.vy[p],
+                        omega: data.omega[p],
+                        radius: data.radius[p],
+                        mass: data.mass[p],
+                        material,
+                        ptype: data.types[p].min(u16::MAX as u32) as u16,
+                        flags: 0,
+                    });
+                    next_id = next_id.max(data.ids[p] + 1);
+                }
+            }
+        }
+    }
+    if inits.is_empty() {
+        return Err(invalid("the scenario makes no particles".into()));
+    }
+    {
+        let mut ids: Vec<u64> = inits.iter().map(|p| p.id).collect();
+        ids.sort_unstable();
+        if let Some(w) = ids.windows(2).find(|w| w[0] == w[1]) {
+            return Err(invalid(format!("particle id {} is used twice (ids must be unique across sources)", w[0])));
+        }
+    }
+
+    // 2. Materials: damping from restitution needs a reference mass (as the LAMMPS peer:
+    //    the effective mass of two discs of the material's mean radius).
+    let mut materials = Vec::new();
+    for (m, mat) in scenario.materials.iter().enumerate() {
+        let radii: Vec<f64> = inits.iter().filter(|p| p.material as usize == m).map(|p| p.radius).collect();
+        let gamma_n = match mat.damping {
+            NormalDamping::GammaN(g) => g,
+            NormalDamping::Restitution(e) => {
+                let r = if radii.is_empty() {
+                    inits.iter().map(|p| p.radius).sum::<f64>() / inits.len() as f64
+                } else {
+                    radii.iter().sum::<f64>() / radii.len() as f64
+                };
+                let meff = 0.5 * mat.density * std::f64::consts::PI * r * r;
+                ContactParams::gamma_for_restitution(mat.kn, meff, e)
+            }
+        };
+        materials.push(Material {
+            name: mat.name.clone(),
+            density: mat.density,
+            contact: ContactParams {
+                kn: mat.kn,
+                kt: mat.kt,
+                gamma_n,
+                gamma_t: mat.gamma_t.unwrap_or(0.5 * gamma_n),
+                mu: mat.friction,
+            },
+        });
+    }
+
+    // 3. Walls.
+    let mut walls = Vec::new();
+    let line = |point: [f64; 2], normal: [f64; 2], material: usize| Wall {
+        line: LineWall {
+            point,
+            normal,
+            velocity: [0.0; 2],
+        },
+        material: material as u16,
+    };
+    for w in &scenario.walls {
+        match *w {
+            sc::Wall::Line { point, normal, material } => walls.push(line(point, normal, material)),
+            sc::Wall::Box {
+                min,
+                max,
+                open_top,
+                material,
+            } => {
+                walls.push(line(min, [0.0, 1.0], material));
+                walls.push(line(min, [1.0, 0.0], material));
+                walls.push(line(max, [-1.0, 0.0], material));
+                if !open_top {
+                    walls.push(line(max, [0.0, -1.0], material));
+                }
+            }
+        }
+    }
+
+    // 4. Time step: a fraction of the shortest contact duration, over every pair of
+    //    materials present (lightest discs, m_eff = m1 m2 / (m1 + m2)) and every wall
+    //    (m_eff = m).
+    let nmat = materials.len();
+    let mut mmin = vec![f64::INFINITY; nmat];
+    for p in &inits {
+        mmin[p.material as usize] = mmin[p.material as usize].min(p.mass);
+    }
+    let mix = talus_engine::material::PairTable::new(&materials);
+    let mut tc = f64::INFINITY;
+    for a in 0..nmat {
+        for b in 0..nmat {
+            if mmin[a].is_finite() && mmin[b].is_finite() {
+                let meff = mmin[a] * mmin[b] / (mmin[a] + mmin[b]);
+                tc = tc.min(mix.get(a as u16, b as u16).contact_time(meff));
+            }
+        }
+        for w in &walls {
+            if mmin[a].is_finite() {
+                tc = tc.min(mix.get(a as u16, w.material).contact_time(mmin[a]));
+            }
+        }
+    }
+    if !tc.is_finite() || tc <= 0.0 {
+        return Err(invalid(format!(
+            "the contact duration is not finite (t_c = {tc}): the damping is at or above critical \
+             for the lightest pair; lower gamma_n or raise the restitution"
+        )));
+    }
+    let (dt, dt_note) = match scenario.integrator.time_step {
+        sc::TimeStep::Fixed(dt) => (dt, format!("dt = {dt:.4e} s (given) = t_c/{:.1}", tc / dt)),
+        sc::TimeStep::Fraction(f) => (
+            tc / f,
+            format!("dt = t_c/{f} = {:.4e} s (t_c = {tc:.4e} s, lightest contact)", tc / f),
+        ),
+    };
+    let mean_r = inits.iter().map(|p| p.radius).sum::<f64>() / inits.len() as f64;
+    let config = Config {
+        dt,
+        gravity: scenario.gravity,
+        domain_min: scenario.domain.min,
+        domain_max: scenario.domain.max,
+        integrator: match scenario.integrator.scheme {
+            sc::Scheme::Verlet => Integrator::Verlet,
+            sc::Scheme::Gear => Integrator::Gear,
+        },
+        neighbor: match scenario.neighbor.method {
+            sc::NeighborMethod::Sweep => NeighborMethod::Sweep,
+            sc::NeighborMethod::Brute => NeighborMethod::Brute,
+        },
+        margin: scenario.neighbor.margin * mean_r,
+        every_step: scenario.neighbor.every_step,
+        sort_every: SORT_EVERY,
+    };
+    let sim = Simulation::new(config, materials, walls, &inits).map_err(|e| invalid(e.to_string()))?;
+    Ok(Built {
+        sim,
+        steps: scenario.run.steps,
+        output: scenario.output.clone(),
+        title: scenario.title.clone().unwrap_or_else(|| path.display().to_string()),
+        dt_note,
+    })
+}
+
+/// Load and build a scenario file.
+pub fn build_file(path: &Path) -> Result<Built> {
+    let scenario = crate::scenario::load_scenario(path)?;
+    build(&scenario, path)
+}
+
+/// Build the built-in default scenario.
+pub fn build_default() -> Result<Built> {
+    build(&crate::scenario::default_scenario(), &PathBuf::from("<built-in default>"))
+}

@@ -1,0 +1,83 @@
+//! Writing a running simulation: ParaView frames (.vtu + .pvd), an OVITO-readable LAMMPS
+//! dump, and the energy time series, every K steps, into one folder.
+use std::path::{Path, PathBuf};
+
+use talus_engine::Simulation;
+
+use crate::dump::DumpWriter;
+use crate::series::EnergySeries;
+use crate::vtk::{Frame, PvdSeries};
+use crate::{IoError, Result};
+
+/// Which files to write.
+#[derive(Debug, Clone, Copy)]
+pub struct OutputKinds {
+    pub vtk: bool,
+    pub dump: bool,
+    pub energy: bool,
+}
+
+pub struct Outputs {
+    dir: PathBuf,
+    pvd: Option<PvdSeries>,
+    dump: Option<DumpWriter>,
+    energy: Option<EnergySeries>,
+    types: Vec<u32>,
+}
+
+impl Outputs {
+    /// Create `dir` and the writers. Existing files of an earlier run are overwritten.
+    pub fn create(dir: &Path, kinds: OutputKinds) -> Result<Self> {
+        std::fs::create_dir_all(dir).map_err(|e| IoError::os(dir, e))?;
+        Ok(Outputs {
+            dir: dir.to_path_buf(),
+            pvd: kinds.vtk.then(|| PvdSeries::new(dir, "particles")),
+            dump: if kinds.dump {
+                Some(DumpWriter::create(dir.join("particles.dump"))?)
+            } else {
+                None
+            },
+            energy: if kinds.energy {
+                Some(EnergySeries::create(dir.join("energy.csv"))?)
+            } else {
+                None
+            },
+            types: Vec::new(),
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Write the current state.
+    pub fn write(&mut self, sim: &Simulation) -> Result<()> {
+        let ps = &sim.particles;
+        self.types.clear();
+        self.types.extend(ps.ptype.iter().map(|&t| t as u32));
+        let frame = Frame {
+            ids: &ps.id,
+            types: &self.types,
+            x: &ps.x,
+            y: &ps.y,
+            vx: &ps.vx,
+            vy: &ps.vy,
+            omega: &ps.omega,
+            radius: &ps.radius,
+            fx: &ps.fx,
+            fy: &ps.fy,
+            angle: &ps.angle,
+        };
+        if let Some(p) = &mut self.pvd {
+            p.add_frame(sim.step, sim.time, &frame)?;
+        }
+        if let Some(d) = &mut self.dump {
+            d.write_snapshot(sim.step, sim.config.domain_min, sim.config.domain_max, &frame)?;
+        }
+        if let Some(e) = &mut self.energy {
+            let en = sim.energies();
+            e.record(sim.step, sim.time, en.kinetic, en.rotational, en.elastic, en.contacts)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,271 @@
+//! `talus bench`: particle-updates per second on the dense polydisperse bed of the LAMMPS
+//! peer (shared/peers/lammps), tiled to N = 10^4 ... 10^6 exactly as the peer's tile.py
+//! does, with the peer's physics, so that the figures compare with LAMMPS on identical
+//! input. Each configuration runs warm-up steps, then `repeats` timed segments; the
+//! median segment is reported.
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+use talus_engine::{Config, ContactParams, Integrator, LineWall, Material, NeighborMethod, ParticleInit, Simulation, Wall};
+use talus_io::lammps_data::{read_lammps_data, LammpsData};
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// The settled base bed (LAMMPS data file, 10,000 discs).
+    #[arg(long, default_value = "../shared/peers/lammps/base/s2d_base.data")]
+    pub base: PathBuf,
+    /// Bed sizes (must be multiples of the base bed's size).
+    #[arg(long, value_delimiter = ',', default_value = "10000,100000,1000000")]
+    pub sizes: Vec<usize>,
+    /// Integrators to run: verlet, gear.
+    #[arg(long, value_delimiter = ',', default_value = "verlet,gear")]
+    pub integrators: Vec<String>,
+    /// Neighbour update modes: skin (sweep only when a particle left its enlarged box),
+    /// every-step (sweep every step).
+    #[arg(long, value_delimiter = ',', default_value = "skin,every-step")]
+    pub modes: Vec<String>,
+    /// Particle-updates per timed segment (steps = this / N, at least 20).
+    #[arg(long, default_value_t = 2.0e7)]
+    pub updates: f64,
+    /// Timed segments per configuration (the median is reported).
+    #[arg(long, default_value_t = 3)]
+    pub repeats: usize,
+    /// Untimed warm-up steps.
+    #[arg(long, default_value_t = 50)]
+    pub warmup: u64,
+    /// Verlet skin in m (the peer's neighbour skin is 0.3 mm).
+    #[arg(long, default_value_t = 0.3e-3)]
+    pub margin: f64,
+    /// Also write the rows as CSV to this file.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+}
+
+/// The peer's S2D physics (in.s2d_run): kn = 1e6 N/m, kt = 2/7 kn, gamma_n for e = 0.5 of
+/// two R0 = 1 mm discs, gamma_t = gamma_n / 2, mu = 0.5, dt = t_c/50 of the smallest disc.
+fn peer_material() -> Material {
+    let kn = 1.0e6;
+    let m0 = 2500.0 * std::f64::consts::PI * 1.0e-6;
+    let gn = ContactParams::gamma_for_restitution(kn, 0.5 * m0, 0.5);
+    Material {
+        name: "s2d".into(),
+        density: 2500.0,
+        contact: ContactParams {
+            kn,
+            kt: 2.0 / 7.0 * kn,
+            gamma_n: gn,
+            gamma_t: 0.5 * gn,
+            mu: 0.5,
+        },
+    }
+}
+
+pub fn peer_dt() -> f64 {
+    let mmin = 2500.0 * std::f64::consts::PI * 0.5e-3 * 0.5e-3;
+    std::f64::consts::PI * (mmin / 1.0e6).sqrt() / 50.0
+}
+
+/// A simulation of the tiled bed with the peer's walls (x = xlo, x = xhi, y = 0).
+pub fn peer_sim(bed: &LammpsData, integrator: Integrator, margin: f64, every_step: bool) -> Result<Simulation, String> {
+    let (xlo, xhi) = (bed.box_lo[0], bed.box_hi[0]);
+    let wall = |p: [f64; 2], n: [f64; 2]| Wall {
+        line: LineWall {
+            point: p,
+            normal: n,
+            velocity: [0.0; 2],
+        },
+        material: 0,
+    };
+    let walls = vec![
+        wall([xlo, 0.0], [1.0, 0.0]),
+        wall([xhi, 0.0], [-1.0, 0.0]),
+        wall([xlo, 0.0], [0.0, 1.0]),
+    ];
+    let config = Config {
+        dt: peer_dt(),
+        gravity: [0.0, -9.81],
+        domain_min: [xlo - 0.01, -0.01],
+        domain_max: [xhi + 0.01, 1.0],
+        integrator,
+        neighbor: NeighborMethod::Sweep,
+        margin,
+        every_step,
+        sort_every: talus_io::build::SORT_EVERY,
+    };
+    let inits: Vec<ParticleInit> = (0..bed.len())
+        .map(|p| ParticleInit {
+            id: bed.ids[p],
+            x: bed.x[p],
+            y: bed.y[p],
+            angle: 0.0,
+            vx: bed.vx[p],
+            vy: bed.vy[p],
+            omega: bed.omega[p],
+            radius: bed.radius[p],
+            mass: bed.mass[p],
+            material: 0,
+            ptype: bed.types[p] as u16,
+            flags: 0,
+        })
+        .collect();
+    Simulation::new(config, vec![peer_material()], walls, &inits).map_err(|e| e.to_string())
+}
+
+struct Row {
+    n: usize,
+    integrator: &'static str,
+    mode: &'static str,
+    steps: u64,
+    wall: f64,
+    ups: f64,
+    z: f64,
+    neighbor: f64,
+    forces: f64,
+    integrate: f64,
+    updates: u64,
+    sweep_ms: f64,
+    bytes: f64,
+    hwm: f64,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// Peak resident memory of this process (VmHWM) in bytes, if /proc tells.
+fn peak_rss() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let l = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = l.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024.0)
+}
+
+/// Reset the peak-RSS counter (Linux: writing 5 to clear_refs), so that the peak of each
+/// run excludes the set-up of the bed.
+fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+pub fn bench(a: BenchArgs) -> Result<(), String> {
+    let base = read_lammps_data(&a.base).map_err(|e| e.to_string())?;
+    let commit = std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    println!(
+        "talus bench: bed tiled from {} ({} discs), 1 thread, commit {commit}, dt = {:.4e} s, skin {} m",
+        a.base.display(),
+        base.len(),
+        peer_dt(),
+        a.margin
+    );
+    println!(
+        "{:>8} {:>6} {:>10} {:>6} {:>8} {:>10} {:>6} {:>6} {:>6} {:>6} {:>7} {:>9} {:>7} {:>7}",
+        "N", "integ", "mode", "steps", "wall s", "upd/s", "z", "neigh%", "force%", "integ%", "sweeps", "ms/sweep", "B/p arr", "B/p rss"
+    );
+    let mut rows = Vec::new();
+    for &n in &a.sizes {
+        if n % base.len() != 0 {
+            return Err(format!("size {n} is not a multiple of the base bed ({})", base.len()));
+        }
+        let bed = base.tile_x(n / base.len());
+        for integ in &a.integrators {
+            let (integrator, iname) = match integ.as_str() {
+                "verlet" => (Integrator::Verlet, "verlet"),
+                "gear" => (Integrator::Gear, "gear"),
+                other => return Err(format!("unknown integrator '{other}' (verlet, gear)")),
+            };
+            for mode in &a.modes {
+                let (every_step, mname) = match mode.as_str() {
+                    "skin" => (false, "skin"),
+                    "every-step" => (true, "every-step"),
+                    other => return Err(format!("unknown mode '{other}' (skin, every-step)")),
+                };
+                let mut sim = peer_sim(&bed, integrator, a.margin, every_step)?;
+                reset_peak_rss();
+                for _ in 0..a.warmup {
+                    sim.step().map_err(|e| e.to_string())?;
+                }
+                let steps = ((a.updates / n as f64) as u64).max(20);
+                let mut segs = Vec::new();
+                for _ in 0..a.repeats.max(1) {
+                    let (t0, u0) = (sim.times, sim.neighbor_updates);
+                    let start = Instant::now();
+                    for _ in 0..steps {
+                        sim.step().map_err(|e| e.to_string())?;
+                    }
+                    let wall = start.elapsed().as_secs_f64();
+                    let t1 = sim.times;
+                    let ph = |f: fn(&talus_engine::PhaseTimes) -> f64| f(&t1) - f(&t0);
+                    segs.push((
+                        wall,
+                        ph(|t| t.neighbor),
+                        ph(|t| t.forces),
+                        ph(|t| t.predict + t.correct),
+                        ph(|t| t.total()),
+                        sim.neighbor_updates - u0,
+                    ));
+                }
+                segs.sort_by(|x, y| x.0.total_cmp(&y.0));
+                let m = segs[segs.len() / 2];
+                let _ = median(vec![0.0]);
+                let row = Row {
+                    n,
+                    integrator: iname,
+                    mode: mname,
+                    steps,
+                    wall: m.0,
+                    ups: n as f64 * steps as f64 / m.0,
+                    z: sim.contacts_per_particle(),
+                    neighbor: 100.0 * m.1 / m.4,
+                    forces: 100.0 * m.2 / m.4,
+                    integrate: 100.0 * m.3 / m.4,
+                    updates: m.5,
+                    sweep_ms: if m.5 > 0 { 1e3 * m.1 / m.5 as f64 } else { 0.0 },
+                    bytes: sim.memory_bytes() as f64 / n as f64,
+                    hwm: peak_rss().unwrap_or(0.0) / n as f64,
+                };
+                println!(
+                    "{:>8} {:>6} {:>10} {:>6} {:>8.3} {:>10.3e} {:>6.3} {:>6.1} {:>6.1} {:>6.1} {:>7} {:>9.3} {:>7.0} {:>7.0}",
+                    row.n, row.integrator, row.mode, row.steps, row.wall, row.ups, row.z, row.neighbor, row.forces,
+                    row.integrate, row.updates, row.sweep_ms, row.bytes, row.hwm
+                );
+                rows.push(row);
+            }
+        }
+    }
+    // Growth of the sweep's cost with N: fit log(time per sweep) against log(N).
+    for integ in ["verlet", "gear"] {
+        let pts: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|r| r.mode == "every-step" && r.integrator == integ && r.sweep_ms > 0.0)
+            .map(|r| ((r.n as f64).ln(), r.sweep_ms.ln()))
+            .collect();
+        if pts.len() >= 2 {
+            let k = pts.len() as f64;
+            let (sx, sy) = pts.iter().fold((0.0, 0.0), |a, p| (a.0 + p.0, a.1 + p.1));
+            let (mx, my) = (sx / k, sy / k);
+            let num: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+            let den: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
+            println!("sweep time per update ~ N^{:.3} ({integ}, every-step runs, {} sizes)", num / den, pts.len());
+        }
+    }
+    if let Some(p) = &a.csv {
+        let mut s = String::from(
+            "n,integrator,mode,steps,wall_s,updates_per_s,contacts_per_particle,neighbor_pct,forces_pct,integrate_pct,sweeps,ms_per_sweep,bytes_per_particle_arrays,bytes_per_particle_peak_rss,commit\n",
+        );
+        for r in &rows {
+            s += &format!(
+                "{},{},{},{},{:.4},{:.4e},{:.4},{:.2},{:.2},{:.2},{},{:.4},{:.1},{:.1},{commit}\n",
+                r.n, r.integrator, r.mode, r.steps, r.wall, r.ups, r.z, r.neighbor, r.forces, r.integrate, r.updates,
+                r.sweep_ms, r.bytes, r.hwm
+            );
+        }
+        std::fs::write(p, s).map_err(|e| format!("{}: {e}", p.display()))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,138 @@
+//! `talus run`: build a scenario, step it with a progress bar, write output, summarise.
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use talus_io::build::{build_default, build_file};
+use talus_io::output::{OutputKinds, Outputs};
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// Scenario file (TOML). Without it, the built-in default scenario runs
+    /// (see `talus default-scenario`).
+    pub scenario: Option<PathBuf>,
+    /// Number of steps (overrides [run] steps).
+    #[arg(long)]
+    pub steps: Option<u64>,
+    /// Output folder (overrides [output] dir).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Write output every this many steps (overrides [output] every).
+    #[arg(long)]
+    pub every: Option<u64>,
+    /// Write no output files at all.
+    #[arg(long)]
+    pub no_output: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+pub fn run(a: RunArgs) -> Result<(), String> {
+    let t_setup = Instant::now();
+    let built = match &a.scenario {
+        Some(p) => build_file(p),
+        None => build_default(),
+    }
+    .map_err(|e| e.to_string())?;
+    let mut sim = built.sim;
+    let steps = a.steps.unwrap_or(built.steps);
+    let every = a.every.unwrap_or(built.output.every).max(1);
+    let dir = a.out.clone().unwrap_or(built.output.dir.clone());
+    let kinds = OutputKinds {
+        vtk: built.output.vtk && !a.no_output,
+        dump: built.output.dump && !a.no_output,
+        energy: built.output.energy && !a.no_output,
+    };
+    let any_output = kinds.vtk || kinds.dump || kinds.energy;
+    let mut out = if any_output {
+        Some(Outputs::create(&dir, kinds).map_err(|e| e.to_string())?)
+    } else {
+        None
+    };
+    let setup = t_setup.elapsed();
+    eprintln!("talus: {} ({} particles, {})", built.title, sim.len(), built.dt_note);
+
+    let pb = if a.quiet {
+        ProgressBar::hidden()
+    } else {
+        let pb = ProgressBar::with_draw_target(Some(steps), ProgressDrawTarget::stderr_with_hz(4));
+        pb.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} steps  {per_sec}  ETA {eta}  {msg}")
+                .expect("valid template"),
+        );
+        pb
+    };
+    let mut io_time = Duration::ZERO;
+    let write = |sim: &talus_engine::Simulation, out: &mut Option<Outputs>, io: &mut Duration| {
+        if let Some(o) = out {
+            let t = Instant::now();
+            o.write(sim).map_err(|e| e.to_string())?;
+            *io += t.elapsed();
+        }
+        Ok::<(), String>(())
+    };
+    write(&sim, &mut out, &mut io_time)?;
+    let t0 = Instant::now();
+    let start_step = sim.step;
+    for k in 1..=steps {
+        if let Err(e) = sim.step() {
+            pb.abandon();
+            // What was written so far stays: every writer flushes per frame.
+            return Err(format!("{e} (output so far is in {})", dir.display()));
+        }
+        if k % every == 0 || k == steps {
+            write(&sim, &mut out, &mut io_time)?;
+        }
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    let wall = t0.elapsed().as_secs_f64();
+    let compute = wall - io_time.as_secs_f64();
+    let n = sim.len();
+    let done = sim.step - start_step;
+    let e = sim.energies();
+    let t = sim.times;
+    let pct = |x: f64| 100.0 * x / t.total().max(1e-300);
+    println!("talus run summary");
+    println!("  scenario            {}", built.title);
+    println!("  particles           {n}");
+    println!("  steps               {done} ({})", built.dt_note);
+    println!("  simulated time      {:.6e} s", sim.time);
+    println!("  wall time           {wall:.3} s (setup {:.3} s, output {:.3} s)", setup.as_secs_f64(), io_time.as_secs_f64());
+    println!(
+        "  particle-updates/s  {:.3e} (N x steps / wall seconds without output: {:.3e})",
+        n as f64 * done as f64 / wall,
+        n as f64 * done as f64 / compute.max(1e-300)
+    );
+    println!(
+        "  phases              predict {:.1}%  neighbour {:.1}%  forces {:.1}%  correct {:.1}%  other {:.1}%",
+        pct(t.predict),
+        pct(t.neighbor),
+        pct(t.forces),
+        pct(t.correct),
+        pct(t.other)
+    );
+    println!(
+        "  neighbour updates   {} ({} candidate pairs now, {:.2} per particle)",
+        sim.neighbor_updates,
+        sim.candidate_pairs(),
+        sim.candidate_pairs() as f64 / n as f64
+    );
+    println!(
+        "  contacts            {} pairs, {:.3} per particle (2 x pairs / N), {} with walls",
+        e.contacts,
+        2.0 * e.contacts as f64 / n as f64,
+        e.wall_contacts
+    );
+    println!(
+        "  energy              kinetic {:.6e} J  rotational {:.6e} J  elastic {:.6e} J",
+        e.kinetic, e.rotational, e.elastic
+    );
+    println!("  memory              {:.0} bytes per particle (arrays)", sim.memory_bytes() as f64 / n as f64);
+    if let Some(o) = &out {
+        println!("  output              {}", o.dir().display());
+    }
+    Ok(())
+}
