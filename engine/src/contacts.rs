@@ -149,9 +149,15 @@ impl ContactTable {
             count[k + 1] += count[k];
         }
         let live = self.live;
-        let mut ni = vec![0u32; live];
-        let mut nj = vec![0u32; live];
-        let mut nxi = vec![0.0f64; live];
+        // Headroom of 1/8: compaction comes back before more than live/8 pairs are added,
+        // so the arrays never reallocate (a doubling would double their memory).
+        let cap = live + live / 8 + 64;
+        let mut ni = Vec::with_capacity(cap);
+        let mut nj = Vec::with_capacity(cap);
+        let mut nxi = Vec::with_capacity(cap);
+        ni.resize(live, 0u32);
+        nj.resize(live, 0u32);
+        nxi.resize(live, 0.0f64);
         let mut fill = count.clone();
         for s in 0..self.i.len() {
             let i = self.i[s];
@@ -185,7 +191,7 @@ impl ContactTable {
 
     fn rebuild_chains(&mut self) {
         self.head.iter_mut().for_each(|h| *h = NIL);
-        self.next.clear();
+        self.next = Vec::with_capacity(self.i.capacity());
         self.next.resize(self.i.len(), NIL);
         // Slots are sorted by i: link each to its successor with the same i.
         for s in (0..self.i.len()).rev() {

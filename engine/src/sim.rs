@@ -61,7 +61,11 @@ pub struct Config {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct PhaseTimes {
     pub predict: f64,
+    /// The check of positions against the enlarged boxes and the domain, plus the
+    /// broad-phase updates (`neighbor_update` of it).
     pub neighbor: f64,
+    /// The broad-phase updates alone (sweep plus contact-table changes).
+    pub neighbor_update: f64,
     pub forces: f64,
     pub correct: f64,
     pub other: f64,
@@ -131,7 +135,6 @@ pub struct Simulation {
     pub neighbor_updates: u64,
     needs_rebuild: bool,
     primed: bool,
-    pairs_scratch: Vec<(u32, u32)>,
     /// Touching pairs found by the last force phase.
     pub last_contacts: u64,
 }
@@ -161,7 +164,6 @@ impl Simulation {
             neighbor_updates: 0,
             needs_rebuild: true,
             primed: false,
-            pairs_scratch: Vec::new(),
             last_contacts: 0,
         };
         sim.add_particles(particles)?;
@@ -486,6 +488,7 @@ impl Simulation {
     }
 
     fn update_neighbors(&mut self) {
+        let t = Instant::now();
         let ps = &self.particles;
         let src = DiscBoxes {
             x: &ps.x,
@@ -496,8 +499,9 @@ impl Simulation {
         match &mut self.broad {
             Broad::Sweep(s) => {
                 if self.needs_rebuild {
-                    s.rebuild(&src, &mut self.pairs_scratch);
-                    self.contacts.reset_from_pairs(&self.pairs_scratch);
+                    let mut pairs = Vec::new();
+                    s.rebuild(&src, &mut pairs);
+                    self.contacts.reset_from_pairs(&pairs);
                 } else {
                     s.update(&src);
                     // Additions first: see the module notes of the sweep.
@@ -526,6 +530,7 @@ impl Simulation {
         self.wall_contacts.rebuild(&self.walls, stored);
         self.needs_rebuild = false;
         self.neighbor_updates += 1;
+        self.times.neighbor_update += t.elapsed().as_secs_f64();
     }
 
     /// Pair and wall forces. `dt` advances the tangential springs (0 = evaluate only).
@@ -597,7 +602,6 @@ impl Simulation {
             + self.wall_contacts.memory_bytes()
             + broad
             + gear
-            + self.pairs_scratch.capacity() * 8
     }
 
     /// The sweep's counters (None for other methods).

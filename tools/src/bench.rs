@@ -34,8 +34,8 @@ pub struct BenchArgs {
     /// Untimed warm-up steps.
     #[arg(long, default_value_t = 50)]
     pub warmup: u64,
-    /// Verlet skin in m (the peer's neighbour skin is 0.3 mm).
-    #[arg(long, default_value_t = 0.3e-3)]
+    /// Verlet skin in m (0.1 x the mean radius, talus' default; the peer's skin is 0.3 mm).
+    #[arg(long, default_value_t = 0.1e-3)]
     pub margin: f64,
     /// Also write the rows as CSV to this file.
     #[arg(long)]
@@ -125,13 +125,9 @@ struct Row {
     integrate: f64,
     updates: u64,
     sweep_ms: f64,
+    swaps_per_update: f64,
     bytes: f64,
     hwm: f64,
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
 }
 
 /// Peak resident memory of this process (VmHWM) in bytes, if /proc tells.
@@ -164,15 +160,14 @@ pub fn bench(a: BenchArgs) -> Result<(), String> {
         a.margin
     );
     println!(
-        "{:>8} {:>6} {:>10} {:>6} {:>8} {:>10} {:>6} {:>6} {:>6} {:>6} {:>7} {:>9} {:>7} {:>7}",
-        "N", "integ", "mode", "steps", "wall s", "upd/s", "z", "neigh%", "force%", "integ%", "sweeps", "ms/sweep", "B/p arr", "B/p rss"
+        "{:>8} {:>6} {:>10} {:>6} {:>8} {:>10} {:>6} {:>6} {:>6} {:>6} {:>7} {:>9} {:>9} {:>7} {:>7}",
+        "N", "integ", "mode", "steps", "wall s", "upd/s", "z", "neigh%", "force%", "integ%", "sweeps", "ms/sweep", "swaps/sw", "B/p arr", "B/p rss"
     );
     let mut rows = Vec::new();
     for &n in &a.sizes {
         if n % base.len() != 0 {
             return Err(format!("size {n} is not a multiple of the base bed ({})", base.len()));
         }
-        let bed = base.tile_x(n / base.len());
         for integ in &a.integrators {
             let (integrator, iname) = match integ.as_str() {
                 "verlet" => (Integrator::Verlet, "verlet"),
@@ -185,7 +180,9 @@ pub fn bench(a: BenchArgs) -> Result<(), String> {
                     "every-step" => (true, "every-step"),
                     other => return Err(format!("unknown mode '{other}' (skin, every-step)")),
                 };
+                let bed = base.tile_x(n / base.len());
                 let mut sim = peer_sim(&bed, integrator, a.margin, every_step)?;
+                drop(bed);
                 reset_peak_rss();
                 for _ in 0..a.warmup {
                     sim.step().map_err(|e| e.to_string())?;
@@ -194,6 +191,7 @@ pub fn bench(a: BenchArgs) -> Result<(), String> {
                 let mut segs = Vec::new();
                 for _ in 0..a.repeats.max(1) {
                     let (t0, u0) = (sim.times, sim.neighbor_updates);
+                    let sw0 = sim.sweep_stats().map_or(0, |s| s.swaps);
                     let start = Instant::now();
                     for _ in 0..steps {
                         sim.step().map_err(|e| e.to_string())?;
@@ -208,11 +206,12 @@ pub fn bench(a: BenchArgs) -> Result<(), String> {
                         ph(|t| t.predict + t.correct),
                         ph(|t| t.total()),
                         sim.neighbor_updates - u0,
+                        ph(|t| t.neighbor_update),
+                        sim.sweep_stats().map_or(0, |s| s.swaps) - sw0,
                     ));
                 }
                 segs.sort_by(|x, y| x.0.total_cmp(&y.0));
                 let m = segs[segs.len() / 2];
-                let _ = median(vec![0.0]);
                 let row = Row {
                     n,
                     integrator: iname,
@@ -225,14 +224,15 @@ pub fn bench(a: BenchArgs) -> Result<(), String> {
                     forces: 100.0 * m.2 / m.4,
                     integrate: 100.0 * m.3 / m.4,
                     updates: m.5,
-                    sweep_ms: if m.5 > 0 { 1e3 * m.1 / m.5 as f64 } else { 0.0 },
+                    sweep_ms: if m.5 > 0 { 1e3 * m.6 / m.5 as f64 } else { 0.0 },
+                    swaps_per_update: if m.5 > 0 { m.7 as f64 / m.5 as f64 } else { 0.0 },
                     bytes: sim.memory_bytes() as f64 / n as f64,
                     hwm: peak_rss().unwrap_or(0.0) / n as f64,
                 };
                 println!(
-                    "{:>8} {:>6} {:>10} {:>6} {:>8.3} {:>10.3e} {:>6.3} {:>6.1} {:>6.1} {:>6.1} {:>7} {:>9.3} {:>7.0} {:>7.0}",
+                    "{:>8} {:>6} {:>10} {:>6} {:>8.3} {:>10.3e} {:>6.3} {:>6.1} {:>6.1} {:>6.1} {:>7} {:>9.3} {:>9.0} {:>7.0} {:>7.0}",
                     row.n, row.integrator, row.mode, row.steps, row.wall, row.ups, row.z, row.neighbor, row.forces,
-                    row.integrate, row.updates, row.sweep_ms, row.bytes, row.hwm
+                    row.integrate, row.updates, row.sweep_ms, row.swaps_per_update, row.bytes, row.hwm
                 );
                 rows.push(row);
             }
@@ -256,13 +256,13 @@ pub fn bench(a: BenchArgs) -> Result<(), String> {
     }
     if let Some(p) = &a.csv {
         let mut s = String::from(
-            "n,integrator,mode,steps,wall_s,updates_per_s,contacts_per_particle,neighbor_pct,forces_pct,integrate_pct,sweeps,ms_per_sweep,bytes_per_particle_arrays,bytes_per_particle_peak_rss,commit\n",
+            "n,integrator,mode,steps,wall_s,updates_per_s,contacts_per_particle,neighbor_pct,forces_pct,integrate_pct,sweeps,ms_per_sweep,swaps_per_sweep,bytes_per_particle_arrays,bytes_per_particle_peak_rss,commit\n",
         );
         for r in &rows {
             s += &format!(
-                "{},{},{},{},{:.4},{:.4e},{:.4},{:.2},{:.2},{:.2},{},{:.4},{:.1},{:.1},{commit}\n",
+                "{},{},{},{},{:.4},{:.4e},{:.4},{:.2},{:.2},{:.2},{},{:.4},{:.1},{:.1},{:.1},{commit}\n",
                 r.n, r.integrator, r.mode, r.steps, r.wall, r.ups, r.z, r.neighbor, r.forces, r.integrate, r.updates,
-                r.sweep_ms, r.bytes, r.hwm
+                r.sweep_ms, r.swaps_per_update, r.bytes, r.hwm
             );
         }
         std::fs::write(p, s).map_err(|e| format!("{}: {e}", p.display()))?;

@@ -41,26 +41,24 @@ impl BoxSource for DiscBoxes<'_> {
     }
 }
 
-/// Round `v` down to the nearest `f32` not above it (negative zero becomes positive zero,
-/// so that float comparison and the ordered-bits key agree).
+/// An `f32` not above `v`, at most two `f32` ulps below it (negative zero becomes
+/// positive zero, so that float comparison and the ordered-bits key agree).
+///
+/// Branch-free, so that it vectorises: subtracting |v| 2^-23 (at least one f32 ulp of v)
+/// before rounding to nearest guarantees the result is not above v; the tiny absolute
+/// term covers v near zero. (A compare-and-step version mispredicts half the time.)
 #[inline]
 pub fn round_down(v: f64) -> f32 {
-    let mut f = v as f32;
-    if f as f64 > v {
-        f = f.next_down();
-    }
-    f + 0.0
+    ((v - v.abs() * RELATIVE) - f32::MIN_POSITIVE as f64) as f32 + 0.0
 }
 
-/// Round `v` up to the nearest `f32` not below it.
+/// An `f32` not below `v`, at most two `f32` ulps above it.
 #[inline]
 pub fn round_up(v: f64) -> f32 {
-    let mut f = v as f32;
-    if (f as f64) < v {
-        f = f.next_up();
-    }
-    f + 0.0
+    ((v + v.abs() * RELATIVE) + f32::MIN_POSITIVE as f64) as f32 + 0.0
 }
+
+const RELATIVE: f64 = 1.0 / (1u64 << 23) as f64;
 
 /// A box rounded outward to `f32`: the box every method uses, so that every method
 /// (and the brute-force reference) reports exactly the same pair set.

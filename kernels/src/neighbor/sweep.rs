@@ -27,7 +27,7 @@
 //! values a begin sorts before an end, so touching boxes (closed intervals) overlap.
 //! Two sentinels (key 0 and `u64::MAX`) bound every array, so the inner loop of the
 //! insertion sort needs no bounds test.
-use super::{rounded_box, BoxSource, EMPTY_BOX};
+use super::{round_down, round_up, rounded_box, BoxSource, EMPTY_BOX};
 
 const END_BIT: u64 = 1 << 31;
 const IDX_MASK: u64 = END_BIT - 1;
@@ -90,10 +90,13 @@ pub struct SweepStats {
 pub struct SweepAndPrune {
     /// Sorted box ends per axis, with a sentinel at each end.
     ends: [Vec<u64>; 2],
-    /// Rounded enlarged boxes of the last update (the set is consistent with these).
+    /// Rounded enlarged boxes of the last update (the set is consistent with these). During
+    /// an update they are the *old* boxes the rules need.
     boxes: Vec<[f32; 4]>,
-    /// New boxes during an update; swapped with `boxes` at its end.
-    scratch: Vec<[f32; 4]>,
+    /// New [lo, hi] of the axis being sorted, computed in one sequential pass so that each
+    /// end gathers one 8-byte value (a full new box per particle would cost 16 bytes; the
+    /// rare swap events recompute the other axis from the source).
+    scratch: Vec<[f32; 2]>,
     /// Pairs that started to overlap in the last update (each once, none present before).
     pub adds: Vec<(u32, u32)>,
     /// Pairs that may have stopped overlapping (apply after `adds`; absent pairs are no-ops).
@@ -126,7 +129,8 @@ impl SweepAndPrune {
     /// Bytes held by the sweep's arrays (capacity), for the memory report.
     pub fn memory_bytes(&self) -> usize {
         (self.ends[0].capacity() + self.ends[1].capacity()) * 8
-            + (self.boxes.capacity() + self.scratch.capacity()) * 16
+            + self.boxes.capacity() * 16
+            + self.scratch.capacity() * 8
             + (self.adds.capacity() + self.removes.capacity()) * 8
             + (self.active.capacity() + self.pos.capacity()) * 4
     }
@@ -137,13 +141,12 @@ impl SweepAndPrune {
         let n = src.len();
         assert!(n <= MAX_PARTICLES, "sweep: at most {MAX_PARTICLES} particles");
         self.boxes.clear();
+        self.boxes.reserve_exact(n);
         self.boxes.extend((0..n).map(|p| rounded_box(src.bbox(p))));
-        self.scratch.clear();
-        self.scratch.resize(n, EMPTY_BOX);
         for axis in 0..2 {
             let ends = &mut self.ends[axis];
             ends.clear();
-            ends.reserve(2 * n + 2);
+            ends.reserve_exact(2 * n + 2);
             ends.push(0);
             for (p, b) in self.boxes.iter().enumerate() {
                 ends.push(key(b[2 * axis], false, p as u32));
@@ -156,6 +159,9 @@ impl SweepAndPrune {
         self.adds.clear();
         self.removes.clear();
         self.full_sweep(pairs);
+        // The sweep's work arrays are only needed here: give the memory back.
+        self.active = Vec::new();
+        self.pos = Vec::new();
     }
 
     /// Sweep along the axis on which fewer boxes are open at a time, testing the other
@@ -213,28 +219,27 @@ impl SweepAndPrune {
         assert_eq!(n, self.boxes.len(), "sweep: particle count changed without insert/renumber");
         self.adds.clear();
         self.removes.clear();
-        for (p, nb) in self.scratch.iter_mut().enumerate() {
-            *nb = rounded_box(src.bbox(p));
-        }
+        self.scratch.resize(n, [0.0; 2]);
         for axis in 0..2 {
+            for (p, sc) in self.scratch.iter_mut().enumerate() {
+                let b = src.bbox(p);
+                *sc = [round_down(b[2 * axis]), round_up(b[2 * axis + 1])];
+            }
             let ends = &mut self.ends[axis];
             let m = ends.len() - 1;
             for k in &mut ends[1..m] {
                 let p = idx(*k);
                 let e = is_end(*k);
-                let v = self.scratch[p][2 * axis + e as usize];
-                *k = key(v, e, p as u32);
+                *k = key(self.scratch[p][e as usize], e, p as u32);
             }
-            self.stats.swaps += sort_axis(
-                ends,
-                axis,
-                &self.boxes,
-                &self.scratch,
-                &mut self.adds,
-                &mut self.removes,
-            );
+            self.stats.swaps += sort_axis(ends, axis, &self.boxes, src, &mut self.adds, &mut self.removes);
         }
-        std::mem::swap(&mut self.boxes, &mut self.scratch);
+        // Only now may the stored boxes change: the y pass needed the old x boxes.
+        for (p, b) in self.boxes.iter_mut().enumerate() {
+            let y = self.scratch[p];
+            let nb = rounded_box(src.bbox(p));
+            *b = [nb[0], nb[1], y[0], y[1]];
+        }
         self.stats.updates += 1;
     }
 
@@ -244,7 +249,7 @@ impl SweepAndPrune {
         let p = self.boxes.len();
         assert!(p < MAX_PARTICLES, "sweep: at most {MAX_PARTICLES} particles");
         self.boxes.push(EMPTY_BOX);
-        self.scratch.push(EMPTY_BOX);
+        self.scratch.push([0.0; 2]);
         for ends in &mut self.ends {
             if ends.is_empty() {
                 ends.push(0);
@@ -293,11 +298,11 @@ impl SweepAndPrune {
 }
 
 /// Insertion sort of one axis' ends, applying the swap rules. Returns the swap count.
-fn sort_axis(
+fn sort_axis<B: BoxSource>(
     ends: &mut [u64],
     axis: usize,
     old: &[[f32; 4]],
-    new: &[[f32; 4]],
+    src: &B,
     adds: &mut Vec<(u32, u32)>,
     removes: &mut Vec<(u32, u32)>,
 ) -> u64 {
@@ -315,7 +320,8 @@ fn sort_axis(
             swaps += 1;
             if is_end(e) != is_end(f) {
                 let (pe, pf) = (idx(e), idx(f));
-                let (ne, nf) = (&new[pe], &new[pf]);
+                // New boxes, recomputed (swaps are rare next to the O(N) pass).
+                let (ne, nf) = (&rounded_box(src.bbox(pe)), &rounded_box(src.bbox(pf)));
                 if !is_end(e) {
                     // Begin of pe moved below the end of pf: overlap on this axis may start.
                     let add = overlap_axis(ne, nf, axis)
@@ -346,6 +352,21 @@ mod tests {
     use super::*;
     use crate::neighbor::{brute_force_pairs, DiscBoxes};
     use std::collections::BTreeSet;
+
+    #[test]
+    fn outward_rounding_is_outward_and_tight() {
+        use crate::neighbor::{round_down, round_up};
+        let mut st = 99u64;
+        for k in 0..100_000 {
+            st = st.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let m = (st >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+            let v = m * 10f64.powi((k % 40) - 20);
+            let (d, u) = (round_down(v), round_up(v));
+            assert!((d as f64) <= v && (u as f64) >= v, "{v}: {d} {u}");
+            let ulp = (v as f32).abs().max(f32::MIN_POSITIVE) * f32::EPSILON;
+            assert!((v - d as f64) <= 3.0 * ulp as f64 && (u as f64 - v) <= 3.0 * ulp as f64, "{v}");
+        }
+    }
 
     #[test]
     fn ordered_bits_follow_float_order() {
