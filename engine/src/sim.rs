@@ -13,7 +13,7 @@ use talus_kernels::contact::disc_wall::disc_wall;
 use talus_kernels::contact::law::elastic_energy;
 use talus_kernels::contact::ContactParams;
 use talus_kernels::integrate::gear::{self, GearDof};
-use talus_kernels::integrate::verlet::{self, Dof, Inertia, Loads};
+use talus_kernels::integrate::verlet::{self, Check, Dof, Inertia, Loads};
 use talus_kernels::neighbor::{brute_force_pairs, inside, rounded_box, BoxSource, DiscBoxes, SweepAndPrune, EMPTY_BOX};
 
 use crate::contacts::{ContactTable, FREE};
@@ -331,24 +331,53 @@ impl Simulation {
 
     /// Advance one time step.
     pub fn step(&mut self) -> Result<()> {
+        self.run(1)
+    }
+
+    /// Advance `steps` time steps. Within the batch the second half kick of one step is
+    /// fused with the first half kick of the next (one pass over the particles instead of
+    /// two); the state returned is synchronised, and bitwise the same as `steps` calls of
+    /// [`Simulation::step`].
+    pub fn run(&mut self, steps: u64) -> Result<()> {
         if !self.primed {
             self.prime()?;
         }
+        for k in 0..steps {
+            if let Err(e) = self.advance(k > 0) {
+                self.finish_kick();
+                return Err(e);
+            }
+        }
+        if steps > 0 {
+            self.finish_kick();
+        }
+        Ok(())
+    }
+
+    /// One step up to the forces; the Verlet second half kick is left pending.
+    fn advance(&mut self, pending_kick: bool) -> Result<()> {
         if self.config.sort_every > 0 && self.step > 0 && self.step % self.config.sort_every == 0 {
             self.reorder();
         }
         let dt = self.config.dt;
         let t0 = Instant::now();
-        self.predict();
+        let left = match self.config.integrator {
+            Integrator::Verlet => self.kick_drift_check(pending_kick)?,
+            Integrator::Gear => {
+                self.predict();
+                self.check_positions()?
+            }
+        };
         let t1 = Instant::now();
-        let left = self.check_positions()?;
         if left || self.config.every_step || self.needs_rebuild {
             self.update_neighbors();
         }
         let t2 = Instant::now();
         self.forces(dt);
         let t3 = Instant::now();
-        self.correct();
+        if self.config.integrator == Integrator::Gear {
+            self.correct();
+        }
         let t4 = Instant::now();
         self.times.predict += (t1 - t0).as_secs_f64();
         self.times.neighbor += (t2 - t1).as_secs_f64();
@@ -359,54 +388,92 @@ impl Simulation {
         Ok(())
     }
 
+    /// The Verlet second half kick of the last step (timed as the correct phase).
+    fn finish_kick(&mut self) {
+        if self.config.integrator == Integrator::Verlet {
+            let t = Instant::now();
+            self.correct();
+            self.times.correct += t.elapsed().as_secs_f64();
+        }
+    }
+
+    /// Verlet: kicks, drift, load reset and position check in one pass.
+    fn kick_drift_check(&mut self, pending: bool) -> Result<bool> {
+        let ps = &mut self.particles;
+        let boxes: &[[f32; 4]] = match &self.broad {
+            Broad::Sweep(s) => s.boxes(),
+            Broad::Brute(b) => b,
+        };
+        let mut d = Dof {
+            x: &mut ps.x,
+            y: &mut ps.y,
+            angle: &mut ps.angle,
+            vx: &mut ps.vx,
+            vy: &mut ps.vy,
+            omega: &mut ps.omega,
+        };
+        let mut l = Loads {
+            fx: &mut ps.fx,
+            fy: &mut ps.fy,
+            torque: &mut ps.torque,
+        };
+        let m = Inertia {
+            mass: &ps.mass,
+            inv_mass: &ps.inv_mass,
+            inv_inertia: &ps.inv_inertia,
+        };
+        let c = Check {
+            radius: &ps.radius,
+            boxes,
+            domain_min: self.config.domain_min,
+            domain_max: self.config.domain_max,
+        };
+        let r = verlet::kick_drift_check(&mut d, &mut l, &m, self.config.dt, self.config.gravity, pending, &c);
+        if r.outside {
+            return Err(self.escape_error());
+        }
+        Ok(r.left_box)
+    }
+
+    /// The error for the first particle outside the domain.
+    fn escape_error(&self) -> EngineError {
+        let ps = &self.particles;
+        let (lo, hi) = (self.config.domain_min, self.config.domain_max);
+        let p = (0..ps.len()).find(|&p| !self.in_domain(ps.x[p], ps.y[p])).unwrap_or(0);
+        let (id, step, x, y) = (ps.id[p], self.step, ps.x[p], ps.y[p]);
+        if x.is_finite() && y.is_finite() {
+            EngineError::Escaped { step, id, x, y, min: lo, max: hi }
+        } else {
+            EngineError::NonFinite { step, id, x, y }
+        }
+    }
+
     fn predict(&mut self) {
         let dt = self.config.dt;
         let g = self.config.gravity;
         let ps = &mut self.particles;
-        match &mut self.gear {
-            None => {
-                let mut d = Dof {
-                    x: &mut ps.x,
-                    y: &mut ps.y,
-                    angle: &mut ps.angle,
-                    vx: &mut ps.vx,
-                    vy: &mut ps.vy,
-                    omega: &mut ps.omega,
-                };
-                let mut l = Loads {
-                    fx: &mut ps.fx,
-                    fy: &mut ps.fy,
-                    torque: &mut ps.torque,
-                };
-                let m = Inertia {
-                    mass: &ps.mass,
-                    inv_mass: &ps.inv_mass,
-                    inv_inertia: &ps.inv_inertia,
-                };
-                verlet::kick_drift(&mut d, &mut l, &m, dt, g);
-            }
-            Some(gh) => {
-                let GearHistory { a, b, c, d } = gh;
-                let pos = [&mut ps.x, &mut ps.y, &mut ps.angle];
-                let vel = [&mut ps.vx, &mut ps.vy, &mut ps.omega];
-                for (k, (x, v)) in pos.into_iter().zip(vel).enumerate() {
-                    let mut dof = GearDof {
-                        x,
-                        v,
-                        a: &mut a[k],
-                        b: &mut b[k],
-                        c: &mut c[k],
-                        d: &mut d[k],
-                    };
-                    gear::predict(&mut dof, dt);
-                }
-                for p in 0..ps.len() {
-                    let gm = if ps.inv_mass[p] > 0.0 { ps.mass[p] } else { 0.0 };
-                    ps.fx[p] = gm * g[0];
-                    ps.fy[p] = gm * g[1];
-                    ps.torque[p] = 0.0;
-                }
-            }
+        let Some(gh) = &mut self.gear else {
+            return;
+        };
+        let GearHistory { a, b, c, d } = gh;
+        let pos = [&mut ps.x, &mut ps.y, &mut ps.angle];
+        let vel = [&mut ps.vx, &mut ps.vy, &mut ps.omega];
+        for (k, (x, v)) in pos.into_iter().zip(vel).enumerate() {
+            let mut dof = GearDof {
+                x,
+                v,
+                a: &mut a[k],
+                b: &mut b[k],
+                c: &mut c[k],
+                d: &mut d[k],
+            };
+            gear::predict(&mut dof, dt);
+        }
+        for p in 0..ps.len() {
+            let gm = if ps.inv_mass[p] > 0.0 { ps.mass[p] } else { 0.0 };
+            ps.fx[p] = gm * g[0];
+            ps.fy[p] = gm * g[1];
+            ps.torque[p] = 0.0;
         }
     }
 
@@ -476,13 +543,7 @@ impl Simulation {
             outside |= !(px >= lo[0] && px <= hi[0] && py >= lo[1] && py <= hi[1]);
         }
         if outside {
-            let p = (0..n).find(|&p| !self.in_domain(x[p], y[p])).unwrap_or(0);
-            let (id, step) = (ps.id[p], self.step);
-            return Err(if x[p].is_finite() && y[p].is_finite() {
-                EngineError::Escaped { step, id, x: x[p], y: y[p], min: lo, max: hi }
-            } else {
-                EngineError::NonFinite { step, id, x: x[p], y: y[p] }
-            });
+            return Err(self.escape_error());
         }
         Ok(left)
     }

@@ -184,18 +184,14 @@ pub fn bench(a: BenchArgs) -> Result<(), String> {
                 let mut sim = peer_sim(&bed, integrator, a.margin, every_step)?;
                 drop(bed);
                 reset_peak_rss();
-                for _ in 0..a.warmup {
-                    sim.step().map_err(|e| e.to_string())?;
-                }
+                sim.run(a.warmup).map_err(|e| e.to_string())?;
                 let steps = ((a.updates / n as f64) as u64).max(20);
                 let mut segs = Vec::new();
                 for _ in 0..a.repeats.max(1) {
                     let (t0, u0) = (sim.times, sim.neighbor_updates);
                     let sw0 = sim.sweep_stats().map_or(0, |s| s.swaps);
                     let start = Instant::now();
-                    for _ in 0..steps {
-                        sim.step().map_err(|e| e.to_string())?;
-                    }
+                    sim.run(steps).map_err(|e| e.to_string())?;
                     let wall = start.elapsed().as_secs_f64();
                     let t1 = sim.times;
                     let ph = |f: fn(&talus_engine::PhaseTimes) -> f64| f(&t1) - f(&t0);
