@@ -31,13 +31,33 @@ fn run_case(seed: u64, n0: usize, ratio: f64, jump: f64, margin: f64, steps: usi
     w.r = (0..n0).map(|_| radius(&mut rng)).collect();
     let mut sweep = SweepAndPrune::new();
     let mut full = Vec::new();
-    sweep.rebuild(&DiscBoxes { x: &w.x, y: &w.y, radius: &w.r, margin }, &mut full);
+    sweep.rebuild(
+        &DiscBoxes {
+            x: &w.x,
+            y: &w.y,
+            radius: &w.r,
+            margin,
+        },
+        &mut full,
+    );
     let mut set: BTreeSet<(u32, u32)> = full.iter().copied().collect();
-    assert_eq!(full, brute_force_pairs(&DiscBoxes { x: &w.x, y: &w.y, radius: &w.r, margin }));
+    assert_eq!(
+        full,
+        brute_force_pairs(&DiscBoxes {
+            x: &w.x,
+            y: &w.y,
+            radius: &w.r,
+            margin
+        })
+    );
     for step in 0..steps {
         // Motion: small jitter for most, large jumps (across several neighbours) for some.
         for p in 0..w.x.len() {
-            let s = if rng.random_range(0.0..1.0) < 0.05 { jump * side } else { 0.5 * rmin };
+            let s = if rng.random_range(0.0..1.0) < 0.05 {
+                jump * side
+            } else {
+                0.5 * rmin
+            };
             w.x[p] += rng.random_range(-s..=s);
             w.y[p] += rng.random_range(-s..=s);
         }
@@ -62,7 +82,11 @@ fn run_case(seed: u64, n0: usize, ratio: f64, jump: f64, margin: f64, steps: usi
                 })
                 .collect();
             let keep = |v: &Vec<f64>| -> Vec<f64> { (0..n).filter(|&p| !kill[p]).map(|p| v[p]).collect() };
-            w = World { x: keep(&w.x), y: keep(&w.y), r: keep(&w.r) };
+            w = World {
+                x: keep(&w.x),
+                y: keep(&w.y),
+                r: keep(&w.r),
+            };
         }
         if step % 5 == 1 {
             for _ in 0..rng.random_range(1..6) {
@@ -72,7 +96,12 @@ fn run_case(seed: u64, n0: usize, ratio: f64, jump: f64, margin: f64, steps: usi
                 sweep.push_particle();
             }
         }
-        let src = DiscBoxes { x: &w.x, y: &w.y, radius: &w.r, margin };
+        let src = DiscBoxes {
+            x: &w.x,
+            y: &w.y,
+            radius: &w.r,
+            margin,
+        };
         sweep.update(&src);
         for a in &sweep.adds {
             assert!(set.insert(*a), "seed {seed} step {step}: pair {a:?} added twice");
@@ -114,7 +143,15 @@ fn exact_ties_on_a_lattice() {
     let r = vec![1.0; n * n];
     let mut s = SweepAndPrune::new();
     let mut full = Vec::new();
-    s.rebuild(&DiscBoxes { x: &x, y: &y, radius: &r, margin: 0.0 }, &mut full);
+    s.rebuild(
+        &DiscBoxes {
+            x: &x,
+            y: &y,
+            radius: &r,
+            margin: 0.0,
+        },
+        &mut full,
+    );
     let mut set: BTreeSet<(u32, u32)> = full.into_iter().collect();
     for step in 0..30 {
         for p in 0..n * n {
@@ -123,7 +160,12 @@ fn exact_ties_on_a_lattice() {
             y[p] += if step % 2 == 0 { d } else { -d };
             x[p] += 0.125;
         }
-        let src = DiscBoxes { x: &x, y: &y, radius: &r, margin: 0.0 };
+        let src = DiscBoxes {
+            x: &x,
+            y: &y,
+            radius: &r,
+            margin: 0.0,
+        };
         s.update(&src);
         for a in &s.adds {
             assert!(set.insert(*a));

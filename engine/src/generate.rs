@@ -10,7 +10,10 @@ use crate::error::{EngineError, Result};
 pub enum RadiusDist {
     Fixed(f64),
     /// Uniform in [mean (1 - width), mean (1 + width)].
-    Uniform { mean: f64, width: f64 },
+    Uniform {
+        mean: f64,
+        width: f64,
+    },
     /// Cycled through in order.
     List(Vec<f64>),
 }
@@ -153,7 +156,9 @@ mod tests {
             random(300, &radii, [0.0, 0.0], [60.0, 60.0], 3).unwrap(),
         ] {
             assert!(no_overlap(&d));
-            assert!(d.iter().all(|c| c.x - c.r >= 0.0 && c.x + c.r <= 60.0 && c.y - c.r >= 0.0));
+            assert!(d
+                .iter()
+                .all(|c| c.x - c.r >= 0.0 && c.x + c.r <= 60.0 && c.y - c.r >= 0.0));
             assert!(d.iter().all(|c| (0.5..=1.5).contains(&c.r)));
         }
         assert!(lattice(5000, &radii, [0.0, 0.0], [10.0, 10.0], 1).is_err());

@@ -107,7 +107,11 @@ struct GearHistory {
 
 impl GearHistory {
     fn arrays(&mut self) -> impl Iterator<Item = &mut Vec<f64>> {
-        self.a.iter_mut().chain(&mut self.b).chain(&mut self.c).chain(&mut self.d)
+        self.a
+            .iter_mut()
+            .chain(&mut self.b)
+            .chain(&mut self.c)
+            .chain(&mut self.d)
     }
 }
 
@@ -193,7 +197,10 @@ impl Simulation {
                 )));
             }
             if p.material as usize >= nmat {
-                return Err(EngineError::Setup(format!("particle id {}: material {} does not exist", p.id, p.material)));
+                return Err(EngineError::Setup(format!(
+                    "particle id {}: material {} does not exist",
+                    p.id, p.material
+                )));
             }
             if !self.in_domain(p.x, p.y) {
                 return Err(EngineError::Setup(format!(
@@ -356,7 +363,7 @@ impl Simulation {
 
     /// One step up to the forces; the Verlet second half kick is left pending.
     fn advance(&mut self, pending_kick: bool) -> Result<()> {
-        if self.config.sort_every > 0 && self.step > 0 && self.step % self.config.sort_every == 0 {
+        if self.config.sort_every > 0 && self.step > 0 && self.step.is_multiple_of(self.config.sort_every) {
             self.reorder();
         }
         let dt = self.config.dt;
@@ -440,9 +447,17 @@ impl Simulation {
         let ps = &self.particles;
         let (lo, hi) = (self.config.domain_min, self.config.domain_max);
         let p = (0..ps.len()).find(|&p| !self.in_domain(ps.x[p], ps.y[p])).unwrap_or(0);
-        let (id, step, x, y) = (ps.id[p], self.step, ps.x[p], ps.y[p]);
+        // The step being computed (self.step counts completed steps).
+        let (id, step, x, y) = (ps.id[p], self.step + 1, ps.x[p], ps.y[p]);
         if x.is_finite() && y.is_finite() {
-            EngineError::Escaped { step, id, x, y, min: lo, max: hi }
+            EngineError::Escaped {
+                step,
+                id,
+                x,
+                y,
+                min: lo,
+                max: hi,
+            }
         } else {
             EngineError::NonFinite { step, id, x, y }
         }
@@ -602,7 +617,13 @@ impl Simulation {
         } else {
             pair_forces(&mut self.particles, &mut self.contacts, &self.params, dt)
         };
-        wall_forces(&mut self.particles, &mut self.wall_contacts, &self.walls, &self.params, dt);
+        wall_forces(
+            &mut self.particles,
+            &mut self.wall_contacts,
+            &self.walls,
+            &self.params,
+            dt,
+        );
     }
 
     /// Energies of the current state and the number of touching pairs.
@@ -656,13 +677,14 @@ impl Simulation {
             Broad::Brute(b) => b.capacity() * 16,
         };
         let gear = self.gear.as_ref().map_or(0, |g| {
-            g.a.iter().chain(&g.b).chain(&g.c).chain(&g.d).map(|a| a.capacity() * 8).sum()
+            g.a.iter()
+                .chain(&g.b)
+                .chain(&g.c)
+                .chain(&g.d)
+                .map(|a| a.capacity() * 8)
+                .sum()
         });
-        self.particles.memory_bytes()
-            + self.contacts.memory_bytes()
-            + self.wall_contacts.memory_bytes()
-            + broad
-            + gear
+        self.particles.memory_bytes() + self.contacts.memory_bytes() + self.wall_contacts.memory_bytes() + broad + gear
     }
 
     /// The sweep's counters (None for other methods).
@@ -693,7 +715,10 @@ fn check_config(c: &Config, materials: &[Material], walls: &[Wall]) -> Result<()
         return bad(format!("neighbour margin {} must be >= 0", c.margin));
     }
     if !(c.domain_min[0] < c.domain_max[0] && c.domain_min[1] < c.domain_max[1]) {
-        return bad(format!("domain min {:?} must be below max {:?}", c.domain_min, c.domain_max));
+        return bad(format!(
+            "domain min {:?} must be below max {:?}",
+            c.domain_min, c.domain_max
+        ));
     }
     if materials.is_empty() || materials.len() > u16::MAX as usize {
         return bad("at least one material is needed".into());

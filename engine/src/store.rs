@@ -97,7 +97,11 @@ impl ParticleStore {
     /// Append a disc; returns its index. Moment of inertia of a disc: m r^2 / 2.
     pub fn push(&mut self, p: &ParticleInit) -> usize {
         let moving = p.flags & (flags::FIXED | flags::DRIVEN) == 0;
-        let (vx, vy, om) = if p.flags & flags::FIXED != 0 { (0.0, 0.0, 0.0) } else { (p.vx, p.vy, p.omega) };
+        let (vx, vy, om) = if p.flags & flags::FIXED != 0 {
+            (0.0, 0.0, 0.0)
+        } else {
+            (p.vx, p.vy, p.omega)
+        };
         self.x.push(p.x);
         self.y.push(p.y);
         self.angle.push(p.angle);
@@ -110,7 +114,11 @@ impl ParticleStore {
         self.radius.push(p.radius);
         self.mass.push(p.mass);
         self.inv_mass.push(if moving { 1.0 / p.mass } else { 0.0 });
-        self.inv_inertia.push(if moving { 2.0 / (p.mass * p.radius * p.radius) } else { 0.0 });
+        self.inv_inertia.push(if moving {
+            2.0 / (p.mass * p.radius * p.radius)
+        } else {
+            0.0
+        });
         self.id.push(p.id);
         self.material.push(p.material);
         self.ptype.push(p.ptype);

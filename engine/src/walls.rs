@@ -50,7 +50,11 @@ impl WallContacts {
                     while k < self.p.len() && (self.p[k], self.w[k]) < (p, w) {
                         k += 1;
                     }
-                    let xi = if k < self.p.len() && (self.p[k], self.w[k]) == (p, w) { self.xi[k] } else { 0.0 };
+                    let xi = if k < self.p.len() && (self.p[k], self.w[k]) == (p, w) {
+                        self.xi[k]
+                    } else {
+                        0.0
+                    };
                     self.np.push(p);
                     self.nw.push(w);
                     self.nxi.push(xi);

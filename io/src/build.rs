@@ -61,7 +61,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
                     sc::Packing::Random => generate::random(n, &dist, *region_min, *region_max, seed),
                 }
                 .map_err(|e| invalid(format!("particles[{k}]: {e}")))?;
-                let mut rng = generate::rng(seed ^ 0x5eed_0f_7e10c17);
+                let mut rng = generate::rng(seed ^ 0x0005_eed0_f7e1_0c17);
                 for d in discs {
                     let (jx, jy) = if *velocity_jitter > 0.0 {
                         use rand::RngExt;
@@ -124,7 +124,10 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         let mut ids: Vec<u64> = inits.iter().map(|p| p.id).collect();
         ids.sort_unstable();
         if let Some(w) = ids.windows(2).find(|w| w[0] == w[1]) {
-            return Err(invalid(format!("particle id {} is used twice (ids must be unique across sources)", w[0])));
+            return Err(invalid(format!(
+                "particle id {} is used twice (ids must be unique across sources)",
+                w[0]
+            )));
         }
     }
 
@@ -132,7 +135,11 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
     //    the effective mass of two discs of the material's mean radius).
     let mut materials = Vec::new();
     for (m, mat) in scenario.materials.iter().enumerate() {
-        let radii: Vec<f64> = inits.iter().filter(|p| p.material as usize == m).map(|p| p.radius).collect();
+        let radii: Vec<f64> = inits
+            .iter()
+            .filter(|p| p.material as usize == m)
+            .map(|p| p.radius)
+            .collect();
         let gamma_n = match mat.damping {
             NormalDamping::GammaN(g) => g,
             NormalDamping::Restitution(e) => {
@@ -170,7 +177,11 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
     };
     for w in &scenario.walls {
         match *w {
-            sc::Wall::Line { point, normal, material } => walls.push(line(point, normal, material)),
+            sc::Wall::Line {
+                point,
+                normal,
+                material,
+            } => walls.push(line(point, normal, material)),
             sc::Wall::Box {
                 min,
                 max,
@@ -259,5 +270,8 @@ pub fn build_file(path: &Path) -> Result<Built> {
 
 /// Build the built-in default scenario.
 pub fn build_default() -> Result<Built> {
-    build(&crate::scenario::default_scenario(), &PathBuf::from("<built-in default>"))
+    build(
+        &crate::scenario::default_scenario(),
+        &PathBuf::from("<built-in default>"),
+    )
 }

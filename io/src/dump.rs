@@ -33,13 +33,7 @@ impl DumpWriter {
     /// Appends one snapshot. The box is 2D; z gets the bounds -0.5..0.5 and every particle
     /// z = 0, vz = 0. The snapshot is flushed to the file before returning, so a viewer (or a
     /// crash) never sees half a snapshot that is not coming.
-    pub fn write_snapshot(
-        &mut self,
-        step: u64,
-        box_lo: [f64; 2],
-        box_hi: [f64; 2],
-        frame: &Frame,
-    ) -> Result<()> {
+    pub fn write_snapshot(&mut self, step: u64, box_lo: [f64; 2], box_hi: [f64; 2], frame: &Frame) -> Result<()> {
         let n = frame.check(&self.path)?;
         write_snapshot_to(&mut self.out, step, box_lo, box_hi, frame, n)
             .and_then(|()| self.out.flush())
@@ -70,10 +64,7 @@ fn write_snapshot_to<W: Write>(
         w.write_all(b"\n")?;
     }
     writeln!(w, "-0.5 0.5")?;
-    writeln!(
-        w,
-        "ITEM: ATOMS id type x y z vx vy vz radius omegaz fx fy angle"
-    )?;
+    writeln!(w, "ITEM: ATOMS id type x y z vx vy vz radius omegaz fx fy angle")?;
     for i in 0..n {
         write!(w, "{} {} ", f.ids[i], f.types[i])?;
         write_f64(w, f.x[i])?;
@@ -123,11 +114,7 @@ mod tests {
 
     impl Snap {
         fn new(step: u64, n: usize, seed: f64) -> Self {
-            let g = |k: f64| -> Vec<f64> {
-                (0..n)
-                    .map(|i| seed * k * (i as f64 + 0.3).powi(3) / 7.0)
-                    .collect()
-            };
+            let g = |k: f64| -> Vec<f64> { (0..n).map(|i| seed * k * (i as f64 + 0.3).powi(3) / 7.0).collect() };
             Snap {
                 step,
                 lo: [-seed, 0.0],
@@ -231,13 +218,11 @@ mod tests {
         let s2 = Snap::new(25_000, 7, -0.123456789);
         let mut w = DumpWriter::create(&p).unwrap();
         assert_eq!(w.path(), p);
-        w.write_snapshot(s1.step, s1.lo, s1.hi, &s1.frame())
-            .unwrap();
+        w.write_snapshot(s1.step, s1.lo, s1.hi, &s1.frame()).unwrap();
         // Flushed per snapshot: the first is complete on disk before the second is written.
         let partial = parse_dump(&std::fs::read_to_string(&p).unwrap());
         assert_eq!(partial.len(), 1);
-        w.write_snapshot(s2.step, s2.lo, s2.hi, &s2.frame())
-            .unwrap();
+        w.write_snapshot(s2.step, s2.lo, s2.hi, &s2.frame()).unwrap();
         drop(w);
 
         let back = parse_dump(&std::fs::read_to_string(&p).unwrap());

@@ -14,11 +14,7 @@ pub enum IoError {
     },
     /// A text file (LAMMPS data file, scenario file) is malformed at a given line.
     #[error("{}:{line}: {msg}", path.display())]
-    Parse {
-        path: PathBuf,
-        line: usize,
-        msg: String,
-    },
+    Parse { path: PathBuf, line: usize, msg: String },
     /// A scenario file has an unknown key, a wrong type or an impossible value.
     #[error("{}:{line}:{col}: {msg}", path.display())]
     Scenario {

@@ -147,12 +147,8 @@ impl Ctx<'_> {
     }
 
     fn u64(&self, line: usize, tok: &str, what: &str) -> Result<u64> {
-        tok.parse::<u64>().map_err(|_| {
-            self.err(
-                line,
-                format!("cannot parse {what} '{tok}' as a non-negative integer"),
-            )
-        })
+        tok.parse::<u64>()
+            .map_err(|_| self.err(line, format!("cannot parse {what} '{tok}' as a non-negative integer")))
     }
 
     fn i64(&self, line: usize, tok: &str, what: &str) -> Result<i64> {
@@ -212,31 +208,22 @@ fn parse(text: &str, path: &Path) -> Result<LammpsData> {
         let numeric = content.starts_with(|c: char| c.is_ascii_digit() || "+-.".contains(c));
         if !numeric {
             // A section keyword; normalise inner whitespace ("Pair  Coeffs").
-            let keyword = content
-                .split_ascii_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ");
+            let keyword = content.split_ascii_whitespace().collect::<Vec<_>>().join(" ");
             match keyword.as_str() {
                 "Atoms" => {
                     if let Some(prev) = atoms_line {
-                        return Err(
-                            cx.err(line, format!("second Atoms section (first at line {prev})"))
-                        );
+                        return Err(cx.err(line, format!("second Atoms section (first at line {prev})")));
                     }
                     if let Some(style) = comment.and_then(|c| c.split_ascii_whitespace().next()) {
                         if style != "sphere" {
                             return Err(cx.err(
                                 line,
-                                format!(
-                                    "Atoms section has atom style '{style}'; only 'sphere' is supported"
-                                ),
+                                format!("Atoms section has atom style '{style}'; only 'sphere' is supported"),
                             ));
                         }
                     }
                     let Some((n, _)) = declared_atoms else {
-                        return Err(
-                            cx.err(line, "Atoms section, but the header has no 'N atoms' line")
-                        );
+                        return Err(cx.err(line, "Atoms section, but the header has no 'N atoms' line"));
                     };
                     // Cap the reservation: the header count is not trusted yet.
                     let cap = n.min(1 << 24) as usize;
@@ -254,10 +241,7 @@ fn parse(text: &str, path: &Path) -> Result<LammpsData> {
                         return Err(cx.err(line, "Velocities section before the Atoms section"));
                     }
                     if let Some(prev) = velocities_line {
-                        return Err(cx.err(
-                            line,
-                            format!("second Velocities section (first at line {prev})"),
-                        ));
+                        return Err(cx.err(line, format!("second Velocities section (first at line {prev})")));
                     }
                     let n = d.ids.len();
                     d.vx = vec![0.0; n];
@@ -274,14 +258,7 @@ fn parse(text: &str, path: &Path) -> Result<LammpsData> {
         }
 
         match section {
-            Section::Header => header_line(
-                &cx,
-                line,
-                content,
-                &mut d,
-                &mut declared_atoms,
-                &mut declared_types,
-            )?,
+            Section::Header => header_line(&cx, line, content, &mut d, &mut declared_atoms, &mut declared_types)?,
             Section::Atoms => {
                 let (f, n) = fields::<10>(content);
                 if n != 7 && n != 10 {
@@ -335,8 +312,7 @@ fn parse(text: &str, path: &Path) -> Result<LammpsData> {
                 d.ids.push(id);
                 d.types.push(ty as u32);
                 d.radius.push(0.5 * diameter);
-                d.mass
-                    .push(density * PI * diameter * diameter * diameter / 6.0);
+                d.mass.push(density * PI * diameter * diameter * diameter / 6.0);
                 d.x.push(x);
                 d.y.push(y);
                 d.z.push(z);
@@ -346,18 +322,14 @@ fn parse(text: &str, path: &Path) -> Result<LammpsData> {
                 if n != 7 {
                     return Err(cx.err(
                         line,
-                        format!(
-                            "Velocities line has {n} columns; expected 7 (id vx vy vz wx wy wz)"
-                        ),
+                        format!("Velocities line has {n} columns; expected 7 (id vx vy vz wx wy wz)"),
                     ));
                 }
                 let id = cx.u64(line, f[0], "atom id")?;
                 let Some(&idx) = index_of.get(&id) else {
                     return Err(cx.err(
                         line,
-                        format!(
-                            "Velocities line for atom id {id}, which is not in the Atoms section"
-                        ),
+                        format!("Velocities line for atom id {id}, which is not in the Atoms section"),
                     ));
                 };
                 if has_velocity[idx] {
@@ -516,11 +488,11 @@ Velocities
         assert_eq!(d.types, vec![1, 2, 1]);
         assert_eq!(d.radius, vec![0.1, 0.2, 0.05]);
         let sphere = |diam: f64, rho: f64| rho * PI * diam.powi(3) / 6.0;
-        for (m, want) in d.mass.iter().zip([
-            sphere(0.2, 1000.0),
-            sphere(0.4, 2000.0),
-            sphere(0.1, 3000.0),
-        ]) {
+        for (m, want) in d
+            .mass
+            .iter()
+            .zip([sphere(0.2, 1000.0), sphere(0.4, 2000.0), sphere(0.1, 3000.0)])
+        {
             assert!((m - want).abs() <= 1e-15 * want, "{m} vs {want}");
         }
         assert_eq!(d.x, vec![0.5, 1.5, 1.25]);
@@ -557,16 +529,8 @@ Velocities
 
     #[test]
     fn error_wrong_column_count() {
-        expect_parse_err(
-            &format!("{HEAD}1 1 1 1 0 0\n2 1 1 1 0 0 0\n"),
-            8,
-            "6 columns",
-        );
-        expect_parse_err(
-            &format!("{HEAD}1 1 1 1 0 0 0 0 0\n2 1 1 1 0 0 0\n"),
-            8,
-            "9 columns",
-        );
+        expect_parse_err(&format!("{HEAD}1 1 1 1 0 0\n2 1 1 1 0 0 0\n"), 8, "6 columns");
+        expect_parse_err(&format!("{HEAD}1 1 1 1 0 0 0 0 0\n2 1 1 1 0 0 0\n"), 8, "9 columns");
         expect_parse_err(
             &format!("{HEAD}1 1 1 1 0 0 0\n2 1 1 1 0 0 0\n\nVelocities\n\n1 0 0 0 0 0\n"),
             13,
@@ -576,43 +540,19 @@ Velocities
 
     #[test]
     fn error_unparsable_number() {
-        expect_parse_err(
-            &format!("{HEAD}1 1 1 1 0 0 0\n2 1 1 1 0 abc 0\n"),
-            9,
-            "'abc'",
-        );
+        expect_parse_err(&format!("{HEAD}1 1 1 1 0 0 0\n2 1 1 1 0 abc 0\n"), 9, "'abc'");
         expect_parse_err(&format!("{HEAD}1 1 1 1 0 0 0\n2 1 1 1 0 1.0.0 0\n"), 9, "y");
-        expect_parse_err(
-            &format!("{HEAD}1 1 1 1 0 0 0\n2 1 1 1 0 nan 0\n"),
-            9,
-            "not finite",
-        );
-        expect_parse_err(
-            &format!("{HEAD}1 x 1 1 0 0 0\n2 1 1 1 0 0 0\n"),
-            8,
-            "atom type",
-        );
-        expect_parse_err(
-            &format!("{HEAD}1 1 1 1 0 0 0 0 0.5 0\n2 1 1 1 0 0 0\n"),
-            8,
-            "iy",
-        );
+        expect_parse_err(&format!("{HEAD}1 1 1 1 0 0 0\n2 1 1 1 0 nan 0\n"), 9, "not finite");
+        expect_parse_err(&format!("{HEAD}1 x 1 1 0 0 0\n2 1 1 1 0 0 0\n"), 8, "atom type");
+        expect_parse_err(&format!("{HEAD}1 1 1 1 0 0 0 0 0.5 0\n2 1 1 1 0 0 0\n"), 8, "iy");
         expect_parse_err("title\nmany atoms\nAtoms\n", 2, "unknown section");
         expect_parse_err("title\n2.5 atoms\n", 2, "atom count");
     }
 
     #[test]
     fn error_non_positive_diameter_or_density() {
-        expect_parse_err(
-            &format!("{HEAD}1 1 0 1 0 0 0\n2 1 1 1 0 0 0\n"),
-            8,
-            "diameter",
-        );
-        expect_parse_err(
-            &format!("{HEAD}1 1 1 1 0 0 0\n2 1 1 -5 0 0 0\n"),
-            9,
-            "density",
-        );
+        expect_parse_err(&format!("{HEAD}1 1 0 1 0 0 0\n2 1 1 1 0 0 0\n"), 8, "diameter");
+        expect_parse_err(&format!("{HEAD}1 1 1 1 0 0 0\n2 1 1 -5 0 0 0\n"), 9, "density");
     }
 
     #[test]
@@ -623,9 +563,7 @@ Velocities
             "duplicate atom id 7",
         );
         expect_parse_err(
-            &format!(
-                "{HEAD}1 1 1 1 0 0 0\n2 1 1 1 0 0 0\nVelocities\n1 0 0 0 0 0 0\n1 0 0 0 0 0 0\n"
-            ),
+            &format!("{HEAD}1 1 1 1 0 0 0\n2 1 1 1 0 0 0\nVelocities\n1 0 0 0 0 0 0\n1 0 0 0 0 0 0\n"),
             12,
             "duplicate velocity",
         );
@@ -642,11 +580,7 @@ Velocities
 
     #[test]
     fn error_atom_count_mismatch() {
-        expect_parse_err(
-            &format!("{HEAD}1 1 1 1 0 0 0\n"),
-            2,
-            "header declares 2 atoms",
-        );
+        expect_parse_err(&format!("{HEAD}1 1 1 1 0 0 0\n"), 2, "header declares 2 atoms");
         expect_parse_err(
             &format!("{HEAD}1 1 1 1 0 0 0\n2 1 1 1 0 0 0\n3 1 1 1 0 0 0\n"),
             2,

@@ -2,10 +2,10 @@
 //! output, energy time series.
 pub mod error;
 pub use error::{IoError, Result};
+pub mod build;
 pub mod dump;
 pub mod lammps_data;
+pub mod output;
 pub mod scenario;
 pub mod series;
 pub mod vtk;
-pub mod build;
-pub mod output;

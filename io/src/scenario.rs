@@ -300,9 +300,7 @@ impl<'de> Deserialize<'de> for Vec2 {
         let v = Vec::<f64>::deserialize(d)?;
         match v[..] {
             [x, y] if x.is_finite() && y.is_finite() => Ok(Vec2([x, y])),
-            [_, _] => Err(D::Error::custom(format!(
-                "must be finite numbers, got {v:?}"
-            ))),
+            [_, _] => Err(D::Error::custom(format!("must be finite numbers, got {v:?}"))),
             _ => Err(D::Error::custom(format!(
                 "must be an [x, y] pair, got {} element(s)",
                 v.len()
@@ -509,13 +507,7 @@ impl Ctx<'_> {
     }
 
     /// `value` must be given; `owner` is the span of the table that should hold it.
-    fn required<T>(
-        &self,
-        value: Option<Spanned<T>>,
-        owner: &Range<usize>,
-        key: &str,
-        when: &str,
-    ) -> Result<T> {
+    fn required<T>(&self, value: Option<Spanned<T>>, owner: &Range<usize>, key: &str, when: &str) -> Result<T> {
         value
             .map(Spanned::into_inner)
             .ok_or_else(|| self.err(owner.clone(), format!("`{key}` is required {when}")))
@@ -539,15 +531,10 @@ impl Ctx<'_> {
         let (materials, names) = self.materials(raw.material)?;
         let lookup = |name: &Spanned<String>| -> Result<usize> {
             names.get(name.get_ref().as_str()).copied().ok_or_else(|| {
-                let known: Vec<String> =
-                    materials.iter().map(|m| format!("`{}`", m.name)).collect();
+                let known: Vec<String> = materials.iter().map(|m| format!("`{}`", m.name)).collect();
                 self.err(
                     name.span(),
-                    format!(
-                        "unknown material `{}` (defined: {})",
-                        name.get_ref(),
-                        known.join(", ")
-                    ),
+                    format!("unknown material `{}` (defined: {})", name.get_ref(), known.join(", ")),
                 )
             })
         };
@@ -558,10 +545,7 @@ impl Ctx<'_> {
         }
 
         if raw.particles.get_ref().is_empty() {
-            return Err(self.err(
-                raw.particles.span(),
-                "at least one particle source is required",
-            ));
+            return Err(self.err(raw.particles.span(), "at least one particle source is required"));
         }
         let mut particles = Vec::with_capacity(raw.particles.get_ref().len());
         for p in raw.particles.into_inner() {
@@ -575,11 +559,7 @@ impl Ctx<'_> {
             },
             Some(i) => {
                 let time_step = match (i.dt, i.dt_fraction) {
-                    (Some(_), Some(f)) => {
-                        return Err(
-                            self.err(f.span(), "`dt` and `dt_fraction` cannot both be given")
-                        )
-                    }
+                    (Some(_), Some(f)) => return Err(self.err(f.span(), "`dt` and `dt_fraction` cannot both be given")),
                     (Some(dt), None) => TimeStep::Fixed(dt.into_inner().0),
                     (None, Some(f)) => TimeStep::Fraction(f.into_inner().0),
                     (None, None) => TimeStep::Fraction(DEFAULT_DT_FRACTION),
@@ -604,9 +584,7 @@ impl Ctx<'_> {
             },
         );
 
-        let run = Run {
-            steps: raw.run.steps.0,
-        };
+        let run = Run { steps: raw.run.steps.0 };
         let default_every = (run.steps / DEFAULT_FRAMES).max(1);
         let output = match raw.output {
             None => Output {
@@ -648,17 +626,12 @@ impl Ctx<'_> {
         } else {
             Err(self.err(
                 max.span(),
-                format!(
-                    "must be greater than {min_name} in both components, got max = {m:?}, min = {min:?}"
-                ),
+                format!("must be greater than {min_name} in both components, got max = {m:?}, min = {min:?}"),
             ))
         }
     }
 
-    fn materials(
-        &self,
-        raw: Spanned<Vec<Spanned<RawMaterial>>>,
-    ) -> Result<(Vec<Material>, HashMap<String, usize>)> {
+    fn materials(&self, raw: Spanned<Vec<Spanned<RawMaterial>>>) -> Result<(Vec<Material>, HashMap<String, usize>)> {
         if raw.get_ref().is_empty() {
             return Err(self.err(raw.span(), "at least one [[material]] is required"));
         }
@@ -669,15 +642,11 @@ impl Ctx<'_> {
             let m = m.into_inner();
             let damping = match (m.restitution, m.gamma_n) {
                 (Some(_), Some(g)) => {
-                    return Err(
-                        self.err(g.span(), "`restitution` and `gamma_n` cannot both be given")
-                    )
+                    return Err(self.err(g.span(), "`restitution` and `gamma_n` cannot both be given"))
                 }
                 (Some(e), None) => NormalDamping::Restitution(e.into_inner().0),
                 (None, Some(g)) => NormalDamping::GammaN(g.into_inner().0),
-                (None, None) => {
-                    return Err(self.err(span, "one of `restitution` or `gamma_n` is required"))
-                }
+                (None, None) => return Err(self.err(span, "one of `restitution` or `gamma_n` is required")),
             };
             let name = m.name.get_ref().clone();
             if names.insert(name.clone(), materials.len()).is_some() {
@@ -696,11 +665,7 @@ impl Ctx<'_> {
         Ok((materials, names))
     }
 
-    fn wall(
-        &self,
-        raw: Spanned<RawWall>,
-        lookup: &dyn Fn(&Spanned<String>) -> Result<usize>,
-    ) -> Result<Wall> {
+    fn wall(&self, raw: Spanned<RawWall>, lookup: &dyn Fn(&Spanned<String>) -> Result<usize>) -> Result<Wall> {
         let span = raw.span();
         let w = raw.into_inner();
         // walls without a material use the first one
@@ -726,9 +691,9 @@ impl Ctx<'_> {
                 self.forbidden(&w.point, when)?;
                 self.forbidden(&w.normal, when)?;
                 let min = self.required(w.min, &span, "min", "for kind = \"box\"")?;
-                let max = w.max.ok_or_else(|| {
-                    self.err(span.clone(), "`max` is required for kind = \"box\"")
-                })?;
+                let max = w
+                    .max
+                    .ok_or_else(|| self.err(span.clone(), "`max` is required for kind = \"box\""))?;
                 self.check_min_max(min.0, &max, "min")?;
                 Ok(Wall::Box {
                     min: min.0,
@@ -768,14 +733,14 @@ impl Ctx<'_> {
                 let when = "for source = \"generate\"";
                 self.forbidden(&p.file, "with source = \"generate\"")?;
                 let count = self.required(p.count, &span, "count", when)?;
-                let radius = p.radius.ok_or_else(|| {
-                    self.err(span.clone(), format!("`radius` is required {when}"))
-                })?;
+                let radius = p
+                    .radius
+                    .ok_or_else(|| self.err(span.clone(), format!("`radius` is required {when}")))?;
                 let radius = self.radius(radius)?;
                 let packing = self.required(p.packing, &span, "packing", when)?;
-                let region = p.region.ok_or_else(|| {
-                    self.err(span.clone(), format!("`region` is required {when}"))
-                })?;
+                let region = p
+                    .region
+                    .ok_or_else(|| self.err(span.clone(), format!("`region` is required {when}")))?;
                 let region_span = region.span();
                 let region = region.into_inner();
                 self.check_min_max(region.min.0, &region.max, "region.min")?;
@@ -817,10 +782,7 @@ impl Ctx<'_> {
                 self.forbidden(&r.mean, when)?;
                 self.forbidden(&r.width, when)?;
                 self.forbidden(&r.values, when)?;
-                RadiusDist::Fixed(
-                    self.required(r.value, &span, "value", "for kind = \"fixed\"")?
-                        .0,
-                )
+                RadiusDist::Fixed(self.required(r.value, &span, "value", "for kind = \"fixed\"")?.0)
             }
             RadiusKind::Uniform => {
                 let when = "with kind = \"uniform\"";
@@ -998,9 +960,7 @@ energy = false
 
     /// 1-based line of the first occurrence of `needle` in `text`.
     fn line_of(text: &str, needle: &str) -> usize {
-        let at = text
-            .find(needle)
-            .unwrap_or_else(|| panic!("{needle:?} not in text"));
+        let at = text.find(needle).unwrap_or_else(|| panic!("{needle:?} not in text"));
         text[..at].matches('\n').count() + 1
     }
 
@@ -1035,25 +995,16 @@ energy = false
         let s = default_scenario();
         assert_eq!(s.materials.len(), 1);
         assert_eq!(s.gravity, [0.0, -9.81]);
-        assert_eq!(s.run.steps, 20000);
-        assert_eq!(s.output.every, 2000);
+        assert_eq!(s.run.steps, 70000);
+        assert_eq!(s.output.every, 7000);
         assert_eq!(s.integrator.time_step, TimeStep::Fraction(50.0));
         assert_eq!(s.neighbor.method, NeighborMethod::Sweep);
         match &s.particles[0].source {
             ParticleSource::Generate {
-                count,
-                radius,
-                packing,
-                ..
+                count, radius, packing, ..
             } => {
                 assert_eq!(*count, 20000);
-                assert_eq!(
-                    *radius,
-                    RadiusDist::Uniform {
-                        mean: 1e-3,
-                        width: 0.5
-                    }
-                );
+                assert_eq!(*radius, RadiusDist::Uniform { mean: 1e-3, width: 0.5 });
                 assert_eq!(*packing, Packing::Lattice);
             }
             other => panic!("unexpected source {other:?}"),
@@ -1121,10 +1072,7 @@ energy = false
                     type_id: 2,
                     source: ParticleSource::Generate {
                         count: 200,
-                        radius: RadiusDist::Uniform {
-                            mean: 1e-3,
-                            width: 0.5
-                        },
+                        radius: RadiusDist::Uniform { mean: 1e-3, width: 0.5 },
                         packing: Packing::Lattice,
                         region_min: [0.0, 0.0],
                         region_max: [0.3, 0.3],
@@ -1292,11 +1240,7 @@ steps = 10
     #[test]
     fn scenario_domain_min_not_below_max() {
         let t = edit("max = [0.31, 0.4]", "max = [0.31, -0.01]");
-        expect_err(
-            &t,
-            line_of(&t, "max = [0.31, -0.01]"),
-            &["domain.max", "domain.min"],
-        );
+        expect_err(&t, line_of(&t, "max = [0.31, -0.01]"), &["domain.max", "domain.min"]);
     }
 
     #[test]
@@ -1304,11 +1248,7 @@ steps = 10
         let t = edit("max = [0.3, 0.39]", "max = [0.0, 0.39]");
         expect_err(&t, line_of(&t, "max = [0.0, 0.39]"), &["wall[1].max"]);
         let t = edit("max = [0.3, 0.35] }", "max = [0.3, 0.29] }");
-        expect_err(
-            &t,
-            line_of(&t, "max = [0.3, 0.29] }"),
-            &["particles[1].region.max"],
-        );
+        expect_err(&t, line_of(&t, "max = [0.3, 0.29] }"), &["particles[1].region.max"]);
     }
 
     #[test]
@@ -1323,15 +1263,8 @@ steps = 10
 
     #[test]
     fn scenario_unknown_material() {
-        let t = edit(
-            "material = \"steel\"\ncount = 10",
-            "material = \"sand\"\ncount = 10",
-        );
-        expect_err(
-            &t,
-            line_of(&t, "\"sand\""),
-            &["particles[1].material", "sand", "glass"],
-        );
+        let t = edit("material = \"steel\"\ncount = 10", "material = \"sand\"\ncount = 10");
+        expect_err(&t, line_of(&t, "\"sand\""), &["particles[1].material", "sand", "glass"]);
         let t = edit(
             "material = \"steel\"\n\n[[particles]]",
             "material = \"wood\"\n\n[[particles]]",
@@ -1354,21 +1287,13 @@ steps = 10
         let t = edit("dt = 2.784e-6\n", "dt = 2.784e-6\ndt_fraction = 50\n");
         expect_err(&t, line_of(&t, "dt_fraction"), &["dt_fraction", "dt`"]);
         let t = edit("dt = 2.784e-6\n", "dt_fraction = 1\n");
-        expect_err(
-            &t,
-            line_of(&t, "dt_fraction"),
-            &["integrator.dt_fraction", "> 1"],
-        );
+        expect_err(&t, line_of(&t, "dt_fraction"), &["integrator.dt_fraction", "> 1"]);
     }
 
     #[test]
     fn scenario_restitution_and_gamma_n() {
         let t = edit("restitution = 0.5\n", "restitution = 0.5\ngamma_n = 10.0\n");
-        expect_err(
-            &t,
-            line_of(&t, "gamma_n = 10.0"),
-            &["restitution", "gamma_n"],
-        );
+        expect_err(&t, line_of(&t, "gamma_n = 10.0"), &["restitution", "gamma_n"]);
     }
 
     #[test]
@@ -1382,11 +1307,7 @@ steps = 10
     #[test]
     fn scenario_lammps_with_count() {
         let t = edit("file = \"bed.data\"\n", "file = \"bed.data\"\ncount = 5\n");
-        expect_err(
-            &t,
-            line_of(&t, "count = 5"),
-            &["particles[3].count", "lammps"],
-        );
+        expect_err(&t, line_of(&t, "count = 5"), &["particles[3].count", "lammps"]);
     }
 
     #[test]
@@ -1406,21 +1327,13 @@ steps = 10
     #[test]
     fn scenario_generate_with_file() {
         let t = edit("count = 10\n", "count = 10\nfile = \"x.data\"\n");
-        expect_err(
-            &t,
-            line_of(&t, "x.data"),
-            &["particles[1].file", "generate"],
-        );
+        expect_err(&t, line_of(&t, "x.data"), &["particles[1].file", "generate"]);
     }
 
     #[test]
     fn scenario_wrong_type() {
         let t = edit("density = 2500.0", "density = \"heavy\"");
-        expect_err(
-            &t,
-            line_of(&t, "\"heavy\""),
-            &["material[0].density", "string"],
-        );
+        expect_err(&t, line_of(&t, "\"heavy\""), &["material[0].density", "string"]);
         let t = edit("steps = 1000", "steps = \"many\"");
         expect_err(&t, line_of(&t, "\"many\""), &["run.steps"]);
     }
@@ -1428,11 +1341,7 @@ steps = 10
     #[test]
     fn scenario_bad_vectors_and_kinds() {
         let t = edit("normal = [0.0, 2.0]", "normal = [0.0, 0.0]");
-        expect_err(
-            &t,
-            line_of(&t, "normal = [0.0, 0.0]"),
-            &["wall[0].normal", "non-zero"],
-        );
+        expect_err(&t, line_of(&t, "normal = [0.0, 0.0]"), &["wall[0].normal", "non-zero"]);
         let t = edit("gravity = [0.0, -9.81]", "gravity = [0.0, -9.81, 1.0]");
         expect_err(&t, line_of(&t, "gravity"), &["gravity", "pair"]);
         let t = edit("kind = \"line\"", "kind = \"circle\"");
@@ -1440,17 +1349,9 @@ steps = 10
         let t = edit("kind = \"box\"\nmin", "kind = \"box\"\npoint = [0, 0]\nmin");
         expect_err(&t, line_of(&t, "point = [0, 0]"), &["wall[1].point", "box"]);
         let t = edit("mean = 1.0e-3, ", "");
-        expect_err(
-            &t,
-            line_of(&t, "kind = \"uniform\""),
-            &["particles[0].radius", "mean"],
-        );
+        expect_err(&t, line_of(&t, "kind = \"uniform\""), &["particles[0].radius", "mean"]);
         let t = edit("values = [1e-3, 2e-3]", "values = [1e-3, 0.0]");
-        expect_err(
-            &t,
-            line_of(&t, "values"),
-            &["particles[2].radius.values", "> 0, got 0"],
-        );
+        expect_err(&t, line_of(&t, "values"), &["particles[2].radius.values", "> 0, got 0"]);
         let t = edit("type = 2", "type = 0");
         expect_err(&t, line_of(&t, "type = 0"), &["particles[0].type"]);
         let t = edit("steps = 1000", "steps = 0");
@@ -1482,10 +1383,7 @@ steps = 10
         let t = edit("width = 0.5", "width = 1.5");
         let e = parse(&t).unwrap_err().to_string();
         let line = line_of(&t, "width = 1.5");
-        assert!(
-            e.starts_with(&format!("test.toml:{line}:")),
-            "unexpected display {e:?}"
-        );
+        assert!(e.starts_with(&format!("test.toml:{line}:")), "unexpected display {e:?}");
         assert!(
             e.ends_with("particles[0].radius.width: must be in [0, 1), got 1.5"),
             "{e}"

@@ -81,10 +81,7 @@ mod tests {
         let mut s = EnergySeries::create(&p).unwrap();
         assert_eq!(s.path(), p);
         // The header is on disk as soon as the file is created.
-        assert_eq!(
-            std::fs::read_to_string(&p).unwrap(),
-            format!("{ENERGY_HEADER}\n")
-        );
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), format!("{ENERGY_HEADER}\n"));
         for (k, &(step, t, ke, re, ee, c)) in rows.iter().enumerate() {
             s.record(step, t, ke, re, ee, c).unwrap();
             // Flushed per record: the file already holds this row while the writer is alive.

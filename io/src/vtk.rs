@@ -136,10 +136,7 @@ fn write_vtu_to<W: Write>(w: &mut W, f: &Frame, n: usize) -> std::io::Result<()>
         offset += 8 + a.data_bytes(n);
         Ok(())
     };
-    writeln!(
-        w,
-        r#"      <PointData Scalars="radius" Vectors="velocity">"#
-    )?;
+    writeln!(w, r#"      <PointData Scalars="radius" Vectors="velocity">"#)?;
     for a in &POINT_DATA {
         decl(w, a)?;
     }
@@ -346,11 +343,7 @@ mod tests {
 
     impl Cols {
         fn new(n: usize) -> Self {
-            let g = |k: f64| {
-                (0..n)
-                    .map(|i| k * (i as f64 + 1.0) + 0.1)
-                    .collect::<Vec<_>>()
-            };
+            let g = |k: f64| (0..n).map(|i| k * (i as f64 + 1.0) + 0.1).collect::<Vec<_>>();
             Cols {
                 ids: (0..n as u64).map(|i| 1000 + 7 * i).collect(),
                 types: (0..n as u32).map(|i| 1 + i % 3).collect(),
@@ -386,10 +379,7 @@ mod tests {
     /// Value of attribute `name` in an XML tag's text.
     fn attr<'a>(tag: &'a str, name: &str) -> &'a str {
         let key = format!(" {name}=\"");
-        let start = tag
-            .find(&key)
-            .unwrap_or_else(|| panic!("no {name} in {tag}"))
-            + key.len();
+        let start = tag.find(&key).unwrap_or_else(|| panic!("no {name} in {tag}")) + key.len();
         let len = tag[start..].find('"').unwrap();
         &tag[start..start + len]
     }
@@ -474,9 +464,7 @@ mod tests {
         write_vtu(&p, &c.frame()).unwrap();
         let v = parse_vtu(&std::fs::read(&p).unwrap());
 
-        assert!(v
-            .header
-            .contains(r#"<Piece NumberOfPoints="5" NumberOfCells="5">"#));
+        assert!(v.header.contains(r#"<Piece NumberOfPoints="5" NumberOfCells="5">"#));
         let ids: Vec<u64> = v.i64s("id").iter().map(|&i| i as u64).collect();
         assert_eq!(ids, c.ids);
         let types: Vec<u32> = v
@@ -542,12 +530,7 @@ mod tests {
         assert!(text.trim_end().ends_with("</VTKFile>"));
         text.lines()
             .filter(|l| l.contains("<DataSet"))
-            .map(|l| {
-                (
-                    attr(l, "timestep").parse().unwrap(),
-                    attr(l, "file").to_string(),
-                )
-            })
+            .map(|l| (attr(l, "timestep").parse().unwrap(), attr(l, "file").to_string()))
             .collect()
     }
 
@@ -559,12 +542,7 @@ mod tests {
         let dir = root.path().join("out/vtk");
         let mut s = PvdSeries::new(&dir, "run");
         assert!(s.is_empty());
-        let steps = [
-            (0u64, 0.0),
-            (1000, 1e-3),
-            (2000, 2.5e-9),
-            (123_456_789, 1e7),
-        ];
+        let steps = [(0u64, 0.0), (1000, 1e-3), (2000, 2.5e-9), (123_456_789, 1e7)];
         for (k, &(step, time)) in steps.iter().enumerate() {
             let p = s.add_frame(step, time, &c.frame()).unwrap();
             assert_eq!(p, dir.join(format!("run_{step:08}.vtu")));

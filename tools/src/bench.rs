@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
-use talus_engine::{Config, ContactParams, Integrator, LineWall, Material, NeighborMethod, ParticleInit, Simulation, Wall};
+use talus_engine::{
+    Config, ContactParams, Integrator, LineWall, Material, NeighborMethod, ParticleInit, Simulation, Wall,
+};
 use talus_io::lammps_data::{read_lammps_data, LammpsData};
 
 #[derive(Args)]
@@ -161,7 +163,21 @@ pub fn bench(a: BenchArgs) -> Result<(), String> {
     );
     println!(
         "{:>8} {:>6} {:>10} {:>6} {:>8} {:>10} {:>6} {:>6} {:>6} {:>6} {:>7} {:>9} {:>9} {:>7} {:>7}",
-        "N", "integ", "mode", "steps", "wall s", "upd/s", "z", "neigh%", "force%", "integ%", "sweeps", "ms/sweep", "swaps/sw", "B/p arr", "B/p rss"
+        "N",
+        "integ",
+        "mode",
+        "steps",
+        "wall s",
+        "upd/s",
+        "z",
+        "neigh%",
+        "force%",
+        "integ%",
+        "sweeps",
+        "ms/sweep",
+        "swaps/sw",
+        "B/p arr",
+        "B/p rss"
     );
     let mut rows = Vec::new();
     for &n in &a.sizes {
@@ -247,7 +263,11 @@ pub fn bench(a: BenchArgs) -> Result<(), String> {
             let (mx, my) = (sx / k, sy / k);
             let num: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
             let den: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
-            println!("sweep time per update ~ N^{:.3} ({integ}, every-step runs, {} sizes)", num / den, pts.len());
+            println!(
+                "sweep time per update ~ N^{:.3} ({integ}, every-step runs, {} sizes)",
+                num / den,
+                pts.len()
+            );
         }
     }
     if let Some(p) = &a.csv {
@@ -257,8 +277,21 @@ pub fn bench(a: BenchArgs) -> Result<(), String> {
         for r in &rows {
             s += &format!(
                 "{},{},{},{},{:.4},{:.4e},{:.4},{:.2},{:.2},{:.2},{},{:.4},{:.1},{:.1},{:.1},{commit}\n",
-                r.n, r.integrator, r.mode, r.steps, r.wall, r.ups, r.z, r.neighbor, r.forces, r.integrate, r.updates,
-                r.sweep_ms, r.swaps_per_update, r.bytes, r.hwm
+                r.n,
+                r.integrator,
+                r.mode,
+                r.steps,
+                r.wall,
+                r.ups,
+                r.z,
+                r.neighbor,
+                r.forces,
+                r.integrate,
+                r.updates,
+                r.sweep_ms,
+                r.swaps_per_update,
+                r.bytes,
+                r.hwm
             );
         }
         std::fs::write(p, s).map_err(|e| format!("{}: {e}", p.display()))?;

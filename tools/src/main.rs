@@ -39,8 +39,9 @@ fn main() -> ExitCode {
         Command::Run(a) => run::run(a),
         Command::Bench(a) => bench::bench(a),
         Command::DefaultScenario { out } => match out {
-            Some(p) => std::fs::write(&p, talus_io::scenario::DEFAULT_SCENARIO)
-                .map_err(|e| format!("{}: {e}", p.display())),
+            Some(p) => {
+                std::fs::write(&p, talus_io::scenario::DEFAULT_SCENARIO).map_err(|e| format!("{}: {e}", p.display()))
+            }
             None => {
                 print!("{}", talus_io::scenario::DEFAULT_SCENARIO);
                 Ok(())

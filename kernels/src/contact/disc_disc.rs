@@ -93,7 +93,13 @@ pub fn disc_disc(
 mod tests {
     use super::*;
 
-    const P: ContactParams = ContactParams { kn: 1000.0, kt: 300.0, gamma_n: 0.0, gamma_t: 0.0, mu: 0.5 };
+    const P: ContactParams = ContactParams {
+        kn: 1000.0,
+        kt: 300.0,
+        gamma_n: 0.0,
+        gamma_t: 0.0,
+        mu: 0.5,
+    };
 
     #[test]
     fn head_on_is_repulsive_and_torque_free() {

@@ -64,8 +64,18 @@ mod tests {
 
     #[test]
     fn floor_pushes_up() {
-        let p = ContactParams { kn: 100.0, kt: 0.0, gamma_n: 0.0, gamma_t: 0.0, mu: 0.0 };
-        let floor = LineWall { point: [0.0, 0.0], normal: [0.0, 1.0], velocity: [0.0; 2] };
+        let p = ContactParams {
+            kn: 100.0,
+            kt: 0.0,
+            gamma_n: 0.0,
+            gamma_t: 0.0,
+            mu: 0.0,
+        };
+        let floor = LineWall {
+            point: [0.0, 0.0],
+            normal: [0.0, 1.0],
+            velocity: [0.0; 2],
+        };
         let mut xi = 0.0;
         let c = disc_wall(&p, &floor, 3.0, 0.9, 1.0, 0.0, 0.0, 0.0, 1.0, &mut xi, 1e-3).unwrap();
         assert!((c.fy - 10.0).abs() < 1e-9 && c.fx.abs() < 1e-15);

@@ -82,10 +82,7 @@ pub fn linear_spring_dashpot(
             *xi = -(ft + damp_t) / p.kt;
         }
     }
-    PairForce {
-        normal,
-        tangential: ft,
-    }
+    PairForce { normal, tangential: ft }
 }
 
 /// Elastic energy stored in a contact: k_n delta^2 / 2 + k_t xi^2 / 2.
@@ -104,7 +101,13 @@ mod tests {
         let meff = 0.5 * 2500.0 * std::f64::consts::PI * 1e-6;
         for e in [0.1, 0.5, 0.9, 0.99] {
             let g = ContactParams::gamma_for_restitution(kn, meff, e);
-            let p = ContactParams { kn, kt: 0.0, gamma_n: g, gamma_t: 0.0, mu: 0.0 };
+            let p = ContactParams {
+                kn,
+                kt: 0.0,
+                gamma_n: g,
+                gamma_t: 0.0,
+                mu: 0.0,
+            };
             assert!((p.restitution(meff) - e).abs() < 1e-12);
         }
         // The LAMMPS peer's value: gamma_n = 6876.3 1/s for e = 0.5, R0 = 1 mm.
@@ -114,7 +117,13 @@ mod tests {
 
     #[test]
     fn coulomb_limit_caps_and_rewinds_spring() {
-        let p = ContactParams { kn: 100.0, kt: 50.0, gamma_n: 0.0, gamma_t: 0.0, mu: 0.5 };
+        let p = ContactParams {
+            kn: 100.0,
+            kt: 50.0,
+            gamma_n: 0.0,
+            gamma_t: 0.0,
+            mu: 0.5,
+        };
         let mut xi = 0.0;
         let f = linear_spring_dashpot(&p, 0.01, 0.0, 10.0, 1.0, &mut xi, 0.01);
         assert!((f.normal - 1.0).abs() < 1e-12);

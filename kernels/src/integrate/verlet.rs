@@ -135,7 +135,10 @@ fn kick_drift_check_impl<const PENDING: bool>(
         // Written so that NaN counts as outside.
         outside |= !(px >= lo[0] && px <= hi[0] && py >= lo[1] && py <= hi[1]);
     }
-    CheckResult { left_box: left, outside }
+    CheckResult {
+        left_box: left,
+        outside,
+    }
 }
 
 /// Second half kick: v += dt/2 F/m.
@@ -161,29 +164,72 @@ mod tests {
     fn fused_pass_is_bitwise_kick_then_kick_drift() {
         let n = 7;
         let mk = |s: f64| -> Vec<f64> { (0..n).map(|k| (k as f64 + 1.0) * s).collect() };
-        let (mut x1, mut y1, mut a1, mut vx1, mut vy1, mut w1) = (mk(0.3), mk(0.7), mk(0.1), mk(1.3), mk(-0.9), mk(0.2));
+        let (mut x1, mut y1, mut a1, mut vx1, mut vy1, mut w1) =
+            (mk(0.3), mk(0.7), mk(0.1), mk(1.3), mk(-0.9), mk(0.2));
         let (mut fx1, mut fy1, mut t1) = (mk(3.1), mk(-2.7), mk(0.37));
-        let (mut x2, mut y2, mut a2, mut vx2, mut vy2, mut w2) = (x1.clone(), y1.clone(), a1.clone(), vx1.clone(), vy1.clone(), w1.clone());
+        let (mut x2, mut y2, mut a2, mut vx2, mut vy2, mut w2) =
+            (x1.clone(), y1.clone(), a1.clone(), vx1.clone(), vy1.clone(), w1.clone());
         let (mut fx2, mut fy2, mut t2) = (fx1.clone(), fy1.clone(), t1.clone());
         let (ms, im, ii) = (mk(1.7), mk(1.0 / 1.7), mk(2.3));
-        let m = Inertia { mass: &ms, inv_mass: &im, inv_inertia: &ii };
+        let m = Inertia {
+            mass: &ms,
+            inv_mass: &im,
+            inv_inertia: &ii,
+        };
         let boxes = vec![[-1e9f32, 1e9, -1e9, 1e9]; n];
         let r = mk(0.01);
-        let c = Check { radius: &r, boxes: &boxes, domain_min: [-1e9; 2], domain_max: [1e9; 2] };
+        let c = Check {
+            radius: &r,
+            boxes: &boxes,
+            domain_min: [-1e9; 2],
+            domain_max: [1e9; 2],
+        };
         let (dt, g) = (1e-3, [0.0, -9.81]);
         {
-            let mut d = Dof { x: &mut x1, y: &mut y1, angle: &mut a1, vx: &mut vx1, vy: &mut vy1, omega: &mut w1 };
-            let mut l = Loads { fx: &mut fx1, fy: &mut fy1, torque: &mut t1 };
+            let mut d = Dof {
+                x: &mut x1,
+                y: &mut y1,
+                angle: &mut a1,
+                vx: &mut vx1,
+                vy: &mut vy1,
+                omega: &mut w1,
+            };
+            let mut l = Loads {
+                fx: &mut fx1,
+                fy: &mut fy1,
+                torque: &mut t1,
+            };
             kick(&mut d, &l, &m, dt);
             kick_drift(&mut d, &mut l, &m, dt, g);
         }
         let res = {
-            let mut d = Dof { x: &mut x2, y: &mut y2, angle: &mut a2, vx: &mut vx2, vy: &mut vy2, omega: &mut w2 };
-            let mut l = Loads { fx: &mut fx2, fy: &mut fy2, torque: &mut t2 };
+            let mut d = Dof {
+                x: &mut x2,
+                y: &mut y2,
+                angle: &mut a2,
+                vx: &mut vx2,
+                vy: &mut vy2,
+                omega: &mut w2,
+            };
+            let mut l = Loads {
+                fx: &mut fx2,
+                fy: &mut fy2,
+                torque: &mut t2,
+            };
             kick_drift_check(&mut d, &mut l, &m, dt, g, true, &c)
         };
         assert_eq!(res, CheckResult::default());
-        for (u, v) in [(&x1, &x2), (&y1, &y2), (&a1, &a2), (&vx1, &vx2), (&vy1, &vy2), (&w1, &w2), (&fx1, &fx2), (&fy1, &fy2), (&t1, &t2)] {
+        for (u, v) in [
+            (&x1, &x2),
+            (&y1, &y2),
+            (&a1, &a2),
+            (&vx1, &vx2),
+            (&vy1, &vy2),
+            (&w1, &w2),
+            (&fx1, &fx2),
+            (&fy1, &fy2),
+            (&t1, &t2),
+        ] {
             assert!(u.iter().zip(v.iter()).all(|(a, b)| a.to_bits() == b.to_bits()));
         }
     }
@@ -195,10 +241,25 @@ mod tests {
         let (mut x, mut y, mut a) = (vec![1.0], vec![0.0], vec![0.0]);
         let (mut vx, mut vy, mut w) = (vec![0.0], vec![0.0], vec![0.0]);
         let (mut fx, mut fy, mut t) = (vec![-k], vec![0.0], vec![0.0]);
-        let m = Inertia { mass: &[mass], inv_mass: &[1.0], inv_inertia: &[1.0] };
+        let m = Inertia {
+            mass: &[mass],
+            inv_mass: &[1.0],
+            inv_inertia: &[1.0],
+        };
         for _ in 0..10_000 {
-            let mut d = Dof { x: &mut x, y: &mut y, angle: &mut a, vx: &mut vx, vy: &mut vy, omega: &mut w };
-            let mut l = Loads { fx: &mut fx, fy: &mut fy, torque: &mut t };
+            let mut d = Dof {
+                x: &mut x,
+                y: &mut y,
+                angle: &mut a,
+                vx: &mut vx,
+                vy: &mut vy,
+                omega: &mut w,
+            };
+            let mut l = Loads {
+                fx: &mut fx,
+                fy: &mut fy,
+                torque: &mut t,
+            };
             kick_drift(&mut d, &mut l, &m, dt, [0.0, 0.0]);
             l.fx[0] = -k * d.x[0];
             kick(&mut d, &l, &m, dt);

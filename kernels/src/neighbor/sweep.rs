@@ -216,7 +216,11 @@ impl SweepAndPrune {
     /// collect the changes of the pair set into `adds` and `removes`.
     pub fn update<B: BoxSource>(&mut self, src: &B) {
         let n = src.len();
-        assert_eq!(n, self.boxes.len(), "sweep: particle count changed without insert/renumber");
+        assert_eq!(
+            n,
+            self.boxes.len(),
+            "sweep: particle count changed without insert/renumber"
+        );
         self.adds.clear();
         self.removes.clear();
         self.scratch.resize(n, [0.0; 2]);
@@ -364,13 +368,25 @@ mod tests {
             let (d, u) = (round_down(v), round_up(v));
             assert!((d as f64) <= v && (u as f64) >= v, "{v}: {d} {u}");
             let ulp = (v as f32).abs().max(f32::MIN_POSITIVE) * f32::EPSILON;
-            assert!((v - d as f64) <= 3.0 * ulp as f64 && (u as f64 - v) <= 3.0 * ulp as f64, "{v}");
+            assert!(
+                (v - d as f64) <= 3.0 * ulp as f64 && (u as f64 - v) <= 3.0 * ulp as f64,
+                "{v}"
+            );
         }
     }
 
     #[test]
     fn ordered_bits_follow_float_order() {
-        let v = [f32::NEG_INFINITY, -3.5, -1e-30, 0.0, 1e-30, 2.0, f32::MAX, f32::INFINITY];
+        let v = [
+            f32::NEG_INFINITY,
+            -3.5,
+            -1e-30,
+            0.0,
+            1e-30,
+            2.0,
+            f32::MAX,
+            f32::INFINITY,
+        ];
         for w in v.windows(2) {
             assert!(ordered(w[0]) < ordered(w[1]), "{} {}", w[0], w[1]);
         }
@@ -384,14 +400,32 @@ mod tests {
         let mut s = SweepAndPrune::new();
         let mut pairs = Vec::new();
         let (x, y) = ([0.0, 3.0], [0.0, 3.0]);
-        s.rebuild(&DiscBoxes { x: &x, y: &y, radius: &r, margin: 0.0 }, &mut pairs);
+        s.rebuild(
+            &DiscBoxes {
+                x: &x,
+                y: &y,
+                radius: &r,
+                margin: 0.0,
+            },
+            &mut pairs,
+        );
         assert!(pairs.is_empty());
         let (x, y) = ([0.0, 1.5], [0.0, 1.5]);
-        s.update(&DiscBoxes { x: &x, y: &y, radius: &r, margin: 0.0 });
+        s.update(&DiscBoxes {
+            x: &x,
+            y: &y,
+            radius: &r,
+            margin: 0.0,
+        });
         assert_eq!(s.adds, vec![(0, 1)]);
         // Now one jumps across the other along x in one update: removal only.
         let (x, y) = ([0.0, -3.0], [0.0, 1.5]);
-        s.update(&DiscBoxes { x: &x, y: &y, radius: &r, margin: 0.0 });
+        s.update(&DiscBoxes {
+            x: &x,
+            y: &y,
+            radius: &r,
+            margin: 0.0,
+        });
         assert!(s.adds.is_empty());
         assert_eq!(s.removes, vec![(0, 1)]);
     }
@@ -413,14 +447,27 @@ mod tests {
         let r: Vec<f64> = (0..n).map(|_| 0.2 + rnd() * 2.0).collect();
         let mut s = SweepAndPrune::new();
         let mut set = Vec::new();
-        s.rebuild(&DiscBoxes { x: &x, y: &y, radius: &r, margin: 0.1 }, &mut set);
+        s.rebuild(
+            &DiscBoxes {
+                x: &x,
+                y: &y,
+                radius: &r,
+                margin: 0.1,
+            },
+            &mut set,
+        );
         let mut set: BTreeSet<(u32, u32)> = set.into_iter().collect();
         for _ in 0..300 {
             for p in 0..n {
                 x[p] += (rnd() - 0.5) * 1.5;
                 y[p] += (rnd() - 0.5) * 1.5;
             }
-            let src = DiscBoxes { x: &x, y: &y, radius: &r, margin: 0.1 };
+            let src = DiscBoxes {
+                x: &x,
+                y: &y,
+                radius: &r,
+                margin: 0.1,
+            };
             s.update(&src);
             for a in &s.adds {
                 assert!(set.insert(*a), "duplicate add {a:?}");

@@ -1,0 +1,438 @@
+//! The `talus` command line program, run as a separate process.
+//!
+//! The binary belongs to the `talus-tools` package, so `CARGO_BIN_EXE_talus` is not
+//! available here, and `cargo test` does not build other packages' binaries. The tests
+//! therefore run `cargo build -p talus-tools --bin talus` once, with the profile the tests
+//! were built with (the test executable is `target/<dir>/deps/cli-<hash>`; `debug` is built
+//! with `--profile test`, which reuses the libraries the tests were linked against, so only
+//! the binary itself compiles), and run `target/<dir>/talus`. Building every time keeps the
+//! binary in step with the sources; when it is up to date this takes a fraction of a
+//! second. Set `TALUS_BIN` to test a given binary instead.
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// Path of the `talus` binary, built on first use.
+fn talus() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        if let Some(bin) = std::env::var_os("TALUS_BIN") {
+            return PathBuf::from(bin);
+        }
+        let exe = std::env::current_exe().expect("path of the test executable");
+        // target/<dir>/deps/cli-<hash> -> target/<dir>
+        let dir = exe.parent().and_then(Path::parent).expect("target/<dir>/deps/<test>");
+        let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("debug");
+        let profile: Vec<&str> = match name {
+            "debug" => vec!["--profile", "test"],
+            "release" => vec!["--release"],
+            other => vec!["--profile", other],
+        };
+        let out = Command::new(env!("CARGO"))
+            .args(["build", "-p", "talus-tools", "--bin", "talus"])
+            .args(&profile)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("cargo runs");
+        assert!(
+            out.status.success(),
+            "cargo build -p talus-tools {} failed:\n{}",
+            profile.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let bin = dir.join(format!("talus{}", std::env::consts::EXE_SUFFIX));
+        assert!(bin.exists(), "{} was not built", bin.display());
+        bin
+    })
+}
+
+/// Run `talus` with `args` in the folder `cwd`.
+fn run(args: &[&str], cwd: &Path) -> Output {
+    Command::new(talus())
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", talus().display()))
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Both streams, for assertion messages.
+fn describe(out: &Output) -> String {
+    format!(
+        "exit status {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        out.status.code(),
+        text(&out.stdout),
+        text(&out.stderr)
+    )
+}
+
+/// 1-based number of the first line of `text` that contains `needle`.
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line contains {needle:?}"))
+        + 1
+}
+
+/// A small scenario: 200 polydisperse discs on a lattice in an open box, falling under
+/// gravity, 300 steps, output every 100 steps into `out` (relative to the working folder).
+const SMALL: &str = r#"title = "cli test: 200 discs"
+seed = 3
+gravity = [0.0, -9.81]
+
+[domain]
+min = [-0.005, -0.005]
+max = [0.045, 0.06]
+
+[[material]]
+name = "glass"
+density = 2500.0
+kn = 1.0e6
+restitution = 0.5
+friction = 0.5
+
+[[wall]]
+kind = "box"
+min = [0.0, 0.0]
+max = [0.04, 0.055]
+open_top = true
+
+[[particles]]
+material = "glass"
+count = 200
+radius = { kind = "uniform", mean = 1.0e-3, width = 0.5 }
+packing = "lattice"
+region = { min = [0.0, 0.0], max = [0.04, 0.055] }
+
+[run]
+steps = 300
+
+[output]
+every = 100
+dir = "out"
+"#;
+
+/// Ten discs at rest and one disc (id 11, the first id after the first source's) thrown
+/// at 20 m/s towards the right boundary of the domain, where there is no wall; no gravity.
+/// It leaves the domain after about 174 steps; output every 50 steps.
+const ESCAPE: &str = r#"title = "cli test: a disc escapes"
+
+[domain]
+min = [0.0, 0.0]
+max = [0.02, 0.02]
+
+[[material]]
+name = "glass"
+density = 2500.0
+kn = 1.0e6
+restitution = 0.5
+friction = 0.5
+
+[[particles]]
+material = "glass"
+count = 10
+radius = { kind = "fixed", value = 1.0e-3 }
+packing = "lattice"
+region = { min = [0.0, 0.0], max = [0.02, 0.005] }
+
+[[particles]]
+material = "glass"
+count = 1
+radius = { kind = "fixed", value = 1.0e-3 }
+packing = "lattice"
+region = { min = [0.005, 0.01], max = [0.01, 0.015] }
+velocity = [20.0, 0.0]
+
+[run]
+steps = 1000
+
+[output]
+every = 50
+dir = "out"
+"#;
+
+/// The rows of energy.csv after its header (which must be the documented one).
+fn energy_rows(path: &Path) -> Vec<Vec<f64>> {
+    let csv = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("step,time,kinetic,rotational,elastic,total,contacts"),
+        "header of {}",
+        path.display()
+    );
+    lines
+        .map(|l| {
+            let row: Vec<f64> = l
+                .split(',')
+                .map(|v| v.parse().unwrap_or_else(|_| panic!("row {l:?}")))
+                .collect();
+            assert_eq!(row.len(), 7, "row {l:?}");
+            assert!(
+                (row[5] - (row[2] + row[3] + row[4])).abs() <= 1e-12 * row[5].abs(),
+                "total is not the sum of the energies: {l:?}"
+            );
+            row
+        })
+        .collect()
+}
+
+/// The steps of the snapshots of a LAMMPS dump, checking each holds `atoms` atom lines.
+fn dump_steps(path: &Path, atoms: usize) -> Vec<u64> {
+    let dump = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let lines: Vec<&str> = dump.lines().collect();
+    let mut steps = Vec::new();
+    let mut k = 0;
+    while k < lines.len() {
+        assert_eq!(lines[k], "ITEM: TIMESTEP", "{} line {}", path.display(), k + 1);
+        steps.push(lines[k + 1].parse().unwrap());
+        assert_eq!(lines[k + 2], "ITEM: NUMBER OF ATOMS");
+        let n: usize = lines[k + 3].parse().unwrap();
+        assert_eq!(n, atoms, "{} snapshot {}", path.display(), steps.len());
+        assert!(lines[k + 8].starts_with("ITEM: ATOMS id type x y"), "{}", lines[k + 8]);
+        let rows = &lines[k + 9..k + 9 + n];
+        assert!(
+            rows.iter().all(|r| r.split_whitespace().count() >= 4),
+            "truncated snapshot"
+        );
+        k += 9 + n;
+    }
+    steps
+}
+
+/// The `.vtu` files of a folder, sorted, and the files the `.pvd` collection lists.
+fn frames(dir: &Path) -> (Vec<String>, Vec<String>) {
+    let mut vtu: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".vtu"))
+        .collect();
+    vtu.sort();
+    let pvd = std::fs::read_to_string(dir.join("particles.pvd")).unwrap();
+    assert!(
+        pvd.trim_end().ends_with("</VTKFile>"),
+        "incomplete particles.pvd:\n{pvd}"
+    );
+    let listed = pvd
+        .split("file=\"")
+        .skip(1)
+        .map(|s| s.split('"').next().unwrap().to_string())
+        .collect();
+    (vtu, listed)
+}
+
+#[test]
+fn help_lists_commands_and_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&[&str], &[&str]); 3] = [
+        (&["--help"], &["run", "bench", "default-scenario"]),
+        (
+            &["run", "--help"],
+            &["--steps", "--out", "--every", "--no-output", "--quiet"],
+        ),
+        (&["bench", "--help"], &["--sizes", "--integrators", "--repeats"]),
+    ];
+    for (args, words) in cases {
+        let out = run(args, dir.path());
+        assert!(out.status.success(), "talus {}: {}", args.join(" "), describe(&out));
+        let help = text(&out.stdout);
+        for w in words {
+            assert!(
+                help.contains(w),
+                "talus {} does not mention {w}:\n{help}",
+                args.join(" ")
+            );
+        }
+    }
+}
+
+/// `talus run` of a 200-disc scenario for 300 steps with output every 100 steps: exit 0,
+/// the summary, and 4 frames (steps 0, 100, 200, 300) in each of the three outputs.
+#[test]
+fn run_writes_summary_and_all_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("small.toml"), SMALL).unwrap();
+    let out = run(&["run", "-q", "small.toml"], dir.path());
+    assert!(out.status.success(), "{}", describe(&out));
+    let stdout = text(&out.stdout);
+    for key in ["particle-updates/s", "contacts", "talus run summary"] {
+        assert!(stdout.contains(key), "the summary has no {key:?}:\n{stdout}");
+    }
+    let particles = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("particles "))
+        .unwrap_or("");
+    assert!(
+        particles.split_whitespace().last() == Some("200"),
+        "particle count line {particles:?}"
+    );
+    let contacts = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("contacts "))
+        .unwrap_or("");
+    assert!(contacts.contains("pairs"), "contacts line {contacts:?}");
+
+    let o = dir.path().join("out");
+    let (vtu, listed) = frames(&o);
+    let expected: Vec<String> = [0, 100, 200, 300]
+        .iter()
+        .map(|s| format!("particles_{s:08}.vtu"))
+        .collect();
+    assert_eq!(vtu, expected, "vtu frames in {}", o.display());
+    assert_eq!(listed, expected, "frames listed in particles.pvd");
+    for f in &vtu {
+        let head = std::fs::read(o.join(f)).unwrap();
+        let head = text(&head[..head.len().min(400)]);
+        assert!(head.contains("NumberOfPoints=\"200\""), "{f}: {head}");
+    }
+    assert_eq!(dump_steps(&o.join("particles.dump"), 200), vec![0, 100, 200, 300]);
+    let rows = energy_rows(&o.join("energy.csv"));
+    let steps: Vec<f64> = rows.iter().map(|r| r[0]).collect();
+    assert_eq!(steps, vec![0.0, 100.0, 200.0, 300.0], "energy.csv steps");
+    // The discs fall from rest: the kinetic energy grows.
+    assert!(
+        rows[0][2] == 0.0 && rows[3][2] > rows[1][2] && rows[1][2] > 0.0,
+        "kinetic energies {rows:?}"
+    );
+}
+
+/// The rates in the summary are plausible: finite, positive, below 1e11 particle-updates
+/// per second (far beyond any machine), the rate without output at least the overall rate,
+/// and the reported output time not longer than the wall time it is part of.
+#[test]
+fn run_summary_rates_are_sane() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("small.toml"), SMALL).unwrap();
+    let out = run(&["run", "-q", "small.toml"], dir.path());
+    assert!(out.status.success(), "{}", describe(&out));
+    let stdout = text(&out.stdout);
+    let numbers = |line: &str| -> Vec<f64> {
+        line.split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == ',' || c == ':')
+            .filter_map(|w| w.parse::<f64>().ok())
+            .collect()
+    };
+    let rates_line = stdout
+        .lines()
+        .find(|l| l.contains("particle-updates/s"))
+        .expect("rates line");
+    let rates = numbers(rates_line);
+    assert_eq!(rates.len(), 2, "{rates_line:?}");
+    for r in &rates {
+        assert!(
+            r.is_finite() && *r > 0.0 && *r < 1e11,
+            "implausible rate {r:e} in {rates_line:?}"
+        );
+    }
+    assert!(rates[1] >= rates[0], "{rates_line:?}");
+    let wall_line = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("wall time"))
+        .expect("wall time line");
+    let w = numbers(wall_line);
+    assert_eq!(w.len(), 3, "{wall_line:?}");
+    // Printed with 3 decimals.
+    assert!(
+        w[2] <= w[0] + 1.5e-3,
+        "output time {} s exceeds the wall time {} s: {wall_line:?}",
+        w[2],
+        w[0]
+    );
+}
+
+/// Bad scenario files: exit status non-zero, and stderr names the file, the line and the key.
+#[test]
+fn bad_scenarios_name_file_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let unknown = SMALL.replace("friction = 0.5\n", "friction = 0.5\ncolour = \"red\"\n");
+    let negative = SMALL.replace("kn = 1.0e6", "kn = -1.0e6");
+    let cases = [
+        ("unknown_key.toml", unknown, "colour = ", "material[0].colour"),
+        ("negative_kn.toml", negative, "kn = -1.0e6", "material[0].kn"),
+    ];
+    for (name, body, needle, key) in cases {
+        std::fs::write(dir.path().join(name), &body).unwrap();
+        let out = run(&["run", "-q", name], dir.path());
+        assert!(!out.status.success(), "{name}: {}", describe(&out));
+        let stderr = text(&out.stderr);
+        let line = line_of(&body, needle);
+        assert!(
+            stderr.contains(&format!("{name}:{line}:")),
+            "{name}: no file:line {line} in {stderr:?}"
+        );
+        assert!(stderr.contains(key), "{name}: the key {key} is not named in {stderr:?}");
+        assert!(
+            !dir.path().join("out").exists(),
+            "{name}: output written for a bad scenario"
+        );
+    }
+    let out = run(&["run", "-q", "no_such_file.toml"], dir.path());
+    assert!(!out.status.success(), "missing file: {}", describe(&out));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("no_such_file.toml"),
+        "the missing file is not named: {stderr:?}"
+    );
+}
+
+/// A disc leaving the domain: exit status non-zero, the message names the particle id and
+/// the step, and what was written before the failure (frames every 50 steps) is complete.
+#[test]
+fn escape_fails_and_keeps_earlier_output() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("escape.toml"), ESCAPE).unwrap();
+    let out = run(&["run", "-q", "escape.toml"], dir.path());
+    assert!(!out.status.success(), "{}", describe(&out));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("id 11 "),
+        "the escaping particle (id 11) is not named: {stderr:?}"
+    );
+    // "step N: particle id 11 left the domain ..."
+    let step: u64 = stderr
+        .split("step ")
+        .nth(1)
+        .and_then(|s| s.split(':').next())
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no step in {stderr:?}"));
+    assert!(
+        (150..200).contains(&step),
+        "escape at step {step}, expected about 174: {stderr:?}"
+    );
+
+    let o = dir.path().join("out");
+    let rows = energy_rows(&o.join("energy.csv"));
+    let written: Vec<u64> = rows.iter().map(|r| r[0] as u64).collect();
+    let last = *written.last().expect("no energy rows");
+    assert!(
+        last <= step && step - last <= 50,
+        "last row at step {last}, failure at step {step}"
+    );
+    let expected: Vec<u64> = (0..=last / 50).map(|k| 50 * k).collect();
+    assert_eq!(written, expected, "energy.csv rows");
+    assert_eq!(dump_steps(&o.join("particles.dump"), 11), expected, "dump snapshots");
+    let (vtu, listed) = frames(&o);
+    let names: Vec<String> = expected.iter().map(|s| format!("particles_{s:08}.vtu")).collect();
+    assert_eq!(vtu, names, "vtu frames");
+    assert_eq!(listed, names, "frames listed in particles.pvd");
+}
+
+/// The built-in default scenario runs: `talus run --steps 20 --no-output -q`, exit 0, and no
+/// file is written.
+#[test]
+fn default_scenario_runs_without_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(&["run", "--steps", "20", "--no-output", "-q"], dir.path());
+    assert!(out.status.success(), "{}", describe(&out));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("particle-updates/s"), "no summary:\n{stdout}");
+    let steps = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("steps "))
+        .unwrap_or("");
+    assert!(steps.split_whitespace().nth(1) == Some("20"), "steps line {steps:?}");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "--no-output wrote {} entries", left.len());
+}
