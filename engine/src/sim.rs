@@ -315,20 +315,20 @@ impl Simulation {
     pub fn prime(&mut self) -> Result<()> {
         let g = self.config.gravity;
         let ps = &mut self.particles;
-        for p in 0..ps.len() {
-            let gm = if ps.inv_mass[p] > 0.0 { ps.mass[p] } else { 0.0 };
-            ps.fx[p] = gm * g[0];
-            ps.fy[p] = gm * g[1];
-            ps.torque[p] = 0.0;
-        }
+        ps.fx
+            .iter_mut()
+            .chain(&mut ps.fy)
+            .chain(&mut ps.torque)
+            .for_each(|f| *f = 0.0);
         self.check_positions()?;
         self.update_neighbors();
         self.forces(0.0);
         if let Some(gh) = &mut self.gear {
             let ps = &self.particles;
             for p in 0..ps.len() {
-                gh.a[0][p] = ps.fx[p] * ps.inv_mass[p];
-                gh.a[1][p] = ps.fy[p] * ps.inv_mass[p];
+                let gm = if ps.inv_mass[p] > 0.0 { 1.0 } else { 0.0 };
+                gh.a[0][p] = ps.fx[p] * ps.inv_mass[p] + gm * g[0];
+                gh.a[1][p] = ps.fy[p] * ps.inv_mass[p] + gm * g[1];
                 gh.a[2][p] = ps.torque[p] * ps.inv_inertia[p];
             }
         }
@@ -425,7 +425,6 @@ impl Simulation {
             torque: &mut ps.torque,
         };
         let m = Inertia {
-            mass: &ps.mass,
             inv_mass: &ps.inv_mass,
             inv_inertia: &ps.inv_inertia,
         };
@@ -465,7 +464,6 @@ impl Simulation {
 
     fn predict(&mut self) {
         let dt = self.config.dt;
-        let g = self.config.gravity;
         let ps = &mut self.particles;
         let Some(gh) = &mut self.gear else {
             return;
@@ -484,16 +482,16 @@ impl Simulation {
             };
             gear::predict(&mut dof, dt);
         }
-        for p in 0..ps.len() {
-            let gm = if ps.inv_mass[p] > 0.0 { ps.mass[p] } else { 0.0 };
-            ps.fx[p] = gm * g[0];
-            ps.fy[p] = gm * g[1];
-            ps.torque[p] = 0.0;
-        }
+        ps.fx
+            .iter_mut()
+            .chain(&mut ps.fy)
+            .chain(&mut ps.torque)
+            .for_each(|f| *f = 0.0);
     }
 
     fn correct(&mut self) {
         let dt = self.config.dt;
+        let g = self.config.gravity;
         let ps = &mut self.particles;
         match &mut self.gear {
             None => {
@@ -511,11 +509,10 @@ impl Simulation {
                     torque: &mut ps.torque,
                 };
                 let m = Inertia {
-                    mass: &ps.mass,
                     inv_mass: &ps.inv_mass,
                     inv_inertia: &ps.inv_inertia,
                 };
-                verlet::kick(&mut d, &l, &m, dt);
+                verlet::kick(&mut d, &l, &m, dt, g);
             }
             Some(gh) => {
                 let GearHistory { a, b, c, d } = gh;
@@ -523,6 +520,7 @@ impl Simulation {
                 let vel = [&mut ps.vx, &mut ps.vy, &mut ps.omega];
                 let load = [&ps.fx, &ps.fy, &ps.torque];
                 let inv = [&ps.inv_mass, &ps.inv_mass, &ps.inv_inertia];
+                let bias = [g[0], g[1], 0.0];
                 for (k, (x, v)) in pos.into_iter().zip(vel).enumerate() {
                     let mut dof = GearDof {
                         x,
@@ -532,7 +530,7 @@ impl Simulation {
                         c: &mut c[k],
                         d: &mut d[k],
                     };
-                    gear::correct(&mut dof, load[k], inv[k], dt);
+                    gear::correct(&mut dof, load[k], inv[k], bias[k], dt);
                 }
             }
         }
@@ -632,7 +630,7 @@ impl Simulation {
         let mut e = Energies::default();
         for p in 0..ps.len() {
             if ps.inv_mass[p] > 0.0 {
-                e.kinetic += 0.5 * ps.mass[p] * (ps.vx[p] * ps.vx[p] + ps.vy[p] * ps.vy[p]);
+                e.kinetic += 0.5 * ps.mass(p) * (ps.vx[p] * ps.vx[p] + ps.vy[p] * ps.vy[p]);
                 e.rotational += 0.5 * ps.inertia(p) * ps.omega[p] * ps.omega[p];
             }
         }
@@ -855,7 +853,7 @@ fn wall_forces(ps: &mut ParticleStore, wc: &mut WallContacts, walls: &[Wall], pa
             ps.vx[p],
             ps.vy[p],
             ps.omega[p],
-            ps.mass[p],
+            ps.inv_mass[p],
             &mut wc.xi[k],
             dt,
         ) {

@@ -44,8 +44,8 @@ pub struct ParticleStore {
     pub torque: Vec<f64>,
     // Cold.
     pub radius: Vec<f64>,
-    pub mass: Vec<f64>,
-    /// Zero for fixed and driven particles (infinite mass).
+    /// Zero for fixed and driven particles (infinite mass). No mass array is kept: the
+    /// mass is 1/inv_mass where it is finite (8 bytes per particle saved).
     pub inv_mass: Vec<f64>,
     pub inv_inertia: Vec<f64>,
     pub id: Vec<u64>,
@@ -66,7 +66,6 @@ macro_rules! each_field {
         $f!($s.fy);
         $f!($s.torque);
         $f!($s.radius);
-        $f!($s.mass);
         $f!($s.inv_mass);
         $f!($s.inv_inertia);
         $f!($s.id);
@@ -112,7 +111,6 @@ impl ParticleStore {
         self.fy.push(0.0);
         self.torque.push(0.0);
         self.radius.push(p.radius);
-        self.mass.push(p.mass);
         self.inv_mass.push(if moving { 1.0 / p.mass } else { 0.0 });
         self.inv_inertia.push(if moving {
             2.0 / (p.mass * p.radius * p.radius)
@@ -126,9 +124,14 @@ impl ParticleStore {
         self.len() - 1
     }
 
+    /// Mass of particle `p` (infinite for fixed or driven ones).
+    pub fn mass(&self, p: usize) -> f64 {
+        1.0 / self.inv_mass[p]
+    }
+
     /// Moment of inertia of particle `p` (infinite for fixed or driven ones).
     pub fn inertia(&self, p: usize) -> f64 {
-        0.5 * self.mass[p] * self.radius[p] * self.radius[p]
+        1.0 / self.inv_inertia[p]
     }
 
     /// Reorder or compact: `map[old] = new` index, or `u32::MAX` to drop the particle.

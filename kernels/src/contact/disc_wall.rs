@@ -20,8 +20,8 @@ impl LineWall {
     }
 }
 
-/// Contact of a disc (centre x, y, radius r, velocity v, spin w, mass m) with a wall, or
-/// `None` if it does not touch. The force and torque `ti` act on the disc.
+/// Contact of a disc (centre x, y, radius r, velocity v, spin w, inverse mass > 0) with a
+/// wall, or `None` if it does not touch. The force and torque `ti` act on the disc.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn disc_wall(
@@ -33,7 +33,7 @@ pub fn disc_wall(
     vx: f64,
     vy: f64,
     w: f64,
-    m: f64,
+    inv_mass: f64,
     xi: &mut f64,
     dt: f64,
 ) -> Option<ContactForce> {
@@ -52,7 +52,7 @@ pub fn disc_wall(
         w * r,
         r,
         0.0,
-        m,
+        1.0 / inv_mass,
         xi,
         dt,
     ))

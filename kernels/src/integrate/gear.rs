@@ -49,8 +49,9 @@ pub fn predict(g: &mut GearDof, dt: f64) {
     }
 }
 
-/// Corrector: `force * inv_mass` is the acceleration at the predicted state.
-pub fn correct(g: &mut GearDof, force: &[f64], inv_mass: &[f64], dt: f64) {
+/// Corrector: `force * inv_mass` (+ `gravity` for bodies of finite mass) is the
+/// acceleration at the predicted state.
+pub fn correct(g: &mut GearDof, force: &[f64], inv_mass: &[f64], gravity: f64, dt: f64) {
     let n = g.x.len();
     let (x, v, a) = (&mut g.x[..n], &mut g.v[..n], &mut g.a[..n]);
     let (b, c, d) = (&mut g.b[..n], &mut g.c[..n], &mut g.d[..n]);
@@ -62,7 +63,7 @@ pub fn correct(g: &mut GearDof, force: &[f64], inv_mass: &[f64], dt: f64) {
     let kc = C[4] * 12.0 / (dt * dt);
     let kd = C[5] * 60.0 / (dt * dt * dt);
     for p in 0..n {
-        let da = f[p] * im[p] - a[p];
+        let da = f[p] * im[p] + if im[p] > 0.0 { gravity } else { 0.0 } - a[p];
         x[p] += kx * da;
         v[p] += kv * da;
         a[p] += C[2] * da;
@@ -95,7 +96,7 @@ mod tests {
             };
             predict(&mut g, dt);
             let f = [-k * g.x[0]];
-            correct(&mut g, &f, &[1.0], dt);
+            correct(&mut g, &f, &[1.0], 0.0, dt);
         }
         let t = steps as f64 * dt;
         assert!((x[0] - t.cos()).abs() < 1e-6, "{} vs {}", x[0], t.cos());
@@ -118,7 +119,7 @@ mod tests {
                 d: &mut d,
             };
             predict(&mut g, dt);
-            correct(&mut g, &[0.0], &[1.0], dt);
+            correct(&mut g, &[0.0], &[1.0], 0.0, dt);
         }
         for w in [a[0], b[0], c[0], d[0]] {
             assert!(w == 0.0 || w.abs() >= f64::MIN_POSITIVE, "{w:e} is subnormal");

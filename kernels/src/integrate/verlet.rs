@@ -18,33 +18,38 @@ pub struct Loads<'a> {
     pub torque: &'a mut [f64],
 }
 
-/// Masses of a range of particles; infinite mass (fixed or driven) has inverse zero.
+/// Inverse masses of a range of particles; infinite mass (fixed or driven) has inverse
+/// zero. Loads hold the contact forces only: gravity is applied as an acceleration to the
+/// bodies of finite mass, so no mass array is read (or stored) for it.
 pub struct Inertia<'a> {
-    pub mass: &'a [f64],
     pub inv_mass: &'a [f64],
     pub inv_inertia: &'a [f64],
 }
 
-/// First half kick and drift: v += dt/2 F/m, x += dt v. Then the loads are reset to
-/// gravity, ready for the force phase (fused here to read and write them once).
+/// Acceleration of particle `p`: F/m, plus gravity if its mass is finite.
+#[inline(always)]
+fn accel(f: f64, im: f64, g: f64) -> f64 {
+    f * im + if im > 0.0 { g } else { 0.0 }
+}
+
+/// First half kick and drift: v += dt/2 a, x += dt v. Then the loads are reset to zero,
+/// ready for the force phase (fused here to read and write them once).
 pub fn kick_drift(d: &mut Dof, l: &mut Loads, m: &Inertia, dt: f64, g: [f64; 2]) {
     let h = 0.5 * dt;
     let n = d.x.len();
     let (x, y, a) = (&mut d.x[..n], &mut d.y[..n], &mut d.angle[..n]);
     let (vx, vy, w) = (&mut d.vx[..n], &mut d.vy[..n], &mut d.omega[..n]);
     let (fx, fy, t) = (&mut l.fx[..n], &mut l.fy[..n], &mut l.torque[..n]);
-    let (ms, im, ii) = (&m.mass[..n], &m.inv_mass[..n], &m.inv_inertia[..n]);
+    let (im, ii) = (&m.inv_mass[..n], &m.inv_inertia[..n]);
     for p in 0..n {
-        vx[p] += h * fx[p] * im[p];
-        vy[p] += h * fy[p] * im[p];
+        vx[p] += h * accel(fx[p], im[p], g[0]);
+        vy[p] += h * accel(fy[p], im[p], g[1]);
         w[p] += h * t[p] * ii[p];
         x[p] += dt * vx[p];
         y[p] += dt * vy[p];
         a[p] += dt * w[p];
-        // Infinite-mass bodies feel no gravity: their inverse mass is zero.
-        let gm = if im[p] > 0.0 { ms[p] } else { 0.0 };
-        fx[p] = gm * g[0];
-        fy[p] = gm * g[1];
+        fx[p] = 0.0;
+        fy[p] = 0.0;
         t[p] = 0.0;
     }
 }
@@ -103,13 +108,13 @@ fn kick_drift_check_impl<const PENDING: bool>(
     let (x, y, a) = (&mut d.x[..n], &mut d.y[..n], &mut d.angle[..n]);
     let (vx, vy, w) = (&mut d.vx[..n], &mut d.vy[..n], &mut d.omega[..n]);
     let (fx, fy, t) = (&mut l.fx[..n], &mut l.fy[..n], &mut l.torque[..n]);
-    let (ms, im, ii) = (&m.mass[..n], &m.inv_mass[..n], &m.inv_inertia[..n]);
+    let (im, ii) = (&m.inv_mass[..n], &m.inv_inertia[..n]);
     let (r, bx) = (&c.radius[..n], &c.boxes[..n]);
     let (lo, hi) = (c.domain_min, c.domain_max);
     let mut left = false;
     let mut outside = false;
     for p in 0..n {
-        let (ax, ay, aw) = (fx[p] * im[p], fy[p] * im[p], t[p] * ii[p]);
+        let (ax, ay, aw) = (accel(fx[p], im[p], g[0]), accel(fy[p], im[p], g[1]), t[p] * ii[p]);
         let (mut ux, mut uy, mut uw) = (vx[p], vy[p], w[p]);
         if PENDING {
             ux += h * ax;
@@ -126,9 +131,8 @@ fn kick_drift_check_impl<const PENDING: bool>(
         x[p] = px;
         y[p] = py;
         a[p] += dt * uw;
-        let gm = if im[p] > 0.0 { ms[p] } else { 0.0 };
-        fx[p] = gm * g[0];
-        fy[p] = gm * g[1];
+        fx[p] = 0.0;
+        fy[p] = 0.0;
         t[p] = 0.0;
         let (pr, b) = (r[p], &bx[p]);
         left |= !(px - pr >= b[0] as f64 && px + pr <= b[1] as f64 && py - pr >= b[2] as f64 && py + pr <= b[3] as f64);
@@ -141,16 +145,16 @@ fn kick_drift_check_impl<const PENDING: bool>(
     }
 }
 
-/// Second half kick: v += dt/2 F/m.
-pub fn kick(d: &mut Dof, l: &Loads, m: &Inertia, dt: f64) {
+/// Second half kick: v += dt/2 a.
+pub fn kick(d: &mut Dof, l: &Loads, m: &Inertia, dt: f64, g: [f64; 2]) {
     let h = 0.5 * dt;
     let n = d.vx.len();
     let (vx, vy, w) = (&mut d.vx[..n], &mut d.vy[..n], &mut d.omega[..n]);
     let (fx, fy, t) = (&l.fx[..n], &l.fy[..n], &l.torque[..n]);
     let (im, ii) = (&m.inv_mass[..n], &m.inv_inertia[..n]);
     for p in 0..n {
-        vx[p] += h * fx[p] * im[p];
-        vy[p] += h * fy[p] * im[p];
+        vx[p] += h * accel(fx[p], im[p], g[0]);
+        vy[p] += h * accel(fy[p], im[p], g[1]);
         w[p] += h * t[p] * ii[p];
     }
 }
@@ -170,9 +174,8 @@ mod tests {
         let (mut x2, mut y2, mut a2, mut vx2, mut vy2, mut w2) =
             (x1.clone(), y1.clone(), a1.clone(), vx1.clone(), vy1.clone(), w1.clone());
         let (mut fx2, mut fy2, mut t2) = (fx1.clone(), fy1.clone(), t1.clone());
-        let (ms, im, ii) = (mk(1.7), mk(1.0 / 1.7), mk(2.3));
+        let (im, ii) = (mk(1.0 / 1.7), mk(2.3));
         let m = Inertia {
-            mass: &ms,
             inv_mass: &im,
             inv_inertia: &ii,
         };
@@ -199,7 +202,7 @@ mod tests {
                 fy: &mut fy1,
                 torque: &mut t1,
             };
-            kick(&mut d, &l, &m, dt);
+            kick(&mut d, &l, &m, dt, g);
             kick_drift(&mut d, &mut l, &m, dt, g);
         }
         let res = {
@@ -242,8 +245,7 @@ mod tests {
         let (mut vx, mut vy, mut w) = (vec![0.0], vec![0.0], vec![0.0]);
         let (mut fx, mut fy, mut t) = (vec![-k], vec![0.0], vec![0.0]);
         let m = Inertia {
-            mass: &[mass],
-            inv_mass: &[1.0],
+            inv_mass: &[1.0 / mass],
             inv_inertia: &[1.0],
         };
         for _ in 0..10_000 {
@@ -262,7 +264,7 @@ mod tests {
             };
             kick_drift(&mut d, &mut l, &m, dt, [0.0, 0.0]);
             l.fx[0] = -k * d.x[0];
-            kick(&mut d, &l, &m, dt);
+            kick(&mut d, &l, &m, dt, [0.0; 2]);
         }
         let e = 0.5 * k * x[0] * x[0] + 0.5 * mass * vx[0] * vx[0];
         assert!((e - 2.0).abs() < 2e-4, "{e}");
