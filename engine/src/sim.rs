@@ -8,7 +8,7 @@
 //! issue runs the same phases on several threads.
 use std::time::Instant;
 
-use talus_kernels::contact::disc_disc::disc_disc;
+use talus_kernels::contact::disc_disc::{disc_disc_touching, disc_overlap};
 use talus_kernels::contact::disc_wall::disc_wall;
 use talus_kernels::contact::law::elastic_energy;
 use talus_kernels::contact::ContactParams;
@@ -801,37 +801,39 @@ fn pair_forces<P: Params>(ps: &mut ParticleStore, ct: &mut ContactTable, params:
             continue;
         }
         let (i, j) = (i as usize, cj[s] as usize);
-        let inv = im[i] + im[j];
-        let c = if inv > 0.0 {
-            disc_disc(
-                params.get(mat[i], mat[j]),
-                x[j] - x[i],
-                y[j] - y[i],
-                r[i],
-                r[j],
-                vx[i] - vx[j],
-                vy[i] - vy[j],
-                w[i],
-                w[j],
-                inv,
-                &mut cxi[s],
-                dt,
-            )
-        } else {
-            None
+        let (dx, dy) = (x[j] - x[i], y[j] - y[i]);
+        let Some((d, overlap)) = disc_overlap(dx, dy, r[i], r[j]) else {
+            cxi[s] = 0.0;
+            continue;
         };
-        match c {
-            Some(c) => {
-                touching += 1;
-                fx[i] += c.fx;
-                fy[i] += c.fy;
-                fx[j] -= c.fx;
-                fy[j] -= c.fy;
-                tq[i] += c.ti;
-                tq[j] += c.tj;
-            }
-            None => cxi[s] = 0.0,
+        let inv = im[i] + im[j];
+        if inv == 0.0 {
+            // Two bodies of infinite mass: no force between them.
+            continue;
         }
+        let c = disc_disc_touching(
+            params.get(mat[i], mat[j]),
+            dx,
+            dy,
+            d,
+            overlap,
+            r[i],
+            r[j],
+            vx[i] - vx[j],
+            vy[i] - vy[j],
+            w[i],
+            w[j],
+            inv,
+            &mut cxi[s],
+            dt,
+        );
+        touching += 1;
+        fx[i] += c.fx;
+        fy[i] += c.fy;
+        fx[j] -= c.fx;
+        fy[j] -= c.fy;
+        tq[i] += c.ti;
+        tq[j] += c.tj;
     }
     touching
 }

@@ -46,10 +46,60 @@ pub fn contact_in_frame(
     }
 }
 
+/// Do two discs touch? `Some((distance, overlap))` if they do. `dx, dy = x_j - x_i`.
+/// The pair loop calls this first and loads velocities and masses only for touching
+/// pairs (a third of the candidate pairs in a dense bed do not touch).
+#[inline(always)]
+pub fn disc_overlap(dx: f64, dy: f64, ri: f64, rj: f64) -> Option<(f64, f64)> {
+    let rs = ri + rj;
+    let d2 = dx * dx + dy * dy;
+    if d2 >= rs * rs || d2 == 0.0 {
+        return None;
+    }
+    let d = d2.sqrt();
+    Some((d, rs - d))
+}
+
+/// Contact of two touching discs at centre distance `d` with `overlap` (from
+/// [`disc_overlap`]). `dvx, dvy = v_i - v_j`; `inv_mass_sum = 1/m_i + 1/m_j` (> 0).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn disc_disc_touching(
+    p: &ContactParams,
+    dx: f64,
+    dy: f64,
+    d: f64,
+    overlap: f64,
+    ri: f64,
+    rj: f64,
+    dvx: f64,
+    dvy: f64,
+    wi: f64,
+    wj: f64,
+    inv_mass_sum: f64,
+    xi: &mut f64,
+    dt: f64,
+) -> ContactForce {
+    let inv = 1.0 / d;
+    contact_in_frame(
+        p,
+        dx * inv,
+        dy * inv,
+        overlap,
+        dvx,
+        dvy,
+        wi * ri + wj * rj,
+        ri,
+        rj,
+        1.0 / inv_mass_sum,
+        xi,
+        dt,
+    )
+}
+
 /// Contact of disc i and disc j, or `None` when they do not touch (the caller then
 /// resets the tangential spring). `dx, dy = x_j - x_i`; `dvx, dvy = v_i - v_j`;
-/// `inv_mass_sum = 1/m_i + 1/m_j` (> 0), so that m_eff costs a division only for pairs
-/// that touch.
+/// `inv_mass_sum = 1/m_i + 1/m_j` (> 0).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn disc_disc(
@@ -66,24 +116,20 @@ pub fn disc_disc(
     xi: &mut f64,
     dt: f64,
 ) -> Option<ContactForce> {
-    let rs = ri + rj;
-    let d2 = dx * dx + dy * dy;
-    if d2 >= rs * rs || d2 == 0.0 {
-        return None;
-    }
-    let d = d2.sqrt();
-    let inv = 1.0 / d;
-    Some(contact_in_frame(
+    let (d, overlap) = disc_overlap(dx, dy, ri, rj)?;
+    Some(disc_disc_touching(
         p,
-        dx * inv,
-        dy * inv,
-        rs - d,
-        dvx,
-        dvy,
-        wi * ri + wj * rj,
+        dx,
+        dy,
+        d,
+        overlap,
         ri,
         rj,
-        1.0 / inv_mass_sum,
+        dvx,
+        dvy,
+        wi,
+        wj,
+        inv_mass_sum,
         xi,
         dt,
     ))
