@@ -89,6 +89,15 @@ impl ContactTable {
                 s
             }
             None => {
+                if self.i.len() == self.i.capacity() {
+                    // Grow by 1/8, not by doubling: the table is the largest per-pair
+                    // structure and a doubling would double its memory at once.
+                    let more = (self.i.len() / 8).max(64);
+                    self.i.reserve_exact(more);
+                    self.j.reserve_exact(more);
+                    self.xi.reserve_exact(more);
+                    self.next.reserve_exact(more);
+                }
                 self.i.push(i);
                 self.j.push(j);
                 self.xi.push(0.0);
@@ -136,54 +145,65 @@ impl ContactTable {
     }
 
     /// Remove the holes and sort the pairs by (i, j): a counting sort by i, then the few
-    /// pairs of each i sorted by j. O(N + P).
+    /// pairs of each i sorted by j. O(N + P), in place: `head` and `next` are rebuilt
+    /// afterwards anyway, so they serve as the counts and the destinations, and the pairs
+    /// are moved by following the cycles of the permutation. No allocation, so compaction
+    /// adds nothing to the peak memory of a run.
     pub fn compact(&mut self) {
-        let n = self.head.len();
-        let mut count = vec![0u32; n + 1];
+        let slots = self.i.len();
+        let live = self.live;
+        let head = &mut self.head;
+        head.iter_mut().for_each(|h| *h = 0);
         for &i in &self.i {
             if i != FREE {
-                count[i as usize + 1] += 1;
+                head[i as usize] += 1;
             }
         }
-        for k in 0..n {
-            count[k + 1] += count[k];
+        let mut acc = 0u32;
+        for h in head.iter_mut() {
+            let c = *h;
+            *h = acc;
+            acc += c;
         }
-        let live = self.live;
-        // Headroom of 1/8: compaction comes back before more than live/8 pairs are added,
-        // so the arrays never reallocate (a doubling would double their memory).
-        let cap = live + live / 8 + 64;
-        let mut ni = Vec::with_capacity(cap);
-        let mut nj = Vec::with_capacity(cap);
-        let mut nxi = Vec::with_capacity(cap);
-        ni.resize(live, 0u32);
-        nj.resize(live, 0u32);
-        nxi.resize(live, 0.0f64);
-        let mut fill = count.clone();
-        for s in 0..self.i.len() {
-            let i = self.i[s];
-            if i != FREE {
-                let d = fill[i as usize] as usize;
-                fill[i as usize] += 1;
-                ni[d] = i;
-                nj[d] = self.j[s];
-                nxi[d] = self.xi[s];
+        // Destination of each slot; free slots go after the live pairs.
+        let dest = &mut self.next;
+        dest.resize(slots, 0);
+        let mut free_at = live as u32;
+        for (s, &i) in self.i.iter().enumerate() {
+            dest[s] = if i == FREE {
+                free_at += 1;
+                free_at - 1
+            } else {
+                head[i as usize] += 1;
+                head[i as usize] - 1
+            };
+        }
+        for s in 0..slots {
+            while dest[s] as usize != s {
+                let t = dest[s] as usize;
+                self.i.swap(s, t);
+                self.j.swap(s, t);
+                self.xi.swap(s, t);
+                dest.swap(s, t);
             }
         }
-        // Sort each particle's run by j (runs are short: insertion sort).
-        for k in 0..n {
-            let (a, b) = (count[k] as usize, count[k + 1] as usize);
+        // head[k] is now the end of particle k's run: sort each run by j (runs are short).
+        let mut a = 0;
+        for &b in head.iter() {
+            let b = b as usize;
             for t in a + 1..b {
                 let mut u = t;
-                while u > a && nj[u - 1] > nj[u] {
-                    nj.swap(u - 1, u);
-                    nxi.swap(u - 1, u);
+                while u > a && self.j[u - 1] > self.j[u] {
+                    self.j.swap(u - 1, u);
+                    self.xi.swap(u - 1, u);
                     u -= 1;
                 }
             }
+            a = b;
         }
-        self.i = ni;
-        self.j = nj;
-        self.xi = nxi;
+        self.i.truncate(live);
+        self.j.truncate(live);
+        self.xi.truncate(live);
         self.free.clear();
         self.churn = 0;
         self.rebuild_chains();
@@ -191,7 +211,7 @@ impl ContactTable {
 
     fn rebuild_chains(&mut self) {
         self.head.iter_mut().for_each(|h| *h = NIL);
-        self.next = Vec::with_capacity(self.i.capacity());
+        self.next.clear();
         self.next.resize(self.i.len(), NIL);
         // Slots are sorted by i: link each to its successor with the same i.
         for s in (0..self.i.len()).rev() {

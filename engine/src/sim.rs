@@ -13,7 +13,7 @@ use talus_kernels::contact::disc_wall::disc_wall;
 use talus_kernels::contact::law::elastic_energy;
 use talus_kernels::contact::ContactParams;
 use talus_kernels::integrate::gear::{self, GearDof};
-use talus_kernels::integrate::verlet::{self, Check, Dof, Inertia, Loads};
+use talus_kernels::integrate::verlet::{self, Check};
 use talus_kernels::neighbor::{brute_force_pairs, inside, rounded_box, BoxSource, DiscBoxes, SweepAndPrune, EMPTY_BOX};
 
 use crate::contacts::{ContactTable, FREE};
@@ -112,6 +112,22 @@ impl GearHistory {
             .chain(&mut self.b)
             .chain(&mut self.c)
             .chain(&mut self.d)
+    }
+
+    /// The three degrees of freedom (x, y, angle) as views for the Gear kernels.
+    fn dofs<'a>(&'a mut self, pos: [&'a mut Vec<f64>; 3], vel: [&'a mut Vec<f64>; 3]) -> [GearDof<'a>; 3] {
+        let [a0, a1, a2] = &mut self.a;
+        let [b0, b1, b2] = &mut self.b;
+        let [c0, c1, c2] = &mut self.c;
+        let [d0, d1, d2] = &mut self.d;
+        let [x0, x1, x2] = pos;
+        let [v0, v1, v2] = vel;
+        let dof = |x, v, a, b, c, d| GearDof { x, v, a, b, c, d };
+        [
+            dof(x0, v0, a0, b0, c0, d0),
+            dof(x1, v1, a1, b1, c1, d1),
+            dof(x2, v2, a2, b2, c2, d2),
+        ]
     }
 }
 
@@ -406,30 +422,13 @@ impl Simulation {
 
     /// Verlet: kicks, drift, load reset and position check in one pass.
     fn kick_drift_check(&mut self, pending: bool) -> Result<bool> {
-        let ps = &mut self.particles;
         let boxes: &[[f32; 4]] = match &self.broad {
             Broad::Sweep(s) => s.boxes(),
             Broad::Brute(b) => b,
         };
-        let mut d = Dof {
-            x: &mut ps.x,
-            y: &mut ps.y,
-            angle: &mut ps.angle,
-            vx: &mut ps.vx,
-            vy: &mut ps.vy,
-            omega: &mut ps.omega,
-        };
-        let mut l = Loads {
-            fx: &mut ps.fx,
-            fy: &mut ps.fy,
-            torque: &mut ps.torque,
-        };
-        let m = Inertia {
-            inv_mass: &ps.inv_mass,
-            inv_inertia: &ps.inv_inertia,
-        };
+        let (mut d, mut l, m, radius) = self.particles.verlet_views();
         let c = Check {
-            radius: &ps.radius,
+            radius,
             boxes,
             domain_min: self.config.domain_min,
             domain_max: self.config.domain_max,
@@ -464,72 +463,57 @@ impl Simulation {
 
     fn predict(&mut self) {
         let dt = self.config.dt;
-        let ps = &mut self.particles;
         let Some(gh) = &mut self.gear else {
             return;
         };
-        let GearHistory { a, b, c, d } = gh;
-        let pos = [&mut ps.x, &mut ps.y, &mut ps.angle];
-        let vel = [&mut ps.vx, &mut ps.vy, &mut ps.omega];
-        for (k, (x, v)) in pos.into_iter().zip(vel).enumerate() {
-            let mut dof = GearDof {
-                x,
-                v,
-                a: &mut a[k],
-                b: &mut b[k],
-                c: &mut c[k],
-                d: &mut d[k],
-            };
+        let ParticleStore {
+            x,
+            y,
+            angle,
+            vx,
+            vy,
+            omega,
+            fx,
+            fy,
+            torque,
+            ..
+        } = &mut self.particles;
+        for mut dof in gh.dofs([x, y, angle], [vx, vy, omega]) {
             gear::predict(&mut dof, dt);
         }
-        ps.fx
-            .iter_mut()
-            .chain(&mut ps.fy)
-            .chain(&mut ps.torque)
+        fx.iter_mut()
+            .chain(fy.iter_mut())
+            .chain(torque.iter_mut())
             .for_each(|f| *f = 0.0);
     }
 
     fn correct(&mut self) {
         let dt = self.config.dt;
         let g = self.config.gravity;
-        let ps = &mut self.particles;
         match &mut self.gear {
             None => {
-                let mut d = Dof {
-                    x: &mut ps.x,
-                    y: &mut ps.y,
-                    angle: &mut ps.angle,
-                    vx: &mut ps.vx,
-                    vy: &mut ps.vy,
-                    omega: &mut ps.omega,
-                };
-                let l = Loads {
-                    fx: &mut ps.fx,
-                    fy: &mut ps.fy,
-                    torque: &mut ps.torque,
-                };
-                let m = Inertia {
-                    inv_mass: &ps.inv_mass,
-                    inv_inertia: &ps.inv_inertia,
-                };
+                let (mut d, l, m, _) = self.particles.verlet_views();
                 verlet::kick(&mut d, &l, &m, dt, g);
             }
             Some(gh) => {
-                let GearHistory { a, b, c, d } = gh;
-                let pos = [&mut ps.x, &mut ps.y, &mut ps.angle];
-                let vel = [&mut ps.vx, &mut ps.vy, &mut ps.omega];
-                let load = [&ps.fx, &ps.fy, &ps.torque];
-                let inv = [&ps.inv_mass, &ps.inv_mass, &ps.inv_inertia];
+                let ParticleStore {
+                    x,
+                    y,
+                    angle,
+                    vx,
+                    vy,
+                    omega,
+                    fx,
+                    fy,
+                    torque,
+                    inv_mass,
+                    inv_inertia,
+                    ..
+                } = &mut self.particles;
+                let load = [&*fx, &*fy, &*torque];
+                let inv = [&*inv_mass, &*inv_mass, &*inv_inertia];
                 let bias = [g[0], g[1], 0.0];
-                for (k, (x, v)) in pos.into_iter().zip(vel).enumerate() {
-                    let mut dof = GearDof {
-                        x,
-                        v,
-                        a: &mut a[k],
-                        b: &mut b[k],
-                        c: &mut c[k],
-                        d: &mut d[k],
-                    };
+                for (k, mut dof) in gh.dofs([x, y, angle], [vx, vy, omega]).into_iter().enumerate() {
                     gear::correct(&mut dof, load[k], inv[k], bias[k], dt);
                 }
             }

@@ -5,6 +5,8 @@
 //! from the body record. Index = where a particle's data sits (it changes when the store
 //! is reordered or compacted); id = what users and output files see (never changes).
 
+use talus_kernels::integrate::verlet::{Dof, Inertia, Loads};
+
 /// Per-particle flags.
 pub mod flags {
     /// Does not move and does not respond to forces.
@@ -122,6 +124,31 @@ impl ParticleStore {
         self.ptype.push(p.ptype);
         self.flags.push(p.flags);
         self.len() - 1
+    }
+
+    /// Views of the arrays for the Verlet kernels: degrees of freedom, loads, inverse
+    /// masses, and the radii (for the position check).
+    pub fn verlet_views(&mut self) -> (Dof<'_>, Loads<'_>, Inertia<'_>, &[f64]) {
+        (
+            Dof {
+                x: &mut self.x,
+                y: &mut self.y,
+                angle: &mut self.angle,
+                vx: &mut self.vx,
+                vy: &mut self.vy,
+                omega: &mut self.omega,
+            },
+            Loads {
+                fx: &mut self.fx,
+                fy: &mut self.fy,
+                torque: &mut self.torque,
+            },
+            Inertia {
+                inv_mass: &self.inv_mass,
+                inv_inertia: &self.inv_inertia,
+            },
+            &self.radius,
+        )
     }
 
     /// Mass of particle `p` (infinite for fixed or driven ones).

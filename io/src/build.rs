@@ -97,23 +97,8 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
                         msg: "the data file holds no atoms".into(),
                     });
                 }
-                for p in 0..data.len() {
-                    inits.push(ParticleInit {
-                        id: data.ids[p],
-                        x: data.x[p],
-                        y: data.y[p],
-                        angle: 0.0,
-                        vx: data.vx[p],
-                        vy: data.vy[p],
-                        omega: data.omega[p],
-                        radius: data.radius[p],
-                        mass: data.mass[p],
-                        material,
-                        ptype: data.types[p].min(u16::MAX as u32) as u16,
-                        flags: 0,
-                    });
-                    next_id = next_id.max(data.ids[p] + 1);
-                }
+                next_id = next_id.max(data.ids.iter().max().map_or(0, |m| m + 1));
+                inits.extend(data.particle_inits(material));
             }
         }
     }

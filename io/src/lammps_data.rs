@@ -36,6 +36,27 @@ impl LammpsData {
         self.ids.is_empty()
     }
 
+    /// The particles as engine particles of material `material` (ids, types, masses and
+    /// velocities from the file).
+    pub fn particle_inits(&self, material: u16) -> Vec<talus_engine::ParticleInit> {
+        (0..self.len())
+            .map(|p| talus_engine::ParticleInit {
+                id: self.ids[p],
+                x: self.x[p],
+                y: self.y[p],
+                angle: 0.0,
+                vx: self.vx[p],
+                vy: self.vy[p],
+                omega: self.omega[p],
+                radius: self.radius[p],
+                mass: self.mass[p],
+                material,
+                ptype: self.types[p].min(u16::MAX as u32) as u16,
+                flags: 0,
+            })
+            .collect()
+    }
+
     /// `copies` copies of this bed side by side along x, every odd copy mirrored (x -> L - x,
     /// vx and the spin change sign), as `shared/peers/lammps/tile.py` does: particles that
     /// touched an internal wall meet their own mirror image at the seam, so the tiled bed is

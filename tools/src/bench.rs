@@ -7,9 +7,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
-use talus_engine::{
-    Config, ContactParams, Integrator, LineWall, Material, NeighborMethod, ParticleInit, Simulation, Wall,
-};
+use talus_engine::{Config, ContactParams, Integrator, LineWall, Material, NeighborMethod, Simulation, Wall};
 use talus_io::lammps_data::{read_lammps_data, LammpsData};
 
 #[derive(Args)]
@@ -42,6 +40,13 @@ pub struct BenchArgs {
     /// Also write the rows as CSV to this file.
     #[arg(long)]
     pub csv: Option<PathBuf>,
+    /// Run every configuration in this process. By default each runs in a child process of
+    /// its own, so that its peak memory (VmHWM) is not polluted by the ones before.
+    #[arg(long)]
+    pub in_process: bool,
+    /// Internal: print the one row of a single configuration in machine-readable form.
+    #[arg(long, hide = true)]
+    pub row_only: bool,
 }
 
 /// The peer's S2D physics (in.s2d_run): kn = 1e6 N/m, kt = 2/7 kn, gamma_n for e = 0.5 of
@@ -95,29 +100,13 @@ pub fn peer_sim(bed: &LammpsData, integrator: Integrator, margin: f64, every_ste
         every_step,
         sort_every: talus_io::build::SORT_EVERY,
     };
-    let inits: Vec<ParticleInit> = (0..bed.len())
-        .map(|p| ParticleInit {
-            id: bed.ids[p],
-            x: bed.x[p],
-            y: bed.y[p],
-            angle: 0.0,
-            vx: bed.vx[p],
-            vy: bed.vy[p],
-            omega: bed.omega[p],
-            radius: bed.radius[p],
-            mass: bed.mass[p],
-            material: 0,
-            ptype: bed.types[p] as u16,
-            flags: 0,
-        })
-        .collect();
-    Simulation::new(config, vec![peer_material()], walls, &inits).map_err(|e| e.to_string())
+    Simulation::new(config, vec![peer_material()], walls, &bed.particle_inits(0)).map_err(|e| e.to_string())
 }
 
 struct Row {
     n: usize,
-    integrator: &'static str,
-    mode: &'static str,
+    integrator: String,
+    mode: String,
     steps: u64,
     wall: f64,
     ups: f64,
@@ -130,6 +119,109 @@ struct Row {
     swaps_per_update: f64,
     bytes: f64,
     hwm: f64,
+}
+
+/// Run one configuration in this process and measure it.
+fn measure(
+    base: &LammpsData,
+    n: usize,
+    integrator: Integrator,
+    iname: &str,
+    every_step: bool,
+    mname: &str,
+    a: &BenchArgs,
+) -> Result<Row, String> {
+    let bed = base.tile_x(n / base.len());
+    let mut sim = peer_sim(&bed, integrator, a.margin, every_step)?;
+    drop(bed);
+    reset_peak_rss();
+    sim.run(a.warmup).map_err(|e| e.to_string())?;
+    let steps = ((a.updates / n as f64) as u64).max(20);
+    let mut segs = Vec::new();
+    for _ in 0..a.repeats.max(1) {
+        let (t0, u0) = (sim.times, sim.neighbor_updates);
+        let sw0 = sim.sweep_stats().map_or(0, |s| s.swaps);
+        let start = Instant::now();
+        sim.run(steps).map_err(|e| e.to_string())?;
+        let wall = start.elapsed().as_secs_f64();
+        let t1 = sim.times;
+        let ph = |f: fn(&talus_engine::PhaseTimes) -> f64| f(&t1) - f(&t0);
+        segs.push((
+            wall,
+            ph(|t| t.neighbor),
+            ph(|t| t.forces),
+            ph(|t| t.predict + t.correct),
+            ph(|t| t.total()),
+            sim.neighbor_updates - u0,
+            ph(|t| t.neighbor_update),
+            sim.sweep_stats().map_or(0, |s| s.swaps) - sw0,
+        ));
+    }
+    segs.sort_by(|x, y| x.0.total_cmp(&y.0));
+    let m = segs[segs.len() / 2];
+    let row = Row {
+        n,
+        integrator: iname.to_string(),
+        mode: mname.to_string(),
+        steps,
+        wall: m.0,
+        ups: n as f64 * steps as f64 / m.0,
+        z: sim.contacts_per_particle(),
+        neighbor: 100.0 * m.1 / m.4,
+        forces: 100.0 * m.2 / m.4,
+        integrate: 100.0 * m.3 / m.4,
+        updates: m.5,
+        sweep_ms: if m.5 > 0 { 1e3 * m.6 / m.5 as f64 } else { 0.0 },
+        swaps_per_update: if m.5 > 0 { m.7 as f64 / m.5 as f64 } else { 0.0 },
+        bytes: sim.memory_bytes() as f64 / n as f64,
+        hwm: peak_rss().unwrap_or(0.0) / n as f64,
+    };
+    Ok(row)
+}
+
+/// Run one configuration in a child process (`talus bench --row-only ...`) and parse its row.
+fn measure_in_child(n: usize, integ: &str, mode: &str, a: &BenchArgs) -> Result<Row, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the talus executable: {e}"))?;
+    let out = std::process::Command::new(exe)
+        .arg("bench")
+        .arg("--row-only")
+        .arg("--in-process")
+        .args(["--base", &a.base.display().to_string()])
+        .args(["--sizes", &n.to_string(), "--integrators", integ, "--modes", mode])
+        .args(["--updates", &a.updates.to_string(), "--repeats", &a.repeats.to_string()])
+        .args(["--warmup", &a.warmup.to_string(), "--margin", &a.margin.to_string()])
+        .output()
+        .map_err(|e| format!("cannot run the benchmark child: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find(|l| l.starts_with("ROW ")).ok_or_else(|| {
+        format!(
+            "benchmark child for N={n} {integ} {mode} failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )
+    })?;
+    let f: Vec<&str> = line.split_whitespace().skip(1).collect();
+    let num = |k: usize| {
+        f.get(k)
+            .and_then(|v| v.parse::<f64>().ok())
+            .ok_or("bad ROW line from the benchmark child")
+    };
+    Ok(Row {
+        n,
+        integrator: integ.to_string(),
+        mode: mode.to_string(),
+        steps: num(0)? as u64,
+        wall: num(1)?,
+        ups: num(2)?,
+        z: num(3)?,
+        neighbor: num(4)?,
+        forces: num(5)?,
+        integrate: num(6)?,
+        updates: num(7)? as u64,
+        sweep_ms: num(8)?,
+        swaps_per_update: num(9)?,
+        bytes: num(10)?,
+        hwm: num(11)?,
+    })
 }
 
 /// Peak resident memory of this process (VmHWM) in bytes, if /proc tells.
@@ -154,31 +246,33 @@ pub fn bench(a: BenchArgs) -> Result<(), String> {
         .ok()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
-    println!(
-        "talus bench: bed tiled from {} ({} discs), 1 thread, commit {commit}, dt = {:.4e} s, skin {} m",
-        a.base.display(),
-        base.len(),
-        peer_dt(),
-        a.margin
-    );
-    println!(
-        "{:>8} {:>6} {:>10} {:>6} {:>8} {:>10} {:>6} {:>6} {:>6} {:>6} {:>7} {:>9} {:>9} {:>7} {:>7}",
-        "N",
-        "integ",
-        "mode",
-        "steps",
-        "wall s",
-        "upd/s",
-        "z",
-        "neigh%",
-        "force%",
-        "integ%",
-        "sweeps",
-        "ms/sweep",
-        "swaps/sw",
-        "B/p arr",
-        "B/p rss"
-    );
+    if !a.row_only {
+        println!(
+            "talus bench: bed tiled from {} ({} discs), 1 thread, commit {commit}, dt = {:.4e} s, skin {} m",
+            a.base.display(),
+            base.len(),
+            peer_dt(),
+            a.margin
+        );
+        println!(
+            "{:>8} {:>6} {:>10} {:>6} {:>8} {:>10} {:>6} {:>6} {:>6} {:>6} {:>7} {:>9} {:>9} {:>7} {:>7}",
+            "N",
+            "integ",
+            "mode",
+            "steps",
+            "wall s",
+            "upd/s",
+            "z",
+            "neigh%",
+            "force%",
+            "integ%",
+            "sweeps",
+            "ms/sweep",
+            "swaps/sw",
+            "B/p arr",
+            "B/p rss"
+        );
+    }
     let mut rows = Vec::new();
     for &n in &a.sizes {
         if n % base.len() != 0 {
@@ -196,51 +290,29 @@ pub fn bench(a: BenchArgs) -> Result<(), String> {
                     "every-step" => (true, "every-step"),
                     other => return Err(format!("unknown mode '{other}' (skin, every-step)")),
                 };
-                let bed = base.tile_x(n / base.len());
-                let mut sim = peer_sim(&bed, integrator, a.margin, every_step)?;
-                drop(bed);
-                reset_peak_rss();
-                sim.run(a.warmup).map_err(|e| e.to_string())?;
-                let steps = ((a.updates / n as f64) as u64).max(20);
-                let mut segs = Vec::new();
-                for _ in 0..a.repeats.max(1) {
-                    let (t0, u0) = (sim.times, sim.neighbor_updates);
-                    let sw0 = sim.sweep_stats().map_or(0, |s| s.swaps);
-                    let start = Instant::now();
-                    sim.run(steps).map_err(|e| e.to_string())?;
-                    let wall = start.elapsed().as_secs_f64();
-                    let t1 = sim.times;
-                    let ph = |f: fn(&talus_engine::PhaseTimes) -> f64| f(&t1) - f(&t0);
-                    segs.push((
-                        wall,
-                        ph(|t| t.neighbor),
-                        ph(|t| t.forces),
-                        ph(|t| t.predict + t.correct),
-                        ph(|t| t.total()),
-                        sim.neighbor_updates - u0,
-                        ph(|t| t.neighbor_update),
-                        sim.sweep_stats().map_or(0, |s| s.swaps) - sw0,
-                    ));
-                }
-                segs.sort_by(|x, y| x.0.total_cmp(&y.0));
-                let m = segs[segs.len() / 2];
-                let row = Row {
-                    n,
-                    integrator: iname,
-                    mode: mname,
-                    steps,
-                    wall: m.0,
-                    ups: n as f64 * steps as f64 / m.0,
-                    z: sim.contacts_per_particle(),
-                    neighbor: 100.0 * m.1 / m.4,
-                    forces: 100.0 * m.2 / m.4,
-                    integrate: 100.0 * m.3 / m.4,
-                    updates: m.5,
-                    sweep_ms: if m.5 > 0 { 1e3 * m.6 / m.5 as f64 } else { 0.0 },
-                    swaps_per_update: if m.5 > 0 { m.7 as f64 / m.5 as f64 } else { 0.0 },
-                    bytes: sim.memory_bytes() as f64 / n as f64,
-                    hwm: peak_rss().unwrap_or(0.0) / n as f64,
+                let row = if a.in_process {
+                    measure(&base, n, integrator, iname, every_step, mname, &a)?
+                } else {
+                    measure_in_child(n, integ, mode, &a)?
                 };
+                if a.row_only {
+                    println!(
+                        "ROW {} {:e} {:e} {:e} {:e} {:e} {:e} {} {:e} {:e} {:e} {:e}",
+                        row.steps,
+                        row.wall,
+                        row.ups,
+                        row.z,
+                        row.neighbor,
+                        row.forces,
+                        row.integrate,
+                        row.updates,
+                        row.sweep_ms,
+                        row.swaps_per_update,
+                        row.bytes,
+                        row.hwm
+                    );
+                    return Ok(());
+                }
                 println!(
                     "{:>8} {:>6} {:>10} {:>6} {:>8.3} {:>10.3e} {:>6.3} {:>6.1} {:>6.1} {:>6.1} {:>7} {:>9.3} {:>9.0} {:>7.0} {:>7.0}",
                     row.n, row.integrator, row.mode, row.steps, row.wall, row.ups, row.z, row.neighbor, row.forces,
