@@ -877,3 +877,100 @@ fn lammps_settled_bed_stays_at_rest() {
         e1.kinetic
     );
 }
+
+/// A dense block of discs run with the incremental sweep (sweep only when a disc left its
+/// enlarged box), the sweep every step, and the brute-force broad phase: the candidate
+/// pair sets differ, so only the order of the force sums differs, and positions agree to
+/// rounding. And a batch of steps (`run(k)`, kicks fused) is bitwise the same as k single
+/// steps.
+#[test]
+fn broad_phase_methods_and_batching_agree() {
+    // A hexagonal block of slightly overlapping discs (radii 1 mm +- 1 %, spacing 1.995 mm)
+    // with random velocities, walls hugging it on all four sides: every disc is in contact
+    // all the time.
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    let a = 1.995e-3;
+    let h = a * 3f64.sqrt() / 2.0;
+    let parts: Vec<ParticleInit> = (0..400)
+        .map(|k| {
+            let (row, col) = (k / 20, k % 20);
+            let x = 2.0e-3 + col as f64 * a + if row % 2 == 1 { 0.5 * a } else { 0.0 };
+            let y = 1.0e-3 + row as f64 * h;
+            let r = 1.0e-3 * rng.random_range(0.99..1.01);
+            let (vx, vy) = (rng.random_range(-0.1..0.1), rng.random_range(-0.1..0.1));
+            disc(k as u64 + 1, x, y, vx, vy, r)
+        })
+        .collect();
+    let (xr, yt) = (2.0e-3 + 19.5 * a + 0.999e-3, 1.0e-3 + 19.0 * h + 0.999e-3);
+    let walls = vec![
+        wall([0.0, 0.0], [0.0, 1.0]),
+        wall([1.001e-3, 0.0], [1.0, 0.0]),
+        wall([xr, 0.0], [-1.0, 0.0]),
+        wall([0.0, yt], [0.0, -1.0]),
+    ];
+    let mat = material(frictional(0.5, 0.5 * disc_mass(1.0e-3), 0.5));
+    let dt = 1.0e-6;
+    let steps = 2000;
+    let run = |method: NeighborMethod, every_step: bool, batched: bool, integrator: Integrator| {
+        let mut cfg = config(dt, [0.0, -G], [-0.01, -0.01], [0.07, 0.2], integrator);
+        cfg.neighbor = method;
+        cfg.every_step = every_step;
+        // A thin skin: the incremental sweep has to update often.
+        cfg.margin = 2.0e-6;
+        let mut sim = Simulation::new(cfg, vec![mat.clone()], walls.clone(), &parts).unwrap();
+        if batched {
+            sim.run(steps).unwrap();
+        } else {
+            for _ in 0..steps {
+                sim.step().unwrap();
+            }
+        }
+        let mut by_id: Vec<(u64, f64, f64, f64)> = (0..sim.len())
+            .map(|p| {
+                (
+                    sim.particles.id[p],
+                    sim.particles.x[p],
+                    sim.particles.y[p],
+                    sim.particles.vx[p],
+                )
+            })
+            .collect();
+        by_id.sort_by_key(|a| a.0);
+        (by_id, sim.energies().contacts, sim.neighbor_updates)
+    };
+    for integrator in BOTH {
+        let (reference, contacts, updates) = run(NeighborMethod::Sweep, false, false, integrator);
+        assert!(
+            contacts > 500,
+            "{integrator:?}: the block should be in contact: {contacts}"
+        );
+        assert!(
+            updates > 2,
+            "{integrator:?}: the discs should move out of their boxes: {updates} updates"
+        );
+        let (batched, _, _) = run(NeighborMethod::Sweep, false, true, integrator);
+        let same = |a: &(u64, f64, f64, f64), b: &(u64, f64, f64, f64)| {
+            a.1.to_bits() == b.1.to_bits() && a.2.to_bits() == b.2.to_bits() && a.3.to_bits() == b.3.to_bits()
+        };
+        assert!(
+            reference.iter().zip(&batched).all(|(a, b)| same(a, b)),
+            "{integrator:?}: run({steps}) differs from {steps} x step()"
+        );
+        for (method, every) in [(NeighborMethod::Sweep, true), (NeighborMethod::Brute, false)] {
+            let (other, _, _) = run(method, every, true, integrator);
+            let worst = reference
+                .iter()
+                .zip(&other)
+                .map(|(a, b)| (a.1 - b.1).abs().max((a.2 - b.2).abs()))
+                .fold(0.0, f64::max);
+            println!(
+                "{integrator:?} {method:?} every_step={every}: {contacts} contacts, {updates} sweeps, \
+                 max position difference {worst:.3e} m"
+            );
+            assert!(
+                worst < 1e-12,
+                "{integrator:?} {method:?}: positions differ by {worst:e} m"
+            );
+        }
+    }
+}

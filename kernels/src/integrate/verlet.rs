@@ -44,7 +44,7 @@ pub fn kick_drift(d: &mut Dof, l: &mut Loads, m: &Inertia, dt: f64, g: [f64; 2])
     for p in 0..n {
         vx[p] += h * accel(fx[p], im[p], g[0]);
         vy[p] += h * accel(fy[p], im[p], g[1]);
-        w[p] += h * t[p] * ii[p];
+        w[p] += h * (t[p] * ii[p]);
         x[p] += dt * vx[p];
         y[p] += dt * vy[p];
         a[p] += dt * w[p];
@@ -155,7 +155,7 @@ pub fn kick(d: &mut Dof, l: &Loads, m: &Inertia, dt: f64, g: [f64; 2]) {
     for p in 0..n {
         vx[p] += h * accel(fx[p], im[p], g[0]);
         vy[p] += h * accel(fy[p], im[p], g[1]);
-        w[p] += h * t[p] * ii[p];
+        w[p] += h * (t[p] * ii[p]);
     }
 }
 
@@ -166,8 +166,10 @@ mod tests {
     /// The fused pass gives bitwise the same state as kick followed by kick_drift.
     #[test]
     fn fused_pass_is_bitwise_kick_then_kick_drift() {
-        let n = 7;
-        let mk = |s: f64| -> Vec<f64> { (0..n).map(|k| (k as f64 + 1.0) * s).collect() };
+        let n = 1000;
+        // Values with all mantissa bits in use, so that any change in the order of the
+        // operations changes some result.
+        let mk = |s: f64| -> Vec<f64> { (0..n).map(|k| ((k as f64 + 1.7) * 0.618).sin() * s).collect() };
         let (mut x1, mut y1, mut a1, mut vx1, mut vy1, mut w1) =
             (mk(0.3), mk(0.7), mk(0.1), mk(1.3), mk(-0.9), mk(0.2));
         let (mut fx1, mut fy1, mut t1) = (mk(3.1), mk(-2.7), mk(0.37));
