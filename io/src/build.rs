@@ -2,7 +2,7 @@
 //! walls, particles from generators or LAMMPS data files, the time step.
 use std::path::{Path, PathBuf};
 
-use talus_engine::generate::{self, RadiusDist as GenRadius};
+use talus_engine::generate;
 use talus_engine::{
     Config, ContactParams, Integrator, LineWall, Material, NeighborMethod, ParticleInit, Simulation, Wall,
 };
@@ -46,19 +46,12 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
                 velocity,
                 velocity_jitter,
             } => {
-                let dist = match radius {
-                    sc::RadiusDist::Fixed(r) => GenRadius::Fixed(*r),
-                    sc::RadiusDist::Uniform { mean, width } => GenRadius::Uniform {
-                        mean: *mean,
-                        width: *width,
-                    },
-                    sc::RadiusDist::List(v) => GenRadius::List(v.clone()),
-                };
+                let dist = radius;
                 let seed = scenario.seed.wrapping_add(k as u64);
                 let n = *count as usize;
                 let discs = match packing {
-                    sc::Packing::Lattice => generate::lattice(n, &dist, *region_min, *region_max, seed),
-                    sc::Packing::Random => generate::random(n, &dist, *region_min, *region_max, seed),
+                    sc::Packing::Lattice => generate::lattice(n, dist, *region_min, *region_max, seed),
+                    sc::Packing::Random => generate::random(n, dist, *region_min, *region_max, seed),
                 }
                 .map_err(|e| invalid(format!("particles[{k}]: {e}")))?;
                 let mut rng = generate::rng(seed ^ 0x0005_eed0_f7e1_0c17);

@@ -121,17 +121,9 @@ pub enum ParticleSource {
     Lammps { file: PathBuf },
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum RadiusDist {
-    Fixed(f64),
-    /// Radii uniform in [mean (1 - width), mean (1 + width)], 0 <= width < 1.
-    Uniform {
-        mean: f64,
-        width: f64,
-    },
-    /// Radii taken in turn, cycling.
-    List(Vec<f64>),
-}
+/// The radius distribution is the generator's own type (fixed, uniform in
+/// [mean (1 - width), mean (1 + width)] with 0 <= width < 1, or a list taken in turn).
+pub use talus_engine::generate::RadiusDist;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
