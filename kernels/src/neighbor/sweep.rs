@@ -354,8 +354,7 @@ fn sort_axis<B: BoxSource>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::neighbor::{brute_force_pairs, DiscBoxes};
-    use std::collections::BTreeSet;
+    use crate::neighbor::DiscBoxes;
 
     #[test]
     fn outward_rounding_is_outward_and_tight() {
