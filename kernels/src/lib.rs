@@ -4,5 +4,6 @@
 //! touches a file or allocates in a per-pair or per-particle path: the engine schedules
 //! these functions freely and the tests call them directly.
 pub mod contact;
+pub mod geometry;
 pub mod integrate;
 pub mod neighbor;

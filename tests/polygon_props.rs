@@ -1,0 +1,244 @@
+//! Convex-polygon geometry against independent computations: the tracked closest-feature
+//! distance against the minimum over all vertex-edge pairs (cold start and warm cache),
+//! the clipped overlap area against a convex hull of the intersection's corner points.
+use proptest::prelude::*;
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use talus::kernels::geometry::closest_features::{brute_force, closest_features, FeaturePair, Proximity};
+use talus::kernels::geometry::overlap::overlap;
+use talus::kernels::geometry::polygon::{area, is_convex_ccw};
+
+type Poly = Vec<[f64; 2]>;
+
+/// A random convex polygon: vertices on an ellipse (aspect up to 1:4) at sorted random
+/// angles, or a regular n-gon (parallel edges), rotated, scaled and placed.
+fn polygon(rng: &mut Xoshiro256PlusPlus, size: f64, centre: [f64; 2]) -> Poly {
+    let n = rng.random_range(3..=64usize);
+    let regular = rng.random_range(0.0..1.0) < 0.3;
+    let mut angles: Vec<f64> = if regular {
+        (0..n)
+            .map(|k| 2.0 * std::f64::consts::PI * k as f64 / n as f64)
+            .collect()
+    } else {
+        (0..n)
+            .map(|_| rng.random_range(0.0..2.0 * std::f64::consts::PI))
+            .collect()
+    };
+    angles.sort_by(|a, b| a.total_cmp(b));
+    angles.dedup_by(|a, b| (*a - *b).abs() < 1e-3);
+    if angles.len() < 3 {
+        angles = vec![0.0, 2.1, 4.2];
+    }
+    let aspect = if regular { 1.0 } else { rng.random_range(0.25..=1.0) };
+    let rot = rng.random_range(0.0..2.0 * std::f64::consts::PI);
+    let (s, c) = rot.sin_cos();
+    let v: Poly = angles
+        .iter()
+        .map(|t| {
+            let (x, y) = (size * t.cos(), size * aspect * t.sin());
+            [centre[0] + c * x - s * y, centre[1] + s * x + c * y]
+        })
+        .collect();
+    assert!(is_convex_ccw(&v), "generator made a non-convex polygon");
+    v
+}
+
+fn moved(p: &Poly, d: [f64; 2], rot: f64) -> Poly {
+    let n = p.len() as f64;
+    let c = p.iter().fold([0.0; 2], |s, q| [s[0] + q[0] / n, s[1] + q[1] / n]);
+    let (s, co) = rot.sin_cos();
+    p.iter()
+        .map(|q| {
+            let (x, y) = (q[0] - c[0], q[1] - c[1]);
+            [c[0] + d[0] + co * x - s * y, c[1] + d[1] + s * x + co * y]
+        })
+        .collect()
+}
+
+fn check_distance(a: &Poly, b: &Poly, cache: &mut FeaturePair, size: f64, what: &str) -> u32 {
+    let t = closest_features(a, b, cache);
+    let (reference, _) = brute_force(a, b);
+    // The fallback is the brute-force search itself: a comparison would prove nothing.
+    assert!(
+        !t.fallback,
+        "{what}: the walk did not settle in {} steps (na {}, nb {})",
+        t.steps,
+        a.len(),
+        b.len()
+    );
+    match (t.proximity, reference) {
+        (Proximity::Separated { distance: d, pa, pb }, Proximity::Separated { distance: r, .. }) => {
+            assert!(
+                (d - r).abs() <= 1e-12 * r + 1e-15 * size,
+                "{what}: tracked distance {d:e}, brute force {r:e} (na {}, nb {})",
+                a.len(),
+                b.len()
+            );
+            // The reported points are that far apart.
+            assert!(((pb[0] - pa[0]).hypot(pb[1] - pa[1]) - d).abs() <= 1e-12 * size);
+        }
+        (Proximity::Penetrating, Proximity::Penetrating) => {}
+        (got, want) => panic!("{what}: tracked {got:?}, brute force {want:?}"),
+    }
+    t.steps
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, .. ProptestConfig::default() })]
+
+    /// Random pairs at random distances and sizes (1:10), cold start, then a warm cache
+    /// after a small motion.
+    #[test]
+    fn tracked_distance_equals_brute_force(seed in any::<u64>()) {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let sa = rng.random_range(0.5..5.0);
+        let sb = rng.random_range(0.5..5.0);
+        let a = polygon(&mut rng, sa, [0.0, 0.0]);
+        let dist = rng.random_range(0.0..3.0) * (sa + sb);
+        let dir = rng.random_range(0.0..2.0 * std::f64::consts::PI);
+        let b = polygon(&mut rng, sb, [dist * dir.cos(), dist * dir.sin()]);
+        let mut cache = FeaturePair::START;
+        check_distance(&a, &b, &mut cache, sa.max(sb), "cold");
+        for _ in 0..5 {
+            let step = 0.01 * sb;
+            let b2 = moved(&b, [rng.random_range(-step..step), rng.random_range(-step..step)], rng.random_range(-0.01..0.01));
+            check_distance(&a, &b2, &mut cache, sa.max(sb), "warm");
+        }
+    }
+
+    /// The overlap area equals an independent computation, is symmetric, and is zero
+    /// exactly when the polygons do not overlap.
+    #[test]
+    fn overlap_area_equals_hull_reference(seed in any::<u64>()) {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let sa = rng.random_range(0.5..5.0);
+        let sb = rng.random_range(0.5..5.0);
+        let a = polygon(&mut rng, sa, [0.0, 0.0]);
+        let dist = rng.random_range(0.0..1.3) * (sa + sb);
+        let dir = rng.random_range(0.0..2.0 * std::f64::consts::PI);
+        let b = polygon(&mut rng, sb, [dist * dir.cos(), dist * dir.sin()]);
+        let want = reference_overlap_area(&a, &b);
+        let small = area(&a).min(area(&b));
+        let ab = overlap(&a, &b).map_or(0.0, |o| o.area);
+        let ba = overlap(&b, &a).map_or(0.0, |o| o.area);
+        prop_assert!((ab - want).abs() <= 1e-10 * small, "clipped {ab:e}, reference {want:e}, smaller area {small:e}");
+        prop_assert!((ab - ba).abs() <= 1e-10 * small, "not symmetric: {ab:e} vs {ba:e}");
+        let separated = matches!(brute_force(&a, &b).0, Proximity::Separated { .. });
+        prop_assert_eq!(separated, overlap(&a, &b).is_none(), "area {} but brute force says separated = {}", ab, separated);
+    }
+}
+
+/// Nearly parallel edges and touching corners, the degenerate cases of the walk.
+#[test]
+fn parallel_edges_and_touching_corners() {
+    let sq = |cx: f64, cy: f64, h: f64| vec![[cx - h, cy - h], [cx + h, cy - h], [cx + h, cy + h], [cx - h, cy + h]];
+    let a = sq(0.0, 0.0, 1.0);
+    let mut steps = Vec::new();
+    for k in 0..2000 {
+        let t = k as f64 / 2000.0;
+        // Face to face at distance 0.5, sliding along, tilted by at most 1e-9 rad.
+        let b = moved(&sq(2.5, -3.0 + 6.0 * t, 1.0), [0.0, 0.0], 1e-9 * (t - 0.5));
+        let mut c = FeaturePair::START;
+        steps.push(check_distance(&a, &b, &mut c, 1.0, "parallel"));
+        // Corner to corner, touching exactly and just apart.
+        let gap = if k % 2 == 0 { 0.0 } else { 1e-12 * t };
+        let b = sq(2.0 + gap, 2.0 + gap, 1.0);
+        check_distance(&a, &b, &mut c, 1.0, "corners");
+    }
+    let mean = steps.iter().sum::<u32>() as f64 / steps.len() as f64;
+    assert!(
+        mean < 8.0,
+        "cold walks between parallel squares take {mean} steps on average"
+    );
+}
+
+/// A warm cache makes the walk O(1): the mean number of feature pairs visited per query,
+/// for polygons of 64 vertices turning slowly against each other, stays small.
+#[test]
+fn warm_walk_is_short_for_many_vertices() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+    let n = 64;
+    let circle = |c: [f64; 2], r: f64| -> Poly {
+        (0..n)
+            .map(|k| {
+                let t = 2.0 * std::f64::consts::PI * k as f64 / n as f64;
+                [c[0] + r * t.cos(), c[1] + r * t.sin()]
+            })
+            .collect()
+    };
+    let a = circle([0.0, 0.0], 1.0);
+    let b0 = circle([2.2, 0.0], 1.0);
+    let mut cache = FeaturePair::START;
+    let mut total = 0;
+    let queries = 2000;
+    for k in 0..queries {
+        let phi = 0.002 * k as f64;
+        let b = moved(
+            &b0,
+            [2.2 * phi.cos() - 2.2, 2.2 * phi.sin()],
+            rng.random_range(-0.01..0.01),
+        );
+        total += check_distance(&a, &b, &mut cache, 1.0, "warm circle");
+    }
+    let mean = total as f64 / queries as f64;
+    assert!(mean < 4.0, "warm walk visits {mean} feature pairs per query");
+}
+
+/// Independent overlap area: the corners of the intersection are the vertices of each
+/// polygon inside the other and the crossing points of their edges; the intersection is
+/// their convex hull.
+fn reference_overlap_area(a: &Poly, b: &Poly) -> f64 {
+    let inside = |p: [f64; 2], q: &Poly| {
+        (0..q.len()).all(|k| {
+            let (s, t) = (q[k], q[(k + 1) % q.len()]);
+            (t[0] - s[0]) * (p[1] - s[1]) - (t[1] - s[1]) * (p[0] - s[0]) >= 0.0
+        })
+    };
+    let mut pts: Vec<[f64; 2]> = Vec::new();
+    pts.extend(a.iter().filter(|&&p| inside(p, b)));
+    pts.extend(b.iter().filter(|&&p| inside(p, a)));
+    for i in 0..a.len() {
+        let (p, p2) = (a[i], a[(i + 1) % a.len()]);
+        for j in 0..b.len() {
+            let (q, q2) = (b[j], b[(j + 1) % b.len()]);
+            let r = [p2[0] - p[0], p2[1] - p[1]];
+            let s = [q2[0] - q[0], q2[1] - q[1]];
+            let den = r[0] * s[1] - r[1] * s[0];
+            if den == 0.0 {
+                continue;
+            }
+            let w = [q[0] - p[0], q[1] - p[1]];
+            let t = (w[0] * s[1] - w[1] * s[0]) / den;
+            let u = (w[0] * r[1] - w[1] * r[0]) / den;
+            if (0.0..=1.0).contains(&t) && (0.0..=1.0).contains(&u) {
+                pts.push([p[0] + t * r[0], p[1] + t * r[1]]);
+            }
+        }
+    }
+    if pts.len() < 3 {
+        return 0.0;
+    }
+    // Convex hull (Andrew's monotone chain), then the shoelace formula.
+    pts.sort_by(|p, q| p[0].total_cmp(&q[0]).then(p[1].total_cmp(&q[1])));
+    let turn = |o: [f64; 2], a: [f64; 2], b: [f64; 2]| (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+    let mut hull: Vec<[f64; 2]> = Vec::new();
+    for pass in 0..2 {
+        let start = hull.len();
+        let iter: Box<dyn Iterator<Item = &[f64; 2]>> = if pass == 0 {
+            Box::new(pts.iter())
+        } else {
+            Box::new(pts.iter().rev())
+        };
+        for &p in iter {
+            while hull.len() >= start + 2 && turn(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0 {
+                hull.pop();
+            }
+            hull.push(p);
+        }
+        hull.pop();
+    }
+    if hull.len() < 3 {
+        return 0.0;
+    }
+    area(&hull).abs()
+}
