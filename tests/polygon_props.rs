@@ -140,6 +140,10 @@ fn parallel_edges_and_touching_corners() {
         let b = moved(&sq(2.5, -3.0 + 6.0 * t, 1.0), [0.0, 0.0], 1e-9 * (t - 0.5));
         let mut c = FeaturePair::START;
         steps.push(check_distance(&a, &b, &mut c, 1.0, "parallel"));
+        // Overlapping by 0.1 with collinear edges, sliding along.
+        let b = sq(1.9, -3.0 + 6.0 * t, 1.0);
+        let mut c = FeaturePair::START;
+        check_distance(&a, &b, &mut c, 1.0, "collinear overlap");
         // Corner to corner, touching exactly and just apart.
         let gap = if k % 2 == 0 { 0.0 } else { 1e-12 * t };
         let b = sq(2.0 + gap, 2.0 + gap, 1.0);

@@ -69,6 +69,16 @@ pub fn linear_spring_dashpot(
     dt: f64,
 ) -> PairForce {
     let normal = p.kn * overlap + meff * p.gamma_n * v_n;
+    PairForce {
+        normal,
+        tangential: coulomb_spring(p, normal, v_t, meff, xi, dt),
+    }
+}
+
+/// The Cundall-Strack tangential force for a contact carrying `normal`: advance the
+/// spring `xi` by the slip `v_t dt`, add the dashpot, cap at mu |normal|.
+#[inline(always)]
+pub fn coulomb_spring(p: &ContactParams, normal: f64, v_t: f64, meff: f64, xi: &mut f64, dt: f64) -> f64 {
     *xi += v_t * dt;
     let damp_t = meff * p.gamma_t * v_t;
     let mut ft = -(p.kt * *xi + damp_t);
@@ -82,7 +92,7 @@ pub fn linear_spring_dashpot(
             *xi = -(ft + damp_t) / p.kt;
         }
     }
-    PairForce { normal, tangential: ft }
+    ft
 }
 
 /// Elastic energy stored in a contact: k_n delta^2 / 2 + k_t xi^2 / 2.

@@ -3,5 +3,6 @@
 pub mod disc_disc;
 pub mod disc_wall;
 pub mod law;
+pub mod polygon_polygon;
 
 pub use law::{ContactParams, PairForce};

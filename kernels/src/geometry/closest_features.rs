@@ -235,6 +235,15 @@ pub fn closest_features(a: &[[f64; 2]], b: &[[f64; 2]], cache: &mut FeaturePair)
         steps += 1;
         let done = |fa, fb, cache: &mut FeaturePair, p: Proximity| {
             *cache = FeaturePair { a: fa, b: fb };
+            // Mutual closest points certify separation only at a positive distance: at
+            // distance 0 a vertex lies on the other's boundary, and the interiors may still
+            // overlap elsewhere (collinear edges). The separating-axis test decides.
+            let p = match p {
+                Proximity::Separated { distance, .. } if distance == 0.0 && penetrating_sat(a, b) => {
+                    Proximity::Penetrating
+                }
+                p => p,
+            };
             Tracked {
                 proximity: p,
                 steps,
@@ -334,12 +343,17 @@ fn max_separation(a: &[[f64; 2]], b: &[[f64; 2]]) -> f64 {
         .fold(f64::NEG_INFINITY, f64::max)
 }
 
+/// Do the interiors overlap? (No edge of either polygon separates them.)
+fn penetrating_sat(a: &[[f64; 2]], b: &[[f64; 2]]) -> bool {
+    max_separation(a, b).max(max_separation(b, a)) < 0.0
+}
+
 /// Reference answer by exhaustive search: separating-axis test for penetration, then the
 /// minimum over all vertex-edge pairs. O(na nb): the fallback of the walk and the check in
 /// tests.
 pub fn brute_force(a: &[[f64; 2]], b: &[[f64; 2]]) -> (Proximity, FeaturePair) {
     let (na, nb) = (a.len(), b.len());
-    if max_separation(a, b).max(max_separation(b, a)) < 0.0 {
+    if penetrating_sat(a, b) {
         return (Proximity::Penetrating, FeaturePair::START);
     }
     let mut best = (f64::INFINITY, [0.0; 2], [0.0; 2], FeaturePair::START);
@@ -422,6 +436,17 @@ mod tests {
         }
         let b = square(1.5, 0.5, 1.0);
         assert_eq!(closest_features(&a, &b, &mut c).proximity, Proximity::Penetrating);
+        // Overlapping with collinear edges: a vertex of b lies on a's bottom edge line.
+        let b = square(1.9, 0.0, 1.0);
+        let mut c = FeaturePair::START;
+        assert_eq!(closest_features(&a, &b, &mut c).proximity, Proximity::Penetrating);
+        // Touching along a whole edge: distance 0, not penetrating.
+        let b = square(2.0, 0.0, 1.0);
+        let mut c = FeaturePair::START;
+        match closest_features(&a, &b, &mut c).proximity {
+            Proximity::Separated { distance, .. } => assert_eq!(distance, 0.0),
+            p => panic!("{p:?}"),
+        }
         // A plus sign: no vertex of either inside the other, the edges cross.
         let a = vec![[-3.0, -0.5], [3.0, -0.5], [3.0, 0.5], [-3.0, 0.5]];
         let b = vec![[-0.5, -3.0], [0.5, -3.0], [0.5, 3.0], [-0.5, 3.0]];
