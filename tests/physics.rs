@@ -974,3 +974,108 @@ fn broad_phase_methods_and_batching_agree() {
         }
     }
 }
+
+fn square_shape(h: f64) -> talus::engine::PolygonShape {
+    talus::engine::PolygonShape::new(&[[-h, -h], [h, -h], [h, h], [-h, h]]).unwrap()
+}
+
+/// A square resting on a floor settles where the area-proportional force carries its
+/// weight: overlap area A = m g l / E with l its bounding radius (the polygon-wall law).
+/// And a square on a square on the floor: the upper pair's overlap carries m g with
+/// l = the characteristic length r r / (r + r) * 2 = r.
+#[test]
+fn squares_rest_at_the_analytic_overlap_areas() {
+    for integrator in BOTH {
+        let h = 1.0e-3;
+        let m = DENSITY * 4.0 * h * h;
+        let r = h * 2f64.sqrt();
+        let parts = [
+            ParticleInit {
+                mass: m,
+                ..disc(1, 0.01, h, 0.0, 0.0, r)
+            },
+            ParticleInit {
+                mass: m,
+                ..disc(2, 0.01, 3.0 * h, 0.0, 0.0, r)
+            },
+        ];
+        let shapes = [Some(square_shape(h)), Some(square_shape(h))];
+        let p = frictional(0.3, 0.5 * m, 0.5);
+        let tc = p.contact_time(0.5 * m);
+        let cfg = config(tc / 50.0, [0.0, -G], [0.0, -0.01], [0.02, 0.02], integrator);
+        let walls = vec![wall([0.0, 0.0], [0.0, 1.0])];
+        let mut sim = Simulation::new_with_shapes(cfg, vec![material(p)], walls, &parts, &shapes).unwrap();
+        sim.run(200_000).unwrap();
+        let floor_area = sim.wall_contacts.area.iter().copied().fold(0.0, f64::max);
+        let want_floor = 2.0 * m * G * r / KN;
+        let pair_area = sim.contacts.area.iter().copied().fold(0.0, f64::max);
+        let want_pair = m * G * r / KN;
+        println!(
+            "{integrator:?}: floor overlap {floor_area:.6e} (analytic {want_floor:.6e}), pair overlap {pair_area:.6e} (analytic {want_pair:.6e})"
+        );
+        assert!(
+            (floor_area / want_floor - 1.0).abs() < 1e-3,
+            "{integrator:?}: floor {floor_area:e} vs {want_floor:e}"
+        );
+        assert!(
+            (pair_area / want_pair - 1.0).abs() < 1e-3,
+            "{integrator:?}: pair {pair_area:e} vs {want_pair:e}"
+        );
+        let e = sim.energies();
+        assert!(
+            e.kinetic < 1e-12,
+            "{integrator:?}: not at rest, kinetic energy {:e}",
+            e.kinetic
+        );
+    }
+}
+
+/// Two equal squares collide face to face with no damping and no friction: momentum is
+/// conserved exactly, the kinetic energy comes back (elastic), and they exchange
+/// velocities.
+#[test]
+fn elastic_square_collision_exchanges_velocities() {
+    for integrator in BOTH {
+        let h = 1.0e-3;
+        let m = DENSITY * 4.0 * h * h;
+        let r = h * 2f64.sqrt();
+        let v0 = 0.2;
+        let parts = [
+            ParticleInit {
+                mass: m,
+                ..disc(1, 0.005, 0.01, v0, 0.0, r)
+            },
+            ParticleInit {
+                mass: m,
+                ..disc(2, 0.005 + 2.0 * h + 2.0e-4, 0.01, 0.0, 0.0, r)
+            },
+        ];
+        let shapes = [Some(square_shape(h)), Some(square_shape(h))];
+        let p = elastic();
+        let dt = p.contact_time(0.5 * m) / 200.0;
+        let cfg = config(dt, [0.0; 2], [0.0, 0.0], [0.02, 0.02], integrator);
+        let mut sim = Simulation::new_with_shapes(cfg, vec![material(p)], vec![], &parts, &shapes).unwrap();
+        sim.run(8000).unwrap();
+        let (a, b) = (index(&sim, 1), index(&sim, 2));
+        let ps = &sim.particles;
+        let momentum = m * (ps.vx[a] + ps.vx[b]);
+        println!(
+            "{integrator:?}: after the collision v1 = {:e}, v2 = {:e} (v0 = {v0})",
+            ps.vx[a], ps.vx[b]
+        );
+        assert!(
+            (momentum - m * v0).abs() < 1e-12 * m * v0,
+            "{integrator:?}: momentum {momentum:e}"
+        );
+        assert!(
+            ps.vx[a].abs() < 1e-3 * v0 && (ps.vx[b] / v0 - 1.0).abs() < 1e-3,
+            "{integrator:?}: {} {}",
+            ps.vx[a],
+            ps.vx[b]
+        );
+        assert!(
+            ps.vy[a].abs() < 1e-9 && ps.omega[a].abs() < 1e-6,
+            "{integrator:?}: the collision is head-on"
+        );
+    }
+}

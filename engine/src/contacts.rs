@@ -21,6 +21,11 @@ pub struct ContactTable {
     pub j: Vec<u32>,
     /// Tangential spring (Cundall-Strack), zero when the pair is not touching.
     pub xi: Vec<f64>,
+    /// Polygon pairs only (empty until `enable_polygon_state`): the cached closest-feature
+    /// pair (packed) and the overlap area of the last step.
+    pub features: Vec<u32>,
+    pub area: Vec<f64>,
+    polygons: bool,
     next: Vec<u32>,
     head: Vec<u32>,
     free: Vec<u32>,
@@ -34,6 +39,15 @@ impl ContactTable {
         ContactTable {
             head: vec![NIL; particles],
             ..Default::default()
+        }
+    }
+
+    /// Keep the per-pair state of polygon contacts (cached features, last overlap area).
+    pub fn enable_polygon_state(&mut self) {
+        if !self.polygons {
+            self.polygons = true;
+            self.features = vec![0; self.i.len()];
+            self.area = vec![0.0; self.i.len()];
         }
     }
 
@@ -86,6 +100,10 @@ impl ContactTable {
                 self.i[s] = i;
                 self.j[s] = j;
                 self.xi[s] = 0.0;
+                if self.polygons {
+                    self.features[s] = 0;
+                    self.area[s] = 0.0;
+                }
                 s
             }
             None => {
@@ -96,11 +114,19 @@ impl ContactTable {
                     self.i.reserve_exact(more);
                     self.j.reserve_exact(more);
                     self.xi.reserve_exact(more);
+                    if self.polygons {
+                        self.features.reserve_exact(more);
+                        self.area.reserve_exact(more);
+                    }
                     self.next.reserve_exact(more);
                 }
                 self.i.push(i);
                 self.j.push(j);
                 self.xi.push(0.0);
+                if self.polygons {
+                    self.features.push(0);
+                    self.area.push(0.0);
+                }
                 self.next.push(NIL);
                 self.i.len() - 1
             }
@@ -184,6 +210,10 @@ impl ContactTable {
                 self.i.swap(s, t);
                 self.j.swap(s, t);
                 self.xi.swap(s, t);
+                if self.polygons {
+                    self.features.swap(s, t);
+                    self.area.swap(s, t);
+                }
                 dest.swap(s, t);
             }
         }
@@ -196,6 +226,10 @@ impl ContactTable {
                 while u > a && self.j[u - 1] > self.j[u] {
                     self.j.swap(u - 1, u);
                     self.xi.swap(u - 1, u);
+                    if self.polygons {
+                        self.features.swap(u - 1, u);
+                        self.area.swap(u - 1, u);
+                    }
                     u -= 1;
                 }
             }
@@ -204,6 +238,10 @@ impl ContactTable {
         self.i.truncate(live);
         self.j.truncate(live);
         self.xi.truncate(live);
+        if self.polygons {
+            self.features.truncate(live);
+            self.area.truncate(live);
+        }
         self.free.clear();
         self.churn = 0;
         self.rebuild_chains();
@@ -226,10 +264,12 @@ impl ContactTable {
     /// Replace the whole set by `pairs` (each i < j, no duplicates), keeping the spring of
     /// every pair that was already present. Used after a full rebuild of the broad phase.
     pub fn reset_from_pairs(&mut self, pairs: &[(u32, u32)]) {
-        let xi: Vec<f64> = pairs
-            .iter()
-            .map(|&(i, j)| self.find(i, j).map_or(0.0, |s| self.xi[s]))
-            .collect();
+        let old: Vec<Option<usize>> = pairs.iter().map(|&(i, j)| self.find(i, j)).collect();
+        let xi: Vec<f64> = old.iter().map(|o| o.map_or(0.0, |s| self.xi[s])).collect();
+        if self.polygons {
+            self.features = old.iter().map(|o| o.map_or(0, |s| self.features[s])).collect();
+            self.area = old.iter().map(|o| o.map_or(0.0, |s| self.area[s])).collect();
+        }
         self.i = pairs.iter().map(|p| p.0).collect();
         self.j = pairs.iter().map(|p| p.1).collect();
         self.xi = xi;
@@ -266,6 +306,8 @@ impl ContactTable {
         self.i.capacity() * 4
             + self.j.capacity() * 4
             + self.xi.capacity() * 8
+            + self.features.capacity() * 4
+            + self.area.capacity() * 8
             + self.next.capacity() * 4
             + self.head.capacity() * 4
             + self.free.capacity() * 4

@@ -140,6 +140,85 @@ pub fn random(count: usize, radii: &RadiusDist, min: [f64; 2], max: [f64; 2], se
     Ok(out)
 }
 
+/// The shape of generated particles.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ShapeSpec {
+    Disc,
+    /// Random convex polygons: vertex count uniform in `vertices[0]..=vertices[1]`, at
+    /// sorted random angles on an ellipse of aspect ratio `aspect` (>= 1).
+    Random {
+        vertices: [usize; 2],
+        aspect: f64,
+    },
+    /// Regular n-gons.
+    Regular {
+        vertices: usize,
+    },
+    /// Vertices on an ellipse of aspect ratio `aspect` at equal angles, each angle jittered
+    /// by up to `jitter` of the angular spacing (Chen & Matuttis use about 1 %).
+    Ellipse {
+        vertices: usize,
+        aspect: f64,
+        jitter: f64,
+    },
+}
+
+/// Body-frame vertices (counter-clockwise) of one polygon of circumradius `r` (the major
+/// semi-axis for elongated ones), or `None` for a disc.
+pub fn polygon_vertices(spec: &ShapeSpec, r: f64, rng: &mut Xoshiro256PlusPlus) -> Option<Vec<[f64; 2]>> {
+    // Centred on the centroid and scaled so that the bounding radius is exactly r: the
+    // packings place particles by that radius.
+    let mut v = raw_vertices(spec, r, rng)?;
+    let c = talus_kernels::geometry::polygon::centroid(&v);
+    v.iter_mut().for_each(|p| *p = [p[0] - c[0], p[1] - c[1]]);
+    let scale = r / v.iter().map(|p| p[0].hypot(p[1])).fold(0.0, f64::max);
+    v.iter_mut().for_each(|p| *p = [p[0] * scale, p[1] * scale]);
+    Some(v)
+}
+
+fn raw_vertices(spec: &ShapeSpec, r: f64, rng: &mut Xoshiro256PlusPlus) -> Option<Vec<[f64; 2]>> {
+    use std::f64::consts::TAU;
+    let on_ellipse = |t: f64, aspect: f64| [r * t.cos(), r / aspect * t.sin()];
+    match *spec {
+        ShapeSpec::Disc => None,
+        ShapeSpec::Regular { vertices } => Some(
+            (0..vertices)
+                .map(|k| on_ellipse(TAU * k as f64 / vertices as f64, 1.0))
+                .collect(),
+        ),
+        ShapeSpec::Ellipse {
+            vertices,
+            aspect,
+            jitter,
+        } => Some(
+            (0..vertices)
+                .map(|k| {
+                    let j = if jitter > 0.0 {
+                        rng.random_range(-jitter..=jitter)
+                    } else {
+                        0.0
+                    };
+                    on_ellipse(TAU * (k as f64 + j) / vertices as f64, aspect)
+                })
+                .collect(),
+        ),
+        ShapeSpec::Random { vertices, aspect } => {
+            let n = rng.random_range(vertices[0]..=vertices[1]);
+            // Sorted angles with a minimum gap, so that the polygon is strictly convex and
+            // no edge is vanishingly short.
+            let gap = 0.2 * TAU / n as f64;
+            let mut t: Vec<f64> = (0..n).map(|_| rng.random_range(0.0..TAU - n as f64 * gap)).collect();
+            t.sort_by(|a, b| a.total_cmp(b));
+            Some(
+                t.iter()
+                    .enumerate()
+                    .map(|(k, &a)| on_ellipse(a + k as f64 * gap, aspect))
+                    .collect(),
+            )
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,6 +241,29 @@ mod tests {
             assert!(d.iter().all(|c| (0.5..=1.5).contains(&c.r)));
         }
         assert!(lattice(5000, &radii, [0.0, 0.0], [10.0, 10.0], 1).is_err());
+        let mut g = rng(4);
+        for spec in [
+            ShapeSpec::Random {
+                vertices: [3, 64],
+                aspect: 2.0,
+            },
+            ShapeSpec::Regular { vertices: 7 },
+            ShapeSpec::Ellipse {
+                vertices: 24,
+                aspect: 3.0,
+                jitter: 0.01,
+            },
+        ] {
+            for _ in 0..200 {
+                let v = polygon_vertices(&spec, 1.5, &mut g).unwrap();
+                let shape = crate::shapes::PolygonShape::new(&v).expect("a valid polygon");
+                assert!(
+                    (shape.radius - 1.5).abs() < 1e-12 && shape.area > 0.0,
+                    "{}",
+                    shape.radius
+                );
+            }
+        }
         assert!(random(5000, &radii, [0.0, 0.0], [10.0, 10.0], 1).is_err());
     }
 }

@@ -4,13 +4,15 @@ pub mod contacts;
 pub mod error;
 pub mod generate;
 pub mod material;
+pub mod shapes;
 pub mod sim;
 pub mod store;
 pub mod walls;
 
 pub use error::{EngineError, Result};
 pub use material::Material;
-pub use sim::{Config, Energies, Integrator, NeighborMethod, PhaseTimes, Simulation};
+pub use shapes::PolygonShape;
+pub use sim::{Config, Energies, Integrator, NarrowStats, NeighborMethod, PhaseTimes, Simulation};
 pub use store::{flags, ParticleInit, ParticleStore};
 pub use talus_kernels::contact::disc_wall::LineWall;
 pub use talus_kernels::contact::ContactParams;

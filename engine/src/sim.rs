@@ -19,8 +19,14 @@ use talus_kernels::neighbor::{brute_force_pairs, inside, rounded_box, BoxSource,
 use crate::contacts::{ContactTable, FREE};
 use crate::error::{EngineError, Result};
 use crate::material::{Material, PairTable};
+use crate::shapes::{PolygonShape, Shapes};
 use crate::store::{ParticleInit, ParticleStore};
 use crate::walls::{Wall, WallContacts};
+use talus_kernels::contact::disc_disc::ContactForce;
+use talus_kernels::contact::polygon_polygon::{disc_polygon, polygon_polygon, Body, PolyOutcome};
+use talus_kernels::contact::polygon_wall::polygon_wall;
+use talus_kernels::geometry::overlap::overlap;
+use talus_kernels::geometry::polygon::to_world;
 
 /// Time integration scheme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,12 +163,47 @@ pub struct Simulation {
     primed: bool,
     /// Touching pairs found by the last force phase.
     pub last_contacts: u64,
+    /// Polygon shapes (None while every particle is a disc: the disc paths stay as they are).
+    pub shapes: Option<Shapes>,
+    /// What the narrow phase of polygon pairs did, accumulated over the run.
+    pub narrow: NarrowStats,
+}
+
+/// Work of the narrow phase on pairs with a polygon: how many candidate pairs each stage
+/// settled.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NarrowStats {
+    /// Candidate pairs with at least one polygon, summed over the steps.
+    pub candidates: u64,
+    /// Rejected by the bounding-circle test.
+    pub circle_rejected: u64,
+    /// Found apart by the closest-feature walk.
+    pub separated: u64,
+    /// Overlapping (overlap polygon computed; disc-polygon contacts included).
+    pub touching: u64,
+    /// Feature pairs visited by the walks.
+    pub walk_steps: u64,
+    /// Walks that did not settle and fell back to brute force.
+    pub fallbacks: u64,
 }
 
 impl Simulation {
     /// A simulation of the given particles. The particles are renumbered along a Morton
     /// curve (their ids stay), and the forces of the initial state are computed.
     pub fn new(config: Config, materials: Vec<Material>, walls: Vec<Wall>, particles: &[ParticleInit]) -> Result<Self> {
+        Self::new_with_shapes(config, materials, walls, particles, &[])
+    }
+
+    /// A simulation of discs and convex polygons: `shapes[k]` is the shape of
+    /// `particles[k]` (`None` or a missing entry: a disc). A polygon's radius is its
+    /// bounding radius and its moment of inertia comes from its shape.
+    pub fn new_with_shapes(
+        config: Config,
+        materials: Vec<Material>,
+        walls: Vec<Wall>,
+        particles: &[ParticleInit],
+        shapes: &[Option<PolygonShape>],
+    ) -> Result<Self> {
         check_config(&config, &materials, &walls)?;
         let broad = match config.neighbor {
             NeighborMethod::Sweep => Broad::Sweep(SweepAndPrune::new()),
@@ -185,8 +226,10 @@ impl Simulation {
             needs_rebuild: true,
             primed: false,
             last_contacts: 0,
+            shapes: None,
+            narrow: NarrowStats::default(),
         };
-        sim.add_particles(particles)?;
+        sim.add_particles_with_shapes(particles, shapes)?;
         sim.reorder();
         sim.prime()?;
         Ok(sim)
@@ -203,6 +246,11 @@ impl Simulation {
     /// Append particles. They join the pair set at the next broad-phase update (at once,
     /// since their stored box is empty); a large batch triggers a full rebuild instead.
     pub fn add_particles(&mut self, new: &[ParticleInit]) -> Result<()> {
+        self.add_particles_with_shapes(new, &[])
+    }
+
+    /// Append discs and polygons (`shapes[k]` for `new[k]`, as in `new_with_shapes`).
+    pub fn add_particles_with_shapes(&mut self, new: &[ParticleInit], shapes: &[Option<PolygonShape>]) -> Result<()> {
         let nmat = self.materials.len();
         for p in new {
             let ok = p.radius > 0.0 && p.radius.is_finite() && p.mass > 0.0 && p.mass.is_finite();
@@ -226,9 +274,40 @@ impl Simulation {
             }
         }
         let before = self.len();
+        if self.shapes.is_none() && shapes.iter().any(|s| s.is_some()) {
+            let mut sh = Shapes::new();
+            (0..before).for_each(|_| sh.push(None));
+            self.shapes = Some(sh);
+            self.contacts.enable_polygon_state();
+        }
         self.particles.reserve(new.len());
-        for p in new {
-            self.particles.push(p);
+        for (k, p) in new.iter().enumerate() {
+            let shape = shapes.get(k).and_then(|s| s.as_ref());
+            let idx = match shape {
+                Some(sh) => {
+                    let q = self.particles.push(&ParticleInit {
+                        radius: sh.radius,
+                        ..*p
+                    });
+                    // I = m J / A for a body of uniform areal density.
+                    if self.particles.inv_mass[q] > 0.0 {
+                        self.particles.inv_inertia[q] = sh.area / (p.mass * sh.polar_moment);
+                    }
+                    q
+                }
+                None => self.particles.push(p),
+            };
+            if let Some(all) = &mut self.shapes {
+                all.push(shape);
+                let r = all.range(idx);
+                let ps = &self.particles;
+                to_world(
+                    &all.body[r.clone()],
+                    [ps.x[idx], ps.y[idx]],
+                    ps.angle[idx],
+                    &mut all.world[r],
+                );
+            }
             match &mut self.broad {
                 Broad::Sweep(s) => s.push_particle(),
                 Broad::Brute(b) => b.push(EMPTY_BOX),
@@ -307,6 +386,9 @@ impl Simulation {
         }
         self.contacts.remap(map, n);
         self.wall_contacts.remap(map);
+        if let Some(sh) = &mut self.shapes {
+            sh.remap(map);
+        }
         if let Some(g) = &mut self.gear {
             for a in g.arrays() {
                 let mut na = vec![0.0; n];
@@ -391,6 +473,10 @@ impl Simulation {
                 self.check_positions()?
             }
         };
+        if let Some(sh) = &mut self.shapes {
+            let ps = &self.particles;
+            sh.update_world(&ps.x, &ps.y, &ps.angle);
+        }
         let t1 = Instant::now();
         if left || self.config.every_step || self.needs_rebuild {
             self.update_neighbors();
@@ -593,6 +679,25 @@ impl Simulation {
 
     /// Pair and wall forces. `dt` advances the tangential springs (0 = evaluate only).
     fn forces(&mut self, dt: f64) {
+        if let Some(sh) = &self.shapes {
+            self.last_contacts = pair_forces_mixed(
+                &mut self.particles,
+                &mut self.contacts,
+                sh,
+                &self.params,
+                dt,
+                &mut self.narrow,
+            );
+            wall_forces(
+                &mut self.particles,
+                &mut self.wall_contacts,
+                &self.walls,
+                &self.params,
+                Some(sh),
+                dt,
+            );
+            return;
+        }
         self.last_contacts = if self.params.n == 1 {
             let one = OneMaterial(self.params.params[0]);
             pair_forces(&mut self.particles, &mut self.contacts, &one, dt)
@@ -604,6 +709,7 @@ impl Simulation {
             &mut self.wall_contacts,
             &self.walls,
             &self.params,
+            None,
             dt,
         );
     }
@@ -620,10 +726,29 @@ impl Simulation {
         }
         for (s, i, j) in self.contacts.iter() {
             let (i, j) = (i as usize, j as usize);
+            let prm = self.params.get(ps.material[i], ps.material[j]);
+            if let Some(sh) = self.shapes.as_ref().filter(|sh| sh.is_polygon(i) || sh.is_polygon(j)) {
+                // Polygons: the energy of F = E A / l for an overlap growing at a fixed
+                // contact-line width w, E A^2 / (2 l w), plus the tangential spring.
+                if self.contacts.area[s] > 0.0 || (!sh.is_polygon(i) || !sh.is_polygon(j)) && self.contacts.xi[s] != 0.0
+                {
+                    e.contacts += 1;
+                }
+                if sh.is_polygon(i) && sh.is_polygon(j) {
+                    if let Some(o) = overlap(&sh.world[sh.range(i)], &sh.world[sh.range(j)]) {
+                        let l = 2.0 * ps.radius[i] * ps.radius[j] / (ps.radius[i] + ps.radius[j]);
+                        let w = o
+                            .line
+                            .map_or(l, |[a, b]| (b[0] - a[0]).hypot(b[1] - a[1]).max(1e-3 * l));
+                        e.elastic +=
+                            prm.kn * o.area * o.area / (2.0 * l * w) + 0.5 * prm.kt * self.contacts.xi[s].powi(2);
+                    }
+                }
+                continue;
+            }
             let d = (ps.x[j] - ps.x[i]).hypot(ps.y[j] - ps.y[i]);
             let overlap = ps.radius[i] + ps.radius[j] - d;
             if overlap > 0.0 {
-                let prm = self.params.get(ps.material[i], ps.material[j]);
                 e.elastic += elastic_energy(prm, overlap, self.contacts.xi[s]);
                 e.contacts += 1;
             }
@@ -631,6 +756,15 @@ impl Simulation {
         for k in 0..self.wall_contacts.len() {
             let p = self.wall_contacts.p[k] as usize;
             let wall = &self.walls[self.wall_contacts.w[k] as usize];
+            if self.shapes.as_ref().is_some_and(|sh| sh.is_polygon(p)) {
+                let a = self.wall_contacts.area[k];
+                if a > 0.0 {
+                    let prm = self.params.get(ps.material[p], wall.material);
+                    e.elastic += prm.kn * a * a / (2.0 * ps.radius[p] * ps.radius[p]);
+                    e.wall_contacts += 1;
+                }
+                continue;
+            }
             let overlap = ps.radius[p] - wall.line.distance(ps.x[p], ps.y[p]);
             if overlap > 0.0 {
                 let prm = self.params.get(ps.material[p], wall.material);
@@ -658,6 +792,7 @@ impl Simulation {
             Broad::Sweep(s) => s.memory_bytes(),
             Broad::Brute(b) => b.capacity() * 16,
         };
+        let shapes = self.shapes.as_ref().map_or(0, |s| s.memory_bytes());
         let gear = self.gear.as_ref().map_or(0, |g| {
             g.a.iter()
                 .chain(&g.b)
@@ -666,7 +801,12 @@ impl Simulation {
                 .map(|a| a.capacity() * 8)
                 .sum()
         });
-        self.particles.memory_bytes() + self.contacts.memory_bytes() + self.wall_contacts.memory_bytes() + broad + gear
+        self.particles.memory_bytes()
+            + self.contacts.memory_bytes()
+            + self.wall_contacts.memory_bytes()
+            + broad
+            + gear
+            + shapes
     }
 
     /// The sweep's counters (None for other methods).
@@ -822,7 +962,14 @@ fn pair_forces<P: Params>(ps: &mut ParticleStore, ct: &mut ContactTable, params:
     touching
 }
 
-fn wall_forces(ps: &mut ParticleStore, wc: &mut WallContacts, walls: &[Wall], params: &PairTable, dt: f64) {
+fn wall_forces(
+    ps: &mut ParticleStore,
+    wc: &mut WallContacts,
+    walls: &[Wall],
+    params: &PairTable,
+    shapes: Option<&Shapes>,
+    dt: f64,
+) {
     for k in 0..wc.p.len() {
         let p = wc.p[k] as usize;
         if ps.inv_mass[p] == 0.0 {
@@ -830,19 +977,32 @@ fn wall_forces(ps: &mut ParticleStore, wc: &mut WallContacts, walls: &[Wall], pa
         }
         let wall = &walls[wc.w[k] as usize];
         let prm = params.get(ps.material[p], wall.material);
-        match disc_wall(
-            prm,
-            &wall.line,
-            ps.x[p],
-            ps.y[p],
-            ps.radius[p],
-            ps.vx[p],
-            ps.vy[p],
-            ps.omega[p],
-            ps.inv_mass[p],
-            &mut wc.xi[k],
-            dt,
-        ) {
+        let c = match shapes {
+            Some(sh) if sh.is_polygon(p) => {
+                let b = Body {
+                    vertices: &sh.world[sh.range(p)],
+                    pos: [ps.x[p], ps.y[p]],
+                    vel: [ps.vx[p], ps.vy[p]],
+                    omega: ps.omega[p],
+                    radius: ps.radius[p],
+                };
+                polygon_wall(prm, &wall.line, &b, ps.inv_mass[p], &mut wc.area[k], &mut wc.xi[k], dt)
+            }
+            _ => disc_wall(
+                prm,
+                &wall.line,
+                ps.x[p],
+                ps.y[p],
+                ps.radius[p],
+                ps.vx[p],
+                ps.vy[p],
+                ps.omega[p],
+                ps.inv_mass[p],
+                &mut wc.xi[k],
+                dt,
+            ),
+        };
+        match c {
             Some(c) => {
                 ps.fx[p] += c.fx;
                 ps.fy[p] += c.fy;
@@ -851,4 +1011,130 @@ fn wall_forces(ps: &mut ParticleStore, wc: &mut WallContacts, walls: &[Wall], pa
             None => wc.xi[k] = 0.0,
         }
     }
+}
+
+/// The pair loop of a system with polygons: disc-disc pairs as in [`pair_forces`],
+/// pairs with a polygon through the bounding-circle test, then the closest-feature walk
+/// and the overlap kernel (polygon-polygon) or the nearest boundary point (disc-polygon).
+fn pair_forces_mixed(
+    ps: &mut ParticleStore,
+    ct: &mut ContactTable,
+    sh: &Shapes,
+    params: &PairTable,
+    dt: f64,
+    stats: &mut NarrowStats,
+) -> u64 {
+    let mut touching = 0;
+    for s in 0..ct.i.len() {
+        let i = ct.i[s];
+        if i == FREE {
+            continue;
+        }
+        let (i, j) = (i as usize, ct.j[s] as usize);
+        let (pi, pj) = (sh.is_polygon(i), sh.is_polygon(j));
+        let (dx, dy) = (ps.x[j] - ps.x[i], ps.y[j] - ps.y[i]);
+        let rs = ps.radius[i] + ps.radius[j];
+        let d2 = dx * dx + dy * dy;
+        if pi || pj {
+            stats.candidates += 1;
+        }
+        if d2 >= rs * rs {
+            ct.xi[s] = 0.0;
+            ct.area[s] = 0.0;
+            if pi || pj {
+                stats.circle_rejected += 1;
+            }
+            continue;
+        }
+        let inv = ps.inv_mass[i] + ps.inv_mass[j];
+        if inv == 0.0 {
+            continue;
+        }
+        let prm = params.get(ps.material[i], ps.material[j]);
+        let body = |p: usize| Body {
+            vertices: &sh.world[sh.range(p)],
+            pos: [ps.x[p], ps.y[p]],
+            vel: [ps.vx[p], ps.vy[p]],
+            omega: ps.omega[p],
+            radius: ps.radius[p],
+        };
+        let c = match (pi, pj) {
+            (false, false) => {
+                let d = d2.sqrt();
+                (d > 0.0).then(|| {
+                    disc_disc_touching(
+                        prm,
+                        dx,
+                        dy,
+                        d,
+                        rs - d,
+                        ps.radius[i],
+                        ps.radius[j],
+                        ps.vx[i] - ps.vx[j],
+                        ps.vy[i] - ps.vy[j],
+                        ps.omega[i],
+                        ps.omega[j],
+                        inv,
+                        &mut ct.xi[s],
+                        dt,
+                    )
+                })
+            }
+            (true, true) => {
+                let (a, b) = (body(i), body(j));
+                match polygon_polygon(
+                    prm,
+                    &a,
+                    &b,
+                    inv,
+                    &mut ct.features[s],
+                    &mut ct.area[s],
+                    &mut ct.xi[s],
+                    dt,
+                ) {
+                    PolyOutcome::Separated { steps, fallback } => {
+                        stats.separated += 1;
+                        stats.walk_steps += steps as u64;
+                        stats.fallbacks += fallback as u64;
+                        None
+                    }
+                    PolyOutcome::Contact {
+                        force, steps, fallback, ..
+                    } => {
+                        stats.walk_steps += steps as u64;
+                        stats.fallbacks += fallback as u64;
+                        Some(force)
+                    }
+                }
+            }
+            (false, true) => disc_polygon(prm, &body(i), &body(j), inv, &mut ct.xi[s], dt),
+            (true, false) => disc_polygon(prm, &body(j), &body(i), inv, &mut ct.xi[s], dt).map(|c| ContactForce {
+                fx: -c.fx,
+                fy: -c.fy,
+                ti: c.tj,
+                tj: c.ti,
+                overlap: c.overlap,
+            }),
+        };
+        match c {
+            Some(c) => {
+                touching += 1;
+                if pi || pj {
+                    stats.touching += 1;
+                }
+                ps.fx[i] += c.fx;
+                ps.fy[i] += c.fy;
+                ps.fx[j] -= c.fx;
+                ps.fy[j] -= c.fy;
+                ps.torque[i] += c.ti;
+                ps.torque[j] += c.tj;
+            }
+            None => {
+                if !(pi && pj) {
+                    ct.xi[s] = 0.0;
+                }
+            }
+        }
+    }
+    touching
 }

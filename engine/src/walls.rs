@@ -19,9 +19,12 @@ pub struct WallContacts {
     pub p: Vec<u32>,
     pub w: Vec<u16>,
     pub xi: Vec<f64>,
+    /// Overlap area of the last step (polygons; zero for discs).
+    pub area: Vec<f64>,
     np: Vec<u32>,
     nw: Vec<u16>,
     nxi: Vec<f64>,
+    narea: Vec<f64>,
 }
 
 impl WallContacts {
@@ -38,6 +41,7 @@ impl WallContacts {
         self.np.clear();
         self.nw.clear();
         self.nxi.clear();
+        self.narea.clear();
         let mut k = 0;
         for (p, b) in boxes.iter().enumerate() {
             for (w, wall) in walls.iter().enumerate() {
@@ -50,38 +54,41 @@ impl WallContacts {
                     while k < self.p.len() && (self.p[k], self.w[k]) < (p, w) {
                         k += 1;
                     }
-                    let xi = if k < self.p.len() && (self.p[k], self.w[k]) == (p, w) {
-                        self.xi[k]
+                    let (xi, area) = if k < self.p.len() && (self.p[k], self.w[k]) == (p, w) {
+                        (self.xi[k], self.area[k])
                     } else {
-                        0.0
+                        (0.0, 0.0)
                     };
                     self.np.push(p);
                     self.nw.push(w);
                     self.nxi.push(xi);
+                    self.narea.push(area);
                 }
             }
         }
         std::mem::swap(&mut self.p, &mut self.np);
         std::mem::swap(&mut self.w, &mut self.nw);
         std::mem::swap(&mut self.xi, &mut self.nxi);
+        std::mem::swap(&mut self.area, &mut self.narea);
     }
 
     /// Renumber particles (`map[old] = new` or `u32::MAX`): the list is rebuilt at the next
     /// broad-phase update anyway, but springs must follow their particles until then.
     pub fn remap(&mut self, map: &[u32]) {
-        let mut v: Vec<(u32, u16, f64)> = (0..self.p.len())
+        let mut v: Vec<(u32, u16, f64, f64)> = (0..self.p.len())
             .filter(|&k| map[self.p[k] as usize] != u32::MAX)
-            .map(|k| (map[self.p[k] as usize], self.w[k], self.xi[k]))
+            .map(|k| (map[self.p[k] as usize], self.w[k], self.xi[k], self.area[k]))
             .collect();
         v.sort_by_key(|a| (a.0, a.1));
         self.p = v.iter().map(|a| a.0).collect();
         self.w = v.iter().map(|a| a.1).collect();
         self.xi = v.iter().map(|a| a.2).collect();
+        self.area = v.iter().map(|a| a.3).collect();
     }
 
     pub fn memory_bytes(&self) -> usize {
         (self.p.capacity() + self.np.capacity()) * 4
             + (self.w.capacity() + self.nw.capacity()) * 2
-            + (self.xi.capacity() + self.nxi.capacity()) * 8
+            + (self.xi.capacity() + self.nxi.capacity() + self.area.capacity() + self.narea.capacity()) * 8
     }
 }

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use talus_engine::generate;
 use talus_engine::{
-    Config, ContactParams, Integrator, LineWall, Material, NeighborMethod, ParticleInit, Simulation, Wall,
+    Config, ContactParams, Integrator, LineWall, Material, NeighborMethod, ParticleInit, PolygonShape, Simulation, Wall,
 };
 
 use crate::lammps_data::read_lammps_data;
@@ -32,6 +32,8 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
     };
     // 1. Particles, without material-dependent mass yet where generated.
     let mut inits: Vec<ParticleInit> = Vec::new();
+    // Shapes of the particles, in the order of `inits` (None: a disc).
+    let mut shapes: Vec<Option<PolygonShape>> = Vec::new();
     let mut next_id = 1u64;
     for (k, src) in scenario.particles.iter().enumerate() {
         let mat = &scenario.materials[src.material];
@@ -45,6 +47,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
                 region_max,
                 velocity,
                 velocity_jitter,
+                shape,
             } => {
                 let dist = radius;
                 let seed = scenario.seed.wrapping_add(k as u64);
@@ -55,7 +58,23 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
                 }
                 .map_err(|e| invalid(format!("particles[{k}]: {e}")))?;
                 let mut rng = generate::rng(seed ^ 0x0005_eed0_f7e1_0c17);
+                let mut shape_rng = generate::rng(seed ^ 0x5a4e_0f00_d1ce_0001);
                 for d in discs {
+                    let polygon = match generate::polygon_vertices(shape, d.r, &mut shape_rng) {
+                        Some(v) => Some(PolygonShape::new(&v).map_err(|e| invalid(format!("particles[{k}]: {e}")))?),
+                        None => None,
+                    };
+                    let (mass, angle) = match &polygon {
+                        Some(sh) => {
+                            use rand::RngExt;
+                            (
+                                mat.density * sh.area,
+                                shape_rng.random_range(0.0..std::f64::consts::TAU),
+                            )
+                        }
+                        None => (mat.density * std::f64::consts::PI * d.r * d.r, 0.0),
+                    };
+                    shapes.push(polygon);
                     let (jx, jy) = if *velocity_jitter > 0.0 {
                         use rand::RngExt;
                         (
@@ -69,12 +88,12 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
                         id: next_id,
                         x: d.x,
                         y: d.y,
-                        angle: 0.0,
+                        angle,
                         vx: velocity[0] + jx,
                         vy: velocity[1] + jy,
                         omega: 0.0,
                         radius: d.r,
-                        mass: mat.density * std::f64::consts::PI * d.r * d.r,
+                        mass,
                         material,
                         ptype: src.type_id.min(u16::MAX as u32) as u16,
                         flags: 0,
@@ -92,6 +111,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
                 }
                 next_id = next_id.max(data.ids.iter().max().map_or(0, |m| m + 1));
                 inits.extend(data.particle_inits(material));
+                shapes.resize(inits.len(), None);
             }
         }
     }
@@ -230,7 +250,8 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         every_step: scenario.neighbor.every_step,
         sort_every: SORT_EVERY,
     };
-    let sim = Simulation::new(config, materials, walls, &inits).map_err(|e| invalid(e.to_string()))?;
+    let sim =
+        Simulation::new_with_shapes(config, materials, walls, &inits, &shapes).map_err(|e| invalid(e.to_string()))?;
     Ok(Built {
         sim,
         steps: scenario.run.steps,

@@ -115,6 +115,8 @@ pub enum ParticleSource {
         velocity: [f64; 2],
         /// Each velocity component gets a uniform random number in [-j, j].
         velocity_jitter: f64,
+        /// Discs (default) or convex polygons of circumradius drawn from `radius`.
+        shape: ShapeSpec,
     },
     /// A LAMMPS data file (atom_style sphere). `load_scenario` resolves a relative
     /// path against the scenario file's folder; `parse_scenario` leaves it as written.
@@ -123,7 +125,7 @@ pub enum ParticleSource {
 
 /// The radius distribution is the generator's own type (fixed, uniform in
 /// [mean (1 - width), mean (1 + width)] with 0 <= width < 1, or a list taken in turn).
-pub use talus_engine::generate::RadiusDist;
+pub use talus_engine::generate::{RadiusDist, ShapeSpec};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -397,6 +399,25 @@ struct RawParticles {
     velocity: Option<Spanned<Vec2>>,
     velocity_jitter: Option<Spanned<NonNegative>>,
     file: Option<Spanned<String>>,
+    shape: Option<Spanned<RawShape>>,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq)]
+#[serde(rename_all = "lowercase")]
+enum ShapeKind {
+    Disc,
+    Random,
+    Regular,
+    Ellipse,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawShape {
+    kind: ShapeKind,
+    vertices: Option<Spanned<Vec<PositiveInt>>>,
+    aspect: Option<Spanned<Positive>>,
+    jitter: Option<Spanned<NonNegative>>,
 }
 
 #[derive(Deserialize, Clone, Copy, PartialEq)]
@@ -716,6 +737,7 @@ impl Ctx<'_> {
                 // the data file carries its own velocities; an override would be ignored
                 self.forbidden(&p.velocity, when)?;
                 self.forbidden(&p.velocity_jitter, when)?;
+                self.forbidden(&p.shape, when)?;
                 let file = self.required(p.file, &span, "file", "for source = \"lammps\"")?;
                 ParticleSource::Lammps {
                     file: PathBuf::from(file),
@@ -755,6 +777,10 @@ impl Ctx<'_> {
                     region_max: rmax,
                     velocity: p.velocity.map_or([0.0, 0.0], |v| v.into_inner().0),
                     velocity_jitter: p.velocity_jitter.map_or(0.0, |j| j.into_inner().0),
+                    shape: match p.shape {
+                        Some(sh) => self.shape(sh)?,
+                        None => ShapeSpec::Disc,
+                    },
                 }
             }
         };
@@ -762,6 +788,70 @@ impl Ctx<'_> {
             material,
             type_id: p.type_id.map_or(1, |t| t.0),
             source,
+        })
+    }
+
+    fn shape(&self, raw: Spanned<RawShape>) -> Result<ShapeSpec> {
+        let span = raw.span();
+        let r = raw.into_inner();
+        let counts = |v: Option<Spanned<Vec<PositiveInt>>>, want: &str| -> Result<Vec<usize>> {
+            let v = v.ok_or_else(|| self.err(span.clone(), format!("`vertices` is required {want}")))?;
+            let vspan = v.span();
+            let n: Vec<usize> = v.into_inner().into_iter().map(|k| k.0 as usize).collect();
+            if n.iter().any(|&k| !(3..=64).contains(&k)) {
+                return Err(self.err(vspan, format!("vertex counts must be in 3..=64, got {n:?}")));
+            }
+            Ok(n)
+        };
+        let aspect = |a: Option<Spanned<Positive>>| -> Result<f64> {
+            match a {
+                None => Ok(1.0),
+                Some(a) if a.get_ref().0 >= 1.0 => Ok(a.into_inner().0),
+                Some(a) => Err(self.err(a.span(), format!("must be >= 1, got {}", a.get_ref().0))),
+            }
+        };
+        Ok(match r.kind {
+            ShapeKind::Disc => {
+                let when = "with kind = \"disc\"";
+                self.forbidden(&r.vertices, when)?;
+                self.forbidden(&r.aspect, when)?;
+                self.forbidden(&r.jitter, when)?;
+                ShapeSpec::Disc
+            }
+            ShapeKind::Regular => {
+                self.forbidden(&r.aspect, "with kind = \"regular\"")?;
+                self.forbidden(&r.jitter, "with kind = \"regular\"")?;
+                let n = counts(r.vertices, "for kind = \"regular\" (e.g. [6])")?;
+                if n.len() != 1 {
+                    return Err(self.err(span, "`vertices` takes one count for kind = \"regular\""));
+                }
+                ShapeSpec::Regular { vertices: n[0] }
+            }
+            ShapeKind::Ellipse => {
+                let n = counts(r.vertices, "for kind = \"ellipse\" (e.g. [16])")?;
+                if n.len() != 1 {
+                    return Err(self.err(span, "`vertices` takes one count for kind = \"ellipse\""));
+                }
+                ShapeSpec::Ellipse {
+                    vertices: n[0],
+                    aspect: aspect(r.aspect)?,
+                    jitter: r.jitter.map_or(0.01, |j| j.into_inner().0),
+                }
+            }
+            ShapeKind::Random => {
+                self.forbidden(&r.jitter, "with kind = \"random\"")?;
+                let n = counts(r.vertices, "for kind = \"random\" (e.g. [5, 8])")?;
+                if n.len() != 2 || n[0] > n[1] {
+                    return Err(self.err(
+                        span,
+                        "`vertices` takes [min, max] with min <= max for kind = \"random\"",
+                    ));
+                }
+                ShapeSpec::Random {
+                    vertices: [n[0], n[1]],
+                    aspect: aspect(r.aspect)?,
+                }
+            }
         })
     }
 

@@ -4,5 +4,6 @@ pub mod disc_disc;
 pub mod disc_wall;
 pub mod law;
 pub mod polygon_polygon;
+pub mod polygon_wall;
 
 pub use law::{ContactParams, PairForce};

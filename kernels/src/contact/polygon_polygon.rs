@@ -37,7 +37,10 @@ pub enum PolyOutcome {
 /// Velocity of the material point at `c` of a body.
 #[inline(always)]
 fn point_velocity(b: &Body, c: [f64; 2]) -> [f64; 2] {
-    [b.vel[0] - b.omega * (c[1] - b.pos[1]), b.vel[1] + b.omega * (c[0] - b.pos[0])]
+    [
+        b.vel[0] - b.omega * (c[1] - b.pos[1]),
+        b.vel[1] + b.omega * (c[0] - b.pos[0]),
+    ]
 }
 
 /// Contact of polygons `a` (first) and `b`. `features` is the cached closest-feature pair
@@ -103,7 +106,14 @@ pub fn polygon_polygon(
 /// nearest boundary point (penetration depth r - distance, or r + depth when the centre
 /// is inside). O(number of vertices).
 #[allow(clippy::too_many_arguments)]
-pub fn disc_polygon(p: &ContactParams, disc: &Body, poly: &Body, inv_mass_sum: f64, xi: &mut f64, dt: f64) -> Option<ContactForce> {
+pub fn disc_polygon(
+    p: &ContactParams,
+    disc: &Body,
+    poly: &Body,
+    inv_mass_sum: f64,
+    xi: &mut f64,
+    dt: f64,
+) -> Option<ContactForce> {
     let v = poly.vertices;
     let n = v.len();
     let c = disc.pos;
@@ -158,14 +168,31 @@ mod tests {
     use super::*;
 
     fn square(c: [f64; 2], h: f64) -> Vec<[f64; 2]> {
-        vec![[c[0] - h, c[1] - h], [c[0] + h, c[1] - h], [c[0] + h, c[1] + h], [c[0] - h, c[1] + h]]
+        vec![
+            [c[0] - h, c[1] - h],
+            [c[0] + h, c[1] - h],
+            [c[0] + h, c[1] + h],
+            [c[0] - h, c[1] + h],
+        ]
     }
 
     #[test]
     fn squares_pushed_apart_along_the_centre_line() {
-        let p = ContactParams { kn: 1000.0, kt: 0.0, gamma_n: 0.0, gamma_t: 0.0, mu: 0.0 };
+        let p = ContactParams {
+            kn: 1000.0,
+            kt: 0.0,
+            gamma_n: 0.0,
+            gamma_t: 0.0,
+            mu: 0.0,
+        };
         let (va, vb) = (square([0.0, 0.0], 1.0), square([1.9, 0.0], 1.0));
-        let body = |v: &'static [[f64; 2]], x: f64| Body { vertices: v, pos: [x, 0.0], vel: [0.0; 2], omega: 0.0, radius: 2f64.sqrt() };
+        let body = |v: &'static [[f64; 2]], x: f64| Body {
+            vertices: v,
+            pos: [x, 0.0],
+            vel: [0.0; 2],
+            omega: 0.0,
+            radius: 2f64.sqrt(),
+        };
         let (va, vb): (&'static [[f64; 2]], &'static [[f64; 2]]) = (va.leak(), vb.leak());
         let (mut f, mut a, mut xi) = (FeaturePair::START.pack(), 0.0, 0.0);
         match polygon_polygon(&p, &body(va, 0.0), &body(vb, 1.9), 2.0, &mut f, &mut a, &mut xi, 1e-3) {

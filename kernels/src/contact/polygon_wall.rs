@@ -1,0 +1,122 @@
+//! Polygon against a straight wall: the part of the polygon beyond the wall's line is the
+//! overlap; the normal force is (E A + m gamma_n dA/dt) / l along the wall normal, at the
+//! centroid of that part (l = the polygon's bounding radius), with the Cundall-Strack
+//! tangential force along the wall.
+use super::disc_disc::ContactForce;
+use super::disc_wall::LineWall;
+use super::law::{coulomb_spring, ContactParams};
+use super::polygon_polygon::Body;
+
+/// Contact of polygon `b` with `wall`, or `None` (then `prev_area` and `xi` are reset).
+pub fn polygon_wall(
+    p: &ContactParams,
+    wall: &LineWall,
+    b: &Body,
+    inv_mass: f64,
+    prev_area: &mut f64,
+    xi: &mut f64,
+    dt: f64,
+) -> Option<ContactForce> {
+    let v = b.vertices;
+    let n = v.len();
+    // Area and centroid of the part with negative signed distance (beyond the wall), by
+    // clipping each edge against the line.
+    let o = wall.point;
+    let (mut a2, mut cx, mut cy) = (0.0, 0.0, 0.0);
+    let mut first: Option<[f64; 2]> = None;
+    let mut last = [0.0; 2];
+    let mut add = |q: [f64; 2]| {
+        let q = [q[0] - o[0], q[1] - o[1]];
+        match first {
+            None => first = Some(q),
+            Some(_) => {
+                let c = last[0] * q[1] - q[0] * last[1];
+                a2 += c;
+                cx += c * (last[0] + q[0]);
+                cy += c * (last[1] + q[1]);
+            }
+        }
+        last = q;
+    };
+    for k in 0..n {
+        let (u, w) = (v[k], v[(k + 1) % n]);
+        let (du, dw) = (wall.distance(u[0], u[1]), wall.distance(w[0], w[1]));
+        if du <= 0.0 {
+            add(u);
+        }
+        if (du <= 0.0) != (dw <= 0.0) {
+            let t = du / (du - dw);
+            add([u[0] + t * (w[0] - u[0]), u[1] + t * (w[1] - u[1])]);
+        }
+    }
+    if let Some(f) = first {
+        let c = last[0] * f[1] - f[0] * last[1];
+        a2 += c;
+        cx += c * (last[0] + f[0]);
+        cy += c * (last[1] + f[1]);
+    }
+    if a2 <= 0.0 {
+        *prev_area = 0.0;
+        *xi = 0.0;
+        return None;
+    }
+    let area = 0.5 * a2;
+    let c = [o[0] + cx / (3.0 * a2), o[1] + cy / (3.0 * a2)];
+    let rate = if dt > 0.0 { (area - *prev_area) / dt } else { 0.0 };
+    *prev_area = area;
+    let meff = 1.0 / inv_mass;
+    let normal = (p.kn * area + meff * p.gamma_n * rate) / b.radius;
+    // Normal from the polygon into the wall: -wall.normal; tangent t = (-n_y, n_x).
+    let nrm = [-wall.normal[0], -wall.normal[1]];
+    let tdir = [-nrm[1], nrm[0]];
+    let vc = [
+        b.vel[0] - b.omega * (c[1] - b.pos[1]),
+        b.vel[1] + b.omega * (c[0] - b.pos[0]),
+    ];
+    let v_t = (vc[0] - wall.velocity[0]) * tdir[0] + (vc[1] - wall.velocity[1]) * tdir[1];
+    let ft = coulomb_spring(p, normal, v_t, meff, xi, dt);
+    let f = [-normal * nrm[0] + ft * tdir[0], -normal * nrm[1] + ft * tdir[1]];
+    Some(ContactForce {
+        fx: f[0],
+        fy: f[1],
+        ti: (c[0] - b.pos[0]) * f[1] - (c[1] - b.pos[1]) * f[0],
+        tj: 0.0,
+        overlap: area,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn square_sunk_into_floor() {
+        let p = ContactParams {
+            kn: 100.0,
+            kt: 0.0,
+            gamma_n: 0.0,
+            gamma_t: 0.0,
+            mu: 0.0,
+        };
+        let floor = LineWall {
+            point: [0.0, 0.0],
+            normal: [0.0, 1.0],
+            velocity: [0.0; 2],
+        };
+        let v = [[-1.0, -0.1], [1.0, -0.1], [1.0, 1.9], [-1.0, 1.9]];
+        let b = Body {
+            vertices: &v,
+            pos: [0.0, 0.9],
+            vel: [0.0; 2],
+            omega: 0.0,
+            radius: 2.0,
+        };
+        let (mut a, mut xi) = (0.0, 0.0);
+        let c = polygon_wall(&p, &floor, &b, 1.0, &mut a, &mut xi, 1e-3).unwrap();
+        assert!((a - 0.2).abs() < 1e-12, "{a}");
+        assert!(
+            (c.fy - 100.0 * 0.2 / 2.0).abs() < 1e-9 && c.fx.abs() < 1e-12 && c.ti.abs() < 1e-12,
+            "{c:?}"
+        );
+    }
+}
