@@ -1160,6 +1160,7 @@ energy = false
                         region_max: [0.3, 0.3],
                         velocity: [0.1, -0.2],
                         velocity_jitter: 0.01,
+                        shape: ShapeSpec::Disc,
                     },
                 },
                 Particles {
@@ -1173,6 +1174,7 @@ energy = false
                         region_max: [0.3, 0.35],
                         velocity: [0.0, 0.0],
                         velocity_jitter: 0.0,
+                        shape: ShapeSpec::Disc,
                     },
                 },
                 Particles {
@@ -1186,6 +1188,7 @@ energy = false
                         region_max: [0.3, 0.4],
                         velocity: [0.0, 0.0],
                         velocity_jitter: 0.0,
+                        shape: ShapeSpec::Disc,
                     },
                 },
                 Particles {
@@ -1285,6 +1288,39 @@ steps = 10
         expect_err(&t, line_of(&t, "colour"), &["particles[1].colour"]);
         let t = edit("width = 0.5 }", "width = 0.5, sigma = 1 }");
         expect_err(&t, line_of(&t, "sigma"), &["particles[0].radius.sigma"]);
+    }
+
+    #[test]
+    fn scenario_polygon_shapes() {
+        let t = edit(
+            "count = 10\n",
+            "count = 10\nshape = { kind = \"random\", vertices = [5, 8], aspect = 1.5 }\n",
+        );
+        let s = parse_scenario(&t, Path::new("t.toml")).unwrap();
+        match &s.particles[1].source {
+            ParticleSource::Generate { shape, .. } => {
+                assert_eq!(
+                    *shape,
+                    ShapeSpec::Random {
+                        vertices: [5, 8],
+                        aspect: 1.5
+                    }
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+        let t = edit(
+            "count = 10\n",
+            "count = 10\nshape = { kind = \"random\", vertices = [5, 80] }\n",
+        );
+        expect_err(&t, line_of(&t, "shape"), &["particles[1].shape.vertices", "3..=64"]);
+        let t = edit(
+            "count = 10\n",
+            "count = 10\nshape = { kind = \"ellipse\", vertices = [12], aspect = 0.5 }\n",
+        );
+        expect_err(&t, line_of(&t, "shape"), &["particles[1].shape.aspect", ">= 1"]);
+        let t = edit("count = 10\n", "count = 10\nshape = { kind = \"hexagon\" }\n");
+        expect_err(&t, line_of(&t, "shape"), &["particles[1].shape.kind"]);
     }
 
     #[test]
