@@ -25,7 +25,7 @@ use crate::walls::{Wall, WallContacts};
 use talus_kernels::contact::disc_disc::ContactForce;
 use talus_kernels::contact::polygon_polygon::{disc_polygon, polygon_polygon, Body, PolyOutcome};
 use talus_kernels::contact::polygon_wall::polygon_wall;
-use talus_kernels::geometry::overlap::overlap;
+use talus_kernels::geometry::overlap::{overlap, OverlapScratch};
 use talus_kernels::geometry::polygon::to_world;
 
 /// Time integration scheme.
@@ -167,6 +167,7 @@ pub struct Simulation {
     pub shapes: Option<Shapes>,
     /// What the narrow phase of polygon pairs did, accumulated over the run.
     pub narrow: NarrowStats,
+    overlap_scratch: Box<OverlapScratch>,
 }
 
 /// Work of the narrow phase on pairs with a polygon: how many candidate pairs each stage
@@ -228,6 +229,7 @@ impl Simulation {
             last_contacts: 0,
             shapes: None,
             narrow: NarrowStats::default(),
+            overlap_scratch: Box::default(),
         };
         sim.add_particles_with_shapes(particles, shapes)?;
         sim.reorder();
@@ -687,6 +689,7 @@ impl Simulation {
                 &self.params,
                 dt,
                 &mut self.narrow,
+                &mut self.overlap_scratch,
             );
             wall_forces(
                 &mut self.particles,
@@ -1023,6 +1026,7 @@ fn pair_forces_mixed(
     params: &PairTable,
     dt: f64,
     stats: &mut NarrowStats,
+    scratch: &mut OverlapScratch,
 ) -> u64 {
     let mut touching = 0;
     for s in 0..ct.i.len() {
@@ -1091,6 +1095,7 @@ fn pair_forces_mixed(
                     &mut ct.area[s],
                     &mut ct.xi[s],
                     dt,
+                    scratch,
                 ) {
                     PolyOutcome::Separated { steps, fallback } => {
                         stats.separated += 1;

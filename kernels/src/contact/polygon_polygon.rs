@@ -7,7 +7,7 @@
 use super::disc_disc::ContactForce;
 use super::law::{coulomb_spring, ContactParams};
 use crate::geometry::closest_features::{closest_features, FeaturePair, Proximity};
-use crate::geometry::overlap::overlap;
+use crate::geometry::overlap::{overlap_in, OverlapScratch};
 
 /// One body of a contact: world vertices, centre of mass, velocity, spin, bounding radius.
 #[derive(Debug, Clone, Copy)]
@@ -56,13 +56,14 @@ pub fn polygon_polygon(
     prev_area: &mut f64,
     xi: &mut f64,
     dt: f64,
+    scratch: &mut OverlapScratch,
 ) -> PolyOutcome {
     let mut pair = FeaturePair::unpack(*features);
     let t = closest_features(a.vertices, b.vertices, &mut pair);
     *features = pair.pack();
     let ov = match t.proximity {
         Proximity::Separated { .. } => None,
-        Proximity::Penetrating => overlap(a.vertices, b.vertices),
+        Proximity::Penetrating => overlap_in(a.vertices, b.vertices, scratch),
     };
     let Some(ov) = ov else {
         *prev_area = 0.0;
@@ -195,7 +196,17 @@ mod tests {
         };
         let (va, vb): (&'static [[f64; 2]], &'static [[f64; 2]]) = (va.leak(), vb.leak());
         let (mut f, mut a, mut xi) = (FeaturePair::START.pack(), 0.0, 0.0);
-        match polygon_polygon(&p, &body(va, 0.0), &body(vb, 1.9), 2.0, &mut f, &mut a, &mut xi, 1e-3) {
+        match polygon_polygon(
+            &p,
+            &body(va, 0.0),
+            &body(vb, 1.9),
+            2.0,
+            &mut f,
+            &mut a,
+            &mut xi,
+            1e-3,
+            &mut OverlapScratch::default(),
+        ) {
             PolyOutcome::Contact { force, area, .. } => {
                 assert!((area - 0.2).abs() < 1e-12);
                 // F = E A / l with l = r (equal radii).

@@ -22,7 +22,7 @@ pub struct Overlap {
 }
 
 #[derive(Clone, Copy)]
-struct Vtx {
+pub(crate) struct Vtx {
     p: [f64; 2],
     /// On both boundaries: a crossing point.
     crossing: bool,
@@ -48,15 +48,46 @@ fn mean(v: &[[f64; 2]]) -> [f64; 2] {
     [s[0] / n, s[1] / n]
 }
 
+/// Work space of the clipping: two vertex buffers, reused from call to call (making and
+/// swapping them per call cost more than the clipping itself).
+#[derive(Clone)]
+pub struct OverlapScratch {
+    buf: [[Vtx; CAP]; 2],
+    dist: [f64; CAP],
+}
+
+impl Default for OverlapScratch {
+    fn default() -> Self {
+        OverlapScratch {
+            buf: [[EMPTY; CAP]; 2],
+            dist: [0.0; CAP],
+        }
+    }
+}
+
+impl std::fmt::Debug for OverlapScratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OverlapScratch")
+    }
+}
+
 /// The overlap of convex polygons `a` and `b` (counter-clockwise, at most
 /// [`MAX_VERTICES`] each), or `None` if their interiors do not overlap.
 pub fn overlap(a: &[[f64; 2]], b: &[[f64; 2]]) -> Option<Overlap> {
+    overlap_in(a, b, &mut OverlapScratch::default())
+}
+
+/// [`overlap`] with caller-provided work space (no allocation, no initialisation).
+pub fn overlap_in(a: &[[f64; 2]], b: &[[f64; 2]], scratch: &mut OverlapScratch) -> Option<Overlap> {
     assert!(
         a.len() <= MAX_VERTICES && b.len() <= MAX_VERTICES,
         "overlap: at most {MAX_VERTICES} vertices"
     );
-    let mut cur = [EMPTY; CAP];
-    let mut nxt = [EMPTY; CAP];
+    let [b0, b1] = &mut scratch.buf;
+    let scratch_dist = &mut scratch.dist;
+    // The two buffers alternate as source and destination: references are swapped, not
+    // the buffers.
+    let (mut cur, mut nxt) = (b0, b1);
     let mut m = a.len();
     for (k, &p) in a.iter().enumerate() {
         cur[k] = Vtx {
@@ -66,14 +97,38 @@ pub fn overlap(a: &[[f64; 2]], b: &[[f64; 2]]) -> Option<Overlap> {
         };
     }
     let nb = b.len();
+    // A circle around a: an edge of b whose line has the whole circle on its inner side
+    // cuts nothing, and is passed over at the cost of one cross product. In a typical
+    // contact only two or three edges of b are left.
+    let ca = mean(a);
+    let ra = a
+        .iter()
+        .map(|p| (p[0] - ca[0]).powi(2) + (p[1] - ca[1]).powi(2))
+        .fold(0.0, f64::max)
+        .sqrt();
     for j in 0..nb {
         let (b0, b1) = (b[j], b[(j + 1) % nb]);
         let e = [b1[0] - b0[0], b1[1] - b0[1]];
+        let len = (e[0] * e[0] + e[1] * e[1]).sqrt();
+        if cross(e, [ca[0] - b0[0], ca[1] - b0[1]]) > ra * len * (1.0 + 1e-9) {
+            continue;
+        }
+        // Signed distances first: most edges of b cut nothing, and then the pass is skipped
+        // without copying the polygon (the copies dominated the cost).
+        let dist = &mut scratch_dist[..m];
+        let mut any_out = false;
+        for (d, u) in dist.iter_mut().zip(&cur[..m]) {
+            *d = cross(e, [u.p[0] - b0[0], u.p[1] - b0[1]]);
+            any_out |= *d < 0.0;
+        }
+        if !any_out {
+            continue;
+        }
         let mut w = 0;
         for k in 0..m {
-            let (u, v) = (cur[k], cur[(k + 1) % m]);
-            let du = cross(e, [u.p[0] - b0[0], u.p[1] - b0[1]]);
-            let dv = cross(e, [v.p[0] - b0[0], v.p[1] - b0[1]]);
+            let kn = if k + 1 == m { 0 } else { k + 1 };
+            let (u, v) = (cur[k], cur[kn]);
+            let (du, dv) = (dist[k], dist[kn]);
             let cut = |t: f64| [u.p[0] + t * (v.p[0] - u.p[0]), u.p[1] + t * (v.p[1] - u.p[1])];
             if du >= 0.0 {
                 nxt[w] = u;
