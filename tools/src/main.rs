@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod bench_narrow;
 mod run;
 
 /// talus: a discrete element method engine for granular matter (2D discs).
@@ -25,6 +26,9 @@ enum Command {
     /// Measure particle-updates per second on dense polydisperse beds tiled from the
     /// LAMMPS-settled bed, per integrator and neighbour-update mode.
     Bench(bench::BenchArgs),
+    /// Time the narrow phase of convex polygons: closest-feature queries from a cold start
+    /// and with a warm cache, for 4 to 64 vertices, and overlap computations.
+    BenchNarrow(bench_narrow::NarrowArgs),
     /// Print the built-in default scenario (a starting point for your own files).
     DefaultScenario {
         /// Write it to this file instead of standard output.
@@ -38,6 +42,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(a) => run::run(a),
         Command::Bench(a) => bench::bench(a),
+        Command::BenchNarrow(a) => bench_narrow::bench_narrow(a),
         Command::DefaultScenario { out } => match out {
             Some(p) => {
                 std::fs::write(&p, talus_io::scenario::DEFAULT_SCENARIO).map_err(|e| format!("{}: {e}", p.display()))
