@@ -1,6 +1,7 @@
 //! talus-engine: the particle store (structure of arrays), the contact table with its
 //! history, walls, materials, particle generators and the simulation loop.
 pub mod contacts;
+pub mod drive;
 pub mod error;
 pub mod generate;
 pub mod material;
@@ -9,6 +10,7 @@ pub mod sim;
 pub mod store;
 pub mod walls;
 
+pub use drive::Drive;
 pub use error::{EngineError, Result};
 pub use material::Material;
 pub use shapes::PolygonShape;

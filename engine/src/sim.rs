@@ -17,6 +17,7 @@ use talus_kernels::integrate::verlet::{self, Check};
 use talus_kernels::neighbor::{brute_force_pairs, inside, rounded_box, BoxSource, DiscBoxes, SweepAndPrune, EMPTY_BOX};
 
 use crate::contacts::{ContactTable, FREE};
+use crate::drive::{Drive, Driven};
 use crate::error::{EngineError, Result};
 use crate::material::{Material, PairTable};
 use crate::shapes::{PolygonShape, Shapes};
@@ -168,6 +169,8 @@ pub struct Simulation {
     /// What the narrow phase of polygon pairs did, accumulated over the run.
     pub narrow: NarrowStats,
     overlap_scratch: Box<OverlapScratch>,
+    /// Bodies moved by prescribed motions (drum walls, moving boundaries).
+    pub driven: Driven,
 }
 
 /// Work of the narrow phase on pairs with a polygon: how many candidate pairs each stage
@@ -230,6 +233,7 @@ impl Simulation {
             shapes: None,
             narrow: NarrowStats::default(),
             overlap_scratch: Box::default(),
+            driven: Driven::default(),
         };
         sim.add_particles_with_shapes(particles, shapes)?;
         sim.reorder();
@@ -328,6 +332,31 @@ impl Simulation {
         Ok(())
     }
 
+    /// Put the particles with these ids under a prescribed rigid motion (they must carry
+    /// the DRIVEN flag: infinite mass). Their poses follow `drive` exactly from now on.
+    pub fn drive_particles(&mut self, drive: Drive, ids: &[u64]) -> Result<()> {
+        let d = self.driven.drives.len();
+        if d >= u16::MAX as usize {
+            return Err(EngineError::Setup("too many drives".into()));
+        }
+        self.driven.drives.push(drive);
+        for &id in ids {
+            let p = self
+                .particles
+                .index_of(id)
+                .ok_or_else(|| EngineError::Setup(format!("drive: no particle with id {id}")))?;
+            if self.particles.flags[p] & crate::store::flags::DRIVEN == 0 {
+                return Err(EngineError::Setup(format!(
+                    "drive: particle id {id} must have the DRIVEN flag (infinite mass)"
+                )));
+            }
+            let ps = &self.particles;
+            self.driven
+                .add(d as u16, p as u32, [ps.x[p], ps.y[p]], ps.angle[p], self.time);
+        }
+        Ok(())
+    }
+
     /// Remove particles by index (e.g. leaving through an outlet). The store is compacted;
     /// the broad phase, contact table and wall contacts are renumbered, not rebuilt.
     pub fn remove_particles(&mut self, indices: &[usize]) {
@@ -391,6 +420,7 @@ impl Simulation {
         if let Some(sh) = &mut self.shapes {
             sh.remap(map);
         }
+        self.driven.remap(map);
         if let Some(g) = &mut self.gear {
             for a in g.arrays() {
                 let mut na = vec![0.0; n];
@@ -468,6 +498,11 @@ impl Simulation {
         }
         let dt = self.config.dt;
         let t0 = Instant::now();
+        if !self.driven.is_empty() {
+            let ps = &mut self.particles;
+            self.driven
+                .set_velocities(&ps.x, &ps.y, &mut ps.vx, &mut ps.vy, &mut ps.omega, self.time, dt);
+        }
         let left = match self.config.integrator {
             Integrator::Verlet => self.kick_drift_check(pending_kick)?,
             Integrator::Gear => {

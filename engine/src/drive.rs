@@ -1,0 +1,84 @@
+//! Prescribed motion of bodies of infinite mass (flag DRIVEN): walls and boundaries that
+//! turn or slide whatever the grains do, e.g. the ring of wall polygons of a rotating drum.
+//! A drive is a rigid motion: its centre translates at `velocity` and the bodies turn about
+//! it at `omega`. Poses are computed exactly from the time, not integrated, so a drum's
+//! ring stays on its circle for any number of steps; the velocity given to a driven body
+//! for a step is the one that carries it from its pose to the next exact pose (the
+//! integrators then move it there), so the contact dashpots see that velocity.
+
+/// A rigid prescribed motion.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Drive {
+    pub centre: [f64; 2],
+    pub velocity: [f64; 2],
+    pub omega: f64,
+}
+
+/// The driven bodies: particle index, drive, pose relative to the drive's centre at the
+/// time of registration.
+#[derive(Debug, Default, Clone)]
+pub struct Driven {
+    pub drives: Vec<Drive>,
+    pub index: Vec<u32>,
+    drive: Vec<u16>,
+    rel: Vec<[f64; 2]>,
+    angle0: Vec<f64>,
+    t0: Vec<f64>,
+}
+
+impl Driven {
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// Register particle `p` at pose (`x`, `angle`) at time `t` under drive `d`.
+    pub fn add(&mut self, d: u16, p: u32, x: [f64; 2], angle: f64, t: f64) {
+        let c = self.drives[d as usize].centre;
+        self.index.push(p);
+        self.drive.push(d);
+        self.rel.push([x[0] - c[0], x[1] - c[1]]);
+        self.angle0.push(angle);
+        self.t0.push(t);
+    }
+
+    /// Exact pose (position, angle) of driven body `k` at time `t`.
+    pub fn pose(&self, k: usize, t: f64) -> ([f64; 2], f64) {
+        let d = &self.drives[self.drive[k] as usize];
+        let s = t - self.t0[k];
+        let c = [d.centre[0] + d.velocity[0] * s, d.centre[1] + d.velocity[1] * s];
+        let (sn, cs) = (d.omega * s).sin_cos();
+        let r = self.rel[k];
+        (
+            [c[0] + cs * r[0] - sn * r[1], c[1] + sn * r[0] + cs * r[1]],
+            self.angle0[k] + d.omega * s,
+        )
+    }
+
+    /// Set the velocities of the driven bodies for a step of `dt` from time `t`: linear
+    /// velocity from the current position to the exact pose at `t + dt`, spin `omega`.
+    pub fn set_velocities(&self, x: &[f64], y: &[f64], vx: &mut [f64], vy: &mut [f64], w: &mut [f64], t: f64, dt: f64) {
+        for k in 0..self.index.len() {
+            let p = self.index[k] as usize;
+            let (target, _) = self.pose(k, t + dt);
+            vx[p] = (target[0] - x[p]) / dt;
+            vy[p] = (target[1] - y[p]) / dt;
+            w[p] = self.drives[self.drive[k] as usize].omega;
+        }
+    }
+
+    /// Follow a renumbering of the particles (`map[old] = new` or `u32::MAX`).
+    pub fn remap(&mut self, map: &[u32]) {
+        let keep: Vec<usize> = (0..self.index.len())
+            .filter(|&k| map[self.index[k] as usize] != u32::MAX)
+            .collect();
+        self.index = keep.iter().map(|&k| map[self.index[k] as usize]).collect();
+        self.drive = keep.iter().map(|&k| self.drive[k]).collect();
+        self.rel = keep.iter().map(|&k| self.rel[k]).collect();
+        self.angle0 = keep.iter().map(|&k| self.angle0[k]).collect();
+        self.t0 = keep.iter().map(|&k| self.t0[k]).collect();
+    }
+}
