@@ -6,6 +6,8 @@
 //! for a step is the one that carries it from its pose to the next exact pose (the
 //! integrators then move it there), so the contact dashpots see that velocity.
 
+use crate::store::ParticleStore;
+
 /// A rigid prescribed motion.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Drive {
@@ -60,13 +62,13 @@ impl Driven {
 
     /// Set the velocities of the driven bodies for a step of `dt` from time `t`: linear
     /// velocity from the current position to the exact pose at `t + dt`, spin `omega`.
-    pub fn set_velocities(&self, x: &[f64], y: &[f64], vx: &mut [f64], vy: &mut [f64], w: &mut [f64], t: f64, dt: f64) {
+    pub fn set_velocities(&self, ps: &mut ParticleStore, t: f64, dt: f64) {
         for k in 0..self.index.len() {
             let p = self.index[k] as usize;
             let (target, _) = self.pose(k, t + dt);
-            vx[p] = (target[0] - x[p]) / dt;
-            vy[p] = (target[1] - y[p]) / dt;
-            w[p] = self.drives[self.drive[k] as usize].omega;
+            ps.vx[p] = (target[0] - ps.x[p]) / dt;
+            ps.vy[p] = (target[1] - ps.y[p]) / dt;
+            ps.omega[p] = self.drives[self.drive[k] as usize].omega;
         }
     }
 

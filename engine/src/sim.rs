@@ -499,9 +499,7 @@ impl Simulation {
         let dt = self.config.dt;
         let t0 = Instant::now();
         if !self.driven.is_empty() {
-            let ps = &mut self.particles;
-            self.driven
-                .set_velocities(&ps.x, &ps.y, &mut ps.vx, &mut ps.vy, &mut ps.omega, self.time, dt);
+            self.driven.set_velocities(&mut self.particles, self.time, dt);
         }
         let left = match self.config.integrator {
             Integrator::Verlet => self.kick_drift_check(pending_kick)?,
