@@ -437,21 +437,23 @@ fn default_scenario_runs_without_output() {
     assert!(left.is_empty(), "--no-output wrote {} entries", left.len());
 }
 
-/// The shipped polygon scenario builds and runs, and the summary reports what each stage
-/// of the polygon narrow phase did.
+/// The shipped polygon scenarios (a box, a rotating drum, a hopper) build and run, and the
+/// summary reports what each stage of the polygon narrow phase did.
 #[test]
-fn polygon_scenario_runs_and_reports_the_narrow_phase() {
-    let dir = tempfile::tempdir().unwrap();
-    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/polygons.toml");
-    let out = run(
-        &["run", scenario.to_str().unwrap(), "--steps", "30", "--no-output", "-q"],
-        dir.path(),
-    );
-    assert!(out.status.success(), "{}", describe(&out));
-    let stdout = text(&out.stdout);
-    assert!(stdout.contains("particles           2000"), "{stdout}");
-    assert!(
-        stdout.contains("narrow phase") && stdout.contains("bounding circles"),
-        "{stdout}"
-    );
+fn polygon_scenarios_run_and_report_the_narrow_phase() {
+    for (file, n) in [("polygons.toml", 2000), ("drum.toml", 564), ("hopper.toml", 1502)] {
+        let dir = tempfile::tempdir().unwrap();
+        let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios").join(file);
+        let out = run(
+            &["run", scenario.to_str().unwrap(), "--steps", "30", "--no-output", "-q"],
+            dir.path(),
+        );
+        assert!(out.status.success(), "{file}: {}", describe(&out));
+        let stdout = text(&out.stdout);
+        assert!(stdout.contains(&format!("particles           {n}")), "{file}: {stdout}");
+        assert!(
+            stdout.contains("narrow phase") && stdout.contains("bounding circles"),
+            "{file}: {stdout}"
+        );
+    }
 }

@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 
 use talus_engine::generate;
 use talus_engine::{
-    Config, ContactParams, Integrator, LineWall, Material, NeighborMethod, ParticleInit, PolygonShape, Simulation, Wall,
+    Config, ContactParams, Drive, Integrator, LineWall, Material, NeighborMethod, ParticleInit, PolygonShape,
+    Simulation, Wall,
 };
 
 use crate::lammps_data::read_lammps_data;
@@ -114,6 +115,61 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
                 shapes.resize(inits.len(), None);
             }
         }
+    }
+    // Single polygons and drums: walls of infinite mass (fixed or driven) or free grains.
+    let mut drives: Vec<(Drive, Vec<u64>)> = Vec::new();
+    let mut bodies: Vec<(Vec<[f64; 2]>, usize, u32, sc::Motion)> = scenario
+        .bodies
+        .iter()
+        .map(|b| (b.vertices.clone(), b.material, b.type_id, b.motion))
+        .collect();
+    for d in &scenario.drums {
+        let n = d.segments as usize;
+        let motion = sc::Motion::Driven(Drive {
+            centre: d.centre,
+            velocity: [0.0; 2],
+            omega: d.omega,
+        });
+        for k in 0..n {
+            // Segments a hair narrower than their share of the ring, so that neighbours do
+            // not touch (two infinite masses exert no force on each other anyway).
+            let tau = std::f64::consts::TAU;
+            let (t0, t1) = (tau * k as f64 / n as f64, tau * (k as f64 + 0.99) / n as f64);
+            let p = |r: f64, t: f64| [d.centre[0] + r * t.cos(), d.centre[1] + r * t.sin()];
+            let (ri, ro) = (d.radius, d.radius + d.thickness);
+            bodies.push((vec![p(ri, t1), p(ri, t0), p(ro, t0), p(ro, t1)], d.material, 2, motion));
+        }
+    }
+    for (vertices, material, ptype, motion) in bodies {
+        let shape = PolygonShape::new(&vertices).map_err(|e| invalid(e.to_string()))?;
+        let c = shape.centroid;
+        let flags = match motion {
+            sc::Motion::Fixed => talus_engine::flags::FIXED,
+            sc::Motion::Free => 0,
+            sc::Motion::Driven(d) => {
+                match drives.iter_mut().find(|(dd, _)| *dd == d) {
+                    Some((_, ids)) => ids.push(next_id),
+                    None => drives.push((d, vec![next_id])),
+                }
+                talus_engine::flags::DRIVEN
+            }
+        };
+        inits.push(ParticleInit {
+            id: next_id,
+            x: c[0],
+            y: c[1],
+            angle: 0.0,
+            vx: 0.0,
+            vy: 0.0,
+            omega: 0.0,
+            radius: shape.radius,
+            mass: scenario.materials[material].density * shape.area,
+            material: material as u16,
+            ptype: ptype.min(u16::MAX as u32) as u16,
+            flags,
+        });
+        shapes.push(Some(shape));
+        next_id += 1;
     }
     if inits.is_empty() {
         return Err(invalid("the scenario makes no particles".into()));
@@ -250,8 +306,11 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         every_step: scenario.neighbor.every_step,
         sort_every: SORT_EVERY,
     };
-    let sim =
+    let mut sim =
         Simulation::new_with_shapes(config, materials, walls, &inits, &shapes).map_err(|e| invalid(e.to_string()))?;
+    for (d, ids) in drives {
+        sim.drive_particles(d, &ids).map_err(|e| invalid(e.to_string()))?;
+    }
     Ok(Built {
         sim,
         steps: scenario.run.steps,

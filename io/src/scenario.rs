@@ -34,6 +34,10 @@ pub struct Scenario {
     pub walls: Vec<Wall>,
     /// At least one particle source.
     pub particles: Vec<Particles>,
+    /// Single polygons given by their vertices (walls, obstacles, hopper sides).
+    pub bodies: Vec<Body>,
+    /// Rotating drums: rings of driven wall polygons.
+    pub drums: Vec<Drum>,
     pub integrator: Integrator,
     pub neighbor: Neighbor,
     pub run: Run,
@@ -65,6 +69,38 @@ pub struct Material {
 }
 
 /// How the normal damping is specified: exactly one of the two.
+/// How a `[[body]]` moves.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Motion {
+    /// Does not move (infinite mass).
+    Fixed,
+    /// A grain like any other.
+    Free,
+    /// Follows a prescribed rigid motion (infinite mass).
+    Driven(Drive),
+}
+
+/// One polygon given by its vertices in the world frame (counter-clockwise, convex).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Body {
+    pub material: usize,
+    pub type_id: u32,
+    pub vertices: Vec<[f64; 2]>,
+    pub motion: Motion,
+}
+
+/// A rotating drum: `segments` wall polygons of the given thickness on a ring of inner
+/// radius `radius` about `centre`, turning at `omega` (rad/s, counter-clockwise positive).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Drum {
+    pub material: usize,
+    pub centre: [f64; 2],
+    pub radius: f64,
+    pub thickness: f64,
+    pub segments: u64,
+    pub omega: f64,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum NormalDamping {
     /// Coefficient of restitution in (0, 1].
@@ -126,6 +162,7 @@ pub enum ParticleSource {
 /// The radius distribution is the generator's own type (fixed, uniform in
 /// [mean (1 - width), mean (1 + width)] with 0 <= width < 1, or a list taken in turn).
 pub use talus_engine::generate::{RadiusDist, ShapeSpec};
+pub use talus_engine::Drive;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -251,6 +288,7 @@ bounded_f64!(NonNegative, ">= 0", |v| v >= 0.0);
 bounded_f64!(Fraction01, "in [0, 1)", |v| (0.0..1.0).contains(&v));
 bounded_f64!(Restitution, "in (0, 1]", |v| v > 0.0 && v <= 1.0);
 bounded_f64!(AboveOne, "> 1", |v| v > 1.0);
+bounded_f64!(Finite, "finite", |v| v.is_finite());
 
 /// An integer >= 1 (TOML integers are i64, so reading i64 loses nothing and gives a
 /// clearer message for negative values than u64 would).
@@ -332,10 +370,52 @@ struct RawScenario {
     #[serde(default)]
     wall: Vec<Spanned<RawWall>>,
     particles: Spanned<Vec<Spanned<RawParticles>>>,
+    #[serde(default)]
+    body: Vec<Spanned<RawBody>>,
+    #[serde(default)]
+    drum: Vec<Spanned<RawDrum>>,
     integrator: Option<RawIntegrator>,
     neighbor: Option<RawNeighbor>,
     run: RawRun,
     output: Option<RawOutput>,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq)]
+#[serde(rename_all = "lowercase")]
+enum MotionKind {
+    Fixed,
+    Free,
+    Driven,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDrive {
+    centre: Vec2,
+    omega: Option<Finite>,
+    velocity: Option<Vec2>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBody {
+    material: Spanned<String>,
+    #[serde(rename = "type")]
+    type_id: Option<TypeId>,
+    vertices: Spanned<Vec<Vec2>>,
+    motion: Option<MotionKind>,
+    drive: Option<Spanned<RawDrive>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDrum {
+    material: Spanned<String>,
+    centre: Vec2,
+    radius: Positive,
+    thickness: Positive,
+    segments: Spanned<PositiveInt>,
+    omega: Finite,
 }
 
 #[derive(Deserialize)]
@@ -565,6 +645,58 @@ impl Ctx<'_> {
             particles.push(self.particles(p, &domain, &lookup)?);
         }
 
+        let mut bodies = Vec::with_capacity(raw.body.len());
+        for b in raw.body {
+            let span = b.span();
+            let b = b.into_inner();
+            let material = lookup(&b.material)?;
+            let vspan = b.vertices.span();
+            let vertices: Vec<[f64; 2]> = b.vertices.into_inner().into_iter().map(|v| v.0).collect();
+            if let Err(e) = talus_engine::PolygonShape::new(&vertices) {
+                return Err(self.err(vspan, e.to_string().trim_start_matches("invalid setup: ")));
+            }
+            let motion = match b.motion.unwrap_or(MotionKind::Fixed) {
+                MotionKind::Fixed | MotionKind::Free if b.drive.is_some() => {
+                    return Err(self.err(b.drive.unwrap().span(), "a drive needs motion = \"driven\""))
+                }
+                MotionKind::Fixed => Motion::Fixed,
+                MotionKind::Free => Motion::Free,
+                MotionKind::Driven => {
+                    let d = b
+                        .drive
+                        .ok_or_else(|| self.err(span.clone(), "`drive` is required for motion = \"driven\""))?
+                        .into_inner();
+                    Motion::Driven(Drive {
+                        centre: d.centre.0,
+                        omega: d.omega.map_or(0.0, |w| w.0),
+                        velocity: d.velocity.map_or([0.0; 2], |v| v.0),
+                    })
+                }
+            };
+            bodies.push(Body {
+                material,
+                type_id: b.type_id.map_or(1, |t| t.0),
+                vertices,
+                motion,
+            });
+        }
+        let mut drums = Vec::with_capacity(raw.drum.len());
+        for d in raw.drum {
+            let d = d.into_inner();
+            let segments = d.segments.get_ref().0;
+            if !(3..=4096).contains(&segments) {
+                return Err(self.err(d.segments.span(), format!("must be in 3..=4096, got {segments}")));
+            }
+            drums.push(Drum {
+                material: lookup(&d.material)?,
+                centre: d.centre.0,
+                radius: d.radius.0,
+                thickness: d.thickness.0,
+                segments,
+                omega: d.omega.0,
+            });
+        }
+
         let integrator = match raw.integrator {
             None => Integrator {
                 scheme: Scheme::Verlet,
@@ -624,6 +756,8 @@ impl Ctx<'_> {
             materials,
             walls,
             particles,
+            bodies,
+            drums,
             integrator,
             neighbor,
             run,
