@@ -766,18 +766,33 @@ impl Simulation {
             if let Some(sh) = self.shapes.as_ref().filter(|sh| sh.is_polygon(i) || sh.is_polygon(j)) {
                 // Polygons: the energy of F = E A / l for an overlap growing at a fixed
                 // contact-line width w, E A^2 / (2 l w), plus the tangential spring.
-                if self.contacts.area[s] > 0.0 || (!sh.is_polygon(i) || !sh.is_polygon(j)) && self.contacts.xi[s] != 0.0
-                {
-                    e.contacts += 1;
-                }
+                let body = |p: usize| Body {
+                    vertices: &sh.world[sh.range(p)],
+                    pos: [ps.x[p], ps.y[p]],
+                    vel: [ps.vx[p], ps.vy[p]],
+                    omega: ps.omega[p],
+                    radius: ps.radius[p],
+                };
+                let xi = self.contacts.xi[s];
                 if sh.is_polygon(i) && sh.is_polygon(j) {
                     if let Some(o) = overlap(&sh.world[sh.range(i)], &sh.world[sh.range(j)]) {
                         let l = 2.0 * ps.radius[i] * ps.radius[j] / (ps.radius[i] + ps.radius[j]);
                         let w = o
                             .line
                             .map_or(l, |[a, b]| (b[0] - a[0]).hypot(b[1] - a[1]).max(1e-3 * l));
-                        e.elastic +=
-                            prm.kn * o.area * o.area / (2.0 * l * w) + 0.5 * prm.kt * self.contacts.xi[s].powi(2);
+                        e.elastic += prm.kn * o.area * o.area / (2.0 * l * w) + 0.5 * prm.kt * xi * xi;
+                        e.contacts += 1;
+                    }
+                } else {
+                    // Disc and polygon: the linear law of the penetration depth (dt = 0:
+                    // evaluate only, on a copy of the spring).
+                    let (d, p) = if sh.is_polygon(j) { (i, j) } else { (j, i) };
+                    let inv = ps.inv_mass[i] + ps.inv_mass[j];
+                    if inv > 0.0 {
+                        if let Some(c) = disc_polygon(prm, &body(d), &body(p), inv, &mut xi.clone(), 0.0) {
+                            e.elastic += elastic_energy(prm, c.overlap, xi);
+                            e.contacts += 1;
+                        }
                     }
                 }
                 continue;

@@ -8,7 +8,7 @@ mod bench;
 mod bench_narrow;
 mod run;
 
-/// talus: a discrete element method engine for granular matter (2D discs).
+/// talus: a discrete element method engine for granular matter (2D discs and convex polygons).
 ///
 /// `talus run` with no arguments runs a built-in scenario: a polydisperse bed of 20,000
 /// discs settling under gravity in a box.
