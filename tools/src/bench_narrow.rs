@@ -93,3 +93,126 @@ pub fn bench_narrow(a: NarrowArgs) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// `talus bench-polygons`: particle-updates per second on a dense bed of random convex
+/// polygons (5-8 corners, circumradius 1 mm +- 20 %) packed on a hexagonal lattice a little
+/// tighter than their circumradii, walled in on four sides under gravity, so that most
+/// neighbours are in contact from the first step.
+#[derive(Args)]
+pub struct PolygonBedArgs {
+    /// Numbers of polygons.
+    #[arg(long, value_delimiter = ',', default_value = "10000,100000")]
+    pub sizes: Vec<usize>,
+    /// Timed steps (after 200 untimed ones).
+    #[arg(long, default_value_t = 500)]
+    pub steps: u64,
+}
+
+pub fn bench_polygons(a: PolygonBedArgs) -> Result<(), String> {
+    use talus_engine::generate::{self, ShapeSpec};
+    use talus_engine::{
+        Config, ContactParams, Integrator, LineWall, Material, NeighborMethod, ParticleInit, PolygonShape, Simulation,
+        Wall,
+    };
+    println!("talus bench-polygons: dense bed of random 5-8-gons, 1 thread, velocity Verlet");
+    println!(
+        "{:>8} {:>6} {:>8} {:>10} {:>6} {:>7} {:>9}",
+        "N", "steps", "wall s", "upd/s", "z", "force%", "B/p arr"
+    );
+    for &n in &a.sizes {
+        let per_row = (n as f64).sqrt().ceil() as usize;
+        let spacing = 1.5e-3;
+        let h = spacing * 3f64.sqrt() / 2.0;
+        let mut g = generate::rng(17);
+        let spec = ShapeSpec::Random {
+            vertices: [5, 8],
+            aspect: 1.2,
+        };
+        let mut inits = Vec::with_capacity(n);
+        let mut shapes = Vec::with_capacity(n);
+        for k in 0..n {
+            let (row, col) = (k / per_row, k % per_row);
+            let x = 2e-3 + col as f64 * spacing + if row % 2 == 1 { 0.5 * spacing } else { 0.0 };
+            let y = 1.5e-3 + row as f64 * h;
+            use rand::RngExt;
+            let r = 1e-3 * g.random_range(0.8..1.2);
+            let shape =
+                PolygonShape::new(&generate::polygon_vertices(&spec, r, &mut g).unwrap()).map_err(|e| e.to_string())?;
+            inits.push(ParticleInit {
+                id: k as u64 + 1,
+                x,
+                y,
+                angle: g.random_range(0.0..std::f64::consts::TAU),
+                vx: 0.0,
+                vy: 0.0,
+                omega: 0.0,
+                radius: shape.radius,
+                mass: 2500.0 * shape.area,
+                material: 0,
+                ptype: 1,
+                flags: 0,
+            });
+            shapes.push(Some(shape));
+        }
+        let width = 4e-3 + (per_row as f64 + 0.5) * spacing;
+        let height = 3e-3 + (n / per_row + 1) as f64 * h;
+        let wall = |p: [f64; 2], nrm: [f64; 2]| Wall {
+            line: LineWall {
+                point: p,
+                normal: nrm,
+                velocity: [0.0; 2],
+            },
+            material: 0,
+        };
+        let walls = vec![
+            wall([0.0, 0.0], [0.0, 1.0]),
+            wall([0.0, 0.0], [1.0, 0.0]),
+            wall([width, 0.0], [-1.0, 0.0]),
+            wall([0.0, height], [0.0, -1.0]),
+        ];
+        let m_min = inits.iter().map(|p| p.mass).fold(f64::INFINITY, f64::min);
+        let kn = 1e6;
+        let gn = ContactParams::gamma_for_restitution(kn, 0.5 * m_min, 0.5);
+        let contact = ContactParams {
+            kn,
+            kt: 2.0 / 7.0 * kn,
+            gamma_n: gn,
+            gamma_t: 0.5 * gn,
+            mu: 0.5,
+        };
+        let dt = contact.contact_time(0.5 * m_min) / 50.0;
+        let config = Config {
+            dt,
+            gravity: [0.0, -9.81],
+            domain_min: [-0.01, -0.01],
+            domain_max: [width + 0.01, height + 0.01],
+            integrator: Integrator::Verlet,
+            neighbor: NeighborMethod::Sweep,
+            margin: 0.1e-3,
+            every_step: false,
+            sort_every: 1000,
+        };
+        let material = Material {
+            name: "grain".into(),
+            density: 2500.0,
+            contact,
+        };
+        let mut sim =
+            Simulation::new_with_shapes(config, vec![material], walls, &inits, &shapes).map_err(|e| e.to_string())?;
+        sim.run(200).map_err(|e| e.to_string())?;
+        let t0 = sim.times;
+        let start = Instant::now();
+        sim.run(a.steps).map_err(|e| e.to_string())?;
+        let wall_s = start.elapsed().as_secs_f64();
+        let t1 = sim.times;
+        let forces = 100.0 * (t1.forces - t0.forces) / (t1.total() - t0.total());
+        println!(
+            "{n:>8} {:>6} {wall_s:>8.3} {:>10.3e} {:>6.2} {forces:>7.1} {:>9.0}",
+            a.steps,
+            n as f64 * a.steps as f64 / wall_s,
+            sim.contacts_per_particle(),
+            sim.memory_bytes() as f64 / n as f64
+        );
+    }
+    Ok(())
+}

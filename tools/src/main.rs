@@ -29,6 +29,9 @@ enum Command {
     /// Time the narrow phase of convex polygons: closest-feature queries from a cold start
     /// and with a warm cache, for 4 to 64 vertices, and overlap computations.
     BenchNarrow(bench_narrow::NarrowArgs),
+    /// Measure particle-updates per second on a dense bed of random convex polygons
+    /// (5-8 corners) in contact from the first step.
+    BenchPolygons(bench_narrow::PolygonBedArgs),
     /// Print the built-in default scenario (a starting point for your own files).
     DefaultScenario {
         /// Write it to this file instead of standard output.
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
         Command::Run(a) => run::run(a),
         Command::Bench(a) => bench::bench(a),
         Command::BenchNarrow(a) => bench_narrow::bench_narrow(a),
+        Command::BenchPolygons(a) => bench_narrow::bench_polygons(a),
         Command::DefaultScenario { out } => match out {
             Some(p) => {
                 std::fs::write(&p, talus_io::scenario::DEFAULT_SCENARIO).map_err(|e| format!("{}: {e}", p.display()))
