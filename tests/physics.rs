@@ -13,7 +13,7 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use talus::engine::generate::{self, RadiusDist};
 use talus::engine::{
-    Config, ContactParams, EngineError, Integrator, LineWall, Material, NeighborMethod, ParticleInit, Simulation, Wall,
+    Config, ContactParams, EngineError, Integrator, Material, NeighborMethod, ParticleInit, Simulation, Wall,
 };
 
 /// Areal density (kg/m^2) and stiffness (N/m) of the S2D benchmark.
@@ -91,14 +91,7 @@ fn disc(id: u64, x: f64, y: f64, vx: f64, vy: f64, r: f64) -> ParticleInit {
 }
 
 fn wall(point: [f64; 2], normal: [f64; 2]) -> Wall {
-    Wall {
-        line: LineWall {
-            point,
-            normal,
-            velocity: [0.0; 2],
-        },
-        material: 0,
-    }
+    Wall::fixed(point, normal, 0)
 }
 
 /// Index of the particle with this id (it moves when the store is reordered).

@@ -587,25 +587,11 @@ impl Simulation {
         let Some(gh) = &mut self.gear else {
             return;
         };
-        let ParticleStore {
-            x,
-            y,
-            angle,
-            vx,
-            vy,
-            omega,
-            fx,
-            fy,
-            torque,
-            ..
-        } = &mut self.particles;
-        for mut dof in gh.dofs([x, y, angle], [vx, vy, omega]) {
+        let (pos, vel, loads, _) = self.particles.gear_views();
+        for mut dof in gh.dofs(pos, vel) {
             gear::predict(&mut dof, dt);
         }
-        fx.iter_mut()
-            .chain(fy.iter_mut())
-            .chain(torque.iter_mut())
-            .for_each(|f| *f = 0.0);
+        loads.into_iter().for_each(|f| f.iter_mut().for_each(|v| *v = 0.0));
     }
 
     fn correct(&mut self) {
@@ -617,24 +603,11 @@ impl Simulation {
                 verlet::kick(&mut d, &l, &m, dt, g);
             }
             Some(gh) => {
-                let ParticleStore {
-                    x,
-                    y,
-                    angle,
-                    vx,
-                    vy,
-                    omega,
-                    fx,
-                    fy,
-                    torque,
-                    inv_mass,
-                    inv_inertia,
-                    ..
-                } = &mut self.particles;
+                let (pos, vel, [fx, fy, torque], [inv_mass, inv_inertia]) = self.particles.gear_views();
                 let load = [&*fx, &*fy, &*torque];
-                let inv = [&*inv_mass, &*inv_mass, &*inv_inertia];
+                let inv = [inv_mass, inv_mass, inv_inertia];
                 let bias = [g[0], g[1], 0.0];
-                for (k, mut dof) in gh.dofs([x, y, angle], [vx, vy, omega]).into_iter().enumerate() {
+                for (k, mut dof) in gh.dofs(pos, vel).into_iter().enumerate() {
                     gear::correct(&mut dof, load[k], inv[k], bias[k], dt);
                 }
             }

@@ -151,6 +151,25 @@ impl ParticleStore {
         )
     }
 
+    /// Views for the Gear kernels: positions (x, y, angle), velocities, loads (fx, fy,
+    /// torque) and inverse masses (mass, inertia).
+    #[allow(clippy::type_complexity)]
+    pub fn gear_views(
+        &mut self,
+    ) -> (
+        [&mut Vec<f64>; 3],
+        [&mut Vec<f64>; 3],
+        [&mut Vec<f64>; 3],
+        [&Vec<f64>; 2],
+    ) {
+        (
+            [&mut self.x, &mut self.y, &mut self.angle],
+            [&mut self.vx, &mut self.vy, &mut self.omega],
+            [&mut self.fx, &mut self.fy, &mut self.torque],
+            [&self.inv_mass, &self.inv_inertia],
+        )
+    }
+
     /// Mass of particle `p` (infinite for fixed or driven ones).
     pub fn mass(&self, p: usize) -> f64 {
         1.0 / self.inv_mass[p]

@@ -13,6 +13,20 @@ pub struct Wall {
     pub material: u16,
 }
 
+impl Wall {
+    /// A fixed straight wall through `point` with unit `normal` towards the particles.
+    pub fn fixed(point: [f64; 2], normal: [f64; 2], material: u16) -> Wall {
+        Wall {
+            line: LineWall {
+                point,
+                normal,
+                velocity: [0.0; 2],
+            },
+            material,
+        }
+    }
+}
+
 /// Candidate (particle, wall) pairs, sorted by (particle, wall), with their springs.
 #[derive(Debug, Default, Clone)]
 pub struct WallContacts {

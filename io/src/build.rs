@@ -4,8 +4,7 @@ use std::path::{Path, PathBuf};
 
 use talus_engine::generate;
 use talus_engine::{
-    Config, ContactParams, Drive, Integrator, LineWall, Material, NeighborMethod, ParticleInit, PolygonShape,
-    Simulation, Wall,
+    Config, ContactParams, Drive, Integrator, Material, NeighborMethod, ParticleInit, PolygonShape, Simulation, Wall,
 };
 
 use crate::lammps_data::read_lammps_data;
@@ -221,14 +220,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
 
     // 3. Walls.
     let mut walls = Vec::new();
-    let line = |point: [f64; 2], normal: [f64; 2], material: usize| Wall {
-        line: LineWall {
-            point,
-            normal,
-            velocity: [0.0; 2],
-        },
-        material: material as u16,
-    };
+    let line = |point: [f64; 2], normal: [f64; 2], material: usize| Wall::fixed(point, normal, material as u16);
     for w in &scenario.walls {
         match *w {
             sc::Wall::Line {

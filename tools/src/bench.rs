@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
-use talus_engine::{Config, ContactParams, Integrator, LineWall, Material, NeighborMethod, Simulation, Wall};
+use talus_engine::{Config, ContactParams, Integrator, Material, NeighborMethod, Simulation, Wall};
 use talus_io::lammps_data::{read_lammps_data, LammpsData};
 
 #[derive(Args)]
@@ -76,14 +76,7 @@ pub fn peer_dt() -> f64 {
 /// A simulation of the tiled bed with the peer's walls (x = xlo, x = xhi, y = 0).
 pub fn peer_sim(bed: &LammpsData, integrator: Integrator, margin: f64, every_step: bool) -> Result<Simulation, String> {
     let (xlo, xhi) = (bed.box_lo[0], bed.box_hi[0]);
-    let wall = |p: [f64; 2], n: [f64; 2]| Wall {
-        line: LineWall {
-            point: p,
-            normal: n,
-            velocity: [0.0; 2],
-        },
-        material: 0,
-    };
+    let wall = |p: [f64; 2], n: [f64; 2]| Wall::fixed(p, n, 0);
     let walls = vec![
         wall([xlo, 0.0], [1.0, 0.0]),
         wall([xhi, 0.0], [-1.0, 0.0]),

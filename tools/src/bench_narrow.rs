@@ -111,8 +111,7 @@ pub struct PolygonBedArgs {
 pub fn bench_polygons(a: PolygonBedArgs) -> Result<(), String> {
     use talus_engine::generate::{self, ShapeSpec};
     use talus_engine::{
-        Config, ContactParams, Integrator, LineWall, Material, NeighborMethod, ParticleInit, PolygonShape, Simulation,
-        Wall,
+        Config, ContactParams, Integrator, Material, NeighborMethod, ParticleInit, PolygonShape, Simulation, Wall,
     };
     println!("talus bench-polygons: dense bed of random 5-8-gons, 1 thread, velocity Verlet");
     println!(
@@ -156,14 +155,7 @@ pub fn bench_polygons(a: PolygonBedArgs) -> Result<(), String> {
         }
         let width = 4e-3 + (per_row as f64 + 0.5) * spacing;
         let height = 3e-3 + (n / per_row + 1) as f64 * h;
-        let wall = |p: [f64; 2], nrm: [f64; 2]| Wall {
-            line: LineWall {
-                point: p,
-                normal: nrm,
-                velocity: [0.0; 2],
-            },
-            material: 0,
-        };
+        let wall = |p: [f64; 2], nrm: [f64; 2]| Wall::fixed(p, nrm, 0);
         let walls = vec![
             wall([0.0, 0.0], [0.0, 1.0]),
             wall([0.0, 0.0], [1.0, 0.0]),
