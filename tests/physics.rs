@@ -70,6 +70,7 @@ fn config(dt: f64, gravity: [f64; 2], min: [f64; 2], max: [f64; 2], integrator: 
         margin: 0.1e-3,
         every_step: false,
         sort_every: 0,
+        rejection: Default::default(),
     }
 }
 

@@ -14,7 +14,7 @@ pub use drive::Drive;
 pub use error::{EngineError, Result};
 pub use material::Material;
 pub use shapes::PolygonShape;
-pub use sim::{Config, Energies, Integrator, NarrowStats, NeighborMethod, PhaseTimes, Simulation};
+pub use sim::{Config, Energies, Integrator, NarrowStats, NeighborMethod, PhaseTimes, Rejection, Simulation};
 pub use store::{flags, ParticleInit, ParticleStore};
 pub use talus_kernels::contact::disc_wall::LineWall;
 pub use talus_kernels::contact::ContactParams;

@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 
 use talus_engine::generate;
 use talus_engine::{
-    Config, ContactParams, Drive, Integrator, Material, NeighborMethod, ParticleInit, PolygonShape, Simulation, Wall,
+    Config, ContactParams, Drive, Integrator, Material, NeighborMethod, ParticleInit, PolygonShape, Rejection,
+    Simulation, Wall,
 };
 
 use crate::lammps_data::read_lammps_data;
@@ -297,6 +298,11 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         margin: scenario.neighbor.margin * mean_r,
         every_step: scenario.neighbor.every_step,
         sort_every: SORT_EVERY,
+        rejection: match scenario.neighbor.rejection {
+            sc::Rejection::Circle => Rejection::Circle,
+            sc::Rejection::Projection => Rejection::Projection,
+            sc::Rejection::SeparatingLine => Rejection::SeparatingLine,
+        },
     };
     let mut sim =
         Simulation::new_with_shapes(config, materials, walls, &inits, &shapes).map_err(|e| invalid(e.to_string()))?;

@@ -203,6 +203,21 @@ pub struct Neighbor {
     pub margin: f64,
     /// Re-sweep every step instead of only when a particle left its enlarged box.
     pub every_step: bool,
+    /// Cheap tests on candidate pairs of polygons before the exact one.
+    pub rejection: Rejection,
+}
+
+/// See `talus_engine::Rejection`: each level includes the ones before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Rejection {
+    /// Bounding circles only.
+    #[default]
+    Circle,
+    /// Then the projection of the corners on the centre line.
+    Projection,
+    /// Then the iterated separating line.
+    SeparatingLine,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -541,6 +556,7 @@ struct RawNeighbor {
     method: Option<NeighborMethod>,
     margin: Option<NonNegative>,
     every_step: Option<bool>,
+    rejection: Option<Rejection>,
 }
 
 #[derive(Deserialize)]
@@ -721,11 +737,13 @@ impl Ctx<'_> {
                 method: NeighborMethod::Sweep,
                 margin: DEFAULT_MARGIN,
                 every_step: false,
+                rejection: Rejection::default(),
             },
             |n| Neighbor {
                 method: n.method.unwrap_or(NeighborMethod::Sweep),
                 margin: n.margin.map_or(DEFAULT_MARGIN, |m| m.0),
                 every_step: n.every_step.unwrap_or(false),
+                rejection: n.rejection.unwrap_or_default(),
             },
         );
 
@@ -1158,6 +1176,7 @@ dt = 2.784e-6
 method = "brute"
 margin = 0.2
 every_step = true
+rejection = "separating_line"
 
 [run]
 steps = 1000
@@ -1346,7 +1365,8 @@ energy = false
             Neighbor {
                 method: NeighborMethod::Brute,
                 margin: 0.2,
-                every_step: true
+                every_step: true,
+                rejection: Rejection::SeparatingLine,
             }
         );
         assert_eq!(s.run.steps, 1000);
@@ -1402,7 +1422,8 @@ steps = 10
             Neighbor {
                 method: NeighborMethod::Sweep,
                 margin: 0.1,
-                every_step: false
+                every_step: false,
+                rejection: Rejection::Circle,
             }
         );
         assert_eq!(s.output.every, 1, "steps/20 rounds down to 0, clamped to 1");

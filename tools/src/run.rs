@@ -147,9 +147,13 @@ pub fn run(a: RunArgs) -> Result<(), String> {
         let pct = |x: u64| 100.0 * x as f64 / ns.candidates.max(1) as f64;
         println!(
             "  narrow phase        {} candidate pair checks with a polygon: {:.1}% rejected by the bounding circles, \
+             {:.1}% by the centre-line projections, {:.1}% by the separating line ({:.2} moves per search), \
              {:.1}% found apart by the closest-feature walk ({:.2} feature pairs per walk, {} fallbacks), {:.1}% touching",
             ns.candidates,
             pct(ns.circle_rejected),
+            pct(ns.projection_rejected),
+            pct(ns.line_rejected),
+            ns.line_iterations as f64 / (ns.projection_tested - ns.projection_rejected).max(1) as f64,
             pct(ns.separated),
             ns.walk_steps as f64 / (ns.separated + ns.touching).max(1) as f64,
             ns.fallbacks,

@@ -4,3 +4,5 @@
 pub mod closest_features;
 pub mod overlap;
 pub mod polygon;
+pub mod projection;
+pub mod separating_line;

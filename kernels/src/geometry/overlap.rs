@@ -9,6 +9,9 @@ pub const MAX_VERTICES: usize = 64;
 const CAP: usize = 2 * MAX_VERTICES + 4;
 /// Segment tag: part of the boundary of the first polygon.
 const ON_A: u16 = u16::MAX;
+/// Segment tag: the chord closing the narrowed part of a (see [`overlap_in`]), on neither
+/// boundary.
+const ON_H: u16 = u16::MAX - 1;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Overlap {
@@ -39,6 +42,29 @@ const EMPTY: Vtx = Vtx {
 #[inline(always)]
 fn cross(p: [f64; 2], q: [f64; 2]) -> f64 {
     p[0] * q[1] - p[1] * q[0]
+}
+
+/// The run of ring indices around `top` whose values satisfy `keep` (`top`'s does): the
+/// first index and the length.
+#[inline(always)]
+fn run(vals: &[f64], top: usize, keep: impl Fn(f64) -> bool) -> (usize, usize) {
+    let n = vals.len();
+    let (mut first, mut last, mut len) = (top, top, 1);
+    while len < n {
+        let k = if first == 0 { n - 1 } else { first - 1 };
+        if !keep(vals[k]) {
+            break;
+        }
+        (first, len) = (k, len + 1);
+    }
+    while len < n {
+        let k = if last + 1 == n { 0 } else { last + 1 };
+        if !keep(vals[k]) {
+            break;
+        }
+        (last, len) = (k, len + 1);
+    }
+    (first, len)
 }
 
 /// Mean of the vertices (a cheap interior point, for orienting the normal).
@@ -78,79 +104,114 @@ pub fn overlap(a: &[[f64; 2]], b: &[[f64; 2]]) -> Option<Overlap> {
 }
 
 /// [`overlap`] with caller-provided work space (no allocation, no initialisation).
+///
+/// The clipping is narrowed first by the projection refinement of Chen & Matuttis (2013,
+/// App. B.1), used here to cut work rather than only to reject. With `u` the direction
+/// between the vertex means, b lies in {x.u >= min_b} and a in {x.u <= max_a}. The corners
+/// of a beyond min_b form one run around a's extreme corner (a is convex); with the two
+/// corners next to it they span a sub-polygon a'' of a whose remainder lies in
+/// {x.u <= min_b}, so a n b = a'' n b up to a set of zero area. Likewise only the edges of
+/// b that reach below max_a can cut a''. A shallow contact of two 6-gons is then a clip of
+/// a triangle or quadrilateral by two or three edges, after one pass of dot products.
 pub fn overlap_in(a: &[[f64; 2]], b: &[[f64; 2]], scratch: &mut OverlapScratch) -> Option<Overlap> {
     assert!(
         a.len() <= MAX_VERTICES && b.len() <= MAX_VERTICES,
         "overlap: at most {MAX_VERTICES} vertices"
     );
-    let [b0, b1] = &mut scratch.buf;
-    let scratch_dist = &mut scratch.dist;
-    // The two buffers alternate as source and destination: references are swapped, not
-    // the buffers.
-    let (mut cur, mut nxt) = (b0, b1);
-    let mut m = a.len();
-    for (k, &p) in a.iter().enumerate() {
-        cur[k] = Vtx {
-            p,
-            crossing: false,
-            seg: ON_A,
-        };
-    }
-    let nb = b.len();
-    // A circle around a: an edge of b whose line has the whole circle on its inner side
-    // cuts nothing, and is passed over at the cost of one cross product. In a typical
-    // contact only two or three edges of b are left.
-    let ca = mean(a);
-    let ra = a
-        .iter()
-        .map(|p| (p[0] - ca[0]).powi(2) + (p[1] - ca[1]).powi(2))
-        .fold(0.0, f64::max)
-        .sqrt();
-    for j in 0..nb {
-        let (b0, b1) = (b[j], b[(j + 1) % nb]);
-        let e = [b1[0] - b0[0], b1[1] - b0[1]];
-        let len = (e[0] * e[0] + e[1] * e[1]).sqrt();
-        if cross(e, [ca[0] - b0[0], ca[1] - b0[1]]) > ra * len * (1.0 + 1e-9) {
-            continue;
+    let (na, nb) = (a.len(), b.len());
+    let (ca, cb) = (mean(a), mean(b));
+    // Any direction is correct; the centre line makes the narrowing effective.
+    let u = if ca == cb {
+        [1.0, 0.0]
+    } else {
+        [cb[0] - ca[0], cb[1] - ca[1]]
+    };
+    let OverlapScratch { buf: [b0, b1], dist } = scratch;
+    let (pa, rest) = dist.split_at_mut(na);
+    let pb = &mut rest[..nb];
+    let (mut top, mut max_a) = (0, f64::NEG_INFINITY);
+    for (k, (d, p)) in pa.iter_mut().zip(a).enumerate() {
+        *d = p[0] * u[0] + p[1] * u[1];
+        if *d > max_a {
+            (top, max_a) = (k, *d);
         }
-        // Signed distances first: most edges of b cut nothing, and then the pass is skipped
-        // without copying the polygon (the copies dominated the cost).
-        let dist = &mut scratch_dist[..m];
+    }
+    let (mut bottom, mut min_b) = (0, f64::INFINITY);
+    for (k, (d, p)) in pb.iter_mut().zip(b).enumerate() {
+        *d = p[0] * u[0] + p[1] * u[1];
+        if *d < min_b {
+            (bottom, min_b) = (k, *d);
+        }
+    }
+    if max_a <= min_b {
+        return None;
+    }
+    let (first_a, run_a) = run(pa, top, |d| d > min_b);
+    let (first_b, run_b) = run(pb, bottom, |d| d < max_a);
+    // a'': the run and its two neighbours; the chord closing it is on neither boundary
+    // (tag ON_H): points cut from it are no crossings.
+    let (mut cur, mut nxt) = (b0, b1);
+    let mut m = na;
+    if run_a + 2 < na {
+        m = run_a + 2;
+        let start = (first_a + na - 1) % na;
+        for (k, v) in cur[..m].iter_mut().enumerate() {
+            *v = Vtx {
+                p: a[(start + k) % na],
+                crossing: false,
+                seg: if k + 1 == m { ON_H } else { ON_A },
+            };
+        }
+    } else {
+        for (v, &p) in cur.iter_mut().zip(a) {
+            *v = Vtx {
+                p,
+                crossing: false,
+                seg: ON_A,
+            };
+        }
+    }
+    // The edges of b that reach below max_a: from the corner before b's run to its end.
+    let (j0, edges) = if run_b + 2 < nb {
+        ((first_b + nb - 1) % nb, run_b + 1)
+    } else {
+        (0, nb)
+    };
+    for j in (j0..j0 + edges).map(|j| j % nb) {
+        let jn = if j + 1 == nb { 0 } else { j + 1 };
+        let (b0, b1) = (b[j], b[jn]);
+        let e = [b1[0] - b0[0], b1[1] - b0[1]];
+        // Signed distances first: an edge that cuts nothing is passed over without copying.
+        let dist = &mut dist[..m];
         let mut any_out = false;
-        for (d, u) in dist.iter_mut().zip(&cur[..m]) {
-            *d = cross(e, [u.p[0] - b0[0], u.p[1] - b0[1]]);
+        for (d, v) in dist.iter_mut().zip(&cur[..m]) {
+            *d = cross(e, [v.p[0] - b0[0], v.p[1] - b0[1]]);
             any_out |= *d < 0.0;
         }
         if !any_out {
             continue;
         }
+        // Branch-free compaction: every slot is written, and the count advances only for
+        // what is kept (a kept corner; a cut where the sign changes). The shapes of the
+        // contacts of a bed are random, so branches here were mispredicted about half the
+        // time. A cut is computed even where none is kept (its NaN is never read).
         let mut w = 0;
         for k in 0..m {
             let kn = if k + 1 == m { 0 } else { k + 1 };
             let (u, v) = (cur[k], cur[kn]);
             let (du, dv) = (dist[k], dist[kn]);
-            let cut = |t: f64| [u.p[0] + t * (v.p[0] - u.p[0]), u.p[1] + t * (v.p[1] - u.p[1])];
-            if du >= 0.0 {
-                nxt[w] = u;
-                w += 1;
-                if dv < 0.0 {
-                    // Leaving b's half-plane: the new segment runs along b's edge j.
-                    nxt[w] = Vtx {
-                        p: cut(du / (du - dv)),
-                        crossing: u.seg == ON_A,
-                        seg: j as u16,
-                    };
-                    w += 1;
-                }
-            } else if dv >= 0.0 {
-                // Entering: the segment goes on along u's segment.
-                nxt[w] = Vtx {
-                    p: cut(du / (du - dv)),
-                    crossing: u.seg == ON_A,
-                    seg: u.seg,
-                };
-                w += 1;
-            }
+            let (keep_u, keep_v) = (du >= 0.0, dv >= 0.0);
+            nxt[w] = u;
+            w += keep_u as usize;
+            let t = du / (du - dv);
+            // Leaving b's half-plane the new segment runs along b's edge j; entering, it
+            // goes on along u's segment.
+            nxt[w] = Vtx {
+                p: [u.p[0] + t * (v.p[0] - u.p[0]), u.p[1] + t * (v.p[1] - u.p[1])],
+                crossing: u.seg == ON_A,
+                seg: if keep_u { j as u16 } else { u.seg },
+            };
+            w += (keep_u != keep_v) as usize;
         }
         if w < 3 {
             return None;
@@ -173,7 +234,6 @@ pub fn overlap_in(a: &[[f64; 2]], b: &[[f64; 2]], scratch: &mut OverlapScratch) 
         return None;
     }
     let centroid = [o[0] + cx / (3.0 * a2), o[1] + cy / (3.0 * a2)];
-    let (ca, cb) = (mean(a), mean(b));
     let mut pts = [[0.0; 2]; 2];
     let mut found = 0;
     for v in &cur[..m] {
