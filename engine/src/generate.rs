@@ -219,6 +219,24 @@ fn raw_vertices(spec: &ShapeSpec, r: f64, rng: &mut Xoshiro256PlusPlus) -> Optio
     }
 }
 
+/// The wall segments of a rotating drum: `segments` quadrilaterals (counter-clockwise, world
+/// frame) forming a ring of inner radius `radius` and thickness `thickness` about `centre`,
+/// as in the drum benchmarks of Watanabe et al. and Chen & Matuttis. Each segment is a hair
+/// narrower than its share of the ring, so that neighbours do not touch (two infinite
+/// masses exert no force on each other anyway, but their pair would be checked every step).
+pub fn drum_ring(centre: [f64; 2], radius: f64, thickness: f64, segments: usize) -> Vec<[[f64; 2]; 4]> {
+    let tau = std::f64::consts::TAU;
+    let n = segments as f64;
+    let p = |r: f64, t: f64| [centre[0] + r * t.cos(), centre[1] + r * t.sin()];
+    let (ri, ro) = (radius, radius + thickness);
+    (0..segments)
+        .map(|k| {
+            let (t0, t1) = (tau * k as f64 / n, tau * (k as f64 + 0.99) / n);
+            [p(ri, t1), p(ri, t0), p(ro, t0), p(ro, t1)]
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,5 +283,31 @@ mod tests {
             }
         }
         assert!(random(5000, &radii, [0.0, 0.0], [10.0, 10.0], 1).is_err());
+    }
+
+    #[test]
+    fn drum_ring_segments_are_ccw_on_the_ring_and_apart() {
+        let (c, r, t, n) = ([0.3, -0.2], 0.1, 0.01, 16);
+        let ring = drum_ring(c, r, t, n);
+        assert_eq!(ring.len(), n);
+        for (k, seg) in ring.iter().enumerate() {
+            let d: Vec<f64> = seg.iter().map(|p| (p[0] - c[0]).hypot(p[1] - c[1])).collect();
+            assert!(
+                (d[0] - r).abs() < 1e-12 && (d[1] - r).abs() < 1e-12,
+                "inner corners on the radius"
+            );
+            assert!(
+                (d[2] - r - t).abs() < 1e-12 && (d[3] - r - t).abs() < 1e-12,
+                "outer corners"
+            );
+            assert!(
+                talus_kernels::geometry::polygon::is_convex_ccw(seg),
+                "convex, counter-clockwise"
+            );
+            // Neighbours share no point: the gap between segment k and k+1 is 1 % of a share.
+            let next = &ring[(k + 1) % n];
+            let gap = (seg[0][0] - next[1][0]).hypot(seg[0][1] - next[1][1]);
+            assert!(gap > 0.5 * 0.01 * std::f64::consts::TAU * r / n as f64);
+        }
     }
 }

@@ -124,20 +124,13 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         .map(|b| (b.vertices.clone(), b.material, b.type_id, b.motion))
         .collect();
     for d in &scenario.drums {
-        let n = d.segments as usize;
         let motion = sc::Motion::Driven(Drive {
             centre: d.centre,
             velocity: [0.0; 2],
             omega: d.omega,
         });
-        for k in 0..n {
-            // Segments a hair narrower than their share of the ring, so that neighbours do
-            // not touch (two infinite masses exert no force on each other anyway).
-            let tau = std::f64::consts::TAU;
-            let (t0, t1) = (tau * k as f64 / n as f64, tau * (k as f64 + 0.99) / n as f64);
-            let p = |r: f64, t: f64| [d.centre[0] + r * t.cos(), d.centre[1] + r * t.sin()];
-            let (ri, ro) = (d.radius, d.radius + d.thickness);
-            bodies.push((vec![p(ri, t1), p(ri, t0), p(ro, t0), p(ro, t1)], d.material, 2, motion));
+        for seg in generate::drum_ring(d.centre, d.radius, d.thickness, d.segments as usize) {
+            bodies.push((seg.to_vec(), d.material, 2, motion));
         }
     }
     for (vertices, material, ptype, motion) in bodies {

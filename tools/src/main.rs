@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 
 mod bench;
 mod bench_narrow;
+mod bench_polygons;
 mod run;
 
 /// talus: a discrete element method engine for granular matter (2D discs and convex polygons).
@@ -31,7 +32,10 @@ enum Command {
     BenchNarrow(bench_narrow::NarrowArgs),
     /// Measure particle-updates per second on a dense bed of random convex polygons
     /// (5-8 corners) in contact from the first step.
-    BenchPolygons(bench_narrow::PolygonBedArgs),
+    BenchPolygons(bench_polygons::PolygonBedArgs),
+    /// Measure particle-updates per second in a rotating drum (a ring of driven wall
+    /// polygons) filled with random convex polygons.
+    BenchDrum(bench_polygons::DrumArgs),
     /// Print the built-in default scenario (a starting point for your own files).
     DefaultScenario {
         /// Write it to this file instead of standard output.
@@ -46,7 +50,8 @@ fn main() -> ExitCode {
         Command::Run(a) => run::run(a),
         Command::Bench(a) => bench::bench(a),
         Command::BenchNarrow(a) => bench_narrow::bench_narrow(a),
-        Command::BenchPolygons(a) => bench_narrow::bench_polygons(a),
+        Command::BenchPolygons(a) => bench_polygons::bench_polygons(a),
+        Command::BenchDrum(a) => bench_polygons::bench_drum(a),
         Command::DefaultScenario { out } => match out {
             Some(p) => {
                 std::fs::write(&p, talus_io::scenario::DEFAULT_SCENARIO).map_err(|e| format!("{}: {e}", p.display()))
