@@ -154,14 +154,17 @@ pub fn overlap_in(a: &[[f64; 2]], b: &[[f64; 2]], scratch: &mut OverlapScratch) 
     let mut m = na;
     if run_a + 2 < na {
         m = run_a + 2;
-        let start = (first_a + na - 1) % na;
-        for (k, v) in cur[..m].iter_mut().enumerate() {
+        // Ring indices without `%` (an integer division per corner showed in profiles).
+        let mut i = if first_a == 0 { na - 1 } else { first_a - 1 };
+        for v in cur[..m].iter_mut() {
             *v = Vtx {
-                p: a[(start + k) % na],
+                p: a[i],
                 crossing: false,
-                seg: if k + 1 == m { ON_H } else { ON_A },
+                seg: ON_A,
             };
+            i = if i + 1 == na { 0 } else { i + 1 };
         }
+        cur[m - 1].seg = ON_H;
     } else {
         for (v, &p) in cur.iter_mut().zip(a) {
             *v = Vtx {
@@ -172,13 +175,14 @@ pub fn overlap_in(a: &[[f64; 2]], b: &[[f64; 2]], scratch: &mut OverlapScratch) 
         }
     }
     // The edges of b that reach below max_a: from the corner before b's run to its end.
-    let (j0, edges) = if run_b + 2 < nb {
-        ((first_b + nb - 1) % nb, run_b + 1)
+    let (mut jn, edges) = if run_b + 2 < nb {
+        (if first_b == 0 { nb - 1 } else { first_b - 1 }, run_b + 1)
     } else {
         (0, nb)
     };
-    for j in (j0..j0 + edges).map(|j| j % nb) {
-        let jn = if j + 1 == nb { 0 } else { j + 1 };
+    for _ in 0..edges {
+        let j = jn;
+        jn = if j + 1 == nb { 0 } else { j + 1 };
         let (b0, b1) = (b[j], b[jn]);
         let e = [b1[0] - b0[0], b1[1] - b0[1]];
         // Signed distances first: an edge that cuts nothing is passed over without copying.
