@@ -7,7 +7,7 @@
 use super::disc_disc::ContactForce;
 use super::law::{coulomb_spring, ContactParams};
 use crate::geometry::closest_features::{closest_features, FeaturePair, Proximity};
-use crate::geometry::overlap::{overlap_in, OverlapScratch};
+use crate::geometry::overlap::{overlap_about, OverlapScratch};
 
 /// One body of a contact: world vertices, centre of mass, velocity, spin, bounding radius.
 #[derive(Debug, Clone, Copy)]
@@ -69,7 +69,7 @@ pub fn polygon_polygon(
         t
     };
     let (ov, t) = if *prev_area > 0.0 {
-        match overlap_in(a.vertices, b.vertices, scratch) {
+        match overlap_about(a.vertices, b.vertices, a.pos, b.pos, scratch) {
             Some(ov) => (Some(ov), None),
             None => (None, Some(walk(features))),
         }
@@ -77,7 +77,7 @@ pub fn polygon_polygon(
         let t = walk(features);
         let ov = match t.proximity {
             Proximity::Separated { .. } => None,
-            Proximity::Penetrating => overlap_in(a.vertices, b.vertices, scratch),
+            Proximity::Penetrating => overlap_about(a.vertices, b.vertices, a.pos, b.pos, scratch),
         };
         (ov, Some(t))
     };
@@ -101,10 +101,7 @@ pub fn polygon_polygon(
     let ft = coulomb_spring(p, normal, v_t, meff, xi, dt);
     let f = [-normal * n[0] + ft * tdir[0], -normal * n[1] + ft * tdir[1]];
     let arm = |x: [f64; 2], f: [f64; 2]| (c[0] - x[0]) * f[1] - (c[1] - x[1]) * f[0];
-    // Not hypot: the libm call cost 3 % of a dense bed's step, and no overflow is possible.
-    let line = ov
-        .line
-        .map_or(0.0, |[q, r]| ((r[0] - q[0]).powi(2) + (r[1] - q[1]).powi(2)).sqrt());
+    let line = ov.line_length;
     PolyOutcome::Contact {
         force: ContactForce {
             fx: f[0],
