@@ -8,6 +8,7 @@ pub mod material;
 pub mod shapes;
 pub mod sim;
 pub mod store;
+pub mod topology;
 pub mod walls;
 
 pub use drive::Drive;

@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod bench_narrow;
 mod bench_polygons;
+mod plot;
 mod run;
 
 /// talus: a discrete element method engine for granular matter (2D discs and convex polygons).

@@ -1,0 +1,2 @@
+//! Machine topology (packages, NUMA nodes, cores, processing units) and thread placement.
+//! (Being written: see issue 4.)

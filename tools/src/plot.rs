@@ -1,0 +1,1 @@
+//! Speedup plots for talus scale (being written: see issue 4).
