@@ -1,13 +1,15 @@
 //! The incremental sort-and-sweep against the brute-force reference: after every update
 //! of a random motion, the maintained pair set must equal the set of pairs whose rounded
 //! enlarged boxes overlap, exactly. Random seeds, size ratios up to 1:100, particles that
-//! cross each other within one update, particles added and removed on the way.
+//! cross each other within one update, particles added and removed on the way. A twin
+//! sweep sorts its two axes on two threads at once (one thread per axis, as the worker
+//! pool runs it) and must report exactly the serial sweep's changes, in the same order.
 use std::collections::BTreeSet;
 
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use talus::kernels::neighbor::{brute_force_pairs, DiscBoxes, SweepAndPrune};
+use talus::kernels::neighbor::{brute_force_pairs, BoxSource, DiscBoxes, SweepAndPrune};
 
 struct World {
     x: Vec<f64>,
@@ -30,6 +32,7 @@ fn run_case(seed: u64, n0: usize, ratio: f64, jump: f64, margin: f64, steps: usi
     };
     w.r = (0..n0).map(|_| radius(&mut rng)).collect();
     let mut sweep = SweepAndPrune::new();
+    let mut twin = SweepAndPrune::new();
     let mut full = Vec::new();
     sweep.rebuild(
         &DiscBoxes {
@@ -40,6 +43,17 @@ fn run_case(seed: u64, n0: usize, ratio: f64, jump: f64, margin: f64, steps: usi
         },
         &mut full,
     );
+    let mut twin_full = Vec::new();
+    twin.rebuild(
+        &DiscBoxes {
+            x: &w.x,
+            y: &w.y,
+            radius: &w.r,
+            margin,
+        },
+        &mut twin_full,
+    );
+    assert_eq!(full, twin_full);
     let mut set: BTreeSet<(u32, u32)> = full.iter().copied().collect();
     assert_eq!(
         full,
@@ -74,6 +88,7 @@ fn run_case(seed: u64, n0: usize, ratio: f64, jump: f64, margin: f64, steps: usi
                 }
             }
             sweep.renumber(&map);
+            twin.renumber(&map);
             set = set
                 .into_iter()
                 .filter_map(|(i, j)| {
@@ -94,6 +109,7 @@ fn run_case(seed: u64, n0: usize, ratio: f64, jump: f64, margin: f64, steps: usi
                 w.y.push(rng.random_range(0.0..side));
                 w.r.push(radius(&mut rng));
                 sweep.push_particle();
+                twin.push_particle();
             }
         }
         let src = DiscBoxes {
@@ -103,6 +119,23 @@ fn run_case(seed: u64, n0: usize, ratio: f64, jump: f64, margin: f64, steps: usi
             margin,
         };
         sweep.update(&src);
+        {
+            let [mut ax, mut ay] = twin.axes(src.len());
+            std::thread::scope(|sc| {
+                sc.spawn(|| ax.run(&src));
+                sc.spawn(|| ay.run(&src));
+            });
+        }
+        twin.finish_update(&src);
+        assert_eq!(
+            sweep.adds, twin.adds,
+            "seed {seed} step {step}: axis-per-thread additions differ"
+        );
+        assert_eq!(
+            sweep.removes, twin.removes,
+            "seed {seed} step {step}: axis-per-thread removals differ"
+        );
+        assert_eq!(sweep.boxes(), twin.boxes());
         for a in &sweep.adds {
             assert!(set.insert(*a), "seed {seed} step {step}: pair {a:?} added twice");
         }

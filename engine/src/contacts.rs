@@ -25,6 +25,8 @@ pub struct ContactTable {
     /// pair (packed) and the overlap area of the last step.
     pub features: Vec<u32>,
     pub area: Vec<f64>,
+    /// Bumped by every change of the pair set (for caches built from it).
+    generation: u64,
     polygons: bool,
     next: Vec<u32>,
     head: Vec<u32>,
@@ -52,6 +54,11 @@ impl ContactTable {
     }
 
     /// Number of pairs in the table.
+    /// Changes whenever the pair set or the slot order may have changed.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
     pub fn len(&self) -> usize {
         self.live
     }
@@ -91,6 +98,7 @@ impl ContactTable {
 
     /// Add a pair known to be absent (the broad phase guarantees it); returns its slot.
     pub fn add(&mut self, a: u32, b: u32) -> usize {
+        self.generation += 1;
         let (i, j) = if a < b { (a, b) } else { (b, a) };
         debug_assert!(i != j);
         debug_assert!(self.find(i, j).is_none(), "pair ({i}, {j}) added twice");
@@ -140,6 +148,7 @@ impl ContactTable {
 
     /// Remove a pair if present; returns whether it was.
     pub fn remove(&mut self, a: u32, b: u32) -> bool {
+        self.generation += 1;
         let (i, j) = if a < b { (a, b) } else { (b, a) };
         let mut prev = NIL;
         let mut s = self.head[i as usize];
@@ -176,6 +185,7 @@ impl ContactTable {
     /// are moved by following the cycles of the permutation. No allocation, so compaction
     /// adds nothing to the peak memory of a run.
     pub fn compact(&mut self) {
+        self.generation += 1;
         let slots = self.i.len();
         let live = self.live;
         let head = &mut self.head;
@@ -264,6 +274,7 @@ impl ContactTable {
     /// Replace the whole set by `pairs` (each i < j, no duplicates), keeping the spring of
     /// every pair that was already present. Used after a full rebuild of the broad phase.
     pub fn reset_from_pairs(&mut self, pairs: &[(u32, u32)]) {
+        self.generation += 1;
         let old: Vec<Option<usize>> = pairs.iter().map(|&(i, j)| self.find(i, j)).collect();
         let xi: Vec<f64> = old.iter().map(|o| o.map_or(0.0, |s| self.xi[s])).collect();
         if self.polygons {
@@ -282,6 +293,7 @@ impl ContactTable {
     /// Renumber particles (`map[old] = new` or `u32::MAX` = removed): pairs of removed
     /// particles are dropped, the rest keep their springs. Ends compacted and sorted.
     pub fn remap(&mut self, map: &[u32], particles: usize) {
+        self.generation += 1;
         for s in 0..self.i.len() {
             let i = self.i[s];
             if i == FREE {

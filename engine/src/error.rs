@@ -15,6 +15,8 @@ pub enum EngineError {
     NonFinite { step: u64, id: u64, x: f64, y: f64 },
     #[error("invalid setup: {0}")]
     Setup(String),
+    #[error("a worker thread panicked in the {phase} phase: {msg}")]
+    Worker { phase: &'static str, msg: String },
 }
 
 pub type Result<T, E = EngineError> = std::result::Result<T, E>;

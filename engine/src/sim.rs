@@ -20,6 +20,8 @@ use crate::contacts::{ContactTable, FREE};
 use crate::drive::{Drive, Driven};
 use crate::error::{EngineError, Result};
 use crate::material::{Material, PairTable};
+use crate::parallel::{ForceStrategy, Parallel};
+use crate::pool::Profile;
 use crate::shapes::{PolygonShape, Shapes};
 use crate::store::{ParticleInit, ParticleStore};
 use crate::walls::{Wall, WallContacts};
@@ -164,11 +166,12 @@ impl GearHistory {
 
 #[derive(Debug, Clone)]
 enum Broad {
-    Sweep(SweepAndPrune),
+    Sweep(Box<SweepAndPrune>),
     Brute(Vec<[f32; 4]>),
 }
 
-#[derive(Debug, Clone)]
+/// Not `Clone`: it may own a pool of threads.
+#[derive(Debug)]
 pub struct Simulation {
     pub config: Config,
     pub particles: ParticleStore,
@@ -193,6 +196,8 @@ pub struct Simulation {
     /// What the narrow phase of polygon pairs did, accumulated over the run.
     pub narrow: NarrowStats,
     overlap_scratch: Box<OverlapScratch>,
+    /// The worker pool and its buffers (None: the serial code paths).
+    par: Option<Box<Parallel>>,
     /// Bodies moved by prescribed motions (drum walls, moving boundaries).
     pub driven: Driven,
 }
@@ -223,6 +228,22 @@ pub struct NarrowStats {
     pub fallbacks: u64,
 }
 
+impl NarrowStats {
+    /// Add another thread's counts.
+    pub fn add(&mut self, o: &NarrowStats) {
+        self.candidates += o.candidates;
+        self.circle_rejected += o.circle_rejected;
+        self.projection_tested += o.projection_tested;
+        self.projection_rejected += o.projection_rejected;
+        self.line_rejected += o.line_rejected;
+        self.line_iterations += o.line_iterations;
+        self.separated += o.separated;
+        self.touching += o.touching;
+        self.walk_steps += o.walk_steps;
+        self.fallbacks += o.fallbacks;
+    }
+}
+
 impl Simulation {
     /// A simulation of the given particles. The particles are renumbered along a Morton
     /// curve (their ids stay), and the forces of the initial state are computed.
@@ -242,7 +263,7 @@ impl Simulation {
     ) -> Result<Self> {
         check_config(&config, &materials, &walls)?;
         let broad = match config.neighbor {
-            NeighborMethod::Sweep => Broad::Sweep(SweepAndPrune::new()),
+            NeighborMethod::Sweep => Broad::Sweep(Box::default()),
             NeighborMethod::Brute => Broad::Brute(Vec::new()),
         };
         let mut sim = Simulation {
@@ -265,6 +286,7 @@ impl Simulation {
             shapes: None,
             narrow: NarrowStats::default(),
             overlap_scratch: Box::default(),
+            par: None,
             driven: Driven::default(),
         };
         sim.add_particles_with_shapes(particles, shapes)?;
@@ -483,8 +505,8 @@ impl Simulation {
             .chain(&mut ps.torque)
             .for_each(|f| *f = 0.0);
         self.check_positions()?;
-        self.update_neighbors();
-        self.forces(0.0);
+        self.update_neighbors()?;
+        self.forces(0.0)?;
         if let Some(gh) = &mut self.gear {
             let ps = &self.particles;
             for p in 0..ps.len() {
@@ -513,12 +535,13 @@ impl Simulation {
         }
         for k in 0..steps {
             if let Err(e) = self.advance(k > 0) {
-                self.finish_kick();
+                // Keep the state synchronised; the first error is the one to report.
+                let _ = self.finish_kick();
                 return Err(e);
             }
         }
         if steps > 0 {
-            self.finish_kick();
+            self.finish_kick()?;
         }
         Ok(())
     }
@@ -542,17 +565,20 @@ impl Simulation {
         };
         if let Some(sh) = &mut self.shapes {
             let ps = &self.particles;
-            sh.update_world(&ps.x, &ps.y, &ps.angle);
+            match &mut self.par {
+                Some(par) => par.update_world(sh, &ps.x, &ps.y, &ps.angle)?,
+                None => sh.update_world(&ps.x, &ps.y, &ps.angle),
+            }
         }
         let t1 = Instant::now();
         if left || self.config.every_step || self.needs_rebuild {
-            self.update_neighbors();
+            self.update_neighbors()?;
         }
         let t2 = Instant::now();
-        self.forces(dt);
+        self.forces(dt)?;
         let t3 = Instant::now();
         if self.config.integrator == Integrator::Gear {
-            self.correct();
+            self.correct()?;
         }
         let t4 = Instant::now();
         self.times.predict += (t1 - t0).as_secs_f64();
@@ -565,12 +591,13 @@ impl Simulation {
     }
 
     /// The Verlet second half kick of the last step (timed as the correct phase).
-    fn finish_kick(&mut self) {
+    fn finish_kick(&mut self) -> Result<()> {
         if self.config.integrator == Integrator::Verlet {
             let t = Instant::now();
-            self.correct();
+            self.correct()?;
             self.times.correct += t.elapsed().as_secs_f64();
         }
+        Ok(())
     }
 
     /// Verlet: kicks, drift, load reset and position check in one pass.
@@ -579,14 +606,25 @@ impl Simulation {
             Broad::Sweep(s) => s.boxes(),
             Broad::Brute(b) => b,
         };
-        let (mut d, mut l, m, radius) = self.particles.verlet_views();
-        let c = Check {
-            radius,
-            boxes,
-            domain_min: self.config.domain_min,
-            domain_max: self.config.domain_max,
+        let (dt, g, lo, hi) = (
+            self.config.dt,
+            self.config.gravity,
+            self.config.domain_min,
+            self.config.domain_max,
+        );
+        let r = match &mut self.par {
+            Some(par) => par.kick_drift_check(&mut self.particles, boxes, dt, g, pending, lo, hi)?,
+            None => {
+                let (mut d, mut l, m, radius) = self.particles.verlet_views();
+                let c = Check {
+                    radius,
+                    boxes,
+                    domain_min: lo,
+                    domain_max: hi,
+                };
+                verlet::kick_drift_check(&mut d, &mut l, &m, dt, g, pending, &c)
+            }
         };
-        let r = verlet::kick_drift_check(&mut d, &mut l, &m, self.config.dt, self.config.gravity, pending, &c);
         if r.outside {
             return Err(self.escape_error());
         }
@@ -626,10 +664,14 @@ impl Simulation {
         loads.into_iter().for_each(|f| f.iter_mut().for_each(|v| *v = 0.0));
     }
 
-    fn correct(&mut self) {
+    fn correct(&mut self) -> Result<()> {
         let dt = self.config.dt;
         let g = self.config.gravity;
         match &mut self.gear {
+            None if self.par.is_some() => {
+                let par = self.par.as_mut().expect("checked");
+                par.kick(&mut self.particles, dt, g)?;
+            }
             None => {
                 let (mut d, l, m, _) = self.particles.verlet_views();
                 verlet::kick(&mut d, &l, &m, dt, g);
@@ -644,6 +686,7 @@ impl Simulation {
                 }
             }
         }
+        Ok(())
     }
 
     /// Has some particle left its stored enlarged box? Is every particle in the domain?
@@ -671,7 +714,7 @@ impl Simulation {
         Ok(left)
     }
 
-    fn update_neighbors(&mut self) {
+    fn update_neighbors(&mut self) -> Result<()> {
         let t = Instant::now();
         let ps = &self.particles;
         let src = DiscBoxes {
@@ -687,7 +730,10 @@ impl Simulation {
                     s.rebuild(&src, &mut pairs);
                     self.contacts.reset_from_pairs(&pairs);
                 } else {
-                    s.update(&src);
+                    match &mut self.par {
+                        Some(par) => par.sweep_update(s, &src)?,
+                        None => s.update(&src),
+                    }
                     // Additions first: see the module notes of the sweep.
                     for &(i, j) in &s.adds {
                         self.contacts.add(i, j);
@@ -715,11 +761,22 @@ impl Simulation {
         self.needs_rebuild = false;
         self.neighbor_updates += 1;
         self.times.neighbor_update += t.elapsed().as_secs_f64();
+        Ok(())
     }
 
     /// Pair and wall forces. `dt` advances the tangential springs (0 = evaluate only).
-    fn forces(&mut self, dt: f64) {
-        if let Some(sh) = &self.shapes {
+    fn forces(&mut self, dt: f64) -> Result<()> {
+        if let Some(par) = &mut self.par {
+            self.last_contacts = par.pair_forces(
+                &mut self.particles,
+                &mut self.contacts,
+                self.shapes.as_ref(),
+                &self.params,
+                dt,
+                self.config.rejection,
+                &mut self.narrow,
+            )?;
+        } else if let Some(sh) = &self.shapes {
             self.last_contacts = pair_forces_mixed(
                 &mut self.particles,
                 &mut self.contacts,
@@ -732,30 +789,51 @@ impl Simulation {
                     rejection: self.config.rejection,
                 },
             );
-            wall_forces(
-                &mut self.particles,
-                &mut self.wall_contacts,
-                &self.walls,
-                &self.params,
-                Some(sh),
-                dt,
-            );
-            return;
-        }
-        self.last_contacts = if self.params.n == 1 {
+        } else if self.params.n == 1 {
             let one = OneMaterial(self.params.params[0]);
-            pair_forces(&mut self.particles, &mut self.contacts, &one, dt)
+            self.last_contacts = pair_forces(&mut self.particles, &mut self.contacts, &one, dt);
         } else {
-            pair_forces(&mut self.particles, &mut self.contacts, &self.params, dt)
-        };
+            self.last_contacts = pair_forces(&mut self.particles, &mut self.contacts, &self.params, dt);
+        }
+        // Walls after the pairs, on the calling thread: few particles touch them.
         wall_forces(
             &mut self.particles,
             &mut self.wall_contacts,
             &self.walls,
             &self.params,
-            None,
+            self.shapes.as_ref(),
             dt,
         );
+        Ok(())
+    }
+
+    /// Run the phases on `pins.len()` threads (pinned where `pins[t]` names a processing
+    /// unit), summing pair forces by `strategy`. One thread still goes through the pool's
+    /// phases, so that its timings are comparable with more.
+    pub fn set_parallel(&mut self, pins: &[Option<usize>], strategy: ForceStrategy) -> Result<()> {
+        self.par = None;
+        self.par = Some(Box::new(Parallel::new(pins, strategy)?));
+        Ok(())
+    }
+
+    /// Back to the serial code paths (and the pool's threads end).
+    pub fn set_serial(&mut self) {
+        self.par = None;
+    }
+
+    /// Threads of the pool (1 for the serial paths).
+    pub fn threads(&self) -> usize {
+        self.par.as_ref().map_or(1, |p| p.threads())
+    }
+
+    /// The force-summation strategy, if a pool runs the phases.
+    pub fn force_strategy(&self) -> Option<ForceStrategy> {
+        self.par.as_ref().map(|p| p.strategy)
+    }
+
+    /// Per-phase, per-thread busy and barrier-wait times of the pool, if one runs.
+    pub fn profile(&self) -> Option<&Profile> {
+        self.par.as_ref().map(|p| &p.pool.profile)
     }
 
     /// Energies of the current state and the number of touching pairs.
@@ -926,12 +1004,12 @@ fn spread_bits(v: u32) -> u32 {
     v
 }
 
-trait Params {
+pub(crate) trait Params {
     fn get(&self, a: u16, b: u16) -> &ContactParams;
 }
 
 /// One material: the coefficients are loop constants, no per-pair lookup.
-struct OneMaterial(ContactParams);
+pub(crate) struct OneMaterial(pub ContactParams);
 
 impl Params for OneMaterial {
     #[inline(always)]
@@ -945,6 +1023,97 @@ impl Params for PairTable {
     fn get(&self, a: u16, b: u16) -> &ContactParams {
         PairTable::get(self, a, b)
     }
+}
+
+/// The read-only particle arrays the disc pair loop needs, cut to one length so that the
+/// indexing in the loop is checked once.
+pub(crate) struct DiscView<'a> {
+    x: &'a [f64],
+    y: &'a [f64],
+    vx: &'a [f64],
+    vy: &'a [f64],
+    omega: &'a [f64],
+    radius: &'a [f64],
+    inv_mass: &'a [f64],
+    material: &'a [u16],
+}
+
+impl<'a> DiscView<'a> {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        x: &'a [f64],
+        y: &'a [f64],
+        vx: &'a [f64],
+        vy: &'a [f64],
+        omega: &'a [f64],
+        radius: &'a [f64],
+        inv_mass: &'a [f64],
+        material: &'a [u16],
+    ) -> Self {
+        let n = x.len();
+        DiscView {
+            x: &x[..n],
+            y: &y[..n],
+            vx: &vx[..n],
+            vy: &vy[..n],
+            omega: &omega[..n],
+            radius: &radius[..n],
+            inv_mass: &inv_mass[..n],
+            material: &material[..n],
+        }
+    }
+
+    pub(crate) fn of(ps: &'a ParticleStore) -> Self {
+        Self::new(
+            &ps.x,
+            &ps.y,
+            &ps.vx,
+            &ps.vy,
+            &ps.omega,
+            &ps.radius,
+            &ps.inv_mass,
+            &ps.material,
+        )
+    }
+}
+
+/// One candidate pair of discs: the force on i (j gets its opposite), or None. Shared by
+/// the serial loop and the parallel force phase (bitwise the same forces).
+#[inline(always)]
+pub(crate) fn disc_slot<P: Params>(
+    v: &DiscView,
+    params: &P,
+    i: usize,
+    j: usize,
+    xi: &mut f64,
+    dt: f64,
+) -> Option<ContactForce> {
+    let (dx, dy) = (v.x[j] - v.x[i], v.y[j] - v.y[i]);
+    let Some((d, overlap)) = disc_overlap(dx, dy, v.radius[i], v.radius[j]) else {
+        *xi = 0.0;
+        return None;
+    };
+    let inv = v.inv_mass[i] + v.inv_mass[j];
+    if inv == 0.0 {
+        // Two bodies of infinite mass: no force between them.
+        return None;
+    }
+    Some(disc_disc_touching(
+        params.get(v.material[i], v.material[j]),
+        dx,
+        dy,
+        d,
+        overlap,
+        v.radius[i],
+        v.radius[j],
+        v.vx[i] - v.vx[j],
+        v.vy[i] - v.vy[j],
+        v.omega[i],
+        v.omega[j],
+        inv,
+        xi,
+        dt,
+    ))
 }
 
 /// The pair loop: one linear pass over the contact table. Returns touching pairs.
@@ -963,17 +1132,8 @@ fn pair_forces<P: Params>(ps: &mut ParticleStore, ct: &mut ContactTable, params:
         material,
         ..
     } = ps;
-    let n = x.len();
-    let (x, y, vx, vy, w, r, im, mat) = (
-        &x[..n],
-        &y[..n],
-        &vx[..n],
-        &vy[..n],
-        &omega[..n],
-        &radius[..n],
-        &inv_mass[..n],
-        &material[..n],
-    );
+    let v = DiscView::new(x, y, vx, vy, omega, radius, inv_mass, material);
+    let n = v.x.len();
     let (fx, fy, tq) = (&mut fx[..n], &mut fy[..n], &mut torque[..n]);
     let slots = ct.i.len();
     let (ci, cj, cxi) = (&ct.i[..slots], &ct.j[..slots], &mut ct.xi[..slots]);
@@ -984,39 +1144,15 @@ fn pair_forces<P: Params>(ps: &mut ParticleStore, ct: &mut ContactTable, params:
             continue;
         }
         let (i, j) = (i as usize, cj[s] as usize);
-        let (dx, dy) = (x[j] - x[i], y[j] - y[i]);
-        let Some((d, overlap)) = disc_overlap(dx, dy, r[i], r[j]) else {
-            cxi[s] = 0.0;
-            continue;
-        };
-        let inv = im[i] + im[j];
-        if inv == 0.0 {
-            // Two bodies of infinite mass: no force between them.
-            continue;
+        if let Some(c) = disc_slot(&v, params, i, j, &mut cxi[s], dt) {
+            touching += 1;
+            fx[i] += c.fx;
+            fy[i] += c.fy;
+            fx[j] -= c.fx;
+            fy[j] -= c.fy;
+            tq[i] += c.ti;
+            tq[j] += c.tj;
         }
-        let c = disc_disc_touching(
-            params.get(mat[i], mat[j]),
-            dx,
-            dy,
-            d,
-            overlap,
-            r[i],
-            r[j],
-            vx[i] - vx[j],
-            vy[i] - vy[j],
-            w[i],
-            w[j],
-            inv,
-            &mut cxi[s],
-            dt,
-        );
-        touching += 1;
-        fx[i] += c.fx;
-        fy[i] += c.fy;
-        fx[j] -= c.fx;
-        fy[j] -= c.fy;
-        tq[i] += c.ti;
-        tq[j] += c.tj;
     }
     touching
 }
@@ -1074,10 +1210,10 @@ fn wall_forces(
 
 /// What the narrow phase works with besides the particles and contacts: its counters, the
 /// clipping scratch and the rejection stages to run.
-struct NarrowWork<'a> {
-    stats: &'a mut NarrowStats,
-    scratch: &'a mut OverlapScratch,
-    rejection: Rejection,
+pub(crate) struct NarrowWork<'a> {
+    pub stats: &'a mut NarrowStats,
+    pub scratch: &'a mut OverlapScratch,
+    pub rejection: Rejection,
 }
 
 /// The pair loop of a system with polygons: disc-disc pairs as in [`pair_forces`],
@@ -1089,13 +1225,8 @@ fn pair_forces_mixed(
     sh: &Shapes,
     params: &PairTable,
     dt: f64,
-    work: NarrowWork,
+    mut work: NarrowWork,
 ) -> u64 {
-    let NarrowWork {
-        stats,
-        scratch,
-        rejection,
-    } = work;
     let mut touching = 0;
     for s in 0..ct.i.len() {
         let i = ct.i[s];
@@ -1103,131 +1234,161 @@ fn pair_forces_mixed(
             continue;
         }
         let (i, j) = (i as usize, ct.j[s] as usize);
-        let (pi, pj) = (sh.is_polygon(i), sh.is_polygon(j));
-        let (dx, dy) = (ps.x[j] - ps.x[i], ps.y[j] - ps.y[i]);
-        let rs = ps.radius[i] + ps.radius[j];
-        let d2 = dx * dx + dy * dy;
-        if pi || pj {
-            stats.candidates += 1;
-        }
-        if d2 >= rs * rs {
-            ct.xi[s] = 0.0;
-            ct.area[s] = 0.0;
-            if pi || pj {
-                stats.circle_rejected += 1;
-            }
-            continue;
-        }
-        let inv = ps.inv_mass[i] + ps.inv_mass[j];
-        if inv == 0.0 {
-            continue;
-        }
-        let prm = params.get(ps.material[i], ps.material[j]);
-        let body = |p: usize| Body {
-            vertices: &sh.world[sh.range(p)],
-            pos: [ps.x[p], ps.y[p]],
-            vel: [ps.vx[p], ps.vy[p]],
-            omega: ps.omega[p],
-            radius: ps.radius[p],
+        let slot = SlotState {
+            xi: &mut ct.xi[s],
+            area: &mut ct.area[s],
+            features: &mut ct.features[s],
         };
-        if pi && pj && rejection > Rejection::Circle && ct.area[s] == 0.0 {
-            let (a, b) = (&sh.world[sh.range(i)], &sh.world[sh.range(j)]);
-            let (ca, cb) = ([ps.x[i], ps.y[i]], [ps.x[j], ps.y[j]]);
-            stats.projection_tested += 1;
-            let apart = if projections_apart(a, b, ca, cb) {
-                stats.projection_rejected += 1;
-                true
-            } else if rejection == Rejection::SeparatingLine {
-                let found = separating_line(a, b, ca, cb, SEPARATING_LINE_ITERATIONS);
-                stats.line_iterations += found.iterations as u64;
-                stats.line_rejected += found.apart as u64;
-                found.apart
-            } else {
-                false
-            };
-            if apart {
-                ct.xi[s] = 0.0;
-                continue;
-            }
-        }
-        let c = match (pi, pj) {
-            (false, false) => {
-                let d = d2.sqrt();
-                (d > 0.0).then(|| {
-                    disc_disc_touching(
-                        prm,
-                        dx,
-                        dy,
-                        d,
-                        rs - d,
-                        ps.radius[i],
-                        ps.radius[j],
-                        ps.vx[i] - ps.vx[j],
-                        ps.vy[i] - ps.vy[j],
-                        ps.omega[i],
-                        ps.omega[j],
-                        inv,
-                        &mut ct.xi[s],
-                        dt,
-                    )
-                })
-            }
-            (true, true) => {
-                let (a, b) = (body(i), body(j));
-                match polygon_polygon(
-                    prm,
-                    &a,
-                    &b,
-                    inv,
-                    &mut ct.features[s],
-                    &mut ct.area[s],
-                    &mut ct.xi[s],
-                    dt,
-                    scratch,
-                ) {
-                    PolyOutcome::Separated { steps, fallback } => {
-                        stats.separated += 1;
-                        stats.walk_steps += steps as u64;
-                        stats.fallbacks += fallback as u64;
-                        None
-                    }
-                    PolyOutcome::Contact {
-                        force, steps, fallback, ..
-                    } => {
-                        stats.walk_steps += steps as u64;
-                        stats.fallbacks += fallback as u64;
-                        Some(force)
-                    }
-                }
-            }
-            (false, true) => disc_polygon(prm, &body(i), &body(j), inv, &mut ct.xi[s], dt),
-            (true, false) => disc_polygon(prm, &body(j), &body(i), inv, &mut ct.xi[s], dt).map(|c| ContactForce {
-                fx: -c.fx,
-                fy: -c.fy,
-                ti: c.tj,
-                tj: c.ti,
-                overlap: c.overlap,
-            }),
-        };
-        match c {
-            Some(c) => {
-                touching += 1;
-                if pi || pj {
-                    stats.touching += 1;
-                }
-                ps.fx[i] += c.fx;
-                ps.fy[i] += c.fy;
-                ps.fx[j] -= c.fx;
-                ps.fy[j] -= c.fy;
-                ps.torque[i] += c.ti;
-                ps.torque[j] += c.tj;
-            }
-            None => {
-                if !(pi && pj) {
-                    ct.xi[s] = 0.0;
-                }
-            }
+        if let Some(c) = mixed_slot(ps, sh, params, i, j, slot, dt, &mut work) {
+            touching += 1;
+            ps.fx[i] += c.fx;
+            ps.fy[i] += c.fy;
+            ps.fx[j] -= c.fx;
+            ps.fy[j] -= c.fy;
+            ps.torque[i] += c.ti;
+            ps.torque[j] += c.tj;
         }
     }
     touching
+}
+
+/// The contact state of a pair at its slot of the contact table.
+pub(crate) struct SlotState<'a> {
+    pub xi: &'a mut f64,
+    pub area: &'a mut f64,
+    pub features: &'a mut u32,
+}
+
+/// One candidate pair of a system with polygons: the force on i (j gets its opposite),
+/// or None. Shared by the serial loop and the parallel force phase, so that both compute
+/// bitwise the same forces.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn mixed_slot(
+    ps: &ParticleStore,
+    sh: &Shapes,
+    params: &PairTable,
+    i: usize,
+    j: usize,
+    slot: SlotState,
+    dt: f64,
+    work: &mut NarrowWork,
+) -> Option<ContactForce> {
+    let SlotState { xi, area, features } = slot;
+    let NarrowWork {
+        stats,
+        scratch,
+        rejection,
+    } = work;
+    let rejection = *rejection;
+    let (pi, pj) = (sh.is_polygon(i), sh.is_polygon(j));
+    let (dx, dy) = (ps.x[j] - ps.x[i], ps.y[j] - ps.y[i]);
+    let rs = ps.radius[i] + ps.radius[j];
+    let d2 = dx * dx + dy * dy;
+    if pi || pj {
+        stats.candidates += 1;
+    }
+    if d2 >= rs * rs {
+        *xi = 0.0;
+        *area = 0.0;
+        if pi || pj {
+            stats.circle_rejected += 1;
+        }
+        return None;
+    }
+    let inv = ps.inv_mass[i] + ps.inv_mass[j];
+    if inv == 0.0 {
+        return None;
+    }
+    let prm = params.get(ps.material[i], ps.material[j]);
+    let body = |p: usize| Body {
+        vertices: &sh.world[sh.range(p)],
+        pos: [ps.x[p], ps.y[p]],
+        vel: [ps.vx[p], ps.vy[p]],
+        omega: ps.omega[p],
+        radius: ps.radius[p],
+    };
+    if pi && pj && rejection > Rejection::Circle && *area == 0.0 {
+        let (a, b) = (&sh.world[sh.range(i)], &sh.world[sh.range(j)]);
+        let (ca, cb) = ([ps.x[i], ps.y[i]], [ps.x[j], ps.y[j]]);
+        stats.projection_tested += 1;
+        let apart = if projections_apart(a, b, ca, cb) {
+            stats.projection_rejected += 1;
+            true
+        } else if rejection == Rejection::SeparatingLine {
+            let found = separating_line(a, b, ca, cb, SEPARATING_LINE_ITERATIONS);
+            stats.line_iterations += found.iterations as u64;
+            stats.line_rejected += found.apart as u64;
+            found.apart
+        } else {
+            false
+        };
+        if apart {
+            *xi = 0.0;
+            return None;
+        }
+    }
+    let c = match (pi, pj) {
+        (false, false) => {
+            let d = d2.sqrt();
+            (d > 0.0).then(|| {
+                disc_disc_touching(
+                    prm,
+                    dx,
+                    dy,
+                    d,
+                    rs - d,
+                    ps.radius[i],
+                    ps.radius[j],
+                    ps.vx[i] - ps.vx[j],
+                    ps.vy[i] - ps.vy[j],
+                    ps.omega[i],
+                    ps.omega[j],
+                    inv,
+                    xi,
+                    dt,
+                )
+            })
+        }
+        (true, true) => {
+            let (a, b) = (body(i), body(j));
+            match polygon_polygon(prm, &a, &b, inv, features, area, xi, dt, scratch) {
+                PolyOutcome::Separated { steps, fallback } => {
+                    stats.separated += 1;
+                    stats.walk_steps += steps as u64;
+                    stats.fallbacks += fallback as u64;
+                    None
+                }
+                PolyOutcome::Contact {
+                    force, steps, fallback, ..
+                } => {
+                    stats.walk_steps += steps as u64;
+                    stats.fallbacks += fallback as u64;
+                    Some(force)
+                }
+            }
+        }
+        (false, true) => disc_polygon(prm, &body(i), &body(j), inv, xi, dt),
+        (true, false) => disc_polygon(prm, &body(j), &body(i), inv, xi, dt).map(|c| ContactForce {
+            fx: -c.fx,
+            fy: -c.fy,
+            ti: c.tj,
+            tj: c.ti,
+            overlap: c.overlap,
+        }),
+    };
+    match c {
+        Some(c) => {
+            if pi || pj {
+                stats.touching += 1;
+            }
+            Some(c)
+        }
+        None => {
+            if !(pi && pj) {
+                *xi = 0.0;
+            }
+            None
+        }
+    }
 }

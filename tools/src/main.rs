@@ -9,6 +9,7 @@ mod bench_narrow;
 mod bench_polygons;
 mod plot;
 mod run;
+mod topology_cmd;
 
 /// talus: a discrete element method engine for granular matter (2D discs and convex polygons).
 ///
@@ -37,6 +38,9 @@ enum Command {
     /// Measure particle-updates per second in a rotating drum (a ring of driven wall
     /// polygons) filled with random convex polygons.
     BenchDrum(bench_polygons::DrumArgs),
+    /// Describe the machine (packages, NUMA nodes, cores, processing units, read with
+    /// hwloc) or a synthetic topology, and the thread placements on it.
+    Topology(topology_cmd::TopologyArgs),
     /// Print the built-in default scenario (a starting point for your own files).
     DefaultScenario {
         /// Write it to this file instead of standard output.
@@ -53,6 +57,7 @@ fn main() -> ExitCode {
         Command::BenchNarrow(a) => bench_narrow::bench_narrow(a),
         Command::BenchPolygons(a) => bench_polygons::bench_polygons(a),
         Command::BenchDrum(a) => bench_polygons::bench_drum(a),
+        Command::Topology(a) => topology_cmd::topology(a),
         Command::DefaultScenario { out } => match out {
             Some(p) => {
                 std::fs::write(&p, talus_io::scenario::DEFAULT_SCENARIO).map_err(|e| format!("{}: {e}", p.display()))

@@ -93,10 +93,15 @@ pub struct SweepAndPrune {
     /// Rounded enlarged boxes of the last update (the set is consistent with these). During
     /// an update they are the *old* boxes the rules need.
     boxes: Vec<[f32; 4]>,
-    /// New [lo, hi] of the axis being sorted, computed in one sequential pass so that each
-    /// end gathers one 8-byte value (a full new box per particle would cost 16 bytes; the
-    /// rare swap events recompute the other axis from the source).
-    scratch: Vec<[f32; 2]>,
+    /// New [lo, hi] per axis, computed in one sequential pass so that each end gathers one
+    /// 8-byte value (the rare swap events recompute the other axis from the source). One
+    /// array per axis, so that the two axes can be sorted by two threads at once.
+    scratch: [Vec<[f32; 2]>; 2],
+    /// Changes found on each axis, merged into `adds` and `removes` (x first) after both
+    /// axes are sorted: the same order whether the axes ran one after the other or not.
+    axis_adds: [Vec<(u32, u32)>; 2],
+    axis_removes: [Vec<(u32, u32)>; 2],
+    axis_swaps: [u64; 2],
     /// Pairs that started to overlap in the last update (each once, none present before).
     pub adds: Vec<(u32, u32)>,
     /// Pairs that may have stopped overlapping (apply after `adds`; absent pairs are no-ops).
@@ -130,8 +135,14 @@ impl SweepAndPrune {
     pub fn memory_bytes(&self) -> usize {
         (self.ends[0].capacity() + self.ends[1].capacity()) * 8
             + self.boxes.capacity() * 16
-            + self.scratch.capacity() * 8
+            + (self.scratch[0].capacity() + self.scratch[1].capacity()) * 8
             + (self.adds.capacity() + self.removes.capacity()) * 8
+            + self
+                .axis_adds
+                .iter()
+                .chain(&self.axis_removes)
+                .map(|v| v.capacity() * 8)
+                .sum::<usize>()
             + (self.active.capacity() + self.pos.capacity()) * 4
     }
 
@@ -215,34 +226,54 @@ impl SweepAndPrune {
     /// Incremental update: recompute all box ends from `src`, insertion-sort both axes and
     /// collect the changes of the pair set into `adds` and `removes`.
     pub fn update<B: BoxSource>(&mut self, src: &B) {
-        let n = src.len();
+        for mut axis in self.axes(src.len()) {
+            axis.run(src);
+        }
+        self.finish_update(src);
+    }
+
+    /// The two halves of an incremental update that may run at the same time, one per
+    /// thread (Chen & Matuttis 2013, Appendix A.2: the x pass checks y overlap *now*, the y
+    /// pass x overlap *before*, so neither needs the other's result). Run both, then
+    /// [`SweepAndPrune::finish_update`]; `update` does exactly that on one thread.
+    pub fn axes(&mut self, n: usize) -> [AxisSort<'_>; 2] {
         assert_eq!(
             n,
             self.boxes.len(),
             "sweep: particle count changed without insert/renumber"
         );
+        let [e0, e1] = &mut self.ends;
+        let [s0, s1] = &mut self.scratch;
+        let [a0, a1] = &mut self.axis_adds;
+        let [r0, r1] = &mut self.axis_removes;
+        let [w0, w1] = &mut self.axis_swaps;
+        let old = &self.boxes;
+        let part = |axis, ends, scratch, adds, removes, swaps| AxisSort {
+            axis,
+            ends,
+            scratch,
+            old,
+            adds,
+            removes,
+            swaps,
+        };
+        [part(0, e0, s0, a0, r0, w0), part(1, e1, s1, a1, r1, w1)]
+    }
+
+    /// Merge the changes found on the two axes (x first) and store the new boxes.
+    pub fn finish_update<B: BoxSource>(&mut self, src: &B) {
+        let n = src.len();
         self.adds.clear();
         self.removes.clear();
-        self.scratch.resize(n, [0.0; 2]);
         for axis in 0..2 {
-            for (p, sc) in self.scratch.iter_mut().enumerate() {
-                let b = src.bbox(p);
-                *sc = [round_down(b[2 * axis]), round_up(b[2 * axis + 1])];
-            }
-            let ends = &mut self.ends[axis];
-            let m = ends.len() - 1;
-            for k in &mut ends[1..m] {
-                let p = idx(*k);
-                let e = is_end(*k);
-                *k = key(self.scratch[p][e as usize], e, p as u32);
-            }
-            self.stats.swaps += sort_axis(ends, axis, &self.boxes, src, &mut self.adds, &mut self.removes);
+            self.adds.append(&mut self.axis_adds[axis]);
+            self.removes.append(&mut self.axis_removes[axis]);
+            self.stats.swaps += std::mem::take(&mut self.axis_swaps[axis]);
         }
         // Only now may the stored boxes change: the y pass needed the old x boxes.
-        for (p, b) in self.boxes.iter_mut().enumerate() {
-            let y = self.scratch[p];
-            let nb = rounded_box(src.bbox(p));
-            *b = [nb[0], nb[1], y[0], y[1]];
+        let (sx, sy) = (&self.scratch[0][..n], &self.scratch[1][..n]);
+        for ((b, x), y) in self.boxes.iter_mut().zip(sx).zip(sy) {
+            *b = [x[0], x[1], y[0], y[1]];
         }
         self.stats.updates += 1;
     }
@@ -253,7 +284,7 @@ impl SweepAndPrune {
         let p = self.boxes.len();
         assert!(p < MAX_PARTICLES, "sweep: at most {MAX_PARTICLES} particles");
         self.boxes.push(EMPTY_BOX);
-        self.scratch.push([0.0; 2]);
+        self.scratch.iter_mut().for_each(|s| s.push([0.0; 2]));
         for ends in &mut self.ends {
             if ends.is_empty() {
                 ends.push(0);
@@ -297,7 +328,40 @@ impl SweepAndPrune {
             }
         }
         self.boxes = nb;
-        self.scratch.truncate(kept);
+        self.scratch.iter_mut().for_each(|s| s.truncate(kept));
+    }
+}
+
+/// One axis of an incremental update (see [`SweepAndPrune::axes`]).
+pub struct AxisSort<'a> {
+    axis: usize,
+    ends: &'a mut Vec<u64>,
+    scratch: &'a mut Vec<[f32; 2]>,
+    old: &'a [[f32; 4]],
+    adds: &'a mut Vec<(u32, u32)>,
+    removes: &'a mut Vec<(u32, u32)>,
+    swaps: &'a mut u64,
+}
+
+impl AxisSort<'_> {
+    /// Recompute this axis' box ends from `src` and insertion-sort them, collecting the
+    /// pair changes found on this axis.
+    pub fn run<B: BoxSource>(&mut self, src: &B) {
+        let (n, axis) = (src.len(), self.axis);
+        self.adds.clear();
+        self.removes.clear();
+        self.scratch.resize(n, [0.0; 2]);
+        for (p, sc) in self.scratch.iter_mut().enumerate() {
+            let b = src.bbox(p);
+            *sc = [round_down(b[2 * axis]), round_up(b[2 * axis + 1])];
+        }
+        let m = self.ends.len() - 1;
+        for k in &mut self.ends[1..m] {
+            let p = idx(*k);
+            let e = is_end(*k);
+            *k = key(self.scratch[p][e as usize], e, p as u32);
+        }
+        *self.swaps = sort_axis(self.ends, axis, self.old, src, self.adds, self.removes);
     }
 }
 

@@ -1,0 +1,562 @@
+//! The phases of a step on the worker pool, and the force-summation strategies.
+//!
+//! Work is split without locks on the hot data: the particle arrays are cut into one
+//! contiguous chunk per thread (static split, for the even per-particle passes), the
+//! contact table into many small chunks claimed from an atomic counter (dynamic split:
+//! a polygon pair costs ten times a disc pair). Each chunk's mutable slices sit behind a
+//! `parking_lot::Mutex` that exactly one thread locks, once per phase: the borrow checker
+//! sees disjoint data, and an uncontended lock costs two atomic operations per chunk.
+//!
+//! Summing the pair forces into the particles is where threads meet. Three strategies:
+//! - `deterministic` (default): each slot's force goes to a per-slot buffer; a second
+//!   parallel pass sums, per particle, its slots in slot order, which is the order of the
+//!   serial loop, so the loads are bitwise those of the serial run for any thread count
+//!   (the force of a slot never depends on the thread that computed it).
+//! - `per-thread`: each thread adds into its own force arrays, which a second pass sums
+//!   (Chen & Matuttis 2013, Fig. 7); the order of additions depends on the thread count.
+//! - `mutex`: one lock per particle, held for the addition (Schinner 1999, Fig. 12); the
+//!   order depends on the timing.
+use std::ops::Range;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use parking_lot::Mutex;
+
+use crate::contacts::{ContactTable, FREE};
+use crate::error::Result;
+use crate::pool::{chunk, Dynamic, Phase, Pool};
+use crate::shapes::Shapes;
+use crate::sim::{disc_slot, mixed_slot, DiscView, NarrowStats, NarrowWork, OneMaterial, Rejection, SlotState};
+use crate::store::ParticleStore;
+use talus_kernels::contact::disc_disc::ContactForce;
+use talus_kernels::geometry::overlap::OverlapScratch;
+use talus_kernels::geometry::polygon::to_world;
+use talus_kernels::integrate::verlet::{self, Check, CheckResult, Dof, Inertia, Loads};
+
+/// Contact-table slots per dynamically claimed chunk.
+const SLOT_CHUNK: usize = 2048;
+
+/// How the pair forces are summed into the particles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, PartialOrd, Ord, Hash)]
+pub enum ForceStrategy {
+    /// Per-slot forces summed per particle in slot order: bitwise the serial result.
+    #[default]
+    Deterministic,
+    /// Per-thread force arrays, summed afterwards.
+    PerThread,
+    /// One lock per particle.
+    Mutex,
+}
+
+impl ForceStrategy {
+    pub const ALL: [ForceStrategy; 3] = [
+        ForceStrategy::Deterministic,
+        ForceStrategy::PerThread,
+        ForceStrategy::Mutex,
+    ];
+}
+
+impl std::fmt::Display for ForceStrategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ForceStrategy::Deterministic => "deterministic",
+            ForceStrategy::PerThread => "per-thread",
+            ForceStrategy::Mutex => "mutex",
+        })
+    }
+}
+
+impl FromStr for ForceStrategy {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "deterministic" => Ok(ForceStrategy::Deterministic),
+            "per-thread" | "per_thread" => Ok(ForceStrategy::PerThread),
+            "mutex" => Ok(ForceStrategy::Mutex),
+            _ => Err(format!(
+                "unknown force strategy {s:?} (expected deterministic, per-thread or mutex)"
+            )),
+        }
+    }
+}
+
+/// What each thread keeps between phases.
+pub(crate) struct ThreadState {
+    scratch: Box<OverlapScratch>,
+    pub stats: NarrowStats,
+    pub touching: u64,
+    /// Per-thread force arrays (fx, fy, torque) of the per-thread strategy.
+    acc: [Vec<f64>; 3],
+}
+
+/// The pool and the buffers of the parallel phases.
+pub struct Parallel {
+    pub(crate) pool: Pool,
+    pub strategy: ForceStrategy,
+    pub(crate) threads: Vec<Mutex<ThreadState>>,
+    /// Deterministic: the force of each slot (fx, fy, torque on i, torque on j).
+    slot_force: Vec<[f64; 4]>,
+    /// Deterministic: per particle, its slots in slot order (slot * 2 + 1 if it is j),
+    /// CSR; valid for the contact table generation `incidence_of`.
+    inc_start: Vec<u32>,
+    inc: Vec<u32>,
+    incidence_of: Option<u64>,
+    /// Mutex strategy: the accumulators.
+    locks: Vec<Mutex<[f64; 3]>>,
+}
+
+impl std::fmt::Debug for Parallel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Parallel({} threads, {})", self.threads.len(), self.strategy)
+    }
+}
+
+/// Cut `s` into consecutive pieces of the given lengths.
+fn split_lengths<T>(mut s: &mut [T], lengths: impl Iterator<Item = usize>) -> Vec<&mut [T]> {
+    let mut out = Vec::new();
+    for len in lengths {
+        let (a, b) = std::mem::take(&mut s).split_at_mut(len);
+        out.push(a);
+        s = b;
+    }
+    out
+}
+
+fn split_ref<T>(mut s: &[T], lengths: impl Iterator<Item = usize>) -> Vec<&[T]> {
+    let mut out = Vec::new();
+    for len in lengths {
+        let (a, b) = s.split_at(len);
+        out.push(a);
+        s = b;
+    }
+    out
+}
+
+/// A slice cut into per-thread pieces, or empty pieces for an empty slice (the polygon
+/// state of a disc-only contact table).
+fn split_or_empty<'a, T>(s: &'a mut [T], lengths: &[usize]) -> Vec<&'a mut [T]> {
+    if s.is_empty() {
+        (0..lengths.len()).map(|_| Default::default()).collect()
+    } else {
+        split_lengths(s, lengths.iter().copied())
+    }
+}
+
+/// One dynamically claimed piece of the contact table.
+struct SlotChunk<'a> {
+    start: usize,
+    xi: &'a mut [f64],
+    area: &'a mut [f64],
+    features: &'a mut [u32],
+    out: &'a mut [[f64; 4]],
+}
+
+impl Parallel {
+    pub fn new(pins: &[Option<usize>], strategy: ForceStrategy) -> Result<Parallel> {
+        let pool = Pool::new(pins)?;
+        let threads = (0..pins.len())
+            .map(|_| {
+                Mutex::new(ThreadState {
+                    scratch: Box::default(),
+                    stats: NarrowStats::default(),
+                    touching: 0,
+                    acc: Default::default(),
+                })
+            })
+            .collect();
+        Ok(Parallel {
+            pool,
+            strategy,
+            threads,
+            slot_force: Vec::new(),
+            inc_start: Vec::new(),
+            inc: Vec::new(),
+            incidence_of: None,
+            locks: Vec::new(),
+        })
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads.len()
+    }
+
+    fn ranges(&self, n: usize) -> Vec<Range<usize>> {
+        (0..self.threads()).map(|t| chunk(n, t, self.threads())).collect()
+    }
+
+    /// Verlet kicks, drift, load reset and position check, one chunk of particles per
+    /// thread.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn kick_drift_check(
+        &mut self,
+        ps: &mut ParticleStore,
+        boxes: &[[f32; 4]],
+        dt: f64,
+        g: [f64; 2],
+        pending: bool,
+        domain_min: [f64; 2],
+        domain_max: [f64; 2],
+    ) -> Result<CheckResult> {
+        let n = ps.len();
+        let lens: Vec<usize> = self.ranges(n).iter().map(|r| r.len()).collect();
+        let (parts, radius) = verlet_parts(ps, &lens);
+        let boxes = split_ref(&boxes[..n], lens.iter().copied());
+        let (left, outside) = (AtomicBool::new(false), AtomicBool::new(false));
+        self.pool.run(Phase::Predict, &|t| {
+            let mut part = parts[t].lock();
+            let (d, l, m) = &mut *part;
+            let c = Check {
+                radius: radius[t],
+                boxes: boxes[t],
+                domain_min,
+                domain_max,
+            };
+            let r = verlet::kick_drift_check(d, l, m, dt, g, pending, &c);
+            left.fetch_or(r.left_box, Ordering::Relaxed);
+            outside.fetch_or(r.outside, Ordering::Relaxed);
+        })?;
+        Ok(CheckResult {
+            left_box: left.into_inner(),
+            outside: outside.into_inner(),
+        })
+    }
+
+    /// Verlet second half kick, one chunk of particles per thread.
+    pub(crate) fn kick(&mut self, ps: &mut ParticleStore, dt: f64, g: [f64; 2]) -> Result<()> {
+        let lens: Vec<usize> = self.ranges(ps.len()).iter().map(|r| r.len()).collect();
+        let (parts, _) = verlet_parts(ps, &lens);
+        self.pool.run(Phase::Correct, &|t| {
+            let mut part = parts[t].lock();
+            let (d, l, m) = &mut *part;
+            verlet::kick(d, l, m, dt, g);
+        })
+    }
+
+    /// World-frame vertices of the polygons, one chunk of particles per thread.
+    pub(crate) fn update_world(&mut self, sh: &mut Shapes, x: &[f64], y: &[f64], angle: &[f64]) -> Result<()> {
+        let ranges = self.ranges(sh.start.len() - 1);
+        let lens = ranges.iter().map(|r| (sh.start[r.end] - sh.start[r.start]) as usize);
+        let worlds: Vec<Mutex<&mut [[f64; 2]]>> =
+            split_lengths(&mut sh.world, lens).into_iter().map(Mutex::new).collect();
+        let (start, body) = (&sh.start, &sh.body);
+        self.pool.run(Phase::Vertices, &|t| {
+            let mut world = worlds[t].lock();
+            let base = start[ranges[t].start] as usize;
+            for p in ranges[t].clone() {
+                let r = start[p] as usize..start[p + 1] as usize;
+                if !r.is_empty() {
+                    let w = r.start - base..r.end - base;
+                    to_world(&body[r], [x[p], y[p]], angle[p], &mut world[w]);
+                }
+            }
+        })
+    }
+
+    /// Pair forces over the contact table, summed into the particles' loads by the chosen
+    /// strategy. Returns the touching pairs; narrow-phase counts are added to `stats`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn pair_forces(
+        &mut self,
+        ps: &mut ParticleStore,
+        ct: &mut ContactTable,
+        shapes: Option<&Shapes>,
+        params: &crate::material::PairTable,
+        dt: f64,
+        rejection: Rejection,
+        stats: &mut NarrowStats,
+    ) -> Result<u64> {
+        let n = ps.len();
+        let slots = ct.i.len();
+        let strategy = self.strategy;
+        if strategy == ForceStrategy::Deterministic && self.incidence_of != Some(ct.generation()) {
+            build_incidence(ct, n, &mut self.inc_start, &mut self.inc);
+            self.incidence_of = Some(ct.generation());
+        }
+        if strategy == ForceStrategy::Deterministic {
+            self.slot_force.resize(slots, [0.0; 4]);
+        }
+        if strategy == ForceStrategy::Mutex && self.locks.len() != n {
+            self.locks = (0..n).map(|_| Mutex::new([0.0; 3])).collect();
+        }
+        let chunks = slots.div_ceil(SLOT_CHUNK);
+        let lens: Vec<usize> = (0..chunks).map(|k| SLOT_CHUNK.min(slots - k * SLOT_CHUNK)).collect();
+        let out = if strategy == ForceStrategy::Deterministic {
+            split_lengths(&mut self.slot_force[..slots], lens.iter().copied())
+        } else {
+            (0..chunks).map(|_| Default::default()).collect()
+        };
+        let (ci, cj) = (&ct.i[..], &ct.j[..]);
+        let work: Vec<Mutex<SlotChunk>> = split_lengths(&mut ct.xi, lens.iter().copied())
+            .into_iter()
+            .zip(split_or_empty(&mut ct.area, &lens))
+            .zip(split_or_empty(&mut ct.features, &lens))
+            .zip(out)
+            .enumerate()
+            .map(|(k, (((xi, area), features), out))| {
+                Mutex::new(SlotChunk {
+                    start: k * SLOT_CHUNK,
+                    xi,
+                    area,
+                    features,
+                    out,
+                })
+            })
+            .collect();
+        let dynamic = Dynamic::new(slots, SLOT_CHUNK);
+        let view = DiscView::of(ps);
+        let psr: &ParticleStore = ps;
+        let one = (params.n == 1).then(|| OneMaterial(params.params[0]));
+        let locks = &self.locks;
+        self.pool.run(Phase::Forces, &|t| {
+            let mut guard = self.threads[t].lock();
+            let ts = &mut *guard;
+            if strategy == ForceStrategy::PerThread {
+                for a in &mut ts.acc {
+                    a.clear();
+                    a.resize(n, 0.0);
+                }
+            }
+            let mut touching = 0;
+            let mut narrow = NarrowWork {
+                stats: &mut ts.stats,
+                scratch: &mut ts.scratch,
+                rejection,
+            };
+            let [ax, ay, at] = &mut ts.acc;
+            while let Some(k) = dynamic.claim() {
+                let mut c = work[k].lock();
+                let c = &mut *c;
+                for o in 0..c.xi.len() {
+                    let s = c.start + o;
+                    let i = ci[s];
+                    let f = if i == FREE {
+                        None
+                    } else {
+                        let (i, j) = (i as usize, cj[s] as usize);
+                        match (shapes, &one) {
+                            (Some(sh), _) => {
+                                let slot = SlotState {
+                                    xi: &mut c.xi[o],
+                                    area: &mut c.area[o],
+                                    features: &mut c.features[o],
+                                };
+                                mixed_slot(psr, sh, params, i, j, slot, dt, &mut narrow)
+                            }
+                            (None, Some(one)) => disc_slot(&view, one, i, j, &mut c.xi[o], dt),
+                            (None, None) => disc_slot(&view, params, i, j, &mut c.xi[o], dt),
+                        }
+                        .map(|f| (i, j, f))
+                    };
+                    touching += f.is_some() as u64;
+                    match strategy {
+                        ForceStrategy::Deterministic => {
+                            c.out[o] = f.map_or([0.0; 4], |(_, _, f)| [f.fx, f.fy, f.ti, f.tj]);
+                        }
+                        ForceStrategy::PerThread => {
+                            if let Some((i, j, f)) = f {
+                                add(ax, ay, at, i, j, &f);
+                            }
+                        }
+                        ForceStrategy::Mutex => {
+                            if let Some((i, j, f)) = f {
+                                {
+                                    let mut a = locks[i].lock();
+                                    a[0] += f.fx;
+                                    a[1] += f.fy;
+                                    a[2] += f.ti;
+                                }
+                                let mut b = locks[j].lock();
+                                b[0] -= f.fx;
+                                b[1] -= f.fy;
+                                b[2] += f.tj;
+                            }
+                        }
+                    }
+                }
+            }
+            ts.touching = touching;
+        })?;
+        drop(work);
+        // The reduction: every particle's loads from the accumulators (the loads are zero
+        // here: the predict phase reset them).
+        let lens: Vec<usize> = self.ranges(n).iter().map(|r| r.len()).collect();
+        let ranges = self.ranges(n);
+        let loads: Vec<Mutex<[&mut [f64]; 3]>> = split_lengths(&mut ps.fx[..n], lens.iter().copied())
+            .into_iter()
+            .zip(split_lengths(&mut ps.fy[..n], lens.iter().copied()))
+            .zip(split_lengths(&mut ps.torque[..n], lens.iter().copied()))
+            .map(|((a, b), c)| Mutex::new([a, b, c]))
+            .collect();
+        let (inc_start, inc, slot_force) = (&self.inc_start, &self.inc, &self.slot_force);
+        let threads = &self.threads;
+        let guards: Vec<_> = if strategy == ForceStrategy::PerThread {
+            threads.iter().map(|t| t.lock()).collect()
+        } else {
+            Vec::new()
+        };
+        let per_thread = &guards;
+        self.pool.run(Phase::Reduce, &|t| {
+            let mut l = loads[t].lock();
+            let [fx, fy, tq] = &mut *l;
+            let base = ranges[t].start;
+            match strategy {
+                ForceStrategy::Deterministic => {
+                    for p in ranges[t].clone() {
+                        let (mut x, mut y, mut q) = (0.0, 0.0, 0.0);
+                        for &e in &inc[inc_start[p] as usize..inc_start[p + 1] as usize] {
+                            let f = &slot_force[(e >> 1) as usize];
+                            // The serial loop's operations, in its order: `+=` for i,
+                            // `-=` for j (not `+= -f`, which is the same number anyway).
+                            if e & 1 == 0 {
+                                x += f[0];
+                                y += f[1];
+                                q += f[2];
+                            } else {
+                                x -= f[0];
+                                y -= f[1];
+                                q += f[3];
+                            }
+                        }
+                        fx[p - base] = x;
+                        fy[p - base] = y;
+                        tq[p - base] = q;
+                    }
+                }
+                ForceStrategy::PerThread => {
+                    for p in ranges[t].clone() {
+                        let (mut x, mut y, mut q) = (0.0, 0.0, 0.0);
+                        for ts in per_thread {
+                            x += ts.acc[0][p];
+                            y += ts.acc[1][p];
+                            q += ts.acc[2][p];
+                        }
+                        fx[p - base] = x;
+                        fy[p - base] = y;
+                        tq[p - base] = q;
+                    }
+                }
+                ForceStrategy::Mutex => {
+                    for p in ranges[t].clone() {
+                        let a = std::mem::take(&mut *locks[p].lock());
+                        fx[p - base] = a[0];
+                        fy[p - base] = a[1];
+                        tq[p - base] = a[2];
+                    }
+                }
+            }
+        })?;
+        drop(guards);
+        let mut touching = 0;
+        for t in &self.threads {
+            let mut ts = t.lock();
+            touching += ts.touching;
+            let s = std::mem::take(&mut ts.stats);
+            stats.add(&s);
+        }
+        Ok(touching)
+    }
+
+    /// The sort-and-sweep update with one thread per axis (threads beyond two idle).
+    pub(crate) fn sweep_update<B: talus_kernels::neighbor::BoxSource + Sync>(
+        &mut self,
+        sweep: &mut talus_kernels::neighbor::SweepAndPrune,
+        src: &B,
+    ) -> Result<()> {
+        if self.threads() < 2 {
+            sweep.update(src);
+            return Ok(());
+        }
+        {
+            let axes: Vec<_> = sweep.axes(src.len()).into_iter().map(Mutex::new).collect();
+            self.pool.run(Phase::Neighbor, &|t| {
+                if let Some(a) = axes.get(t) {
+                    a.lock().run(src);
+                }
+            })?;
+        }
+        sweep.finish_update(src);
+        Ok(())
+    }
+}
+
+#[inline(always)]
+fn add(fx: &mut [f64], fy: &mut [f64], tq: &mut [f64], i: usize, j: usize, f: &ContactForce) {
+    fx[i] += f.fx;
+    fy[i] += f.fy;
+    fx[j] -= f.fx;
+    fy[j] -= f.fy;
+    tq[i] += f.ti;
+    tq[j] += f.tj;
+}
+
+type VerletPart<'a> = Mutex<(Dof<'a>, Loads<'a>, Inertia<'a>)>;
+
+/// The Verlet views of the store cut into per-thread chunks, and the radii likewise.
+fn verlet_parts<'a>(ps: &'a mut ParticleStore, lens: &[usize]) -> (Vec<VerletPart<'a>>, Vec<&'a [f64]>) {
+    let (d, l, m, radius) = ps.verlet_views();
+    let sp = |s: &'a mut [f64]| split_lengths(s, lens.iter().copied()).into_iter();
+    let sr = |s: &'a [f64]| split_ref(s, lens.iter().copied()).into_iter();
+    let n: usize = lens.iter().sum();
+    let mut x = sp(&mut d.x[..n]);
+    let mut y = sp(&mut d.y[..n]);
+    let mut a = sp(&mut d.angle[..n]);
+    let mut vx = sp(&mut d.vx[..n]);
+    let mut vy = sp(&mut d.vy[..n]);
+    let mut w = sp(&mut d.omega[..n]);
+    let mut fx = sp(&mut l.fx[..n]);
+    let mut fy = sp(&mut l.fy[..n]);
+    let mut tq = sp(&mut l.torque[..n]);
+    let mut im = sr(&m.inv_mass[..n]);
+    let mut ii = sr(&m.inv_inertia[..n]);
+    let parts = (0..lens.len())
+        .map(|_| {
+            Mutex::new((
+                Dof {
+                    x: x.next().unwrap(),
+                    y: y.next().unwrap(),
+                    angle: a.next().unwrap(),
+                    vx: vx.next().unwrap(),
+                    vy: vy.next().unwrap(),
+                    omega: w.next().unwrap(),
+                },
+                Loads {
+                    fx: fx.next().unwrap(),
+                    fy: fy.next().unwrap(),
+                    torque: tq.next().unwrap(),
+                },
+                Inertia {
+                    inv_mass: im.next().unwrap(),
+                    inv_inertia: ii.next().unwrap(),
+                },
+            ))
+        })
+        .collect();
+    (parts, split_ref(&radius[..n], lens.iter().copied()))
+}
+
+/// Per particle, the slots it is in, in slot order (slot * 2, + 1 where it is j).
+fn build_incidence(ct: &ContactTable, n: usize, start: &mut Vec<u32>, inc: &mut Vec<u32>) {
+    start.clear();
+    start.resize(n + 1, 0);
+    for (&i, &j) in ct.i.iter().zip(&ct.j) {
+        if i != FREE {
+            start[i as usize + 1] += 1;
+            start[j as usize + 1] += 1;
+        }
+    }
+    for p in 0..n {
+        start[p + 1] += start[p];
+    }
+    inc.clear();
+    inc.resize(start[n] as usize, 0);
+    let mut fill: Vec<u32> = start[..n].to_vec();
+    for (s, (&i, &j)) in ct.i.iter().zip(&ct.j).enumerate() {
+        if i != FREE {
+            let (i, j) = (i as usize, j as usize);
+            inc[fill[i] as usize] = (s as u32) << 1;
+            fill[i] += 1;
+            inc[fill[j] as usize] = ((s as u32) << 1) | 1;
+            fill[j] += 1;
+        }
+    }
+}

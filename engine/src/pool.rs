@@ -1,0 +1,446 @@
+//! The worker pool: a fixed set of threads, created once and pinned, that run the phases
+//! of a step (Schinner 1999; Chen & Matuttis 2013, section 3). The calling thread is
+//! thread 0 and works too; `threads - 1` workers wait for the next phase, spinning briefly
+//! and then parking, so that the short gaps between the phases of one step cost no
+//! wake-up while a paused simulation costs no CPU.
+//!
+//! `run` is fork-join: it hands every thread the same closure (called with the thread's
+//! number), returns when all have finished, and is the barrier between phases. Each
+//! thread's busy time is measured; the rest of the phase's wall time, from the hand-out
+//! to the last thread's finish, is its time lost at the barrier (including the wake-up),
+//! which is what profilers misreport (Chen & Matuttis, section 3.4).
+//!
+//! A panic in a phase is caught on its thread, the other threads finish the phase, and
+//! `run` returns an error naming the phase and the message: never a hang.
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam::utils::{Backoff, CachePadded};
+use parking_lot::{Condvar, Mutex};
+
+use crate::error::{EngineError, Result};
+
+/// How long a worker spins for the next phase before parking.
+const SPIN: Duration = Duration::from_micros(200);
+
+/// The phases of a step, for the profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Phase {
+    /// Verlet kicks and drift (or Gear prediction), load reset, position check.
+    Predict,
+    /// World-frame polygon vertices.
+    Vertices,
+    /// Neighbour search (sort-and-sweep update, one thread per axis).
+    Neighbor,
+    /// Narrow phase and pair forces over the contact table.
+    Forces,
+    /// Summing the per-slot, per-thread or per-particle accumulators into the loads.
+    Reduce,
+    /// Verlet second half kick (or Gear correction).
+    Correct,
+}
+
+impl Phase {
+    pub const ALL: [Phase; 6] = [
+        Phase::Predict,
+        Phase::Vertices,
+        Phase::Neighbor,
+        Phase::Forces,
+        Phase::Reduce,
+        Phase::Correct,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Predict => "predict",
+            Phase::Vertices => "vertices",
+            Phase::Neighbor => "neighbour",
+            Phase::Forces => "forces",
+            Phase::Reduce => "reduce",
+            Phase::Correct => "correct",
+        }
+    }
+}
+
+/// Accumulated time of one phase: wall time of its `run` calls, and per thread the busy
+/// time and the time waiting at the closing barrier.
+#[derive(Debug, Clone, Default)]
+pub struct PhaseProfile {
+    pub calls: u64,
+    pub wall: f64,
+    pub busy: Vec<f64>,
+    pub wait: Vec<f64>,
+}
+
+/// Per phase, per thread timings of a pool.
+#[derive(Debug, Clone, Default)]
+pub struct Profile {
+    pub threads: usize,
+    pub phases: Vec<(Phase, PhaseProfile)>,
+}
+
+impl Profile {
+    fn entry(&mut self, phase: Phase) -> &mut PhaseProfile {
+        let k = match self.phases.iter().position(|(p, _)| *p == phase) {
+            Some(k) => k,
+            None => {
+                self.phases.push((
+                    phase,
+                    PhaseProfile {
+                        busy: vec![0.0; self.threads],
+                        wait: vec![0.0; self.threads],
+                        ..Default::default()
+                    },
+                ));
+                self.phases.sort_by_key(|(p, _)| *p);
+                self.phases.iter().position(|(p, _)| *p == phase).unwrap()
+            }
+        };
+        &mut self.phases[k].1
+    }
+
+    /// Total wall time of all phases.
+    pub fn wall(&self) -> f64 {
+        self.phases.iter().map(|(_, p)| p.wall).sum()
+    }
+
+    /// Total barrier wait over all phases and threads, as a fraction of threads x wall.
+    pub fn wait_fraction(&self) -> f64 {
+        let wait: f64 = self.phases.iter().flat_map(|(_, p)| &p.wait).sum();
+        wait / (self.wall() * self.threads.max(1) as f64).max(f64::MIN_POSITIVE)
+    }
+}
+
+/// The closure of the current phase, its lifetime erased (see `Pool::run`).
+type Job = *const (dyn Fn(usize) + Sync);
+
+struct Shared {
+    /// Bumped to hand out a phase (under `lock`, so a parking worker cannot miss it).
+    generation: CachePadded<AtomicU64>,
+    /// Workers still running the current phase.
+    remaining: CachePadded<AtomicUsize>,
+    job: Mutex<Option<SendJob>>,
+    lock: Mutex<()>,
+    wake: Condvar,
+    shutdown: AtomicBool,
+    /// Busy nanoseconds of each thread in the current phase.
+    busy: Vec<CachePadded<AtomicU64>>,
+    panic: Mutex<Option<String>>,
+}
+
+#[derive(Clone, Copy)]
+struct SendJob(Job);
+// SAFETY: the pointee is `Sync` (shared calls from several threads are allowed), and the
+// pointer is only dereferenced while `Pool::run` keeps the closure alive (see there).
+unsafe impl Send for SendJob {}
+
+/// A fixed set of pinned worker threads running phases.
+pub struct Pool {
+    shared: Arc<Shared>,
+    handles: Vec<JoinHandle<()>>,
+    threads: usize,
+    pub profile: Profile,
+}
+
+fn panic_message(p: Box<dyn Any + Send>) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a worker panicked".into()
+    }
+}
+
+impl Pool {
+    /// A pool of `pins.len()` threads (the caller is thread 0). `pins[t]` is the OS index
+    /// of the processing unit thread t is pinned to, or None for no pinning.
+    pub fn new(pins: &[Option<usize>]) -> Result<Pool> {
+        let threads = pins.len();
+        if threads == 0 {
+            return Err(EngineError::Setup("a pool needs at least one thread".into()));
+        }
+        let shared = Arc::new(Shared {
+            generation: CachePadded::new(AtomicU64::new(0)),
+            remaining: CachePadded::new(AtomicUsize::new(0)),
+            job: Mutex::new(None),
+            lock: Mutex::new(()),
+            wake: Condvar::new(),
+            shutdown: AtomicBool::new(false),
+            busy: (0..threads).map(|_| CachePadded::new(AtomicU64::new(0))).collect(),
+            panic: Mutex::new(None),
+        });
+        let cores = core_affinity::get_core_ids().unwrap_or_default();
+        let pin = |pu: Option<usize>| -> Result<()> {
+            if let Some(pu) = pu {
+                let id = cores
+                    .iter()
+                    .find(|c| c.id == pu)
+                    .ok_or_else(|| EngineError::Setup(format!("cannot pin to processing unit {pu}: not available")))?;
+                if !core_affinity::set_for_current(*id) {
+                    return Err(EngineError::Setup(format!("pinning to processing unit {pu} failed")));
+                }
+            }
+            Ok(())
+        };
+        // Thread 0 is the caller: pinned here, as OpenMP pins its master thread.
+        pin(pins[0])?;
+        let mut handles = Vec::with_capacity(threads - 1);
+        for (t, &pu) in pins.iter().enumerate().skip(1) {
+            if let Some(pu) = pu {
+                if !cores.iter().any(|c| c.id == pu) {
+                    return Err(EngineError::Setup(format!(
+                        "cannot pin thread {t} to processing unit {pu}: not available"
+                    )));
+                }
+            }
+            let sh = Arc::clone(&shared);
+            let h = std::thread::Builder::new()
+                .name(format!("talus-worker-{t}"))
+                .spawn(move || {
+                    if let Some(pu) = pu {
+                        core_affinity::set_for_current(core_affinity::CoreId { id: pu });
+                    }
+                    worker(&sh, t)
+                })
+                .map_err(|e| EngineError::Setup(format!("cannot start worker thread {t}: {e}")))?;
+            handles.push(h);
+        }
+        Ok(Pool {
+            shared,
+            handles,
+            threads,
+            profile: Profile {
+                threads,
+                phases: Vec::new(),
+            },
+        })
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Run `job(t)` on every thread t in 0..threads and wait for all (the barrier).
+    pub fn run<F: Fn(usize) + Sync>(&mut self, phase: Phase, job: &F) -> Result<()> {
+        let start = Instant::now();
+        let sh = &*self.shared;
+        let mut finish = vec![start; self.threads];
+        if self.threads > 1 {
+            let dynjob: &(dyn Fn(usize) + Sync) = job;
+            // SAFETY: only the lifetime is erased. Workers dereference the pointer between
+            // seeing the new generation and decrementing `remaining`; this function does
+            // not return (not even by unwinding: thread 0's share runs under catch_unwind)
+            // before `remaining` is zero, so `job` outlives every use.
+            let ptr: Job = unsafe { std::mem::transmute::<&(dyn Fn(usize) + Sync), Job>(dynjob) };
+            *sh.job.lock() = Some(SendJob(ptr));
+            sh.remaining.store(self.threads - 1, Ordering::Release);
+            {
+                let _g = sh.lock.lock();
+                sh.generation.fetch_add(1, Ordering::Release);
+            }
+            sh.wake.notify_all();
+        }
+        let t0 = Instant::now();
+        if let Err(p) = catch_unwind(AssertUnwindSafe(|| job(0))) {
+            sh.panic.lock().get_or_insert(panic_message(p));
+        }
+        finish[0] = Instant::now();
+        sh.busy[0].store((finish[0] - t0).as_nanos() as u64, Ordering::Relaxed);
+        if self.threads > 1 {
+            let backoff = Backoff::new();
+            while sh.remaining.load(Ordering::Acquire) != 0 {
+                backoff.snooze();
+            }
+        }
+        let end = Instant::now();
+        let wall = (end - start).as_secs_f64();
+        let e = self.profile.entry(phase);
+        e.calls += 1;
+        e.wall += wall;
+        for t in 0..self.threads {
+            let busy = sh.busy[t].load(Ordering::Relaxed) as f64 * 1e-9;
+            e.busy[t] += busy;
+            e.wait[t] += (wall - busy).max(0.0);
+        }
+        if let Some(msg) = sh.panic.lock().take() {
+            return Err(EngineError::Worker {
+                phase: phase.name(),
+                msg,
+            });
+        }
+        Ok(())
+    }
+}
+
+fn worker(sh: &Shared, t: usize) {
+    let mut seen = 0u64;
+    loop {
+        // Spin for the next phase, then park.
+        let spin_start = Instant::now();
+        let backoff = Backoff::new();
+        while sh.generation.load(Ordering::Acquire) == seen {
+            if backoff.is_completed() {
+                if spin_start.elapsed() > SPIN {
+                    let mut g = sh.lock.lock();
+                    while sh.generation.load(Ordering::Acquire) == seen {
+                        sh.wake.wait(&mut g);
+                    }
+                    break;
+                }
+                std::hint::spin_loop();
+            } else {
+                backoff.snooze();
+            }
+        }
+        seen = sh.generation.load(Ordering::Acquire);
+        if sh.shutdown.load(Ordering::Acquire) {
+            return;
+        }
+        let job = sh.job.lock().expect("a phase was handed out").0;
+        let t0 = Instant::now();
+        // SAFETY: see `Pool::run`: the closure lives until `remaining` reaches zero, which
+        // happens only after this call and the decrement below.
+        let r = catch_unwind(AssertUnwindSafe(|| unsafe { (*job)(t) }));
+        sh.busy[t].store(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        if let Err(p) = r {
+            sh.panic.lock().get_or_insert(panic_message(p));
+        }
+        sh.remaining.fetch_sub(1, Ordering::Release);
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.shared.shutdown.store(true, Ordering::Release);
+        {
+            let _g = self.shared.lock.lock();
+            self.shared.generation.fetch_add(1, Ordering::Release);
+        }
+        self.shared.wake.notify_all();
+        for h in self.handles.drain(..) {
+            let _ = h.join();
+        }
+    }
+}
+
+/// Thread t's share of 0..n in a static split: contiguous, sizes differing by at most one.
+pub fn chunk(n: usize, t: usize, threads: usize) -> std::ops::Range<usize> {
+    let (q, r) = (n / threads, n % threads);
+    let start = t * q + t.min(r);
+    start..start + q + usize::from(t < r)
+}
+
+/// Chunks of 0..n claimed one after another from an atomic counter (dynamic split).
+pub struct Dynamic {
+    next: CachePadded<AtomicUsize>,
+    n: usize,
+    size: usize,
+}
+
+impl Dynamic {
+    pub fn new(n: usize, size: usize) -> Dynamic {
+        Dynamic {
+            next: CachePadded::new(AtomicUsize::new(0)),
+            n,
+            size: size.max(1),
+        }
+    }
+
+    /// The next unclaimed chunk index, or None when all are taken.
+    pub fn claim(&self) -> Option<usize> {
+        let k = self.next.fetch_add(1, Ordering::Relaxed);
+        (k * self.size < self.n).then_some(k)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_thread_runs_every_phase_once() {
+        for threads in 1..=4 {
+            let mut pool = Pool::new(&vec![None; threads]).unwrap();
+            let hits: Vec<AtomicUsize> = (0..threads).map(|_| AtomicUsize::new(0)).collect();
+            for _ in 0..1000 {
+                pool.run(Phase::Forces, &|t| {
+                    hits[t].fetch_add(1, Ordering::Relaxed);
+                })
+                .unwrap();
+            }
+            assert!(
+                hits.iter().all(|h| h.load(Ordering::Relaxed) == 1000),
+                "{threads} threads"
+            );
+            let (_, p) = &pool.profile.phases[0];
+            assert_eq!(p.calls, 1000);
+            assert_eq!(p.busy.len(), threads);
+        }
+    }
+
+    #[test]
+    fn a_panic_in_a_worker_is_an_error_and_the_pool_goes_on() {
+        let mut pool = Pool::new(&[None, None]).unwrap();
+        let r = pool.run(Phase::Reduce, &|t| {
+            if t == 1 {
+                panic!("boom in thread {t}");
+            }
+        });
+        match r {
+            Err(EngineError::Worker { phase, msg }) => {
+                assert_eq!(phase, "reduce");
+                assert!(msg.contains("boom in thread 1"), "{msg}");
+            }
+            other => panic!("expected a worker error, got {other:?}"),
+        }
+        // Thread 0 panicking too, and the pool still works afterwards.
+        assert!(pool.run(Phase::Forces, &|t| assert!(t != 0, "main")).is_err());
+        let sum = AtomicUsize::new(0);
+        pool.run(Phase::Forces, &|t| {
+            sum.fetch_add(t + 1, Ordering::Relaxed);
+        })
+        .unwrap();
+        assert_eq!(sum.load(Ordering::Relaxed), 3);
+    }
+
+    #[test]
+    fn barrier_wait_is_measured() {
+        let mut pool = Pool::new(&[None, None]).unwrap();
+        // Thread 1 works 20 ms, thread 0 nothing: thread 0 waits about 20 ms.
+        pool.run(Phase::Forces, &|t| {
+            if t == 1 {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        })
+        .unwrap();
+        let (_, p) = &pool.profile.phases[0];
+        assert!(p.wait[0] >= 0.015 && p.busy[1] >= 0.015, "{p:?}");
+        assert!(p.busy[0] < 0.005, "{p:?}");
+    }
+
+    #[test]
+    fn chunks_cover_exactly() {
+        for n in [0, 1, 5, 100, 101] {
+            for threads in 1..6 {
+                let mut next = 0;
+                for t in 0..threads {
+                    let r = chunk(n, t, threads);
+                    assert_eq!(r.start, next);
+                    assert!(r.len() <= n / threads + 1);
+                    next = r.end;
+                }
+                assert_eq!(next, n);
+            }
+        }
+        let d = Dynamic::new(10, 4);
+        assert_eq!(
+            (d.claim(), d.claim(), d.claim(), d.claim()),
+            (Some(0), Some(1), Some(2), None)
+        );
+    }
+}

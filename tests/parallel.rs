@@ -1,0 +1,191 @@
+//! The worker pool against the serial code paths: every phase on 1 to 3 threads, for
+//! each force-summation strategy. Deterministic summation must reproduce the serial run
+//! bit for bit; per-thread arrays and per-particle mutexes sum in another order and must
+//! agree to 1e-9 of the state's scale. Discs: the LAMMPS-settled bed of 10^4 discs, shaken
+//! (random velocities) and with the sweep run every step, so that pairs come and go and
+//! the axis-per-thread sweep works every step. Polygons: a dense bed of random 5-8-gons in
+//! contact from the first step.
+use std::path::Path;
+
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use talus::engine::generate::{self, ShapeSpec};
+use talus::engine::{
+    Config, ContactParams, ForceStrategy, Integrator, Material, NeighborMethod, ParticleInit, PolygonShape, Simulation,
+    Wall,
+};
+
+/// The state that must agree: positions, angles, velocities, in id order.
+fn state(sim: &Simulation) -> Vec<[f64; 6]> {
+    let ps = &sim.particles;
+    let mut v: Vec<(u64, [f64; 6])> = (0..sim.len())
+        .map(|p| {
+            (
+                ps.id[p],
+                [ps.x[p], ps.y[p], ps.angle[p], ps.vx[p], ps.vy[p], ps.omega[p]],
+            )
+        })
+        .collect();
+    v.sort_by_key(|(id, _)| *id);
+    v.into_iter().map(|(_, s)| s).collect()
+}
+
+fn lammps_bed() -> Option<Simulation> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let data = root.join("../shared/peers/lammps/base/s2d_base.data");
+    if !data.exists() {
+        println!("note: {} does not exist; skipping", data.display());
+        return None;
+    }
+    let built = talus::io::build::build_file(&root.join("scenarios/lammps_s2d.toml")).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = built.sim;
+    sim.config.every_step = true;
+    // Shake it: about a tenth of a radius per 100 steps, so contacts open and close.
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    let v = 0.1 * 1e-3 / (100.0 * sim.config.dt);
+    for p in 0..sim.len() {
+        sim.particles.vx[p] = rng.random_range(-v..v);
+        sim.particles.vy[p] = rng.random_range(-v..v);
+    }
+    Some(sim)
+}
+
+fn polygon_bed(n: usize) -> Simulation {
+    let mut g = generate::rng(11);
+    let spec = ShapeSpec::Random {
+        vertices: [5, 8],
+        aspect: 1.2,
+    };
+    let per_row = (n as f64).sqrt().ceil() as usize;
+    let (s, h) = (1.5e-3, 1.5e-3 * 3f64.sqrt() / 2.0);
+    let mut inits = Vec::new();
+    let mut shapes = Vec::new();
+    for k in 0..n {
+        let (row, col) = (k / per_row, k % per_row);
+        let shape =
+            PolygonShape::new(&generate::polygon_vertices(&spec, 1e-3 * g.random_range(0.8..1.2), &mut g).unwrap())
+                .unwrap();
+        inits.push(ParticleInit {
+            id: k as u64 + 1,
+            x: 2e-3 + col as f64 * s + if row % 2 == 1 { 0.5 * s } else { 0.0 },
+            y: 1.5e-3 + row as f64 * h,
+            angle: g.random_range(0.0..std::f64::consts::TAU),
+            vx: 0.0,
+            vy: 0.0,
+            omega: 0.0,
+            radius: shape.radius,
+            mass: 2500.0 * shape.area,
+            material: 0,
+            ptype: 1,
+            flags: 0,
+        });
+        shapes.push(Some(shape));
+    }
+    let (width, height) = (4e-3 + (per_row as f64 + 0.5) * s, 3e-3 + (n / per_row + 1) as f64 * h);
+    let walls = vec![
+        Wall::fixed([0.0, 0.0], [0.0, 1.0], 0),
+        Wall::fixed([0.0, 0.0], [1.0, 0.0], 0),
+        Wall::fixed([width, 0.0], [-1.0, 0.0], 0),
+        Wall::fixed([0.0, height], [0.0, -1.0], 0),
+    ];
+    let m = inits.iter().map(|p| p.mass).fold(f64::INFINITY, f64::min);
+    let kn = 1e6;
+    let gn = ContactParams::gamma_for_restitution(kn, 0.5 * m, 0.5);
+    let contact = ContactParams {
+        kn,
+        kt: 2.0 / 7.0 * kn,
+        gamma_n: gn,
+        gamma_t: 0.5 * gn,
+        mu: 0.5,
+    };
+    let config = Config {
+        dt: contact.contact_time(0.5 * m) / 50.0,
+        gravity: [0.0, -9.81],
+        domain_min: [-0.01, -0.01],
+        domain_max: [width + 0.01, height + 0.01],
+        integrator: Integrator::Verlet,
+        neighbor: NeighborMethod::Sweep,
+        margin: 0.1e-3,
+        every_step: false,
+        sort_every: 100,
+        rejection: Default::default(),
+    };
+    let material = Material {
+        name: "grain".into(),
+        density: 2500.0,
+        contact,
+    };
+    Simulation::new_with_shapes(config, vec![material], walls, &inits, &shapes).unwrap()
+}
+
+/// Largest difference over the state, and the state's scale per component kind.
+fn compare(a: &[[f64; 6]], b: &[[f64; 6]]) -> (f64, bool) {
+    let mut scale = [0.0f64; 6];
+    for s in a {
+        for k in 0..6 {
+            scale[k] = scale[k].max(s[k].abs());
+        }
+    }
+    let mut worst = 0.0f64;
+    let mut bitwise = true;
+    for (x, y) in a.iter().zip(b) {
+        for k in 0..6 {
+            bitwise &= x[k].to_bits() == y[k].to_bits();
+            worst = worst.max((x[k] - y[k]).abs() / scale[k].max(f64::MIN_POSITIVE));
+        }
+    }
+    (worst, bitwise)
+}
+
+fn check(make: &dyn Fn() -> Option<Simulation>, steps: u64, label: &str) {
+    let Some(mut serial) = make() else { return };
+    serial.run(steps).unwrap();
+    let want = state(&serial);
+    assert!(serial.last_contacts > 0, "{label}: the test needs contacts");
+    for (threads, strategy) in [
+        (1, ForceStrategy::Deterministic),
+        (2, ForceStrategy::Deterministic),
+        (3, ForceStrategy::Deterministic),
+        (2, ForceStrategy::PerThread),
+        (3, ForceStrategy::PerThread),
+        (2, ForceStrategy::Mutex),
+    ] {
+        let mut sim = make().unwrap();
+        sim.set_parallel(&vec![None; threads], strategy).unwrap();
+        sim.run(steps).unwrap();
+        assert_eq!(sim.step, serial.step);
+        let (worst, bitwise) = compare(&want, &state(&sim));
+        println!("{label}: {threads} threads, {strategy}: largest relative difference {worst:.3e}, bitwise {bitwise}");
+        if strategy == ForceStrategy::Deterministic {
+            assert!(
+                bitwise,
+                "{label}: {threads} threads, {strategy}: not bitwise (difference {worst:e})"
+            );
+        } else {
+            assert!(
+                worst <= 1e-9,
+                "{label}: {threads} threads, {strategy}: difference {worst:e}"
+            );
+        }
+        assert_eq!(
+            sim.last_contacts, serial.last_contacts,
+            "{label}: {threads} threads, {strategy}"
+        );
+        let p = sim.profile().expect("a pool ran");
+        assert_eq!(p.threads, threads);
+        assert!(p
+            .phases
+            .iter()
+            .any(|(ph, pr)| ph.name() == "forces" && pr.calls == steps));
+    }
+}
+
+#[test]
+fn parallel_discs_match_serial() {
+    check(&lammps_bed, 1000, "LAMMPS bed, shaken");
+}
+
+#[test]
+fn parallel_polygons_match_serial() {
+    check(&|| Some(polygon_bed(900)), 300, "polygon bed");
+}

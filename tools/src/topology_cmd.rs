@@ -1,0 +1,32 @@
+//! `talus topology`: the machine (or a described one) and where threads would be pinned.
+use talus_engine::topology::{placement_table, Placement, Topology};
+
+#[derive(clap::Args)]
+pub struct TopologyArgs {
+    /// Describe this synthetic topology instead of the machine (hwloc syntax).
+    #[arg(long)]
+    pub synthetic: Option<String>,
+    /// Also show the thread -> PU maps of every policy for these thread counts.
+    #[arg(long, value_delimiter = ',')]
+    pub threads: Vec<usize>,
+}
+
+pub fn topology(a: TopologyArgs) -> Result<(), String> {
+    let topo = match &a.synthetic {
+        Some(s) => Topology::parse_synthetic(s)?,
+        None => Topology::detect()?,
+    };
+    println!("{}", topo.summary());
+    print!("{}", topo.tree());
+    if !a.threads.is_empty() {
+        println!();
+        let policies = [
+            Placement::Compact,
+            Placement::Scatter,
+            Placement::Cores,
+            Placement::None,
+        ];
+        print!("{}", placement_table(&topo, &policies, &a.threads));
+    }
+    Ok(())
+}
