@@ -174,7 +174,10 @@ impl Pool {
             busy: (0..threads).map(|_| CachePadded::new(AtomicU64::new(0))).collect(),
             panic: Mutex::new(None),
         });
-        let cores = core_affinity::get_core_ids().unwrap_or_default();
+        // The processing units the process may use, read once: after thread 0 is pinned
+        // its own mask (which core_affinity reads) holds one unit only.
+        static UNITS: std::sync::OnceLock<Vec<core_affinity::CoreId>> = std::sync::OnceLock::new();
+        let cores = UNITS.get_or_init(|| core_affinity::get_core_ids().unwrap_or_default());
         let pin = |pu: Option<usize>| -> Result<()> {
             if let Some(pu) = pu {
                 let id = cores

@@ -836,6 +836,14 @@ impl Simulation {
         self.par.as_ref().map(|p| &p.pool.profile)
     }
 
+    /// Start the pool's profile and the phase times afresh (after a warm-up).
+    pub fn reset_times(&mut self) {
+        self.times = PhaseTimes::default();
+        if let Some(p) = &mut self.par {
+            p.pool.profile.phases.clear();
+        }
+    }
+
     /// Energies of the current state and the number of touching pairs.
     pub fn energies(&self) -> Energies {
         let ps = &self.particles;

@@ -222,36 +222,36 @@ fn header(title: &str, t: &Timing) {
 pub fn bench_polygons(a: PolygonBedArgs) -> Result<(), String> {
     header("talus bench-polygons: dense bed of random 5-8-gons", &a.timing);
     for &n in &a.sizes {
-        let per_row = (n as f64).sqrt().ceil() as usize;
-        let h = SPACING * 3f64.sqrt() / 2.0;
-        let positions: Vec<[f64; 2]> = (0..n)
-            .map(|k| {
-                let (row, col) = (k / per_row, k % per_row);
-                let shift = if row % 2 == 1 { 0.5 * SPACING } else { 0.0 };
-                [2e-3 + col as f64 * SPACING + shift, 1.5e-3 + row as f64 * h]
-            })
-            .collect();
-        let (inits, shapes) = grains(&positions, 17)?;
-        let width = 4e-3 + (per_row as f64 + 0.5) * SPACING;
-        let height = 3e-3 + (n / per_row + 1) as f64 * h;
-        let walls = vec![
-            Wall::fixed([0.0, 0.0], [0.0, 1.0], 0),
-            Wall::fixed([0.0, 0.0], [1.0, 0.0], 0),
-            Wall::fixed([width, 0.0], [-1.0, 0.0], 0),
-            Wall::fixed([0.0, height], [0.0, -1.0], 0),
-        ];
-        let (material, dt) = grain_material(&inits);
-        let config = config(
-            dt,
-            [-0.01, -0.01],
-            [width + 0.01, height + 0.01],
-            a.timing.rejection.into(),
-        );
-        let mut sim =
-            Simulation::new_with_shapes(config, vec![material], walls, &inits, &shapes).map_err(|e| e.to_string())?;
+        let mut sim = polygon_bed(n, a.timing.rejection.into())?;
         measure(&n.to_string(), &mut sim, &a.timing)?;
     }
     Ok(())
+}
+
+/// The dense bed of bench-polygons: `n` random 5-8-gons on a tight hexagonal lattice
+/// between four walls.
+pub fn polygon_bed(n: usize, rejection: Rejection) -> Result<Simulation, String> {
+    let per_row = (n as f64).sqrt().ceil() as usize;
+    let h = SPACING * 3f64.sqrt() / 2.0;
+    let positions: Vec<[f64; 2]> = (0..n)
+        .map(|k| {
+            let (row, col) = (k / per_row, k % per_row);
+            let shift = if row % 2 == 1 { 0.5 * SPACING } else { 0.0 };
+            [2e-3 + col as f64 * SPACING + shift, 1.5e-3 + row as f64 * h]
+        })
+        .collect();
+    let (inits, shapes) = grains(&positions, 17)?;
+    let width = 4e-3 + (per_row as f64 + 0.5) * SPACING;
+    let height = 3e-3 + (n / per_row + 1) as f64 * h;
+    let walls = vec![
+        Wall::fixed([0.0, 0.0], [0.0, 1.0], 0),
+        Wall::fixed([0.0, 0.0], [1.0, 0.0], 0),
+        Wall::fixed([width, 0.0], [-1.0, 0.0], 0),
+        Wall::fixed([0.0, height], [0.0, -1.0], 0),
+    ];
+    let (material, dt) = grain_material(&inits);
+    let config = config(dt, [-0.01, -0.01], [width + 0.01, height + 0.01], rejection);
+    Simulation::new_with_shapes(config, vec![material], walls, &inits, &shapes).map_err(|e| e.to_string())
 }
 
 pub fn bench_drum(a: DrumArgs) -> Result<(), String> {

@@ -7,8 +7,10 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod bench_narrow;
 mod bench_polygons;
+mod parallel_opts;
 mod plot;
 mod run;
+mod scale;
 mod topology_cmd;
 
 /// talus: a discrete element method engine for granular matter (2D discs and convex polygons).
@@ -38,6 +40,9 @@ enum Command {
     /// Measure particle-updates per second in a rotating drum (a ring of driven wall
     /// polygons) filled with random convex polygons.
     BenchDrum(bench_polygons::DrumArgs),
+    /// Run one scenario over thread counts, placements and force strategies: updates per
+    /// second, speedup, efficiency, per-phase times and barrier wait; CSV and a speedup plot.
+    Scale(scale::ScaleArgs),
     /// Describe the machine (packages, NUMA nodes, cores, processing units, read with
     /// hwloc) or a synthetic topology, and the thread placements on it.
     Topology(topology_cmd::TopologyArgs),
@@ -58,6 +63,7 @@ fn main() -> ExitCode {
         Command::BenchPolygons(a) => bench_polygons::bench_polygons(a),
         Command::BenchDrum(a) => bench_polygons::bench_drum(a),
         Command::Topology(a) => topology_cmd::topology(a),
+        Command::Scale(a) => scale::scale(a),
         Command::DefaultScenario { out } => match out {
             Some(p) => {
                 std::fs::write(&p, talus_io::scenario::DEFAULT_SCENARIO).map_err(|e| format!("{}: {e}", p.display()))

@@ -7,6 +7,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use talus_io::build::{build_default, build_file};
 use talus_io::output::{OutputKinds, Outputs};
 
+use crate::parallel_opts::{profile_table, write_profile_csv, ParallelArgs};
+
 #[derive(Args)]
 pub struct RunArgs {
     /// Scenario file (TOML). Without it, the built-in default scenario runs
@@ -27,6 +29,8 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub parallel: ParallelArgs,
 }
 
 pub fn run(a: RunArgs) -> Result<(), String> {
@@ -37,6 +41,7 @@ pub fn run(a: RunArgs) -> Result<(), String> {
     }
     .map_err(|e| e.to_string())?;
     let mut sim = built.sim;
+    a.parallel.apply(&mut sim)?;
     let steps = a.steps.unwrap_or(built.steps);
     let every = a.every.unwrap_or(built.output.every).max(1);
     let dir = a.out.clone().unwrap_or(built.output.dir.clone());
@@ -166,6 +171,19 @@ pub fn run(a: RunArgs) -> Result<(), String> {
     );
     if let Some(o) = &out {
         println!("  output              {}", o.dir().display());
+    }
+    if let Some(strategy) = sim.force_strategy() {
+        println!("  threads             {} ({strategy} force summation)", sim.threads());
+    }
+    if let Some(p) = sim.profile() {
+        if a.parallel.profile {
+            println!("profile (per phase and thread; wait = time at the closing barrier, wake-up included)");
+            print!("{}", profile_table(p, t.total()));
+        }
+        if let Some(path) = &a.parallel.profile_csv {
+            write_profile_csv(p, path)?;
+            println!("  profile CSV         {}", path.display());
+        }
     }
     Ok(())
 }

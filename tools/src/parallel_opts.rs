@@ -1,0 +1,121 @@
+//! Thread options shared by `talus run` and `talus scale`, and the per-phase profile table.
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use talus_engine::pool::Profile;
+use talus_engine::topology::{plan, Placement, Topology};
+use talus_engine::{ForceStrategy, Simulation};
+
+#[derive(Args, Clone)]
+pub struct ParallelArgs {
+    /// Worker threads (the calling thread counts). 1 without --profile runs the serial
+    /// code paths; otherwise the phases run on the pinned worker pool.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Thread placement: compact, scatter, cores, none, or a list of PU numbers "0,2".
+    #[arg(long, default_value = "compact")]
+    pub placement: String,
+    /// Force summation: deterministic (bitwise the serial result for any thread count),
+    /// per-thread (per-thread force arrays), mutex (a lock per particle).
+    #[arg(long, default_value = "deterministic")]
+    pub force_strategy: String,
+    /// Print per-phase, per-thread busy and barrier-wait times at the end.
+    #[arg(long)]
+    pub profile: bool,
+    /// Write that profile as CSV to this file.
+    #[arg(long)]
+    pub profile_csv: Option<PathBuf>,
+}
+
+/// Put the simulation on a pool of `threads` threads placed by `placement` on this machine.
+pub fn use_pool(
+    sim: &mut Simulation,
+    threads: usize,
+    placement: &Placement,
+    strategy: ForceStrategy,
+) -> Result<(), String> {
+    let topo = Topology::detect()?;
+    let pins = plan(&topo, placement, threads)?;
+    sim.set_parallel(&pins, strategy).map_err(|e| e.to_string())
+}
+
+impl ParallelArgs {
+    /// Configure `sim` as asked.
+    pub fn apply(&self, sim: &mut Simulation) -> Result<(), String> {
+        let placement: Placement = self.placement.parse()?;
+        let strategy: ForceStrategy = self.force_strategy.parse()?;
+        if self.threads == 0 {
+            return Err("--threads must be at least 1".into());
+        }
+        if self.threads > 1 || self.profile || self.profile_csv.is_some() {
+            use_pool(sim, self.threads, &placement, strategy)?;
+        }
+        Ok(())
+    }
+}
+
+/// The per-phase table: wall time, share of the step, per-thread busy and barrier wait.
+/// `step_total` is the whole stepping time, so that the time outside the pool's phases
+/// (serial work: walls, contact-table updates, reordering) shows too.
+pub fn profile_table(p: &Profile, step_total: f64) -> String {
+    let mut s = String::new();
+    let threads = p.threads;
+    let _ = writeln!(
+        s,
+        "{:<20} {:>8} {:>9} {:>6}  {:>24}  {:>24}  {:>6}",
+        "phase", "calls", "wall s", "share", "busy s per thread", "barrier wait s per thread", "wait%"
+    );
+    let per_thread = |v: &[f64]| v.iter().map(|x| format!("{x:.3}")).collect::<Vec<_>>().join(" ");
+    let mut wait_total = 0.0;
+    for (ph, pr) in &p.phases {
+        let wait: f64 = pr.wait.iter().sum();
+        wait_total += wait;
+        let _ = writeln!(
+            s,
+            "{:<20} {:>8} {:>9.3} {:>5.1}%  {:>24}  {:>24}  {:>5.1}%",
+            ph.name(),
+            pr.calls,
+            pr.wall,
+            100.0 * pr.wall / step_total.max(1e-300),
+            per_thread(&pr.busy),
+            per_thread(&pr.wait),
+            100.0 * wait / (pr.wall * threads as f64).max(1e-300)
+        );
+    }
+    let outside = (step_total - p.wall()).max(0.0);
+    let _ = writeln!(
+        s,
+        "{:<20} {:>8} {:>9.3} {:>5.1}%  (on thread 0 alone: walls, contact-table updates, reordering)",
+        "outside the pool",
+        "",
+        outside,
+        100.0 * outside / step_total.max(1e-300)
+    );
+    let _ = writeln!(
+        s,
+        "barrier wait: {:.1}% of threads x step time ({} threads)",
+        100.0 * wait_total / (step_total * threads as f64).max(1e-300),
+        threads
+    );
+    s
+}
+
+/// The profile as CSV: one row per phase and thread.
+pub fn write_profile_csv(p: &Profile, path: &Path) -> Result<(), String> {
+    let mut s = String::from("phase,thread,calls,wall_s,busy_s,wait_s\n");
+    for (ph, pr) in &p.phases {
+        for t in 0..p.threads {
+            let _ = writeln!(
+                s,
+                "{},{t},{},{:.9},{:.9},{:.9}",
+                ph.name(),
+                pr.calls,
+                pr.wall,
+                pr.busy[t],
+                pr.wait[t]
+            );
+        }
+    }
+    std::fs::write(path, s).map_err(|e| format!("{}: {e}", path.display()))
+}

@@ -1,0 +1,298 @@
+//! `talus scale`: one simulation swept over thread counts, placements and force-summation
+//! strategies, as the tables of Chen & Matuttis (2013, tables 2-4): particle-updates per
+//! second, speedup t1/tn, efficiency t1/(n tn), and where the time went (per phase, and
+//! the time threads spent waiting at the barriers). Writes the table as CSV and a speedup
+//! plot (PNG and SVG).
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use talus_engine::pool::Phase;
+use talus_engine::topology::{placement_table, plan, Placement, Topology};
+use talus_engine::{ForceStrategy, Integrator, Simulation};
+use talus_io::build::{build_default, build_file};
+use talus_io::lammps_data::read_lammps_data;
+
+use crate::bench::peer_sim;
+use crate::bench_polygons::polygon_bed;
+use crate::plot::{speedup_plot, Series};
+
+#[derive(Args)]
+pub struct ScaleArgs {
+    /// Scenario file. Without it (and without --bed) the built-in default scenario runs.
+    pub scenario: Option<PathBuf>,
+    /// A built-in bed instead of a scenario: "discs" (the LAMMPS-settled bed tiled to --n)
+    /// or "polygons" (the dense 5-8-gon bed of bench-polygons).
+    #[arg(long)]
+    pub bed: Option<String>,
+    /// Particles of the built-in bed (discs: a multiple of 10,000).
+    #[arg(long, default_value_t = 100_000)]
+    pub n: usize,
+    /// Thread counts.
+    #[arg(long, value_delimiter = ',', default_value = "1,2")]
+    pub threads: Vec<usize>,
+    /// Placement policies: compact, scatter, cores, none (a PU list "0,2" is not possible
+    /// here: use `talus run --placement`).
+    #[arg(long, value_delimiter = ',', default_value = "compact")]
+    pub placements: Vec<String>,
+    /// Force summation strategies: deterministic, per-thread, mutex.
+    #[arg(long, value_delimiter = ',', default_value = "deterministic,per-thread,mutex")]
+    pub strategies: Vec<String>,
+    /// Untimed steps before the timing.
+    #[arg(long, default_value_t = 20)]
+    pub warmup: u64,
+    /// Timed steps per repeat.
+    #[arg(long, default_value_t = 100)]
+    pub steps: u64,
+    /// Timed repeats per configuration (the median is reported).
+    #[arg(long, default_value_t = 3)]
+    pub repeats: usize,
+    /// Also time the serial code path (no pool), as a reference row.
+    #[arg(long)]
+    pub serial: bool,
+    /// Folder for scale.csv, speedup.png and speedup.svg.
+    #[arg(long, default_value = "talus-scale")]
+    pub out: PathBuf,
+    /// Plan on this synthetic topology (hwloc syntax, e.g. "pack:2 numa:2 core:8 pu:2")
+    /// instead of the machine; only with --dry-run.
+    #[arg(long)]
+    pub topology: Option<String>,
+    /// Print the thread-to-PU map of each placement and thread count, run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The LAMMPS-settled base bed for --bed discs.
+    #[arg(long, default_value = "../shared/peers/lammps/base/s2d_base.data")]
+    pub base: PathBuf,
+}
+
+struct Row {
+    placement: String,
+    strategy: String,
+    threads: usize,
+    wall: f64,
+    ups: f64,
+    /// Share of the step per phase (in Phase::ALL order), then outside the pool.
+    shares: Vec<f64>,
+    wait: f64,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+pub fn scale(a: ScaleArgs) -> Result<(), String> {
+    let topo = match &a.topology {
+        Some(t) => Topology::parse_synthetic(t)?,
+        None => Topology::detect()?,
+    };
+    let placements: Vec<Placement> = a.placements.iter().map(|p| p.parse()).collect::<Result<_, _>>()?;
+    let strategies: Vec<ForceStrategy> = a.strategies.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
+    if a.threads.is_empty() || a.threads.contains(&0) {
+        return Err("--threads: give thread counts of at least 1".into());
+    }
+    if a.dry_run {
+        println!("{}", topo.summary());
+        print!("{}", topo.tree());
+        println!();
+        print!("{}", placement_table(&topo, &placements, &a.threads));
+        return Ok(());
+    }
+    if a.topology.is_some() {
+        return Err("--topology describes another machine: it can only be planned on (add --dry-run)".into());
+    }
+    // Every plan first: a bad combination fails before minutes of runs.
+    for p in &placements {
+        for &t in &a.threads {
+            plan(&topo, p, t)?;
+        }
+    }
+    let base = match a.bed.as_deref() {
+        Some("discs") => Some(read_lammps_data(&a.base).map_err(|e| e.to_string())?),
+        _ => None,
+    };
+    let make = || -> Result<(Simulation, String), String> {
+        match a.bed.as_deref() {
+            Some("discs") => {
+                let base = base.as_ref().expect("read above");
+                if !a.n.is_multiple_of(base.len()) {
+                    return Err(format!(
+                        "--n {} is not a multiple of the base bed ({})",
+                        a.n,
+                        base.len()
+                    ));
+                }
+                let bed = base.tile_x(a.n / base.len());
+                let sim = peer_sim(&bed, Integrator::Verlet, 0.1e-3, false)?;
+                Ok((sim, format!("LAMMPS bed of discs tiled to {}", a.n)))
+            }
+            Some("polygons") => Ok((
+                polygon_bed(a.n, Default::default())?,
+                format!("dense bed of {} random 5-8-gons", a.n),
+            )),
+            Some(other) => Err(format!("unknown --bed {other:?} (discs, polygons)")),
+            None => {
+                let built = match &a.scenario {
+                    Some(p) => build_file(p),
+                    None => build_default(),
+                }
+                .map_err(|e| e.to_string())?;
+                Ok((built.sim, built.title))
+            }
+        }
+    };
+    let commit = std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    let mut configs: Vec<(Option<(Placement, ForceStrategy)>, usize)> = Vec::new();
+    if a.serial {
+        configs.push((None, 1));
+    }
+    for p in &placements {
+        for s in &strategies {
+            for &t in &a.threads {
+                configs.push((Some((p.clone(), *s)), t));
+            }
+        }
+    }
+    let pb = ProgressBar::with_draw_target(
+        Some((configs.len() * a.repeats.max(1)) as u64),
+        ProgressDrawTarget::stderr_with_hz(4),
+    );
+    pb.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} timed runs  ETA {eta}  {msg}").expect("valid"));
+    let mut rows = Vec::new();
+    let mut title = String::new();
+    let mut n = 0;
+    for (cfg, threads) in &configs {
+        let (mut sim, t) = make()?;
+        title = t;
+        n = sim.len();
+        let (pname, sname) = match cfg {
+            Some((p, s)) => {
+                let pins = plan(&topo, p, *threads)?;
+                sim.set_parallel(&pins, *s).map_err(|e| e.to_string())?;
+                (p.to_string(), s.to_string())
+            }
+            None => ("-".to_string(), "serial".to_string()),
+        };
+        pb.set_message(format!("{pname} {sname} {threads} thread(s)"));
+        sim.run(a.warmup).map_err(|e| e.to_string())?;
+        sim.reset_times();
+        let mut walls = Vec::new();
+        for _ in 0..a.repeats.max(1) {
+            let t0 = Instant::now();
+            sim.run(a.steps).map_err(|e| e.to_string())?;
+            walls.push(t0.elapsed().as_secs_f64());
+            pb.inc(1);
+        }
+        let wall = median(walls);
+        let total = sim.times.total();
+        let (shares, wait) = match sim.profile() {
+            Some(p) => {
+                let mut sh: Vec<f64> = Phase::ALL
+                    .iter()
+                    .map(|ph| {
+                        p.phases
+                            .iter()
+                            .find(|(q, _)| q == ph)
+                            .map_or(0.0, |(_, pr)| pr.wall / total)
+                    })
+                    .collect();
+                sh.push(((total - p.wall()) / total).max(0.0));
+                let wait: f64 = p.phases.iter().flat_map(|(_, pr)| &pr.wait).sum();
+                (sh, wait / (total * p.threads as f64))
+            }
+            None => (vec![f64::NAN; Phase::ALL.len() + 1], 0.0),
+        };
+        rows.push(Row {
+            placement: pname,
+            strategy: sname,
+            threads: *threads,
+            wall,
+            ups: n as f64 * a.steps as f64 / wall,
+            shares,
+            wait,
+        });
+    }
+    pb.finish_and_clear();
+    // Speedup against the same placement and strategy on the fewest threads.
+    let t1 = |r: &Row| {
+        rows.iter()
+            .filter(|q| q.placement == r.placement && q.strategy == r.strategy)
+            .min_by_key(|q| q.threads)
+            .map(|q| (q.threads, q.wall))
+            .unwrap_or((r.threads, r.wall))
+    };
+    let mut table = String::new();
+    let _ = writeln!(
+        table,
+        "talus scale: {title}, N = {n}, {} timed steps x {} repeats (median), commit {commit}",
+        a.steps, a.repeats
+    );
+    let _ = writeln!(table, "machine: {}", topo.summary());
+    let names: Vec<&str> = Phase::ALL.iter().map(|p| p.name()).collect();
+    let _ = write!(
+        table,
+        "{:<9} {:<14} {:>3} {:>9} {:>10} {:>7} {:>6}",
+        "placement", "strategy", "thr", "wall s", "upd/s", "speedup", "effic"
+    );
+    for nm in &names {
+        let _ = write!(table, " {:>9}", format!("{nm}%"));
+    }
+    let _ = writeln!(table, " {:>9} {:>6}", "outside%", "wait%");
+    let mut csv = String::from("placement,strategy,threads,n,steps,wall_s,updates_per_s,speedup,efficiency");
+    for nm in &names {
+        let _ = write!(csv, ",{nm}_share");
+    }
+    csv.push_str(",outside_share,barrier_wait_share\n");
+    for r in &rows {
+        let (n1, w1) = t1(r);
+        let speedup = w1 / r.wall * n1 as f64;
+        let eff = speedup / r.threads as f64;
+        let _ = write!(
+            table,
+            "{:<9} {:<14} {:>3} {:>9.3} {:>10.3e} {:>7.3} {:>6.3}",
+            r.placement, r.strategy, r.threads, r.wall, r.ups, speedup, eff
+        );
+        for s in &r.shares {
+            let _ = write!(table, " {:>9.1}", 100.0 * s);
+        }
+        let _ = writeln!(table, " {:>6.1}", 100.0 * r.wait);
+        let _ = write!(
+            csv,
+            "{},{},{},{n},{},{:.6},{:.6e},{speedup:.4},{eff:.4}",
+            r.placement, r.strategy, r.threads, a.steps, r.wall, r.ups
+        );
+        for s in &r.shares {
+            let _ = write!(csv, ",{s:.5}");
+        }
+        let _ = writeln!(csv, ",{:.5}", r.wait);
+    }
+    print!("{table}");
+    std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
+    let csv_path = a.out.join("scale.csv");
+    std::fs::write(&csv_path, csv).map_err(|e| format!("{}: {e}", csv_path.display()))?;
+    let mut series: Vec<Series> = Vec::new();
+    for r in rows.iter().filter(|r| r.strategy != "serial") {
+        let label = format!("{}, {}", r.placement, r.strategy);
+        let (n1, w1) = t1(r);
+        let point = (r.threads as f64, w1 / r.wall * n1 as f64);
+        match series.iter_mut().find(|s| s.label == label) {
+            Some(s) => s.points.push(point),
+            None => series.push(Series {
+                label,
+                points: vec![point],
+            }),
+        }
+    }
+    let max_threads = a.threads.iter().copied().max().unwrap_or(1);
+    let (png, svg) = (a.out.join("speedup.png"), a.out.join("speedup.svg"));
+    speedup_plot(&format!("talus: {title}"), &series, max_threads, &png, &svg)?;
+    println!("wrote {}, {} and {}", csv_path.display(), png.display(), svg.display());
+    Ok(())
+}
