@@ -189,3 +189,33 @@ fn parallel_discs_match_serial() {
 fn parallel_polygons_match_serial() {
     check(&|| Some(polygon_bed(900)), 300, "polygon bed");
 }
+
+/// Starting the pool re-allocates the hot arrays (first touch by their threads): nothing
+/// may change, loads included, and the profile shows the copy as its own phase.
+#[test]
+fn first_touch_keeps_every_value() {
+    let mut sim = polygon_bed(500);
+    let ps = &sim.particles;
+    let before = [
+        &ps.x, &ps.y, &ps.angle, &ps.vx, &ps.vy, &ps.omega, &ps.fx, &ps.fy, &ps.torque,
+    ]
+    .map(|v| v.clone());
+    assert!(before[6].iter().any(|&f| f != 0.0), "the bed must carry loads");
+    sim.set_parallel(&[None, None, None], ForceStrategy::PerThread).unwrap();
+    let ps = &sim.particles;
+    let after = [
+        &ps.x, &ps.y, &ps.angle, &ps.vx, &ps.vy, &ps.omega, &ps.fx, &ps.fy, &ps.torque,
+    ];
+    for (k, (a, b)) in after.iter().zip(&before).enumerate() {
+        assert_eq!(a.len(), b.len(), "field {k}");
+        assert!(
+            a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()),
+            "field {k} changed"
+        );
+    }
+    let p = sim.profile().unwrap();
+    assert!(p
+        .phases
+        .iter()
+        .any(|(ph, pr)| ph.name() == "first touch" && pr.calls == 1));
+}

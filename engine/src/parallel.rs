@@ -103,6 +103,9 @@ pub struct Parallel {
     incidence_of: Option<u64>,
     /// Mutex strategy: the accumulators.
     locks: Vec<Mutex<[f64; 3]>>,
+    /// The hot arrays were reallocated by thread 0 (reorder, removal, growth): first
+    /// touch them again before the next step.
+    pub(crate) untouched: bool,
 }
 
 impl std::fmt::Debug for Parallel {
@@ -173,11 +176,57 @@ impl Parallel {
             inc: Vec::new(),
             incidence_of: None,
             locks: Vec::new(),
+            untouched: true,
         })
     }
 
     pub fn threads(&self) -> usize {
         self.threads.len()
+    }
+
+    /// NUMA first touch: Linux places a page on the node of the thread that first writes
+    /// it, so the hot particle arrays are copied into fresh zeroed allocations (calloc'd:
+    /// their pages are not yet mapped) by the threads whose static chunk they hold in the
+    /// per-particle phases (Predict, Correct, Reduce use the same `ranges`). A no-op for
+    /// placement on a one-node machine, apart from the copy.
+    pub(crate) fn first_touch(&mut self, ps: &mut ParticleStore) -> Result<()> {
+        let n = ps.len();
+        let ranges = self.ranges(n);
+        let lens: Vec<usize> = ranges.iter().map(|r| r.len()).collect();
+        let mut fields: [&mut Vec<f64>; 9] = [
+            &mut ps.x,
+            &mut ps.y,
+            &mut ps.angle,
+            &mut ps.vx,
+            &mut ps.vy,
+            &mut ps.omega,
+            &mut ps.fx,
+            &mut ps.fy,
+            &mut ps.torque,
+        ];
+        let mut fresh: Vec<Vec<f64>> = (0..fields.len()).map(|_| vec![0.0; n]).collect();
+        {
+            // pieces[t][f]: thread t's chunk of field f.
+            let mut pieces: Vec<Vec<&mut [f64]>> = (0..self.threads()).map(|_| Vec::new()).collect();
+            for f in fresh.iter_mut() {
+                for (t, piece) in split_lengths(f, lens.iter().copied()).into_iter().enumerate() {
+                    pieces[t].push(piece);
+                }
+            }
+            let pieces: Vec<Mutex<Vec<&mut [f64]>>> = pieces.into_iter().map(Mutex::new).collect();
+            let src: Vec<&[f64]> = fields.iter().map(|f| &f[..n]).collect();
+            self.pool.run(Phase::FirstTouch, &|t| {
+                let mut dst = pieces[t].lock();
+                for (d, s) in dst.iter_mut().zip(&src) {
+                    d.copy_from_slice(&s[ranges[t].clone()]);
+                }
+            })?;
+        }
+        for (f, new) in fields.iter_mut().zip(fresh) {
+            **f = new;
+        }
+        self.untouched = false;
+        Ok(())
     }
 
     fn ranges(&self, n: usize) -> Vec<Range<usize>> {

@@ -42,6 +42,10 @@ pub enum Phase {
     Reduce,
     /// Verlet second half kick (or Gear correction).
     Correct,
+    /// Copying the hot particle arrays into pages first written by the threads that work
+    /// on them (NUMA first touch): when the pool starts and after a reorder, not a step
+    /// phase.
+    FirstTouch,
 }
 
 impl Phase {
@@ -62,6 +66,7 @@ impl Phase {
             Phase::Forces => "forces",
             Phase::Reduce => "reduce",
             Phase::Correct => "correct",
+            Phase::FirstTouch => "first touch",
         }
     }
 }

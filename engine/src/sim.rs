@@ -341,6 +341,9 @@ impl Simulation {
             self.contacts.enable_polygon_state();
         }
         self.particles.reserve(new.len());
+        if let Some(par) = &mut self.par {
+            par.untouched = true;
+        }
         for (k, p) in new.iter().enumerate() {
             let shape = shapes.get(k).and_then(|s| s.as_ref());
             let idx = match shape {
@@ -486,6 +489,9 @@ impl Simulation {
                 *a = na;
             }
         }
+        if let Some(par) = &mut self.par {
+            par.untouched = true;
+        }
         self.times.other += t.elapsed().as_secs_f64();
     }
 
@@ -550,6 +556,13 @@ impl Simulation {
     fn advance(&mut self, pending_kick: bool) -> Result<()> {
         if self.config.sort_every > 0 && self.step > 0 && self.step.is_multiple_of(self.config.sort_every) {
             self.reorder();
+        }
+        if let Some(par) = &mut self.par {
+            if par.untouched {
+                let t = Instant::now();
+                par.first_touch(&mut self.particles)?;
+                self.times.other += t.elapsed().as_secs_f64();
+            }
         }
         let dt = self.config.dt;
         let t0 = Instant::now();
@@ -812,7 +825,9 @@ impl Simulation {
     /// phases, so that its timings are comparable with more.
     pub fn set_parallel(&mut self, pins: &[Option<usize>], strategy: ForceStrategy) -> Result<()> {
         self.par = None;
-        self.par = Some(Box::new(Parallel::new(pins, strategy)?));
+        let mut par = Box::new(Parallel::new(pins, strategy)?);
+        par.first_touch(&mut self.particles)?;
+        self.par = Some(par);
         Ok(())
     }
 
