@@ -26,7 +26,9 @@ use crate::contacts::{ContactTable, FREE};
 use crate::error::Result;
 use crate::pool::{chunk, Dynamic, Phase, Pool};
 use crate::shapes::Shapes;
-use crate::sim::{disc_slot, mixed_slot, DiscView, NarrowStats, NarrowWork, OneMaterial, Rejection, SlotState};
+use crate::sim::{
+    disc_slots, mixed_slot, DiscView, ForceSink, LoadSink, NarrowStats, NarrowWork, OneMaterial, Rejection, SlotState,
+};
 use crate::store::ParticleStore;
 use talus_kernels::contact::disc_disc::ContactForce;
 use talus_kernels::geometry::overlap::OverlapScratch;
@@ -145,6 +147,97 @@ fn split_or_empty<'a, T>(s: &'a mut [T], lengths: &[usize]) -> Vec<&'a mut [T]> 
     }
 }
 
+/// Deterministic: each slot's force into its own entry of the slot buffer.
+struct SlotSink<'a> {
+    out: &'a mut [[f64; 4]],
+}
+
+impl ForceSink for SlotSink<'_> {
+    #[inline(always)]
+    fn add(&mut self, o: usize, _i: usize, _j: usize, f: &ContactForce) {
+        self.out[o] = [f.fx, f.fy, f.ti, f.tj];
+    }
+    #[inline(always)]
+    fn none(&mut self, o: usize) {
+        self.out[o] = [0.0; 4];
+    }
+}
+
+/// Mutex: each addition under the particle's lock (Schinner 1999, Fig. 12).
+struct LockSink<'a> {
+    locks: &'a [Mutex<[f64; 3]>],
+}
+
+impl ForceSink for LockSink<'_> {
+    #[inline(always)]
+    fn add(&mut self, _o: usize, i: usize, j: usize, f: &ContactForce) {
+        {
+            let mut a = self.locks[i].lock();
+            a[0] += f.fx;
+            a[1] += f.fy;
+            a[2] += f.ti;
+        }
+        let mut b = self.locks[j].lock();
+        b[0] -= f.fx;
+        b[1] -= f.fy;
+        b[2] += f.tj;
+    }
+}
+
+/// The pairs of one chunk of slots, into `sink`. Returns touching pairs.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn chunk_forces<S: ForceSink>(
+    ps: &ParticleStore,
+    view: &DiscView,
+    shapes: Option<&Shapes>,
+    one: Option<&OneMaterial>,
+    params: &crate::material::PairTable,
+    ci: &[u32],
+    cj: &[u32],
+    c: Slots,
+    dt: f64,
+    narrow: &mut NarrowWork,
+    sink: &mut S,
+) -> u64 {
+    let Slots { xi, area, features } = c;
+    match (shapes, one) {
+        (None, Some(one)) => disc_slots(view, one, ci, cj, xi, dt, sink),
+        (None, None) => disc_slots(view, params, ci, cj, xi, dt, sink),
+        (Some(sh), _) => {
+            let mut touching = 0;
+            for o in 0..xi.len() {
+                let i = ci[o];
+                if i == FREE {
+                    sink.none(o);
+                    continue;
+                }
+                let (i, j) = (i as usize, cj[o] as usize);
+                let slot = SlotState {
+                    xi: &mut xi[o],
+                    area: &mut area[o],
+                    features: &mut features[o],
+                };
+                match mixed_slot(ps, sh, params, i, j, slot, dt, narrow) {
+                    Some(f) => {
+                        touching += 1;
+                        sink.add(o, i, j, &f);
+                    }
+                    None => sink.none(o),
+                }
+            }
+            touching
+        }
+    }
+}
+
+/// The contact state of a run of slots.
+struct Slots<'a> {
+    xi: &'a mut [f64],
+    area: &'a mut [f64],
+    features: &'a mut [u32],
+}
+
 /// One dynamically claimed piece of the contact table.
 struct SlotChunk<'a> {
     start: usize,
@@ -260,7 +353,8 @@ impl Parallel {
                 domain_min,
                 domain_max,
             };
-            let r = verlet::kick_drift_check(d, l, m, dt, g, pending, &c);
+            // The loads are not reset: every strategy's reduction assigns them.
+            let r = verlet::kick_drift_check(d, l, m, dt, g, pending, false, &c);
             left.fetch_or(r.left_box, Ordering::Relaxed);
             outside.fetch_or(r.outside, Ordering::Relaxed);
         })?;
@@ -359,7 +453,8 @@ impl Parallel {
         self.pool.run(Phase::Forces, &|t| {
             let mut guard = self.threads[t].lock();
             let ts = &mut *guard;
-            if strategy == ForceStrategy::PerThread {
+            if strategy == ForceStrategy::PerThread && ts.acc[0].len() != n {
+                // Zeroed here once; afterwards the reduction zeroes what it has read.
                 for a in &mut ts.acc {
                     a.clear();
                     a.resize(n, 0.0);
@@ -372,56 +467,68 @@ impl Parallel {
                 rejection,
             };
             let [ax, ay, at] = &mut ts.acc;
+            let mut per_thread = LoadSink { fx: ax, fy: ay, tq: at };
             while let Some(k) = dynamic.claim() {
-                let mut c = work[k].lock();
-                let c = &mut *c;
-                for o in 0..c.xi.len() {
-                    let s = c.start + o;
-                    let i = ci[s];
-                    let f = if i == FREE {
-                        None
-                    } else {
-                        let (i, j) = (i as usize, cj[s] as usize);
-                        match (shapes, &one) {
-                            (Some(sh), _) => {
-                                let slot = SlotState {
-                                    xi: &mut c.xi[o],
-                                    area: &mut c.area[o],
-                                    features: &mut c.features[o],
-                                };
-                                mixed_slot(psr, sh, params, i, j, slot, dt, &mut narrow)
-                            }
-                            (None, Some(one)) => disc_slot(&view, one, i, j, &mut c.xi[o], dt),
-                            (None, None) => disc_slot(&view, params, i, j, &mut c.xi[o], dt),
-                        }
-                        .map(|f| (i, j, f))
-                    };
-                    touching += f.is_some() as u64;
-                    match strategy {
-                        ForceStrategy::Deterministic => {
-                            c.out[o] = f.map_or([0.0; 4], |(_, _, f)| [f.fx, f.fy, f.ti, f.tj]);
-                        }
-                        ForceStrategy::PerThread => {
-                            if let Some((i, j, f)) = f {
-                                add(ax, ay, at, i, j, &f);
-                            }
-                        }
-                        ForceStrategy::Mutex => {
-                            if let Some((i, j, f)) = f {
-                                {
-                                    let mut a = locks[i].lock();
-                                    a[0] += f.fx;
-                                    a[1] += f.fy;
-                                    a[2] += f.ti;
-                                }
-                                let mut b = locks[j].lock();
-                                b[0] -= f.fx;
-                                b[1] -= f.fy;
-                                b[2] += f.tj;
-                            }
-                        }
+                let mut guard = work[k].lock();
+                let SlotChunk {
+                    start,
+                    xi,
+                    area,
+                    features,
+                    out,
+                } = &mut *guard;
+                let r = *start..*start + xi.len();
+                let (ci, cj) = (&ci[r.clone()], &cj[r]);
+                let c = Slots { xi, area, features };
+                // One monomorphised loop per (shape case, strategy): no per-slot branch
+                // on either.
+                touching += match strategy {
+                    ForceStrategy::Deterministic => {
+                        let mut sink = SlotSink { out };
+                        chunk_forces(
+                            psr,
+                            &view,
+                            shapes,
+                            one.as_ref(),
+                            params,
+                            ci,
+                            cj,
+                            c,
+                            dt,
+                            &mut narrow,
+                            &mut sink,
+                        )
                     }
-                }
+                    ForceStrategy::PerThread => chunk_forces(
+                        psr,
+                        &view,
+                        shapes,
+                        one.as_ref(),
+                        params,
+                        ci,
+                        cj,
+                        c,
+                        dt,
+                        &mut narrow,
+                        &mut per_thread,
+                    ),
+                    ForceStrategy::Mutex => {
+                        let mut sink = LockSink { locks };
+                        chunk_forces(
+                            psr,
+                            &view,
+                            shapes,
+                            one.as_ref(),
+                            params,
+                            ci,
+                            cj,
+                            c,
+                            dt,
+                            &mut narrow,
+                            &mut sink,
+                        )
+                    }
+                };
             }
             ts.touching = touching;
         })?;
@@ -438,12 +545,25 @@ impl Parallel {
             .collect();
         let (inc_start, inc, slot_force) = (&self.inc_start, &self.inc, &self.slot_force);
         let threads = &self.threads;
-        let guards: Vec<_> = if strategy == ForceStrategy::PerThread {
+        let mut guards: Vec<_> = if strategy == ForceStrategy::PerThread {
             threads.iter().map(|t| t.lock()).collect()
         } else {
             Vec::new()
         };
-        let per_thread = &guards;
+        // Per-thread: thread t reads (and zeroes for the next step) every thread's
+        // arrays over its own particle range: pieces[t][k] = thread k's arrays there.
+        let mut pieces: Vec<Vec<[&mut [f64]; 3]>> = (0..self.threads.len()).map(|_| Vec::new()).collect();
+        for g in guards.iter_mut() {
+            let [a, b, c] = &mut g.acc;
+            let parts = split_lengths(&mut a[..n], lens.iter().copied())
+                .into_iter()
+                .zip(split_lengths(&mut b[..n], lens.iter().copied()))
+                .zip(split_lengths(&mut c[..n], lens.iter().copied()));
+            for (t, ((a, b), c)) in parts.enumerate() {
+                pieces[t].push([a, b, c]);
+            }
+        }
+        let pieces: Vec<Mutex<Vec<[&mut [f64]; 3]>>> = pieces.into_iter().map(Mutex::new).collect();
         self.pool.run(Phase::Reduce, &|t| {
             let mut l = loads[t].lock();
             let [fx, fy, tq] = &mut *l;
@@ -472,16 +592,17 @@ impl Parallel {
                     }
                 }
                 ForceStrategy::PerThread => {
-                    for p in ranges[t].clone() {
+                    let mut mine = pieces[t].lock();
+                    for o in 0..ranges[t].len() {
                         let (mut x, mut y, mut q) = (0.0, 0.0, 0.0);
-                        for ts in per_thread {
-                            x += ts.acc[0][p];
-                            y += ts.acc[1][p];
-                            q += ts.acc[2][p];
+                        for [a, b, c] in mine.iter_mut() {
+                            x += std::mem::take(&mut a[o]);
+                            y += std::mem::take(&mut b[o]);
+                            q += std::mem::take(&mut c[o]);
                         }
-                        fx[p - base] = x;
-                        fy[p - base] = y;
-                        tq[p - base] = q;
+                        fx[o] = x;
+                        fy[o] = y;
+                        tq[o] = q;
                     }
                 }
                 ForceStrategy::Mutex => {
@@ -526,16 +647,6 @@ impl Parallel {
         sweep.finish_update(src);
         Ok(())
     }
-}
-
-#[inline(always)]
-fn add(fx: &mut [f64], fy: &mut [f64], tq: &mut [f64], i: usize, j: usize, f: &ContactForce) {
-    fx[i] += f.fx;
-    fy[i] += f.fy;
-    fx[j] -= f.fx;
-    fy[j] -= f.fy;
-    tq[i] += f.ti;
-    tq[j] += f.tj;
 }
 
 type VerletPart<'a> = Mutex<(Dof<'a>, Loads<'a>, Inertia<'a>)>;

@@ -635,7 +635,7 @@ impl Simulation {
                     domain_min: lo,
                     domain_max: hi,
                 };
-                verlet::kick_drift_check(&mut d, &mut l, &m, dt, g, pending, &c)
+                verlet::kick_drift_check(&mut d, &mut l, &m, dt, g, pending, true, &c)
             }
         };
         if r.outside {
@@ -1139,6 +1139,70 @@ pub(crate) fn disc_slot<P: Params>(
     ))
 }
 
+/// Where the force of a slot goes: straight into loads (the serial loop, and the
+/// per-thread arrays), into the per-slot buffer (deterministic) or through per-particle
+/// locks. The pair loops are generic over it, so that each strategy gets its own
+/// monomorphised loop with no per-slot branch on the strategy.
+pub(crate) trait ForceSink {
+    /// Slot `o` of the loop (pair i, j) produced the force `f` on i (j gets its opposite).
+    fn add(&mut self, o: usize, i: usize, j: usize, f: &ContactForce);
+    /// Slot `o` produced no force.
+    #[inline(always)]
+    fn none(&mut self, _o: usize) {}
+}
+
+/// Loads summed in place: fx, fy, torque.
+pub(crate) struct LoadSink<'a> {
+    pub fx: &'a mut [f64],
+    pub fy: &'a mut [f64],
+    pub tq: &'a mut [f64],
+}
+
+impl ForceSink for LoadSink<'_> {
+    #[inline(always)]
+    fn add(&mut self, _o: usize, i: usize, j: usize, c: &ContactForce) {
+        self.fx[i] += c.fx;
+        self.fy[i] += c.fy;
+        self.fx[j] -= c.fx;
+        self.fy[j] -= c.fy;
+        self.tq[i] += c.ti;
+        self.tq[j] += c.tj;
+    }
+}
+
+/// The disc pairs of a run of contact-table slots (the whole table, or one chunk of it:
+/// `ci`, `cj` and `xi` start at the same slot). Returns touching pairs.
+#[inline(always)]
+pub(crate) fn disc_slots<P: Params, S: ForceSink>(
+    v: &DiscView,
+    params: &P,
+    ci: &[u32],
+    cj: &[u32],
+    xi: &mut [f64],
+    dt: f64,
+    sink: &mut S,
+) -> u64 {
+    let slots = xi.len();
+    let (ci, cj) = (&ci[..slots], &cj[..slots]);
+    let mut touching = 0;
+    for s in 0..slots {
+        let i = ci[s];
+        if i == FREE {
+            sink.none(s);
+            continue;
+        }
+        let (i, j) = (i as usize, cj[s] as usize);
+        match disc_slot(v, params, i, j, &mut xi[s], dt) {
+            Some(c) => {
+                touching += 1;
+                sink.add(s, i, j, &c);
+            }
+            None => sink.none(s),
+        }
+    }
+    touching
+}
+
 /// The pair loop: one linear pass over the contact table. Returns touching pairs.
 fn pair_forces<P: Params>(ps: &mut ParticleStore, ct: &mut ContactTable, params: &P, dt: f64) -> u64 {
     let ParticleStore {
@@ -1157,27 +1221,13 @@ fn pair_forces<P: Params>(ps: &mut ParticleStore, ct: &mut ContactTable, params:
     } = ps;
     let v = DiscView::new(x, y, vx, vy, omega, radius, inv_mass, material);
     let n = v.x.len();
-    let (fx, fy, tq) = (&mut fx[..n], &mut fy[..n], &mut torque[..n]);
+    let mut sink = LoadSink {
+        fx: &mut fx[..n],
+        fy: &mut fy[..n],
+        tq: &mut torque[..n],
+    };
     let slots = ct.i.len();
-    let (ci, cj, cxi) = (&ct.i[..slots], &ct.j[..slots], &mut ct.xi[..slots]);
-    let mut touching = 0;
-    for s in 0..slots {
-        let i = ci[s];
-        if i == FREE {
-            continue;
-        }
-        let (i, j) = (i as usize, cj[s] as usize);
-        if let Some(c) = disc_slot(&v, params, i, j, &mut cxi[s], dt) {
-            touching += 1;
-            fx[i] += c.fx;
-            fy[i] += c.fy;
-            fx[j] -= c.fx;
-            fy[j] -= c.fy;
-            tq[i] += c.ti;
-            tq[j] += c.tj;
-        }
-    }
-    touching
+    disc_slots(&v, params, &ct.i, &ct.j, &mut ct.xi[..slots], dt, &mut sink)
 }
 
 fn wall_forces(

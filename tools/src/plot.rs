@@ -79,6 +79,15 @@ fn axis_range(series: &[Series], max_threads: usize) -> (f64, f64) {
     (low, high.max(low + 1.0))
 }
 
+/// Thread counts are whole: no label between them.
+fn thread_tick(v: &f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{}", v.round())
+    } else {
+        String::new()
+    }
+}
+
 /// Tick labels without float noise: "2", "2.5".
 fn tick(v: &f64) -> String {
     let s = format!("{v:.2}");
@@ -105,7 +114,8 @@ fn draw<DB: DrawingBackend>(
         .y_desc("speedup t1/tn")
         .axis_desc_style((FONT, 20))
         .label_style((FONT, 16))
-        .x_label_formatter(&tick)
+        .x_labels((high - low).round() as usize + 1)
+        .x_label_formatter(&thread_tick)
         .y_label_formatter(&tick)
         .light_line_style(WHITE.mix(0.0))
         .bold_line_style(BLACK.mix(0.1))
