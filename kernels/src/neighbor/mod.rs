@@ -6,10 +6,82 @@
 //! its particle index pack into one `u64` sort key; the rounding only ever grows a box,
 //! so no touching pair is lost.
 pub mod brute;
+pub mod cells;
+pub mod quadtree;
 pub mod sweep;
 
 pub use brute::brute_force_pairs;
+pub use cells::LinkedCells;
+pub use quadtree::Quadtree;
 pub use sweep::SweepAndPrune;
+
+/// What every neighbour-search method offers (Perkins, thesis ch. 3.1): set up once, bring
+/// the candidate pair set up to date each step, report each pair once, answer range
+/// queries. The step loop and the tests see only this.
+///
+/// The pair set is that of the *stored* boxes: `rounded_box(src.bbox(p))` at the last
+/// `rebuild` or `refresh`; every method keeps exactly the same set (the brute-force
+/// reference [`brute_force_pairs`] defines it).
+pub trait NeighborSearch {
+    /// Short name, as in scenario files and tables ("sweep", "quadtree", "cells").
+    fn name(&self) -> &'static str;
+    /// Start from nothing: store `src`'s boxes and put the complete pair set, sorted, each
+    /// pair (i < j) once, into `pairs`.
+    fn rebuild<B: BoxSource>(&mut self, src: &B, pairs: &mut Vec<(u32, u32)>);
+    /// Bring the pair set up to `src`'s current boxes (same number of particles as at the
+    /// last rebuild): pairs that started to overlap into `adds` (each once, none already
+    /// in the set), pairs that stopped into `removes`. Apply additions first: `removes` may
+    /// name pairs that were never in the set (the sweep reports every end-passes-begin
+    /// swap), and removing an absent pair must be a no-op.
+    fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>);
+    /// Every particle whose stored box meets the closed rectangle `r` ([lo_x, hi_x, lo_y,
+    /// hi_y]), each once, into `out` (cleared first), in no particular order.
+    fn query(&self, r: &[f32; 4], out: &mut Vec<u32>);
+    /// The stored boxes.
+    fn stored_boxes(&self) -> &[[f32; 4]];
+    /// Bytes held (capacity), for the memory report.
+    fn memory_bytes(&self) -> usize;
+}
+
+/// The changes between two sorted, duplicate-free pair lists: `adds` = new - old,
+/// `removes` = old - new (one merge pass). For the methods that find the whole set anew.
+pub fn diff_pairs(old: &[(u32, u32)], new: &[(u32, u32)], adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
+    adds.clear();
+    removes.clear();
+    let (mut a, mut b) = (0, 0);
+    while a < old.len() && b < new.len() {
+        match old[a].cmp(&new[b]) {
+            std::cmp::Ordering::Less => {
+                removes.push(old[a]);
+                a += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                adds.push(new[b]);
+                b += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                a += 1;
+                b += 1;
+            }
+        }
+    }
+    removes.extend_from_slice(&old[a..]);
+    adds.extend_from_slice(&new[b..]);
+}
+
+/// Boxes given as they are (tests, and callers that have boxes at hand).
+pub struct Boxes<'a>(pub &'a [[f64; 4]]);
+
+impl BoxSource for Boxes<'_> {
+    #[inline]
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    #[inline]
+    fn bbox(&self, p: usize) -> [f64; 4] {
+        self.0[p]
+    }
+}
 
 /// Where the broad phase reads bounding boxes from: `[lo_x, hi_x, lo_y, hi_y]` of particle `p`.
 pub trait BoxSource {

@@ -27,7 +27,7 @@
 //! values a begin sorts before an end, so touching boxes (closed intervals) overlap.
 //! Two sentinels (key 0 and `u64::MAX`) bound every array, so the inner loop of the
 //! insertion sort needs no bounds test.
-use super::{round_down, round_up, rounded_box, BoxSource, EMPTY_BOX};
+use super::{boxes_overlap, round_down, round_up, rounded_box, BoxSource, EMPTY_BOX};
 
 const END_BIT: u64 = 1 << 31;
 const IDX_MASK: u64 = END_BIT - 1;
@@ -413,6 +413,49 @@ fn sort_axis<B: BoxSource>(
         ends[j] = e;
     }
     swaps
+}
+
+impl super::NeighborSearch for SweepAndPrune {
+    fn name(&self) -> &'static str {
+        "sweep"
+    }
+
+    fn rebuild<B: BoxSource>(&mut self, src: &B, pairs: &mut Vec<(u32, u32)>) {
+        SweepAndPrune::rebuild(self, src, pairs);
+    }
+
+    fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
+        self.update(src);
+        adds.clear();
+        adds.extend_from_slice(&self.adds);
+        removes.clear();
+        removes.extend_from_slice(&self.removes);
+    }
+
+    /// The begins on x up to the rectangle's right edge (binary search in the sorted
+    /// ends), each box then tested: O(log N + the boxes left of the edge). Range queries
+    /// are not what the sweep is for.
+    fn query(&self, r: &[f32; 4], out: &mut Vec<u32>) {
+        out.clear();
+        let ends = &self.ends[0];
+        if ends.len() < 2 {
+            return;
+        }
+        let stop = ends.partition_point(|&k| k <= key(r[1], true, IDX_MASK as u32));
+        for &k in &ends[1..stop.min(ends.len() - 1)] {
+            if !is_end(k) && boxes_overlap(&self.boxes[idx(k)], r) {
+                out.push(idx(k) as u32);
+            }
+        }
+    }
+
+    fn stored_boxes(&self) -> &[[f32; 4]] {
+        &self.boxes
+    }
+
+    fn memory_bytes(&self) -> usize {
+        SweepAndPrune::memory_bytes(self)
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,689 @@
+//! The incrementally migrated quadtree (Watanabe, Krengel & Matuttis, "Tree code based
+//! neighborhood algorithms for DEM", sections 2.3-2.5).
+//!
+//! A fixed square root is split recursively; a leaf holds one entry (it splits when a
+//! second one arrives; below `MAX_DEPTH` a leaf keeps a chain, for coincident centres).
+//! The tree is never rebuilt during a run: after each step an entry whose centre has left
+//! its leaf is lifted to the lowest ancestor that contains its new centre (the "highest
+//! node it can reach" of their Fig. 4) and descends from there; a node whose four children
+//! hold at most one entry between them takes it back and gives the four children to a
+//! free list, from which later splits take them (empty siblings are reused). Per entry the
+//! tree keeps only its leaf and its chain links; no particle data lives in the tree.
+//!
+//! Large and elongated particles are cut into tiles of about the typical particle size,
+//! each tile an entry of its own (their Fig. 3), so that the search radius stays that of a
+//! typical particle: the search around an entry reaches every entry whose centre can lie
+//! within its half-size plus the largest tile half-size (the widened search of their
+//! Fig. 7). The tiles of a box cover it exactly (adjacent tiles share the same boundary
+//! value), so two boxes overlap exactly when some of their tiles do; a pair of particles
+//! with several tiles is reported once.
+//!
+//! The whole pair set is collected anew at each refresh (particle by particle, so that it
+//! comes out sorted) and diffed with the previous one.
+use super::{boxes_overlap, diff_pairs, rounded_box, BoxSource, NeighborSearch};
+
+const NONE: u32 = u32::MAX;
+/// Deeper than this a leaf chains its entries instead of splitting (coincident centres).
+const MAX_DEPTH: u8 = 40;
+/// A box whose half-size exceeds this many typical half-sizes is cut into tiles.
+const TILE_FACTOR: f64 = 2.0;
+
+/// Work counters, for the benchmarks and the run summary.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct QuadtreeStats {
+    pub rebuilds: u64,
+    pub refreshes: u64,
+    /// Entries that left their leaf and were moved.
+    pub migrations: u64,
+    pub splits: u64,
+    pub merges: u64,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Quadtree {
+    /// Fixed root square, if the caller gives one (the simulation domain); otherwise the
+    /// square around the entries at the last rebuild, padded.
+    domain: Option<[f64; 4]>,
+    boxes: Vec<[f32; 4]>,
+    // Entries (tiles): owner particle, centre, half-size.
+    owner: Vec<u32>,
+    centre: Vec<[f64; 2]>,
+    half: Vec<[f64; 2]>,
+    /// Per particle: its entries are `first_entry[p]..first_entry[p + 1]`, and how many
+    /// tiles per axis its box was cut into.
+    first_entry: Vec<u32>,
+    tiles: Vec<[u16; 2]>,
+    /// Largest entry half-size on each axis: how far the search reaches out.
+    reach: [f64; 2],
+    /// Half-size above which a box is tiled.
+    tile_limit: f64,
+    // Entry chains of the leaves.
+    leaf: Vec<u32>,
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    // Nodes; children come in blocks of four (quadrant = (x >= mid) + 2 (y >= mid)).
+    lo: Vec<[f64; 2]>,
+    hi: Vec<[f64; 2]>,
+    mid: Vec<[f64; 2]>,
+    child: Vec<u32>,
+    parent: Vec<u32>,
+    depth: Vec<u8>,
+    head: Vec<u32>,
+    count: Vec<u32>,
+    free_blocks: Vec<u32>,
+    pairs: Vec<(u32, u32)>,
+    scratch: Vec<(u32, u32)>,
+    found: Vec<u32>,
+    stack: Vec<u32>,
+    pub stats: QuadtreeStats,
+}
+
+impl Quadtree {
+    /// A tree over a fixed square containing `domain` ([lo_x, hi_x, lo_y, hi_y]), or, with
+    /// `None`, over the entries found at each rebuild. Centres outside the root are
+    /// placed as if clamped to it: always correct, only slower if many are outside.
+    pub fn new(domain: Option<[f64; 4]>) -> Self {
+        Quadtree {
+            domain,
+            ..Default::default()
+        }
+    }
+
+    /// Live nodes (allocated minus free).
+    pub fn nodes(&self) -> usize {
+        self.child.len() - 4 * self.free_blocks.len()
+    }
+
+    /// Entries (tiles) in the tree.
+    pub fn entries(&self) -> usize {
+        self.owner.len()
+    }
+
+    /// Depth of the deepest leaf holding an entry.
+    pub fn max_depth(&self) -> u8 {
+        self.leaf.iter().map(|&l| self.depth[l as usize]).max().unwrap_or(0)
+    }
+
+    fn store<B: BoxSource>(&mut self, src: &B) {
+        self.boxes.clear();
+        self.boxes.extend((0..src.len()).map(|p| rounded_box(src.bbox(p))));
+    }
+
+    /// The tiles of box `b` cut `t` times per axis: tile k spans [edge(k), edge(k + 1)]
+    /// with edge(0) = lo and edge(t) = hi exactly, so that neighbours share their edge.
+    fn tile_of(b: &[f32; 4], t: [u16; 2], k: [u16; 2]) -> ([f64; 2], [f64; 2]) {
+        let mut c = [0.0; 2];
+        let mut h = [0.0; 2];
+        for a in 0..2 {
+            let (lo, hi) = (b[2 * a] as f64, b[2 * a + 1] as f64);
+            let n = t[a] as f64;
+            let edge = |i: u16| {
+                if i == 0 {
+                    lo
+                } else if i == t[a] {
+                    hi
+                } else {
+                    lo + (hi - lo) * (i as f64 / n)
+                }
+            };
+            let (e0, e1) = (edge(k[a]), edge(k[a] + 1));
+            c[a] = 0.5 * (e0 + e1);
+            h[a] = 0.5 * (e1 - e0);
+        }
+        (c, h)
+    }
+
+    fn tiles_for(&self, b: &[f32; 4]) -> [u16; 2] {
+        [0, 1].map(|a| {
+            let h = 0.5 * (b[2 * a + 1] as f64 - b[2 * a] as f64);
+            if h > self.tile_limit && self.tile_limit > 0.0 {
+                ((h / self.tile_limit).ceil() as usize).clamp(1, u16::MAX as usize) as u16
+            } else {
+                1
+            }
+        })
+    }
+
+    /// Entries from the stored boxes: the typical size, the tiling, centres and reach.
+    fn make_entries(&mut self) {
+        let n = self.boxes.len();
+        let mut halves: Vec<f64> = self
+            .boxes
+            .iter()
+            .map(|b| 0.5 * (b[1] - b[0]).max(b[3] - b[2]) as f64)
+            .filter(|h| h.is_finite())
+            .collect();
+        let typical = if halves.is_empty() {
+            0.0
+        } else {
+            let m = halves.len() / 2;
+            *halves.select_nth_unstable_by(m, |a, b| a.total_cmp(b)).1
+        };
+        self.tile_limit = TILE_FACTOR * typical;
+        self.owner.clear();
+        self.centre.clear();
+        self.half.clear();
+        self.first_entry.clear();
+        self.tiles.clear();
+        self.reach = [0.0; 2];
+        for p in 0..n {
+            let b = self.boxes[p];
+            let t = self.tiles_for(&b);
+            self.first_entry.push(self.owner.len() as u32);
+            self.tiles.push(t);
+            for ky in 0..t[1] {
+                for kx in 0..t[0] {
+                    let (c, h) = Self::tile_of(&b, t, [kx, ky]);
+                    self.owner.push(p as u32);
+                    self.centre.push(c);
+                    self.half.push(h);
+                    self.reach[0] = self.reach[0].max(h[0]);
+                    self.reach[1] = self.reach[1].max(h[1]);
+                }
+            }
+        }
+        self.first_entry.push(self.owner.len() as u32);
+    }
+
+    /// New centres of the entries from the stored boxes. False if some box needs another
+    /// tiling (its size changed a lot): then the caller rebuilds.
+    fn move_entries(&mut self) -> bool {
+        for p in 0..self.boxes.len() {
+            let b = self.boxes[p];
+            let t = self.tiles[p];
+            if self.tiles_for(&b) != t {
+                return false;
+            }
+            let mut e = self.first_entry[p] as usize;
+            for ky in 0..t[1] {
+                for kx in 0..t[0] {
+                    let (c, h) = Self::tile_of(&b, t, [kx, ky]);
+                    self.centre[e] = c;
+                    self.half[e] = h;
+                    self.reach[0] = self.reach[0].max(h[0]);
+                    self.reach[1] = self.reach[1].max(h[1]);
+                    e += 1;
+                }
+            }
+        }
+        true
+    }
+
+    fn new_node(&mut self, lo: [f64; 2], hi: [f64; 2], parent: u32, depth: u8) -> u32 {
+        let k = self.child.len() as u32;
+        self.lo.push(lo);
+        self.hi.push(hi);
+        self.mid.push([0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])]);
+        self.child.push(NONE);
+        self.parent.push(parent);
+        self.depth.push(depth);
+        self.head.push(NONE);
+        self.count.push(0);
+        k
+    }
+
+    /// The root square and nothing else.
+    fn clear_tree(&mut self) {
+        let (lo, hi) = match self.domain {
+            Some(d) => ([d[0], d[2]], [d[1], d[3]]),
+            None => {
+                let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+                for c in &self.centre {
+                    for a in 0..2 {
+                        lo[a] = lo[a].min(c[a]);
+                        hi[a] = hi[a].max(c[a]);
+                    }
+                }
+                if self.centre.is_empty() {
+                    ([0.0; 2], [1.0; 2])
+                } else {
+                    (lo, hi)
+                }
+            }
+        };
+        // A square, padded a little so that the extreme centres are inside.
+        let side = (hi[0] - lo[0]).max(hi[1] - lo[1]).max(f64::MIN_POSITIVE) * 1.01;
+        let c = [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])];
+        let (lo, hi) = (
+            [c[0] - 0.5 * side, c[1] - 0.5 * side],
+            [c[0] + 0.5 * side, c[1] + 0.5 * side],
+        );
+        for v in [&mut self.child, &mut self.parent, &mut self.head, &mut self.count] {
+            v.clear();
+        }
+        self.lo.clear();
+        self.hi.clear();
+        self.mid.clear();
+        self.depth.clear();
+        self.free_blocks.clear();
+        self.new_node(lo, hi, NONE, 0);
+    }
+
+    /// Where the tree files a centre: clamped into the root's half-open square, so that a
+    /// centre outside the root lives in a border leaf and stays there.
+    #[inline]
+    fn key(&self, c: [f64; 2]) -> [f64; 2] {
+        let (lo, hi) = (self.lo[0], self.hi[0]);
+        [
+            c[0].clamp(lo[0], hi[0].next_down()),
+            c[1].clamp(lo[1], hi[1].next_down()),
+        ]
+    }
+
+    /// A search rectangle clamped into the root (closed), to match [`Quadtree::key`]: a key
+    /// lies in the clamped rectangle whenever its centre lies in the original one.
+    #[inline]
+    fn clamp_rect(&self, r: [f64; 4]) -> [f64; 4] {
+        let (lo, hi) = (self.lo[0], self.hi[0]);
+        [
+            r[0].clamp(lo[0], hi[0]),
+            r[1].clamp(lo[0], hi[0]),
+            r[2].clamp(lo[1], hi[1]),
+            r[3].clamp(lo[1], hi[1]),
+        ]
+    }
+
+    /// Every entry filed in a leaf whose square meets the closed rectangle `r` (clamped),
+    /// starting from the lowest ancestor of `from` whose square contains `r`.
+    #[inline]
+    fn search(&self, from: u32, r: [f64; 4], stack: &mut Vec<u32>, mut visit: impl FnMut(u32)) {
+        let mut n = from as usize;
+        while self.parent[n] != NONE
+            && !(self.lo[n][0] <= r[0] && r[1] < self.hi[n][0] && self.lo[n][1] <= r[2] && r[3] < self.hi[n][1])
+        {
+            n = self.parent[n] as usize;
+        }
+        stack.clear();
+        stack.push(n as u32);
+        while let Some(n) = stack.pop() {
+            let n = n as usize;
+            if self.hi[n][0] < r[0] || self.lo[n][0] > r[1] || self.hi[n][1] < r[2] || self.lo[n][1] > r[3] {
+                continue;
+            }
+            let ch = self.child[n];
+            if ch != NONE {
+                stack.extend(ch..ch + 4);
+                continue;
+            }
+            let mut f = self.head[n];
+            while f != NONE {
+                visit(f);
+                f = self.next[f as usize];
+            }
+        }
+    }
+
+    #[inline]
+    fn quadrant(&self, n: u32, c: [f64; 2]) -> u32 {
+        let m = self.mid[n as usize];
+        (c[0] >= m[0]) as u32 + 2 * (c[1] >= m[1]) as u32
+    }
+
+    /// Is the key inside node n's half-open square?
+    #[inline]
+    fn holds(&self, n: u32, k: [f64; 2]) -> bool {
+        let n = n as usize;
+        k[0] >= self.lo[n][0] && k[0] < self.hi[n][0] && k[1] >= self.lo[n][1] && k[1] < self.hi[n][1]
+    }
+
+    fn link(&mut self, e: u32, n: u32) {
+        let h = self.head[n as usize];
+        self.next[e as usize] = h;
+        self.prev[e as usize] = NONE;
+        if h != NONE {
+            self.prev[h as usize] = e;
+        }
+        self.head[n as usize] = e;
+        self.count[n as usize] += 1;
+        self.leaf[e as usize] = n;
+    }
+
+    fn unlink(&mut self, e: u32) {
+        let n = self.leaf[e as usize];
+        let (p, q) = (self.prev[e as usize], self.next[e as usize]);
+        if p != NONE {
+            self.next[p as usize] = q;
+        } else {
+            self.head[n as usize] = q;
+        }
+        if q != NONE {
+            self.prev[q as usize] = p;
+        }
+        self.count[n as usize] -= 1;
+        self.leaf[e as usize] = NONE;
+    }
+
+    /// Four children for leaf n (from the free list if there is a block), its chain
+    /// handed down.
+    fn split(&mut self, n: u32) {
+        let (lo, hi, m) = (self.lo[n as usize], self.hi[n as usize], self.mid[n as usize]);
+        let d = self.depth[n as usize] + 1;
+        let quads = [
+            ([lo[0], lo[1]], [m[0], m[1]]),
+            ([m[0], lo[1]], [hi[0], m[1]]),
+            ([lo[0], m[1]], [m[0], hi[1]]),
+            ([m[0], m[1]], [hi[0], hi[1]]),
+        ];
+        let block = match self.free_blocks.pop() {
+            Some(b) => {
+                for (k, (l, h)) in quads.into_iter().enumerate() {
+                    let c = (b + k as u32) as usize;
+                    self.lo[c] = l;
+                    self.hi[c] = h;
+                    self.mid[c] = [0.5 * (l[0] + h[0]), 0.5 * (l[1] + h[1])];
+                    self.child[c] = NONE;
+                    self.parent[c] = n;
+                    self.depth[c] = d;
+                    self.head[c] = NONE;
+                    self.count[c] = 0;
+                }
+                b
+            }
+            None => {
+                let b = self.child.len() as u32;
+                for (l, h) in quads {
+                    self.new_node(l, h, n, d);
+                }
+                b
+            }
+        };
+        let mut e = self.head[n as usize];
+        self.head[n as usize] = NONE;
+        self.count[n as usize] = 0;
+        self.child[n as usize] = block;
+        while e != NONE {
+            let next = self.next[e as usize];
+            let c = block + self.quadrant(n, self.key(self.centre[e as usize]));
+            self.link(e, c);
+            e = next;
+        }
+        self.stats.splits += 1;
+    }
+
+    /// Entry e down from node n to a leaf, splitting an occupied leaf on the way.
+    fn descend(&mut self, e: u32, mut n: u32) {
+        let c = self.key(self.centre[e as usize]);
+        loop {
+            let ch = self.child[n as usize];
+            if ch != NONE {
+                n = ch + self.quadrant(n, c);
+                continue;
+            }
+            if self.count[n as usize] == 0 || self.depth[n as usize] >= MAX_DEPTH {
+                self.link(e, n);
+                return;
+            }
+            self.split(n);
+        }
+    }
+
+    /// Node n takes back the entries of its four children if they are leaves holding at
+    /// most one between them; then the same for its parent.
+    fn merge_up(&mut self, mut n: u32) {
+        while n != NONE {
+            let b = self.child[n as usize];
+            if b == NONE {
+                n = self.parent[n as usize];
+                continue;
+            }
+            let kids = b as usize..b as usize + 4;
+            if kids.clone().any(|c| self.child[c] != NONE) || kids.clone().map(|c| self.count[c]).sum::<u32>() > 1 {
+                return;
+            }
+            let moving: Vec<u32> = kids
+                .clone()
+                .filter_map(|c| (self.head[c] != NONE).then_some(self.head[c]))
+                .collect();
+            for e in moving {
+                self.unlink(e);
+                self.child[n as usize] = NONE;
+                self.link(e, n);
+            }
+            self.child[n as usize] = NONE;
+            self.free_blocks.push(b);
+            self.stats.merges += 1;
+            n = self.parent[n as usize];
+        }
+    }
+
+    /// Insert every entry into an empty tree.
+    fn insert_all(&mut self) {
+        let m = self.owner.len();
+        self.leaf.clear();
+        self.leaf.resize(m, NONE);
+        self.next.clear();
+        self.next.resize(m, NONE);
+        self.prev.clear();
+        self.prev.resize(m, NONE);
+        for e in 0..m as u32 {
+            self.descend(e, 0);
+        }
+    }
+
+    /// Move the entries whose centres left their leaves (Watanabe et al., Fig. 4-5).
+    fn migrate(&mut self) {
+        for e in 0..self.owner.len() as u32 {
+            let l = self.leaf[e as usize];
+            let c = self.key(self.centre[e as usize]);
+            if self.holds(l, c) {
+                continue;
+            }
+            self.unlink(e);
+            let mut n = self.parent[l as usize];
+            while !self.holds(n, c) {
+                n = self.parent[n as usize];
+            }
+            self.descend(e, n);
+            // After the insertion, so that the node e descended from cannot be freed.
+            self.merge_up(self.parent[l as usize]);
+            self.stats.migrations += 1;
+        }
+    }
+
+    /// Rebuild the tree from scratch for the current entries (the reference the
+    /// incremental update is measured against).
+    pub fn rebuild_tree(&mut self) {
+        self.clear_tree();
+        self.insert_all();
+    }
+
+    /// Bring the tree to the current centres without building it anew.
+    pub fn migrate_only(&mut self) {
+        self.migrate();
+    }
+
+    /// Overwrite the stored boxes and move the entries (no pair search): for benchmarks
+    /// of the tree update alone. Returns false if the tiling changed (rebuild instead).
+    pub fn set_boxes<B: BoxSource>(&mut self, src: &B) -> bool {
+        assert_eq!(
+            src.len(),
+            self.boxes.len(),
+            "quadtree: particle count changed without a rebuild"
+        );
+        self.store(src);
+        self.move_entries()
+    }
+
+    /// The whole pair set of the stored boxes, sorted, into `out`.
+    fn find_pairs(&mut self, out: &mut Vec<(u32, u32)>) {
+        out.clear();
+        let mut found = std::mem::take(&mut self.found);
+        let mut stack = std::mem::take(&mut self.stack);
+        for p in 0..self.boxes.len() {
+            found.clear();
+            let bp = self.boxes[p];
+            for e in self.first_entry[p]..self.first_entry[p + 1] {
+                let (c, h) = (self.centre[e as usize], self.half[e as usize]);
+                // Centres of entries that can meet this one (their Fig. 7: the reach of
+                // the largest tile widens the search).
+                let r = self.clamp_rect([
+                    c[0] - h[0] - self.reach[0],
+                    c[0] + h[0] + self.reach[0],
+                    c[1] - h[1] - self.reach[1],
+                    c[1] + h[1] + self.reach[1],
+                ]);
+                self.search(self.leaf[e as usize], r, &mut stack, |f| {
+                    let q = self.owner[f as usize];
+                    if q as usize > p && boxes_overlap(&bp, &self.boxes[q as usize]) {
+                        found.push(q);
+                    }
+                });
+            }
+            found.sort_unstable();
+            found.dedup();
+            out.extend(found.iter().map(|&q| (p as u32, q)));
+        }
+        self.found = found;
+        self.stack = stack;
+    }
+
+    /// Checks the structure: every entry in the leaf whose square holds its centre (the
+    /// root for centres outside the root), chains consistent with the counts, no empty
+    /// interior node (one whose children are leaves holding at most one entry between
+    /// them), free blocks unreachable. Err names the first problem.
+    pub fn validate(&self) -> Result<(), String> {
+        let nodes = self.child.len();
+        let freed: std::collections::HashSet<u32> = self.free_blocks.iter().flat_map(|&b| b..b + 4).collect();
+        let mut seen = vec![false; self.owner.len()];
+        let mut reach = vec![false; nodes];
+        let mut stack = vec![0u32];
+        while let Some(n) = stack.pop() {
+            let nu = n as usize;
+            if freed.contains(&n) {
+                return Err(format!("node {n} is reachable but on the free list"));
+            }
+            reach[nu] = true;
+            let ch = self.child[nu];
+            if ch != NONE {
+                if self.head[nu] != NONE || self.count[nu] != 0 {
+                    return Err(format!("interior node {n} holds entries"));
+                }
+                let kids = ch as usize..ch as usize + 4;
+                for c in kids.clone() {
+                    if self.parent[c] != n {
+                        return Err(format!("node {c} does not name {n} as its parent"));
+                    }
+                }
+                if kids.clone().all(|c| self.child[c] == NONE) && kids.map(|c| self.count[c]).sum::<u32>() <= 1 {
+                    return Err(format!(
+                        "node {n} has four leaf children holding at most one entry: not merged"
+                    ));
+                }
+                stack.extend(ch..ch + 4);
+                continue;
+            }
+            let mut e = self.head[nu];
+            let mut k = 0;
+            let mut prev = NONE;
+            while e != NONE {
+                let eu = e as usize;
+                if self.leaf[eu] != n || self.prev[eu] != prev {
+                    return Err(format!("entry {e}: chain of leaf {n} broken"));
+                }
+                if seen[eu] {
+                    return Err(format!("entry {e} is in two chains"));
+                }
+                seen[eu] = true;
+                let c = self.centre[eu];
+                if !self.holds(n, self.key(c)) {
+                    return Err(format!(
+                        "entry {e} (particle {}) at {c:?} is outside its leaf {n}",
+                        self.owner[eu]
+                    ));
+                }
+                if k > 0 && self.depth[nu] < MAX_DEPTH {
+                    return Err(format!("leaf {n} above the depth limit holds more than one entry"));
+                }
+                prev = e;
+                k += 1;
+                e = self.next[eu];
+            }
+            if k != self.count[nu] {
+                return Err(format!("leaf {n}: count {} but {k} entries chained", self.count[nu]));
+            }
+        }
+        if let Some(e) = seen.iter().position(|&s| !s) {
+            return Err(format!("entry {e} is in no leaf"));
+        }
+        if let Some(n) = (0..nodes).find(|&n| !reach[n] && !freed.contains(&(n as u32))) {
+            return Err(format!("node {n} is neither reachable nor free"));
+        }
+        Ok(())
+    }
+}
+
+impl NeighborSearch for Quadtree {
+    fn name(&self) -> &'static str {
+        "quadtree"
+    }
+
+    fn rebuild<B: BoxSource>(&mut self, src: &B, pairs: &mut Vec<(u32, u32)>) {
+        self.store(src);
+        self.make_entries();
+        self.rebuild_tree();
+        let mut found = std::mem::take(&mut self.pairs);
+        self.find_pairs(&mut found);
+        pairs.clear();
+        pairs.extend_from_slice(&found);
+        self.pairs = found;
+        self.stats.rebuilds += 1;
+    }
+
+    fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
+        if !self.set_boxes(src) {
+            // A box changed size so much that it needs another tiling: start afresh.
+            let old = std::mem::take(&mut self.pairs);
+            let mut new = Vec::new();
+            self.rebuild(src, &mut new);
+            diff_pairs(&old, &new, adds, removes);
+            return;
+        }
+        self.migrate();
+        let mut found = std::mem::take(&mut self.scratch);
+        self.find_pairs(&mut found);
+        diff_pairs(&self.pairs, &found, adds, removes);
+        self.scratch = std::mem::replace(&mut self.pairs, found);
+        self.stats.refreshes += 1;
+    }
+
+    fn query(&self, r: &[f32; 4], out: &mut Vec<u32>) {
+        out.clear();
+        if self.child.is_empty() {
+            return;
+        }
+        let s = self.clamp_rect([
+            r[0] as f64 - self.reach[0],
+            r[1] as f64 + self.reach[0],
+            r[2] as f64 - self.reach[1],
+            r[3] as f64 + self.reach[1],
+        ]);
+        let mut stack = Vec::new();
+        self.search(0, s, &mut stack, |f| {
+            let q = self.owner[f as usize];
+            if boxes_overlap(&self.boxes[q as usize], r) {
+                out.push(q);
+            }
+        });
+        out.sort_unstable();
+        out.dedup();
+    }
+
+    fn stored_boxes(&self) -> &[[f32; 4]] {
+        &self.boxes
+    }
+
+    fn memory_bytes(&self) -> usize {
+        let entries = self.owner.capacity() * 4
+            + (self.centre.capacity() + self.half.capacity()) * 16
+            + (self.leaf.capacity() + self.next.capacity() + self.prev.capacity()) * 4;
+        let nodes = (self.lo.capacity() + self.hi.capacity() + self.mid.capacity()) * 16
+            + (self.child.capacity() + self.parent.capacity() + self.head.capacity() + self.count.capacity()) * 4
+            + self.depth.capacity();
+        self.boxes.capacity() * 16
+            + entries
+            + nodes
+            + (self.first_entry.capacity() + self.free_blocks.capacity()) * 4
+            + self.tiles.capacity() * 4
+            + (self.pairs.capacity() + self.scratch.capacity()) * 8
+    }
+}
