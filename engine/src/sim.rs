@@ -14,7 +14,7 @@ use talus_kernels::contact::law::elastic_energy;
 use talus_kernels::contact::ContactParams;
 use talus_kernels::integrate::gear::{self, GearDof};
 use talus_kernels::integrate::verlet::{self, Check};
-use talus_kernels::neighbor::{brute_force_pairs, inside, rounded_box, BoxSource, DiscBoxes, SweepAndPrune, EMPTY_BOX};
+use talus_kernels::neighbor::{inside, BruteForce, DiscBoxes, LinkedCells, NeighborSearch, Quadtree, SweepAndPrune};
 
 use crate::contacts::{ContactTable, FREE};
 use crate::drive::{Drive, Driven};
@@ -42,13 +42,45 @@ pub enum Integrator {
     Gear,
 }
 
-/// Broad-phase method.
+/// Broad-phase method (all behind `talus_kernels::neighbor::NeighborSearch`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NeighborMethod {
     /// Incremental sort-and-sweep.
     Sweep,
+    /// Incrementally migrated quadtree over the domain (Watanabe, Krengel & Matuttis).
+    Quadtree,
+    /// Linked cells, half shell.
+    Cells,
     /// O(N^2) reference, for tests and tiny systems.
     Brute,
+}
+
+impl NeighborMethod {
+    pub const ALL: [NeighborMethod; 4] = [
+        NeighborMethod::Sweep,
+        NeighborMethod::Quadtree,
+        NeighborMethod::Cells,
+        NeighborMethod::Brute,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            NeighborMethod::Sweep => "sweep",
+            NeighborMethod::Quadtree => "quadtree",
+            NeighborMethod::Cells => "cells",
+            NeighborMethod::Brute => "brute",
+        }
+    }
+}
+
+impl std::str::FromStr for NeighborMethod {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        NeighborMethod::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| format!("unknown neighbour method {s:?} (expected sweep, quadtree, cells or brute)"))
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -167,7 +199,42 @@ impl GearHistory {
 #[derive(Debug, Clone)]
 enum Broad {
     Sweep(Box<SweepAndPrune>),
-    Brute(Vec<[f32; 4]>),
+    Quadtree(Box<Quadtree>),
+    Cells(Box<LinkedCells>),
+    Brute(Box<BruteForce>),
+}
+
+/// A borrowed list of pairs (i < j).
+type PairList<'a> = &'a [(u32, u32)];
+
+impl Broad {
+    fn new(method: NeighborMethod, config: &Config) -> Broad {
+        match method {
+            NeighborMethod::Sweep => Broad::Sweep(Box::default()),
+            // The tree's root is the domain: particles cannot leave it.
+            NeighborMethod::Quadtree => Broad::Quadtree(Box::new(Quadtree::new(Some([
+                config.domain_min[0],
+                config.domain_max[0],
+                config.domain_min[1],
+                config.domain_max[1],
+            ])))),
+            NeighborMethod::Cells => Broad::Cells(Box::default()),
+            NeighborMethod::Brute => Broad::Brute(Box::default()),
+        }
+    }
+}
+
+/// `$e` with `$m` bound to the method, whichever it is (static dispatch: the trait's
+/// methods are generic over the box source).
+macro_rules! with_broad {
+    ($b:expr, $m:ident => $e:expr) => {
+        match $b {
+            Broad::Sweep($m) => $e,
+            Broad::Quadtree($m) => $e,
+            Broad::Cells($m) => $e,
+            Broad::Brute($m) => $e,
+        }
+    };
 }
 
 /// Not `Clone`: it may own a pool of threads.
@@ -188,6 +255,9 @@ pub struct Simulation {
     /// Broad-phase updates done (incremental or full).
     pub neighbor_updates: u64,
     needs_rebuild: bool,
+    /// Pair-set changes of the methods other than the sweep (buffers kept between steps).
+    adds: Vec<(u32, u32)>,
+    removes: Vec<(u32, u32)>,
     primed: bool,
     /// Touching pairs found by the last force phase.
     pub last_contacts: u64,
@@ -262,10 +332,7 @@ impl Simulation {
         shapes: &[Option<PolygonShape>],
     ) -> Result<Self> {
         check_config(&config, &materials, &walls)?;
-        let broad = match config.neighbor {
-            NeighborMethod::Sweep => Broad::Sweep(Box::default()),
-            NeighborMethod::Brute => Broad::Brute(Vec::new()),
-        };
+        let broad = Broad::new(config.neighbor, &config);
         let mut sim = Simulation {
             params: PairTable::new(&materials),
             gear: (config.integrator == Integrator::Gear).then(GearHistory::default),
@@ -281,6 +348,8 @@ impl Simulation {
             times: PhaseTimes::default(),
             neighbor_updates: 0,
             needs_rebuild: true,
+            adds: Vec::new(),
+            removes: Vec::new(),
             primed: false,
             last_contacts: 0,
             shapes: None,
@@ -371,10 +440,7 @@ impl Simulation {
                     &mut all.world[r],
                 );
             }
-            match &mut self.broad {
-                Broad::Sweep(s) => s.push_particle(),
-                Broad::Brute(b) => b.push(EMPTY_BOX),
-            }
+            with_broad!(&mut self.broad, m => NeighborSearch::push_particle(&mut **m));
         }
         self.contacts.grow_particles(self.len());
         if let Some(g) = &mut self.gear {
@@ -460,18 +526,7 @@ impl Simulation {
         let t = Instant::now();
         self.particles.remap(map);
         let n = self.particles.len();
-        match &mut self.broad {
-            Broad::Sweep(s) => s.renumber(map),
-            Broad::Brute(b) => {
-                let mut nb = vec![EMPTY_BOX; n];
-                for (old, &new) in map.iter().enumerate() {
-                    if new != u32::MAX {
-                        nb[new as usize] = b[old];
-                    }
-                }
-                *b = nb;
-            }
-        }
+        with_broad!(&mut self.broad, m => NeighborSearch::renumber(&mut **m, map));
         self.contacts.remap(map, n);
         self.wall_contacts.remap(map);
         if let Some(sh) = &mut self.shapes {
@@ -615,10 +670,7 @@ impl Simulation {
 
     /// Verlet: kicks, drift, load reset and position check in one pass.
     fn kick_drift_check(&mut self, pending: bool) -> Result<bool> {
-        let boxes: &[[f32; 4]] = match &self.broad {
-            Broad::Sweep(s) => s.boxes(),
-            Broad::Brute(b) => b,
-        };
+        let boxes: &[[f32; 4]] = with_broad!(&self.broad, m => m.stored_boxes());
         let (dt, g, lo, hi) = (
             self.config.dt,
             self.config.gravity,
@@ -705,10 +757,7 @@ impl Simulation {
     /// Has some particle left its stored enlarged box? Is every particle in the domain?
     fn check_positions(&mut self) -> Result<bool> {
         let ps = &self.particles;
-        let stored: &[[f32; 4]] = match &self.broad {
-            Broad::Sweep(s) => s.boxes(),
-            Broad::Brute(b) => b,
-        };
+        let stored: &[[f32; 4]] = with_broad!(&self.broad, m => m.stored_boxes());
         let (lo, hi) = (self.config.domain_min, self.config.domain_max);
         let n = ps.len();
         let (x, y, r) = (&ps.x[..n], &ps.y[..n], &ps.radius[..n]);
@@ -736,40 +785,48 @@ impl Simulation {
             radius: &ps.radius,
             margin: self.config.margin,
         };
-        match &mut self.broad {
-            Broad::Sweep(s) => {
-                if self.needs_rebuild {
-                    let mut pairs = Vec::new();
-                    s.rebuild(&src, &mut pairs);
-                    self.contacts.reset_from_pairs(&pairs);
-                } else {
+        if self.needs_rebuild {
+            let mut pairs = Vec::new();
+            with_broad!(&mut self.broad, m => NeighborSearch::rebuild(&mut **m, &src, &mut pairs));
+            self.contacts.reset_from_pairs(&pairs);
+        } else {
+            let (mut adds, mut removes) = (std::mem::take(&mut self.adds), std::mem::take(&mut self.removes));
+            let (adds_of, removes_of): (PairList, PairList) = match &mut self.broad {
+                // The sweep keeps its changes itself, and can run one axis per thread.
+                Broad::Sweep(s) => {
                     match &mut self.par {
                         Some(par) => par.sweep_update(s, &src)?,
                         None => s.update(&src),
                     }
-                    // Additions first: see the module notes of the sweep.
-                    for &(i, j) in &s.adds {
-                        self.contacts.add(i, j);
-                    }
-                    for &(i, j) in &s.removes {
-                        self.contacts.remove(i, j);
-                    }
-                    if self.contacts.wants_compaction() {
-                        self.contacts.compact();
-                    }
+                    (&s.adds, &s.removes)
                 }
+                Broad::Quadtree(m) => {
+                    m.refresh(&src, &mut adds, &mut removes);
+                    (&adds, &removes)
+                }
+                Broad::Cells(m) => {
+                    m.refresh(&src, &mut adds, &mut removes);
+                    (&adds, &removes)
+                }
+                Broad::Brute(m) => {
+                    m.refresh(&src, &mut adds, &mut removes);
+                    (&adds, &removes)
+                }
+            };
+            // Additions first: see the module notes of the sweep.
+            for &(i, j) in adds_of {
+                self.contacts.add(i, j);
             }
-            Broad::Brute(b) => {
-                b.clear();
-                b.extend((0..src.len()).map(|p| rounded_box(src.bbox(p))));
-                let pairs = brute_force_pairs(&src);
-                self.contacts.reset_from_pairs(&pairs);
+            for &(i, j) in removes_of {
+                self.contacts.remove(i, j);
+            }
+            self.adds = adds;
+            self.removes = removes;
+            if self.contacts.wants_compaction() {
+                self.contacts.compact();
             }
         }
-        let stored: &[[f32; 4]] = match &self.broad {
-            Broad::Sweep(s) => s.boxes(),
-            Broad::Brute(b) => b,
-        };
+        let stored: &[[f32; 4]] = with_broad!(&self.broad, m => m.stored_boxes());
         self.wall_contacts.rebuild(&self.walls, stored);
         self.needs_rebuild = false;
         self.neighbor_updates += 1;
@@ -829,6 +886,23 @@ impl Simulation {
         par.first_touch(&mut self.particles)?;
         self.par = Some(par);
         Ok(())
+    }
+
+    /// Use another neighbour-search method from the next step on (the contact table and
+    /// its springs are kept: the new method's first, full search is merged into it).
+    pub fn set_neighbor_method(&mut self, method: NeighborMethod) {
+        self.config.neighbor = method;
+        self.broad = Broad::new(method, &self.config);
+        let n = self.len();
+        for _ in 0..n {
+            with_broad!(&mut self.broad, m => NeighborSearch::push_particle(&mut **m));
+        }
+        self.needs_rebuild = true;
+    }
+
+    /// The neighbour-search method in use.
+    pub fn neighbor_method(&self) -> NeighborMethod {
+        self.config.neighbor
     }
 
     /// Back to the serial code paths (and the pool's threads end).
@@ -948,10 +1022,7 @@ impl Simulation {
 
     /// Bytes held by all per-particle and per-pair arrays (capacity).
     pub fn memory_bytes(&self) -> usize {
-        let broad = match &self.broad {
-            Broad::Sweep(s) => s.memory_bytes(),
-            Broad::Brute(b) => b.capacity() * 16,
-        };
+        let broad = with_broad!(&self.broad, m => NeighborSearch::memory_bytes(&**m));
         let shapes = self.shapes.as_ref().map_or(0, |s| s.memory_bytes());
         let gear = self.gear.as_ref().map_or(0, |g| {
             g.a.iter()
@@ -973,7 +1044,7 @@ impl Simulation {
     pub fn sweep_stats(&self) -> Option<talus_kernels::neighbor::sweep::SweepStats> {
         match &self.broad {
             Broad::Sweep(s) => Some(s.stats),
-            Broad::Brute(_) => None,
+            _ => None,
         }
     }
 

@@ -286,6 +286,8 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         },
         neighbor: match scenario.neighbor.method {
             sc::NeighborMethod::Sweep => NeighborMethod::Sweep,
+            sc::NeighborMethod::Quadtree => NeighborMethod::Quadtree,
+            sc::NeighborMethod::Cells => NeighborMethod::Cells,
             sc::NeighborMethod::Brute => NeighborMethod::Brute,
         },
         margin: scenario.neighbor.margin * mean_r,

@@ -225,6 +225,10 @@ pub enum Rejection {
 pub enum NeighborMethod {
     /// Incremental sort-and-sweep.
     Sweep,
+    /// Incrementally migrated quadtree over the domain.
+    Quadtree,
+    /// Linked cells.
+    Cells,
     /// O(N^2) reference, small N only.
     Brute,
 }

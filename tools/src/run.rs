@@ -29,6 +29,9 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Neighbour search (overrides [neighbor] method): sweep, quadtree, cells, brute.
+    #[arg(long)]
+    pub neighbor: Option<talus_engine::NeighborMethod>,
     #[command(flatten)]
     pub parallel: ParallelArgs,
 }
@@ -41,6 +44,9 @@ pub fn run(a: RunArgs) -> Result<(), String> {
     }
     .map_err(|e| e.to_string())?;
     let mut sim = built.sim;
+    if let Some(m) = a.neighbor {
+        sim.set_neighbor_method(m);
+    }
     a.parallel.apply(&mut sim)?;
     let steps = a.steps.unwrap_or(built.steps);
     let every = a.every.unwrap_or(built.output.every).max(1);
@@ -132,8 +138,9 @@ pub fn run(a: RunArgs) -> Result<(), String> {
         pct(t.other)
     );
     println!(
-        "  neighbour updates   {} ({} candidate pairs now, {:.2} per particle)",
+        "  neighbour updates   {} by {} ({} candidate pairs now, {:.2} per particle)",
         sim.neighbor_updates,
+        sim.neighbor_method().name(),
         sim.candidate_pairs(),
         sim.candidate_pairs() as f64 / n as f64
     );

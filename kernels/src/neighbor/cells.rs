@@ -12,7 +12,9 @@
 //! walked in memory order. The whole pair set is found anew at every refresh and diffed
 //! with the previous one. One large particle makes every cell large, which is this
 //! method's known weakness for wide size distributions (Muth et al.; Perkins Test 2).
-use super::{boxes_overlap, diff_pairs, rounded_box, BoxSource, NeighborSearch};
+use super::{
+    boxes_overlap, diff_pairs, renumber_boxes, renumber_pairs, rounded_box, BoxSource, NeighborSearch, EMPTY_BOX,
+};
 
 /// Cells per axis at most: beyond that the grid costs more than it saves.
 const MAX_CELLS_PER_AXIS: usize = 1 << 14;
@@ -209,6 +211,15 @@ impl NeighborSearch for LinkedCells {
 
     fn stored_boxes(&self) -> &[[f32; 4]] {
         &self.boxes
+    }
+
+    fn push_particle(&mut self) {
+        self.boxes.push(EMPTY_BOX);
+    }
+
+    fn renumber(&mut self, map: &[u32]) {
+        renumber_boxes(&mut self.boxes, map);
+        renumber_pairs(&mut self.pairs, map);
     }
 
     fn memory_bytes(&self) -> usize {

@@ -10,7 +10,7 @@ pub mod cells;
 pub mod quadtree;
 pub mod sweep;
 
-pub use brute::brute_force_pairs;
+pub use brute::{brute_force_pairs, BruteForce};
 pub use cells::LinkedCells;
 pub use quadtree::Quadtree;
 pub use sweep::SweepAndPrune;
@@ -39,6 +39,13 @@ pub trait NeighborSearch {
     fn query(&self, r: &[f32; 4], out: &mut Vec<u32>);
     /// The stored boxes.
     fn stored_boxes(&self) -> &[[f32; 4]];
+    /// Append a particle (index = current count) with an empty stored box; it enters the
+    /// pair set at the next `refresh`.
+    fn push_particle(&mut self);
+    /// Renumber after the caller compacted or reordered its particles: `map[old] = new`,
+    /// or `u32::MAX` for a removed particle. The pair set is renumbered with them (pairs of
+    /// removed particles dropped, as the caller drops them from its table).
+    fn renumber(&mut self, map: &[u32]);
     /// Bytes held (capacity), for the memory report.
     fn memory_bytes(&self) -> usize;
 }
@@ -67,6 +74,30 @@ pub fn diff_pairs(old: &[(u32, u32)], new: &[(u32, u32)], adds: &mut Vec<(u32, u
     }
     removes.extend_from_slice(&old[a..]);
     adds.extend_from_slice(&new[b..]);
+}
+
+/// A pair list renumbered by `map` (see [`NeighborSearch::renumber`]), pairs of removed
+/// particles dropped, re-sorted.
+pub fn renumber_pairs(pairs: &mut Vec<(u32, u32)>, map: &[u32]) {
+    pairs.retain_mut(|(i, j)| {
+        let (a, b) = (map[*i as usize], map[*j as usize]);
+        *i = a.min(b);
+        *j = a.max(b);
+        a != u32::MAX && b != u32::MAX
+    });
+    pairs.sort_unstable();
+}
+
+/// Boxes renumbered by `map`, removed ones dropped.
+pub fn renumber_boxes(boxes: &mut Vec<[f32; 4]>, map: &[u32]) {
+    let kept = map.iter().filter(|&&m| m != u32::MAX).count();
+    let mut nb = vec![EMPTY_BOX; kept];
+    for (old, &new) in map.iter().enumerate() {
+        if new != u32::MAX {
+            nb[new as usize] = boxes[old];
+        }
+    }
+    *boxes = nb;
 }
 
 /// Boxes given as they are (tests, and callers that have boxes at hand).

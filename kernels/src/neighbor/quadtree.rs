@@ -20,7 +20,9 @@
 //!
 //! The whole pair set is collected anew at each refresh (particle by particle, so that it
 //! comes out sorted) and diffed with the previous one.
-use super::{boxes_overlap, diff_pairs, rounded_box, BoxSource, NeighborSearch};
+use super::{
+    boxes_overlap, diff_pairs, renumber_boxes, renumber_pairs, rounded_box, BoxSource, NeighborSearch, EMPTY_BOX,
+};
 
 const NONE: u32 = u32::MAX;
 /// Deeper than this a leaf chains its entries instead of splitting (coincident centres).
@@ -73,6 +75,8 @@ pub struct Quadtree {
     free_blocks: Vec<u32>,
     pairs: Vec<(u32, u32)>,
     scratch: Vec<(u32, u32)>,
+    /// The particles were renumbered: the entries must be made anew.
+    stale: bool,
     found: Vec<u32>,
     stack: Vec<u32>,
     pub stats: QuadtreeStats,
@@ -185,9 +189,12 @@ impl Quadtree {
         self.first_entry.push(self.owner.len() as u32);
     }
 
-    /// New centres of the entries from the stored boxes. False if some box needs another
-    /// tiling (its size changed a lot): then the caller rebuilds.
+    /// New centres of the entries from the stored boxes. False if the particles changed
+    /// (added, renumbered) or some box needs another tiling: then the caller rebuilds.
     fn move_entries(&mut self) -> bool {
+        if self.stale || self.tiles.len() != self.boxes.len() {
+            return false;
+        }
         for p in 0..self.boxes.len() {
             let b = self.boxes[p];
             let t = self.tiles[p];
@@ -626,12 +633,13 @@ impl NeighborSearch for Quadtree {
         pairs.clear();
         pairs.extend_from_slice(&found);
         self.pairs = found;
+        self.stale = false;
         self.stats.rebuilds += 1;
     }
 
     fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
         if !self.set_boxes(src) {
-            // A box changed size so much that it needs another tiling: start afresh.
+            // New or renumbered particles, or a box that needs another tiling: start afresh.
             let old = std::mem::take(&mut self.pairs);
             let mut new = Vec::new();
             self.rebuild(src, &mut new);
@@ -670,6 +678,16 @@ impl NeighborSearch for Quadtree {
 
     fn stored_boxes(&self) -> &[[f32; 4]] {
         &self.boxes
+    }
+
+    fn push_particle(&mut self) {
+        self.boxes.push(EMPTY_BOX);
+    }
+
+    fn renumber(&mut self, map: &[u32]) {
+        renumber_boxes(&mut self.boxes, map);
+        renumber_pairs(&mut self.pairs, map);
+        self.stale = true;
     }
 
     fn memory_bytes(&self) -> usize {

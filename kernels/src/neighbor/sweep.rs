@@ -453,6 +453,14 @@ impl super::NeighborSearch for SweepAndPrune {
         &self.boxes
     }
 
+    fn push_particle(&mut self) {
+        SweepAndPrune::push_particle(self);
+    }
+
+    fn renumber(&mut self, map: &[u32]) {
+        SweepAndPrune::renumber(self, map);
+    }
+
     fn memory_bytes(&self) -> usize {
         SweepAndPrune::memory_bytes(self)
     }
