@@ -213,26 +213,33 @@ fn range_queries_agree_with_brute_force() {
 /// and nodes are reused rather than piling up.
 #[test]
 fn quadtree_stays_valid_under_long_migration() {
-    let mut cloud = Cloud::new(300, 3.0, 1.0, 11);
     let mut rng = StdRng::seed_from_u64(11);
+    let side = Cloud::new(300, 3.0, 1.0, 11).side;
+    let d = [0.0, side, 0.0, side];
+    for capacity in [1, 3] {
+        long_migration(Cloud::new(300, 3.0, 1.0, 11), d, capacity, &mut rng);
+    }
+}
+
+fn long_migration(mut cloud: Cloud, d: [f64; 4], capacity: u32, rng: &mut StdRng) {
     // Fast particles: several leaves per step.
     for v in &mut cloud.v {
         v[0] *= 8.0;
         v[1] *= 8.0;
     }
-    let d = [0.0, cloud.side, 0.0, cloud.side];
-    let mut t = Quadtree::new(Some(d));
+    let mut t = Quadtree::with_capacity(Some(d), capacity);
     let mut pairs = Vec::new();
     t.rebuild(&Boxes(&cloud.boxes()), &mut pairs);
     let (mut adds, mut removes) = (Vec::new(), Vec::new());
     let mut most_nodes = 0;
     for step in 0..10_000 {
-        cloud.step(&mut rng);
+        cloud.step(rng);
         let b = cloud.boxes();
         t.refresh(&Boxes(&b), &mut adds, &mut removes);
         most_nodes = most_nodes.max(t.nodes());
         if step % 100 == 0 || step > 9_990 {
-            t.validate().unwrap_or_else(|e| panic!("step {step}: {e}"));
+            t.validate()
+                .unwrap_or_else(|e| panic!("capacity {capacity}, step {step}: {e}"));
         }
     }
     assert!(t.stats.migrations > 10_000, "too little migration: {:?}", t.stats);

@@ -263,67 +263,69 @@ pub fn bench_drum(a: DrumArgs) -> Result<(), String> {
         &a.timing,
     );
     for &n in &a.sizes {
-        // Inner radius for a 45 % fill by lattice area; the grains take the lowest lattice
-        // sites inside the ring (clear of it by a circumradius and a half).
-        let h = SPACING * 3f64.sqrt() / 2.0;
-        let radius = (n as f64 * SPACING * h / (0.45 * std::f64::consts::PI)).sqrt();
-        let thickness = 5e-3;
-        let c = radius + thickness + 1e-3;
-        let centre = [c, c];
-        let inside = radius - 1.5e-3;
-        let rows = (2.0 * inside / h) as i64 + 1;
-        let cols = (2.0 * inside / SPACING) as i64 + 1;
-        let mut sites: Vec<[f64; 2]> = (0..rows)
-            .flat_map(|row| {
-                let shift = if row % 2 == 1 { 0.5 * SPACING } else { 0.0 };
-                (0..cols).map(move |col| [c - inside + col as f64 * SPACING + shift, c - inside + row as f64 * h])
-            })
-            .filter(|p| (p[0] - c).hypot(p[1] - c) <= inside)
-            .collect();
-        if sites.len() < n {
-            return Err(format!("bench-drum: only {} lattice sites for {n} grains", sites.len()));
-        }
-        sites.sort_by(|p, q| p[1].total_cmp(&q[1]).then(p[0].total_cmp(&q[0])));
-        sites.truncate(n);
-        let (mut inits, mut shapes) = grains(&sites, 23)?;
-        let drive = Drive {
-            centre,
-            velocity: [0.0; 2],
-            omega: a.omega,
-        };
-        let mut driven = Vec::new();
-        for seg in generate::drum_ring(centre, radius, thickness, a.segments) {
-            let shape = PolygonShape::new(&seg).map_err(|e| e.to_string())?;
-            let id = inits.len() as u64 + 1;
-            inits.push(ParticleInit {
-                id,
-                x: shape.centroid[0],
-                y: shape.centroid[1],
-                angle: 0.0,
-                vx: 0.0,
-                vy: 0.0,
-                omega: 0.0,
-                radius: shape.radius,
-                mass: 7800.0 * shape.area,
-                material: 0,
-                ptype: 2,
-                flags: talus_engine::flags::DRIVEN,
-            });
-            shapes.push(Some(shape));
-            driven.push(id);
-        }
-        let (material, dt) = grain_material(&inits);
-        let size = 2.0 * c;
-        let config = config(
-            dt,
-            [-0.01, -0.01],
-            [size + 0.01, size + 0.01],
-            a.timing.rejection.into(),
-        );
-        let mut sim = Simulation::new_with_shapes(config, vec![material], Vec::new(), &inits, &shapes)
-            .map_err(|e| e.to_string())?;
-        sim.drive_particles(drive, &driven).map_err(|e| e.to_string())?;
+        let mut sim = drum_sim(n, a.segments, a.omega, a.timing.rejection.into())?;
         measure(&n.to_string(), &mut sim, &a.timing)?;
     }
     Ok(())
+}
+
+/// `n` random 5-8-gons filling 45 % of a drum of `segments` driven wall polygons turning at
+/// `omega`, on a lattice at the bottom of the drum (they fall from there).
+pub fn drum_sim(n: usize, segments: usize, omega: f64, rejection: Rejection) -> Result<Simulation, String> {
+    // Inner radius for a 45 % fill by lattice area; the grains take the lowest lattice
+    // sites inside the ring (clear of it by a circumradius and a half).
+    let h = SPACING * 3f64.sqrt() / 2.0;
+    let radius = (n as f64 * SPACING * h / (0.45 * std::f64::consts::PI)).sqrt();
+    let thickness = 5e-3;
+    let c = radius + thickness + 1e-3;
+    let centre = [c, c];
+    let inside = radius - 1.5e-3;
+    let rows = (2.0 * inside / h) as i64 + 1;
+    let cols = (2.0 * inside / SPACING) as i64 + 1;
+    let mut sites: Vec<[f64; 2]> = (0..rows)
+        .flat_map(|row| {
+            let shift = if row % 2 == 1 { 0.5 * SPACING } else { 0.0 };
+            (0..cols).map(move |col| [c - inside + col as f64 * SPACING + shift, c - inside + row as f64 * h])
+        })
+        .filter(|p| (p[0] - c).hypot(p[1] - c) <= inside)
+        .collect();
+    if sites.len() < n {
+        return Err(format!("bench-drum: only {} lattice sites for {n} grains", sites.len()));
+    }
+    sites.sort_by(|p, q| p[1].total_cmp(&q[1]).then(p[0].total_cmp(&q[0])));
+    sites.truncate(n);
+    let (mut inits, mut shapes) = grains(&sites, 23)?;
+    let drive = Drive {
+        centre,
+        velocity: [0.0; 2],
+        omega: omega,
+    };
+    let mut driven = Vec::new();
+    for seg in generate::drum_ring(centre, radius, thickness, segments) {
+        let shape = PolygonShape::new(&seg).map_err(|e| e.to_string())?;
+        let id = inits.len() as u64 + 1;
+        inits.push(ParticleInit {
+            id,
+            x: shape.centroid[0],
+            y: shape.centroid[1],
+            angle: 0.0,
+            vx: 0.0,
+            vy: 0.0,
+            omega: 0.0,
+            radius: shape.radius,
+            mass: 7800.0 * shape.area,
+            material: 0,
+            ptype: 2,
+            flags: talus_engine::flags::DRIVEN,
+        });
+        shapes.push(Some(shape));
+        driven.push(id);
+    }
+    let (material, dt) = grain_material(&inits);
+    let size = 2.0 * c;
+    let config = config(dt, [-0.01, -0.01], [size + 0.01, size + 0.01], rejection);
+    let mut sim =
+        Simulation::new_with_shapes(config, vec![material], Vec::new(), &inits, &shapes).map_err(|e| e.to_string())?;
+    sim.drive_particles(drive, &driven).map_err(|e| e.to_string())?;
+    Ok(sim)
 }

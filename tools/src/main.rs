@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod bench_narrow;
 mod bench_polygons;
+mod neighbors;
 mod parallel_opts;
 mod plot;
 mod run;
@@ -43,6 +44,10 @@ enum Command {
     /// Run one scenario over thread counts, placements and force strategies: updates per
     /// second, speedup, efficiency, per-phase times and barrier wait; CSV and a speedup plot.
     Scale(scale::ScaleArgs),
+    /// Compare the neighbour-search methods on the literature's experiments (Perkins'
+    /// Tests 1 and 2, a polydisperse series, the rotating drum, the quadtree's update):
+    /// tables, CSV and log-log plots with fitted exponents.
+    Neighbors(neighbors::NeighborsArgs),
     /// Describe the machine (packages, NUMA nodes, cores, processing units, read with
     /// hwloc) or a synthetic topology, and the thread placements on it.
     Topology(topology_cmd::TopologyArgs),
@@ -64,6 +69,7 @@ fn main() -> ExitCode {
         Command::BenchDrum(a) => bench_polygons::bench_drum(a),
         Command::Topology(a) => topology_cmd::topology(a),
         Command::Scale(a) => scale::scale(a),
+        Command::Neighbors(a) => neighbors::neighbors(a),
         Command::DefaultScenario { out } => match out {
             Some(p) => {
                 std::fs::write(&p, talus_io::scenario::DEFAULT_SCENARIO).map_err(|e| format!("{}: {e}", p.display()))

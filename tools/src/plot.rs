@@ -158,6 +158,113 @@ fn draw<DB: DrawingBackend>(
     Ok(())
 }
 
+/// Log-log plot (e.g. time per step against N), one coloured line with markers per series,
+/// legend, axis labels, title. Non-positive or non-finite points are left out. Writes `png`
+/// and `svg`.
+pub fn loglog_plot(
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    series: &[Series],
+    png: &Path,
+    svg: &Path,
+) -> Result<(), String> {
+    register_font()?;
+    let failed = |path: &Path, e: &dyn std::fmt::Display| format!("cannot write plot {}: {e}", path.display());
+    let root = BitMapBackend::new(png, SIZE).into_drawing_area();
+    draw_loglog(&root, title, x_desc, y_desc, series)
+        .and_then(|()| root.present())
+        .map_err(|e| failed(png, &e))?;
+    let root = SVGBackend::new(svg, SIZE).into_drawing_area();
+    draw_loglog(&root, title, x_desc, y_desc, series)
+        .and_then(|()| root.present())
+        .map_err(|e| failed(svg, &e))
+}
+
+fn draw_loglog<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    series: &[Series],
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let ok = |&(x, y): &(f64, f64)| x > 0.0 && y > 0.0 && x.is_finite() && y.is_finite();
+    let pts = || series.iter().flat_map(|s| s.points.iter().copied()).filter(ok);
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, 0.0f64, f64::INFINITY, 0.0f64);
+    for (x, y) in pts() {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
+    }
+    if !x0.is_finite() {
+        (x0, x1, y0, y1) = (1.0, 10.0, 1.0, 10.0);
+    }
+    // Half a decade of room on each side.
+    let (x0, x1, y0, y1) = (x0 / 1.5, x1 * 1.5, y0 / 2.0, y1 * 2.0);
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, (FONT, 26))
+        .margin(20)
+        .x_label_area_size(50)
+        .y_label_area_size(80)
+        .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .axis_desc_style((FONT, 20))
+        .label_style((FONT, 16))
+        .x_label_formatter(&|v| format!("{v:.0e}"))
+        .y_label_formatter(&|v| format!("{v:.0e}"))
+        .light_line_style(WHITE.mix(0.0))
+        .bold_line_style(BLACK.mix(0.1))
+        .draw()?;
+    for (i, s) in series.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        let style = colour.stroke_width(2);
+        let points: Vec<_> = s.points.iter().copied().filter(ok).collect();
+        chart
+            .draw_series(LineSeries::new(points.iter().copied(), style))?
+            .label(s.label.as_str())
+            .legend(move |(x, y)| {
+                EmptyElement::at((x, y))
+                    + PathElement::new([(-10, 0), (10, 0)], style)
+                    + Circle::new((0, 0), 4, colour.filled())
+            });
+        chart.draw_series(points.iter().map(|&p| Circle::new(p, 5, colour.filled())))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .label_font((FONT, 16))
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK.mix(0.4))
+        .draw()?;
+    Ok(())
+}
+
+/// Least-squares slope of ln y against ln x (the exponent of y ~ x^k), over the points
+/// with positive, finite coordinates; None for fewer than two.
+pub fn fitted_exponent(points: &[(f64, f64)]) -> Option<f64> {
+    let p: Vec<(f64, f64)> = points
+        .iter()
+        .filter(|(x, y)| *x > 0.0 && *y > 0.0 && x.is_finite() && y.is_finite())
+        .map(|(x, y)| (x.ln(), y.ln()))
+        .collect();
+    if p.len() < 2 {
+        return None;
+    }
+    let n = p.len() as f64;
+    let (mx, my) = (
+        p.iter().map(|q| q.0).sum::<f64>() / n,
+        p.iter().map(|q| q.1).sum::<f64>() / n,
+    );
+    let sxx: f64 = p.iter().map(|q| (q.0 - mx).powi(2)).sum();
+    let sxy: f64 = p.iter().map(|q| (q.0 - mx) * (q.1 - my)).sum();
+    (sxx > 0.0).then(|| sxy / sxx)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,6 +280,30 @@ mod tests {
                 points: vec![(1.0, 1.0), (2.0, 1.6), (4.0, 2.4), (8.0, 2.9)],
             },
         ]
+    }
+
+    #[test]
+    fn fitted_exponent_recovers_a_power_law() {
+        let pts: Vec<(f64, f64)> = [1e3, 1e4, 1e5, 1e6]
+            .iter()
+            .map(|&n: &f64| (n, 3e-8 * n.powf(1.07)))
+            .collect();
+        assert!((fitted_exponent(&pts).unwrap() - 1.07).abs() < 1e-12);
+        assert_eq!(fitted_exponent(&pts[..1]), None);
+    }
+
+    #[test]
+    fn writes_loglog_png_and_svg() {
+        let dir = tempfile::tempdir().unwrap();
+        let (png, svg) = (dir.path().join("t.png"), dir.path().join("t.svg"));
+        let s = vec![Series {
+            label: "sweep (N^1.02)".into(),
+            points: vec![(1e3, 1e-4), (1e4, 1.1e-3), (1e5, 1.2e-2)],
+        }];
+        loglog_plot("time per step", "N", "s per step", &s, &png, &svg).unwrap();
+        assert!(std::fs::metadata(&png).unwrap().len() > 10_000);
+        let text = std::fs::read_to_string(&svg).unwrap();
+        assert!(text.contains("sweep (N^1.02)"));
     }
 
     #[test]

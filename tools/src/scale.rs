@@ -143,12 +143,7 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
             }
         }
     };
-    let commit = std::process::Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
+    let commit = git_commit();
     let mut configs: Vec<(Option<(Placement, ForceStrategy)>, usize)> = Vec::new();
     if a.serial {
         configs.push((None, 1));
@@ -295,4 +290,28 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
     speedup_plot(&format!("talus: {title}"), &series, max_threads, &png, &svg)?;
     println!("wrote {}, {} and {}", csv_path.display(), png.display(), svg.display());
     Ok(())
+}
+
+/// The commit the figures come from (short hash, "+changes" if the working tree differs
+/// from it), or "unknown" outside a git checkout.
+pub fn git_commit() -> String {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    match git(&["rev-parse", "--short", "HEAD"]) {
+        Some(h) if !h.is_empty() => {
+            let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+            if dirty {
+                format!("{h}+changes")
+            } else {
+                h
+            }
+        }
+        _ => "unknown".into(),
+    }
 }

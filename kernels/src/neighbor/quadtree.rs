@@ -77,6 +77,8 @@ pub struct Quadtree {
     scratch: Vec<(u32, u32)>,
     /// The particles were renumbered: the entries must be made anew.
     stale: bool,
+    /// Entries a leaf holds before it splits: 1 in Watanabe et al.
+    capacity: u32,
     found: Vec<u32>,
     stack: Vec<u32>,
     pub stats: QuadtreeStats,
@@ -87,10 +89,24 @@ impl Quadtree {
     /// `None`, over the entries found at each rebuild. Centres outside the root are
     /// placed as if clamped to it: always correct, only slower if many are outside.
     pub fn new(domain: Option<[f64; 4]>) -> Self {
+        Self::with_capacity(domain, 1)
+    }
+
+    /// A tree whose leaves split when entry `capacity + 1` arrives (Watanabe et al. split
+    /// at the second: `capacity` 1; larger buckets make the tree shallower and the pair
+    /// search cheaper).
+    pub fn with_capacity(domain: Option<[f64; 4]>, capacity: u32) -> Self {
         Quadtree {
             domain,
+            capacity: capacity.max(1),
             ..Default::default()
         }
+    }
+
+    /// Leaf capacity (a `Default` tree has 0 stored: it means 1).
+    #[inline]
+    fn cap(&self) -> u32 {
+        self.capacity.max(1)
     }
 
     /// Live nodes (allocated minus free).
@@ -416,7 +432,7 @@ impl Quadtree {
                 n = ch + self.quadrant(n, c);
                 continue;
             }
-            if self.count[n as usize] == 0 || self.depth[n as usize] >= MAX_DEPTH {
+            if self.count[n as usize] < self.cap() || self.depth[n as usize] >= MAX_DEPTH {
                 self.link(e, n);
                 return;
             }
@@ -434,19 +450,19 @@ impl Quadtree {
                 continue;
             }
             let kids = b as usize..b as usize + 4;
-            if kids.clone().any(|c| self.child[c] != NONE) || kids.clone().map(|c| self.count[c]).sum::<u32>() > 1 {
+            if kids.clone().any(|c| self.child[c] != NONE)
+                || kids.clone().map(|c| self.count[c]).sum::<u32>() > self.cap()
+            {
                 return;
             }
-            let moving: Vec<u32> = kids
-                .clone()
-                .filter_map(|c| (self.head[c] != NONE).then_some(self.head[c]))
-                .collect();
-            for e in moving {
-                self.unlink(e);
-                self.child[n as usize] = NONE;
-                self.link(e, n);
-            }
             self.child[n as usize] = NONE;
+            for c in kids {
+                while self.head[c] != NONE {
+                    let e = self.head[c];
+                    self.unlink(e);
+                    self.link(e, n);
+                }
+            }
             self.free_blocks.push(b);
             self.stats.merges += 1;
             n = self.parent[n as usize];
@@ -571,7 +587,8 @@ impl Quadtree {
                         return Err(format!("node {c} does not name {n} as its parent"));
                     }
                 }
-                if kids.clone().all(|c| self.child[c] == NONE) && kids.map(|c| self.count[c]).sum::<u32>() <= 1 {
+                if kids.clone().all(|c| self.child[c] == NONE) && kids.map(|c| self.count[c]).sum::<u32>() <= self.cap()
+                {
                     return Err(format!(
                         "node {n} has four leaf children holding at most one entry: not merged"
                     ));
@@ -598,8 +615,11 @@ impl Quadtree {
                         self.owner[eu]
                     ));
                 }
-                if k > 0 && self.depth[nu] < MAX_DEPTH {
-                    return Err(format!("leaf {n} above the depth limit holds more than one entry"));
+                if k >= self.cap() && self.depth[nu] < MAX_DEPTH {
+                    return Err(format!(
+                        "leaf {n} above the depth limit holds more than {} entries",
+                        self.cap()
+                    ));
                 }
                 prev = e;
                 k += 1;

@@ -1,0 +1,484 @@
+//! `talus neighbors`: the neighbour-search methods side by side on the literature's
+//! experiments, with tables, CSV and log-log plots with fitted exponents.
+//!
+//! The kinematic experiments (test1, test2, muth, tree-update) move discs at constant
+//! velocity between reflecting walls, with no forces: what is timed is the neighbour
+//! search alone (each method's `refresh` to the new boxes, every step, no skin), on
+//! identical motion for every method. The drum runs the whole simulation.
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::Args;
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use talus_engine::{NeighborMethod, Rejection};
+use talus_kernels::neighbor::{BruteForce, DiscBoxes, LinkedCells, NeighborSearch, Quadtree, SweepAndPrune};
+
+use crate::bench_polygons::drum_sim;
+use crate::plot::{fitted_exponent, loglog_plot, Series};
+
+#[derive(Args)]
+pub struct NeighborsArgs {
+    /// Experiments: test1 (Perkins' Test 1: a square of equal discs with alternating
+    /// velocities, over --sizes), test2 (Perkins' Test 2: size ratios --ratios at
+    /// --test2-n discs), muth (Muth et al.'s 2D polydisperse series, over --sizes), drum
+    /// (random 5-8-gons in a rotating drum, the whole simulation, over --drum-sizes),
+    /// tree-update (the quadtree's incremental update against rebuilding it, at --tree-n)
+    #[arg(long, value_delimiter = ',', default_value = "test1,test2,muth,drum,tree-update")]
+    pub experiments: Vec<String>,
+    /// Methods to compare
+    #[arg(long, value_delimiter = ',', default_value = "sweep,quadtree,cells,brute")]
+    pub methods: Vec<NeighborMethod>,
+    /// Particle numbers of test1 and muth
+    #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000,1000000")]
+    pub sizes: Vec<usize>,
+    /// Size ratios (largest / smallest radius) of test2
+    #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16,32")]
+    pub ratios: Vec<f64>,
+    /// Discs of test2
+    #[arg(long, default_value_t = 10_000)]
+    pub test2_n: usize,
+    /// Grains of the drum experiment
+    #[arg(long, value_delimiter = ',', default_value = "500,2000,8000")]
+    pub drum_sizes: Vec<usize>,
+    /// Untimed drum steps before the timing (the bed forms and turns)
+    #[arg(long, default_value_t = 2000)]
+    pub drum_warmup: u64,
+    /// Discs of tree-update
+    #[arg(long, default_value_t = 100_000)]
+    pub tree_n: usize,
+    /// Timed steps per repeat
+    #[arg(long, default_value_t = 20)]
+    pub steps: usize,
+    /// Timed repeats (the median is reported)
+    #[arg(long, default_value_t = 3)]
+    pub repeats: usize,
+    /// Entries a quadtree leaf holds before it splits (1 in Watanabe et al.)
+    #[arg(long, default_value_t = 1)]
+    pub leaf_capacity: u32,
+    /// Brute force runs only up to this many particles (it is O(N^2))
+    #[arg(long, default_value_t = 3000)]
+    pub brute_max: usize,
+    /// Folder for the tables, CSV and plots
+    #[arg(long, default_value = "talus-neighbors")]
+    pub out: PathBuf,
+}
+
+/// Discs moving at constant velocity in a square with reflecting sides.
+#[derive(Clone)]
+struct Kinematic {
+    x: Vec<f64>,
+    y: Vec<f64>,
+    r: Vec<f64>,
+    vx: Vec<f64>,
+    vy: Vec<f64>,
+    side: f64,
+}
+
+impl Kinematic {
+    /// Perkins' Test 1: equal discs on a square lattice (gap 5 % of the radius),
+    /// neighbours moving in alternating directions so that contacts open and close.
+    fn test1(n: usize) -> Kinematic {
+        let r = 1.0;
+        let cols = (n as f64).sqrt().ceil() as usize;
+        let spacing = 2.1 * r;
+        let side = cols as f64 * spacing;
+        let v = 0.02 * r;
+        let mut k = Kinematic::empty(side);
+        for p in 0..n {
+            let (i, j) = (p % cols, p / cols);
+            k.x.push((i as f64 + 0.5) * spacing);
+            k.y.push((j as f64 + 0.5) * spacing);
+            k.r.push(r);
+            let s = if (i + j) % 2 == 0 { 1.0 } else { -1.0 };
+            k.vx.push(s * v);
+            k.vy.push(if j % 2 == 0 { v } else { -v } * 0.5);
+        }
+        k
+    }
+
+    /// Random positions at area fraction `fill`, radii from `radius(rng)`, random
+    /// velocities up to 2 % of the smallest radius per step.
+    fn random(n: usize, fill: f64, seed: u64, radius: impl Fn(&mut Xoshiro256PlusPlus) -> f64) -> Kinematic {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let r: Vec<f64> = (0..n).map(|_| radius(&mut rng)).collect();
+        let area: f64 = r.iter().map(|r| std::f64::consts::PI * r * r).sum();
+        let side = (area / fill).sqrt();
+        let rmin = r.iter().copied().fold(f64::INFINITY, f64::min);
+        let v = 0.02 * rmin;
+        let mut k = Kinematic::empty(side);
+        for &rp in &r {
+            k.x.push(rng.random_range(0.0..side));
+            k.y.push(rng.random_range(0.0..side));
+            k.r.push(rp);
+            k.vx.push(rng.random_range(-v..v));
+            k.vy.push(rng.random_range(-v..v));
+        }
+        k.morton_order();
+        k
+    }
+
+    /// Renumber along a Z-order curve, as the simulation does every 1000 steps: random
+    /// indices would measure cache misses rather than the methods.
+    fn morton_order(&mut self) {
+        let spread = |mut v: u32| {
+            v &= 0xffff;
+            v = (v | (v << 8)) & 0x00ff_00ff;
+            v = (v | (v << 4)) & 0x0f0f_0f0f;
+            v = (v | (v << 2)) & 0x3333_3333;
+            (v | (v << 1)) & 0x5555_5555
+        };
+        let s = 65535.0 / self.side;
+        let mut order: Vec<(u32, usize)> = (0..self.x.len())
+            .map(|p| {
+                let (cx, cy) = ((self.x[p] * s) as u32, (self.y[p] * s) as u32);
+                (spread(cx) | (spread(cy) << 1), p)
+            })
+            .collect();
+        order.sort_unstable();
+        for v in [&mut self.x, &mut self.y, &mut self.r, &mut self.vx, &mut self.vy] {
+            *v = order.iter().map(|&(_, p)| v[p]).collect();
+        }
+    }
+
+    fn empty(side: f64) -> Kinematic {
+        Kinematic {
+            x: Vec::new(),
+            y: Vec::new(),
+            r: Vec::new(),
+            vx: Vec::new(),
+            vy: Vec::new(),
+            side,
+        }
+    }
+
+    fn step(&mut self) {
+        let s = self.side;
+        for p in 0..self.x.len() {
+            for (c, v) in [(&mut self.x[p], &mut self.vx[p]), (&mut self.y[p], &mut self.vy[p])] {
+                *c += *v;
+                if *c < 0.0 || *c > s {
+                    *v = -*v;
+                    *c = c.clamp(0.0, s);
+                }
+            }
+        }
+    }
+
+    fn boxes(&self) -> DiscBoxes<'_> {
+        DiscBoxes {
+            x: &self.x,
+            y: &self.y,
+            radius: &self.r,
+            margin: 0.0,
+        }
+    }
+
+    fn domain(&self) -> [f64; 4] {
+        let pad = self.r.iter().copied().fold(0.0, f64::max);
+        [-pad, self.side + pad, -pad, self.side + pad]
+    }
+}
+
+/// One timed measurement.
+#[derive(Clone, Debug)]
+struct Row {
+    experiment: &'static str,
+    method: &'static str,
+    /// The x of the plot: N, or the size ratio.
+    x: f64,
+    n: usize,
+    secs_per_step: f64,
+    pairs_per_particle: f64,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Median seconds per refresh over `repeats` runs of `steps` steps (the motion continues
+/// between repeats; it is not timed), and the pairs per particle at the end.
+fn time_refresh<M: NeighborSearch>(mut m: M, sys: &mut Kinematic, steps: usize, repeats: usize) -> (f64, f64) {
+    let mut pairs = Vec::new();
+    m.rebuild(&sys.boxes(), &mut pairs);
+    let mut live = pairs.len() as i64;
+    let (mut adds, mut removes) = (Vec::new(), Vec::new());
+    let mut per = Vec::new();
+    for _ in 0..repeats.max(1) {
+        let mut t = 0.0;
+        for _ in 0..steps.max(1) {
+            sys.step();
+            let s = Instant::now();
+            m.refresh(&sys.boxes(), &mut adds, &mut removes);
+            t += s.elapsed().as_secs_f64();
+            // Every method but the sweep reports exact removals; the count is for the table.
+            live += adds.len() as i64 - removes.len() as i64;
+        }
+        per.push(t / steps.max(1) as f64);
+    }
+    if m.name() == "sweep" {
+        // The sweep's removals may name absent pairs: count afresh.
+        m.rebuild(&sys.boxes(), &mut pairs);
+        live = pairs.len() as i64;
+    }
+    (median(per), live as f64 / sys.x.len().max(1) as f64)
+}
+
+fn time_method(a: &NeighborsArgs, method: NeighborMethod, sys: &Kinematic) -> (f64, f64) {
+    let (steps, repeats) = (a.steps, a.repeats);
+    let mut s = sys.clone();
+    match method {
+        NeighborMethod::Sweep => time_refresh(SweepAndPrune::new(), &mut s, steps, repeats),
+        NeighborMethod::Quadtree => time_refresh(
+            Quadtree::with_capacity(Some(sys.domain()), a.leaf_capacity),
+            &mut s,
+            steps,
+            repeats,
+        ),
+        NeighborMethod::Cells => time_refresh(LinkedCells::new(), &mut s, steps, repeats),
+        NeighborMethod::Brute => time_refresh(BruteForce::new(), &mut s, steps, repeats),
+    }
+}
+
+pub fn neighbors(a: NeighborsArgs) -> Result<(), String> {
+    std::fs::create_dir_all(&a.out).map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
+    let commit = crate::scale::git_commit();
+    let mut report = format!(
+        "talus neighbors (commit {commit}): {} timed steps x {} repeats (median), methods {}\n",
+        a.steps,
+        a.repeats,
+        a.methods.iter().map(|m| m.name()).collect::<Vec<_>>().join(", ")
+    );
+    print!("{report}");
+    for e in &a.experiments {
+        let rows = match e.as_str() {
+            "test1" => kinematic_series(&a, "test1", &a.sizes, |n| Kinematic::test1(n))?,
+            "muth" => kinematic_series(&a, "muth", &a.sizes, |n| {
+                Kinematic::random(n, 0.6, 7, |rng| rng.random_range(0.5..1.5))
+            })?,
+            "test2" => {
+                let n = a.test2_n;
+                let mut rows = Vec::new();
+                for &ratio in &a.ratios {
+                    if ratio < 1.0 {
+                        return Err(format!("test2: size ratio {ratio} below 1"));
+                    }
+                    // Radii log-uniform between 1 and the ratio.
+                    let sys = Kinematic::random(n, 0.5, 11, |rng| ratio.powf(rng.random_range(0.0..1.0)));
+                    for &m in &a.methods {
+                        if m == NeighborMethod::Brute && n > a.brute_max {
+                            continue;
+                        }
+                        let (t, z) = time_method(&a, m, &sys);
+                        rows.push(Row {
+                            experiment: "test2",
+                            method: m.name(),
+                            x: ratio,
+                            n,
+                            secs_per_step: t,
+                            pairs_per_particle: z,
+                        });
+                    }
+                }
+                rows
+            }
+            "drum" => drum_series(&a)?,
+            "tree-update" => {
+                let text = tree_update(&a);
+                print!("{text}");
+                report.push_str(&text);
+                continue;
+            }
+            other => {
+                return Err(format!(
+                    "unknown experiment {other:?} (test1, test2, muth, drum, tree-update)"
+                ))
+            }
+        };
+        let text = write_experiment(&a.out, e, &rows)?;
+        print!("{text}");
+        report.push_str(&text);
+    }
+    let path = a.out.join("report.txt");
+    std::fs::write(&path, &report).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    println!("wrote {}", path.display());
+    Ok(())
+}
+
+fn kinematic_series(
+    a: &NeighborsArgs,
+    experiment: &'static str,
+    sizes: &[usize],
+    make: impl Fn(usize) -> Kinematic,
+) -> Result<Vec<Row>, String> {
+    let mut rows = Vec::new();
+    for &n in sizes {
+        let sys = make(n);
+        for &m in &a.methods {
+            if m == NeighborMethod::Brute && n > a.brute_max {
+                continue;
+            }
+            let (t, z) = time_method(a, m, &sys);
+            rows.push(Row {
+                experiment,
+                method: m.name(),
+                x: n as f64,
+                n,
+                secs_per_step: t,
+                pairs_per_particle: z,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// The rotating drum of bench-drum, whole simulation, re-searched every step; the
+/// neighbour phase's time per step.
+fn drum_series(a: &NeighborsArgs) -> Result<Vec<Row>, String> {
+    let mut rows = Vec::new();
+    for &n in &a.drum_sizes {
+        for &m in &a.methods {
+            if m == NeighborMethod::Brute && n > a.brute_max {
+                continue;
+            }
+            let mut sim = drum_sim(n, 128, 1.0, Rejection::Circle)?;
+            sim.set_neighbor_method(m);
+            sim.config.every_step = true;
+            sim.run(a.drum_warmup).map_err(|e| e.to_string())?;
+            let mut per = Vec::new();
+            for _ in 0..a.repeats.max(1) {
+                sim.reset_times();
+                sim.run(a.steps.max(1) as u64).map_err(|e| e.to_string())?;
+                per.push(sim.times.neighbor / a.steps.max(1) as f64);
+            }
+            rows.push(Row {
+                experiment: "drum",
+                method: m.name(),
+                x: sim.len() as f64,
+                n: sim.len(),
+                secs_per_step: median(per),
+                pairs_per_particle: sim.candidate_pairs() as f64 / sim.len() as f64,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// The quadtree's incremental update (migration of the entries that left their leaf)
+/// against building the tree from scratch, on the same motion (test1 at --tree-n discs).
+fn tree_update(a: &NeighborsArgs) -> String {
+    let n = a.tree_n;
+    let mut sys = Kinematic::test1(n);
+    let mut tree = Quadtree::with_capacity(Some(sys.domain()), a.leaf_capacity);
+    let mut pairs = Vec::new();
+    tree.rebuild(&sys.boxes(), &mut pairs);
+    let (mut inc, mut full) = (Vec::new(), Vec::new());
+    let migrations0 = tree.stats.migrations;
+    for _ in 0..a.repeats.max(1) {
+        let (mut ti, mut tf) = (0.0, 0.0);
+        for _ in 0..a.steps.max(1) {
+            sys.step();
+            tree.set_boxes(&sys.boxes());
+            // Interleaved: the incremental update moves this step's entries, then the
+            // same tree is built from scratch for the same centres (and is then current).
+            let s = Instant::now();
+            tree.migrate_only();
+            ti += s.elapsed().as_secs_f64();
+            let s = Instant::now();
+            tree.rebuild_tree();
+            tf += s.elapsed().as_secs_f64();
+        }
+        inc.push(ti / a.steps.max(1) as f64);
+        full.push(tf / a.steps.max(1) as f64);
+    }
+    let (ti, tf) = (median(inc), median(full));
+    let steps = (a.steps.max(1) * a.repeats.max(1)) as f64;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "\ntree-update: quadtree over test1 at N = {n} ({} entries, {} nodes)",
+        tree.entries(),
+        tree.nodes()
+    );
+    let _ = writeln!(
+        s,
+        "  incremental migration {:.3} ms/step ({:.1} entries moved per step), rebuild from scratch {:.3} ms/step: rebuild / incremental = {:.1}",
+        ti * 1e3,
+        (tree.stats.migrations - migrations0) as f64 / steps,
+        tf * 1e3,
+        tf / ti
+    );
+    s
+}
+
+/// Table, CSV and plot of one experiment; returns the table.
+fn write_experiment(out: &Path, name: &str, rows: &[Row]) -> Result<String, String> {
+    let mut methods: Vec<&str> = Vec::new();
+    for r in rows {
+        if !methods.contains(&r.method) {
+            methods.push(r.method);
+        }
+    }
+    let xname = if name == "test2" { "size ratio" } else { "N" };
+    let mut s = format!(
+        "\n{name}: seconds per step of the neighbour search\n  {:>10} {:>9} {:>8} {:>12} {:>12} {:>10}\n",
+        xname, "method", "N", "ms/step", "ns/particle", "pairs/p"
+    );
+    let mut csv = String::from("experiment,method,x,n,secs_per_step,ns_per_particle_step,pairs_per_particle\n");
+    for r in rows {
+        let ns = r.secs_per_step * 1e9 / r.n.max(1) as f64;
+        let _ = writeln!(
+            s,
+            "  {:>10} {:>9} {:>8} {:>12.4} {:>12.1} {:>10.2}",
+            r.x,
+            r.method,
+            r.n,
+            r.secs_per_step * 1e3,
+            ns,
+            r.pairs_per_particle
+        );
+        let _ = writeln!(
+            csv,
+            "{},{},{},{},{:.6e},{:.3},{:.4}",
+            r.experiment, r.method, r.x, r.n, r.secs_per_step, ns, r.pairs_per_particle
+        );
+    }
+    let mut series = Vec::new();
+    for m in &methods {
+        let pts: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|r| r.method == *m)
+            .map(|r| (r.x, r.secs_per_step))
+            .collect();
+        let all = fitted_exponent(&pts);
+        let big: Vec<(f64, f64)> = pts.iter().copied().filter(|p| p.0 >= 1e4).collect();
+        let above = if name == "test2" { None } else { fitted_exponent(&big) };
+        let label = match (all, above) {
+            (Some(k), Some(b)) => format!("{m} (x^{k:.2}; N >= 1e4: N^{b:.2})"),
+            (Some(k), None) => format!("{m} (x^{k:.2})"),
+            _ => m.to_string(),
+        };
+        let _ = writeln!(s, "  fitted exponent, {label}");
+        series.push(Series { label, points: pts });
+    }
+    let csv_path = out.join(format!("{name}.csv"));
+    std::fs::write(&csv_path, csv).map_err(|e| format!("cannot write {}: {e}", csv_path.display()))?;
+    let title = match name {
+        "test1" => "Perkins Test 1: equal discs, alternating velocities",
+        "test2" => "Perkins Test 2: size ratios",
+        "muth" => "2D polydisperse series (Muth et al.)",
+        "drum" => "rotating drum, random 5-8-gons (whole simulation)",
+        _ => name,
+    };
+    loglog_plot(
+        title,
+        xname,
+        "seconds per step (neighbour search)",
+        &series,
+        &out.join(format!("{name}.png")),
+        &out.join(format!("{name}.svg")),
+    )?;
+    Ok(s)
+}
