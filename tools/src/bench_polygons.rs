@@ -298,7 +298,7 @@ pub fn drum_sim(n: usize, segments: usize, omega: f64, rejection: Rejection) -> 
     let drive = Drive {
         centre,
         velocity: [0.0; 2],
-        omega: omega,
+        omega,
     };
     let mut driven = Vec::new();
     for seg in generate::drum_ring(centre, radius, thickness, segments) {

@@ -254,7 +254,7 @@ pub fn neighbors(a: NeighborsArgs) -> Result<(), String> {
     print!("{report}");
     for e in &a.experiments {
         let rows = match e.as_str() {
-            "test1" => kinematic_series(&a, "test1", &a.sizes, |n| Kinematic::test1(n))?,
+            "test1" => kinematic_series(&a, "test1", &a.sizes, Kinematic::test1)?,
             "muth" => kinematic_series(&a, "muth", &a.sizes, |n| {
                 Kinematic::random(n, 0.6, 7, |rng| rng.random_range(0.5..1.5))
             })?,
