@@ -457,3 +457,44 @@ fn polygon_scenarios_run_and_report_the_narrow_phase() {
         );
     }
 }
+
+/// `--neighbor auto` times the methods on the scenario and says which it picked; an
+/// explicit method is used and named in the summary; a wrong name is an error naming the
+/// choices.
+#[test]
+fn neighbor_choice_on_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/drum.toml");
+    let s = scenario.to_str().unwrap();
+    let out = run(
+        &["run", s, "--steps", "200", "--no-output", "-q", "--neighbor", "auto"],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", describe(&out));
+    let err = text(&out.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.contains("neighbour search auto"))
+        .unwrap_or_else(|| panic!("no auto line:\n{err}"));
+    for m in ["sweep", "quadtree", "cells"] {
+        assert!(line.contains(&format!("{m} ")), "{line}");
+    }
+    let picked = line.rsplit("picked ").next().unwrap().trim();
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(&format!("by {picked} (")),
+        "summary does not name {picked}:\n{stdout}"
+    );
+
+    let out = run(
+        &["run", s, "--steps", "20", "--no-output", "-q", "--neighbor", "cells"],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", describe(&out));
+    assert!(text(&out.stdout).contains("by cells ("), "{}", text(&out.stdout));
+
+    let out = run(&["run", s, "--steps", "20", "--neighbor", "octree"], dir.path());
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("octree") && err.contains("quadtree"), "{err}");
+}

@@ -4,7 +4,8 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use talus_io::build::{build_default, build_file};
+use talus_engine::NeighborMethod;
+use talus_io::build::{build_default, build_file, Built};
 use talus_io::output::{OutputKinds, Outputs};
 
 use crate::parallel_opts::{profile_table, write_profile_csv, ParallelArgs};
@@ -29,26 +30,93 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
-    /// Neighbour search (overrides [neighbor] method): sweep, quadtree, cells, brute.
+    /// Neighbour search (overrides [neighbor] method): sweep, quadtree, cells, brute, or
+    /// auto (time a short trial of sweep, quadtree and cells on this scenario, then run
+    /// the fastest).
     #[arg(long)]
-    pub neighbor: Option<talus_engine::NeighborMethod>,
+    pub neighbor: Option<NeighborChoice>,
     #[command(flatten)]
     pub parallel: ParallelArgs,
 }
 
-pub fn run(a: RunArgs) -> Result<(), String> {
-    let t_setup = Instant::now();
-    let built = match &a.scenario {
+/// `--neighbor`: a method, or a trial to pick one.
+#[derive(Clone, Copy, Debug)]
+pub enum NeighborChoice {
+    Auto,
+    Method(NeighborMethod),
+}
+
+impl std::str::FromStr for NeighborChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s == "auto" {
+            Ok(NeighborChoice::Auto)
+        } else {
+            s.parse()
+                .map(NeighborChoice::Method)
+                .map_err(|e| format!("{e}, or auto"))
+        }
+    }
+}
+
+fn build_scenario(a: &RunArgs) -> Result<Built, String> {
+    match &a.scenario {
         Some(p) => build_file(p),
         None => build_default(),
     }
-    .map_err(|e| e.to_string())?;
-    let mut sim = built.sim;
-    if let Some(m) = a.neighbor {
+    .map_err(|e| e.to_string())
+}
+
+/// `--neighbor auto`: each candidate method runs a short trial on a fresh copy of the
+/// scenario (with the run's threads), the fastest per step is picked. The trial does not
+/// touch the run, which starts afresh. Returns the method and a line saying why.
+fn pick_neighbor(a: &RunArgs, steps: u64) -> Result<(NeighborMethod, String), String> {
+    let trial = (steps / 20).clamp(20, 200);
+    let mut timed = Vec::new();
+    for m in [NeighborMethod::Sweep, NeighborMethod::Quadtree, NeighborMethod::Cells] {
+        let mut sim = build_scenario(a)?.sim;
         sim.set_neighbor_method(m);
+        a.parallel.apply(&mut sim)?;
+        // The first steps include the full search every method starts with.
+        sim.run(trial / 4).map_err(|e| e.to_string())?;
+        let t = Instant::now();
+        sim.run(trial).map_err(|e| e.to_string())?;
+        timed.push((m, t.elapsed().as_secs_f64() / trial as f64));
+    }
+    let best = timed
+        .iter()
+        .copied()
+        .min_by(|x, y| x.1.total_cmp(&y.1))
+        .expect("three methods");
+    let list: Vec<String> = timed
+        .iter()
+        .map(|(m, t)| format!("{} {:.3} ms/step", m.name(), t * 1e3))
+        .collect();
+    Ok((
+        best.0,
+        format!(
+            "neighbour search auto: {} over a {trial}-step trial each: picked {}",
+            list.join(", "),
+            best.0.name()
+        ),
+    ))
+}
+
+pub fn run(a: RunArgs) -> Result<(), String> {
+    let t_setup = Instant::now();
+    let built = build_scenario(&a)?;
+    let steps = a.steps.unwrap_or(built.steps);
+    let mut sim = built.sim;
+    match a.neighbor {
+        Some(NeighborChoice::Method(m)) => sim.set_neighbor_method(m),
+        Some(NeighborChoice::Auto) => {
+            let (m, why) = pick_neighbor(&a, steps)?;
+            eprintln!("talus: {why}");
+            sim.set_neighbor_method(m);
+        }
+        None => {}
     }
     a.parallel.apply(&mut sim)?;
-    let steps = a.steps.unwrap_or(built.steps);
     let every = a.every.unwrap_or(built.output.every).max(1);
     let dir = a.out.clone().unwrap_or(built.output.dir.clone());
     let kinds = OutputKinds {
