@@ -9,6 +9,7 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus as StdRng;
 use talus::kernels::neighbor::{
     boxes_overlap, brute_force_pairs, rounded_box, Boxes, LinkedCells, NeighborSearch, Quadtree, SweepAndPrune,
+    VerletLists,
 };
 
 /// Particles in a square of side `side`: centre, half-sizes (x, y) and a velocity.
@@ -113,6 +114,13 @@ fn check_all(n: usize, ratio: f64, aspect: f64, steps: usize, seed: u64) {
     let fresh = || Cloud::new(n, ratio, aspect, seed);
     follow(SweepAndPrune::new(), &mut fresh(), steps, seed, &label);
     follow(LinkedCells::new(), &mut fresh(), steps, seed, &label);
+    let v = follow(VerletLists::new(), &mut fresh(), steps, seed, &label);
+    assert!(
+        v.builds > 1 && v.builds < v.refreshes,
+        "{label}: verlet built {} lists in {} refreshes",
+        v.builds,
+        v.refreshes
+    );
     let t = follow(Quadtree::new(None), &mut fresh(), steps, seed, &label);
     t.validate().unwrap_or_else(|e| panic!("{label}: quadtree: {e}"));
     let mut cloud = fresh();
@@ -169,12 +177,17 @@ fn range_queries_agree_with_brute_force() {
     let cloud = Cloud::new(800, 20.0, 3.0, 9);
     let b = cloud.boxes();
     let stored: Vec<[f32; 4]> = b.iter().map(|&x| rounded_box(x)).collect();
-    let mut methods: (SweepAndPrune, LinkedCells, Quadtree) =
-        (SweepAndPrune::new(), LinkedCells::new(), Quadtree::new(None));
+    let mut methods: (SweepAndPrune, LinkedCells, Quadtree, VerletLists) = (
+        SweepAndPrune::new(),
+        LinkedCells::new(),
+        Quadtree::new(None),
+        VerletLists::new(),
+    );
     let mut pairs = Vec::new();
     methods.0.rebuild(&Boxes(&b), &mut pairs);
     methods.1.rebuild(&Boxes(&b), &mut pairs);
     methods.2.rebuild(&Boxes(&b), &mut pairs);
+    methods.3.rebuild(&Boxes(&b), &mut pairs);
     let mut out = Vec::new();
     for k in 0..300 {
         // Small, large, outside and degenerate rectangles.
@@ -198,6 +211,10 @@ fn range_queries_agree_with_brute_force() {
             }),
             ("quadtree", {
                 methods.2.query(&r, &mut out);
+                out.clone()
+            }),
+            ("verlet", {
+                methods.3.query(&r, &mut out);
                 out.clone()
             }),
         ] {
@@ -301,6 +318,7 @@ fn the_simulation_runs_on_every_method() {
         NeighborMethod::Sweep,
         NeighborMethod::Quadtree,
         NeighborMethod::Cells,
+        NeighborMethod::Verlet,
         NeighborMethod::Brute,
     ]
     .into_iter()

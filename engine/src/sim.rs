@@ -14,7 +14,9 @@ use talus_kernels::contact::law::elastic_energy;
 use talus_kernels::contact::ContactParams;
 use talus_kernels::integrate::gear::{self, GearDof};
 use talus_kernels::integrate::verlet::{self, Check};
-use talus_kernels::neighbor::{inside, BruteForce, DiscBoxes, LinkedCells, NeighborSearch, Quadtree, SweepAndPrune};
+use talus_kernels::neighbor::{
+    inside, BruteForce, DiscBoxes, LinkedCells, NeighborSearch, Quadtree, SweepAndPrune, VerletLists,
+};
 
 use crate::contacts::{ContactTable, FREE};
 use crate::drive::{Drive, Driven};
@@ -51,15 +53,18 @@ pub enum NeighborMethod {
     Quadtree,
     /// Linked cells, half shell.
     Cells,
+    /// Verlet lists with an automatic skin.
+    Verlet,
     /// O(N^2) reference, for tests and tiny systems.
     Brute,
 }
 
 impl NeighborMethod {
-    pub const ALL: [NeighborMethod; 4] = [
+    pub const ALL: [NeighborMethod; 5] = [
         NeighborMethod::Sweep,
         NeighborMethod::Quadtree,
         NeighborMethod::Cells,
+        NeighborMethod::Verlet,
         NeighborMethod::Brute,
     ];
 
@@ -68,6 +73,7 @@ impl NeighborMethod {
             NeighborMethod::Sweep => "sweep",
             NeighborMethod::Quadtree => "quadtree",
             NeighborMethod::Cells => "cells",
+            NeighborMethod::Verlet => "verlet",
             NeighborMethod::Brute => "brute",
         }
     }
@@ -79,7 +85,7 @@ impl std::str::FromStr for NeighborMethod {
         NeighborMethod::ALL
             .into_iter()
             .find(|m| m.name() == s)
-            .ok_or_else(|| format!("unknown neighbour method {s:?} (expected sweep, quadtree, cells or brute)"))
+            .ok_or_else(|| format!("unknown neighbour method {s:?} (expected sweep, quadtree, cells, verlet or brute)"))
     }
 }
 
@@ -201,6 +207,7 @@ enum Broad {
     Sweep(Box<SweepAndPrune>),
     Quadtree(Box<Quadtree>),
     Cells(Box<LinkedCells>),
+    Verlet(Box<VerletLists>),
     Brute(Box<BruteForce>),
 }
 
@@ -228,6 +235,7 @@ impl Broad {
                 QUADTREE_LEAF,
             ))),
             NeighborMethod::Cells => Broad::Cells(Box::default()),
+            NeighborMethod::Verlet => Broad::Verlet(Box::default()),
             NeighborMethod::Brute => Broad::Brute(Box::default()),
         }
     }
@@ -241,6 +249,7 @@ macro_rules! with_broad {
             Broad::Sweep($m) => $e,
             Broad::Quadtree($m) => $e,
             Broad::Cells($m) => $e,
+            Broad::Verlet($m) => $e,
             Broad::Brute($m) => $e,
         }
     };
@@ -814,6 +823,10 @@ impl Simulation {
                     (&adds, &removes)
                 }
                 Broad::Cells(m) => {
+                    m.refresh(&src, &mut adds, &mut removes);
+                    (&adds, &removes)
+                }
+                Broad::Verlet(m) => {
                     m.refresh(&src, &mut adds, &mut removes);
                     (&adds, &removes)
                 }

@@ -288,6 +288,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
             sc::NeighborMethod::Sweep => NeighborMethod::Sweep,
             sc::NeighborMethod::Quadtree => NeighborMethod::Quadtree,
             sc::NeighborMethod::Cells => NeighborMethod::Cells,
+            sc::NeighborMethod::Verlet => NeighborMethod::Verlet,
             sc::NeighborMethod::Brute => NeighborMethod::Brute,
         },
         margin: scenario.neighbor.margin * mean_r,

@@ -229,6 +229,8 @@ pub enum NeighborMethod {
     Quadtree,
     /// Linked cells.
     Cells,
+    /// Verlet lists.
+    Verlet,
     /// O(N^2) reference, small N only.
     Brute,
 }

@@ -13,7 +13,9 @@ use clap::Args;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use talus_engine::{NeighborMethod, Rejection};
-use talus_kernels::neighbor::{BruteForce, DiscBoxes, LinkedCells, NeighborSearch, Quadtree, SweepAndPrune};
+use talus_kernels::neighbor::{
+    BruteForce, DiscBoxes, LinkedCells, NeighborSearch, Quadtree, SweepAndPrune, VerletLists,
+};
 
 use crate::bench_polygons::drum_sim;
 use crate::plot::{fitted_exponent, loglog_plot, Series};
@@ -28,7 +30,7 @@ pub struct NeighborsArgs {
     #[arg(long, value_delimiter = ',', default_value = "test1,test2,muth,drum,tree-update")]
     pub experiments: Vec<String>,
     /// Methods to compare
-    #[arg(long, value_delimiter = ',', default_value = "sweep,quadtree,cells,brute")]
+    #[arg(long, value_delimiter = ',', default_value = "sweep,quadtree,cells,verlet,brute")]
     pub methods: Vec<NeighborMethod>,
     /// Particle numbers of test1 and muth
     #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000,1000000")]
@@ -238,6 +240,7 @@ fn time_method(a: &NeighborsArgs, method: NeighborMethod, sys: &Kinematic) -> (f
             repeats,
         ),
         NeighborMethod::Cells => time_refresh(LinkedCells::new(), &mut s, steps, repeats),
+        NeighborMethod::Verlet => time_refresh(VerletLists::new(), &mut s, steps, repeats),
         NeighborMethod::Brute => time_refresh(BruteForce::new(), &mut s, steps, repeats),
     }
 }

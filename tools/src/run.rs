@@ -30,9 +30,9 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
-    /// Neighbour search (overrides [neighbor] method): sweep, quadtree, cells, brute, or
-    /// auto (time a short trial of sweep, quadtree and cells on this scenario, then run
-    /// the fastest).
+    /// Neighbour search (overrides [neighbor] method): sweep, quadtree, cells, verlet,
+    /// brute, or auto (time a short trial of sweep, quadtree, cells and verlet on this
+    /// scenario, then run the fastest).
     #[arg(long)]
     pub neighbor: Option<NeighborChoice>,
     #[command(flatten)]
@@ -73,7 +73,12 @@ fn build_scenario(a: &RunArgs) -> Result<Built, String> {
 fn pick_neighbor(a: &RunArgs, steps: u64) -> Result<(NeighborMethod, String), String> {
     let trial = (steps / 20).clamp(20, 200);
     let mut timed = Vec::new();
-    for m in [NeighborMethod::Sweep, NeighborMethod::Quadtree, NeighborMethod::Cells] {
+    for m in [
+        NeighborMethod::Sweep,
+        NeighborMethod::Quadtree,
+        NeighborMethod::Cells,
+        NeighborMethod::Verlet,
+    ] {
         let mut sim = build_scenario(a)?.sim;
         sim.set_neighbor_method(m);
         a.parallel.apply(&mut sim)?;

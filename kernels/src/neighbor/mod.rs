@@ -9,11 +9,13 @@ pub mod brute;
 pub mod cells;
 pub mod quadtree;
 pub mod sweep;
+pub mod verlet;
 
 pub use brute::{brute_force_pairs, BruteForce};
 pub use cells::LinkedCells;
 pub use quadtree::Quadtree;
 pub use sweep::SweepAndPrune;
+pub use verlet::VerletLists;
 
 /// What every neighbour-search method offers (Perkins, thesis ch. 3.1): set up once, bring
 /// the candidate pair set up to date each step, report each pair once, answer range

@@ -1,0 +1,190 @@
+//! Verlet lists (Verlet 1967; Muth et al., section 3.1): the pairs whose boxes, enlarged
+//! by half a skin on every side, overlap, found with linked cells and kept for as long as
+//! every current box still lies inside its enlarged box; each refresh filters the list
+//! down to the pairs whose current boxes overlap (the exact set) and diffs it with the
+//! last one.
+//!
+//! The skin is chosen automatically from how long lists last: it starts at a fifth of the
+//! median box width, grows by half when a list lasted fewer than `SHORT` refreshes (the
+//! particles move fast: rebuilds dominate) and shrinks by a fifth when one lasted more than
+//! `LONG` (the list is fatter than needed: filtering dominates). So the rebuild interval
+//! follows the largest displacement, as in Muth et al., without the user naming either.
+use super::{
+    boxes_overlap, diff_pairs, renumber_boxes, renumber_pairs, rounded_box, BoxSource, Boxes, LinkedCells,
+    NeighborSearch, EMPTY_BOX,
+};
+
+/// A list that lasted fewer refreshes than this makes the skin grow.
+const SHORT: u64 = 4;
+/// One that lasted more makes it shrink.
+const LONG: u64 = 40;
+
+#[derive(Debug, Default, Clone)]
+pub struct VerletLists {
+    boxes: Vec<[f32; 4]>,
+    /// Boxes at the last build, enlarged by half the skin on every side.
+    enlarged: Vec<[f64; 4]>,
+    /// Candidate pairs (enlarged boxes overlap), sorted.
+    list: Vec<(u32, u32)>,
+    cells: LinkedCells,
+    /// Skin, and the median box width it is measured against.
+    skin: f64,
+    width: f64,
+    pairs: Vec<(u32, u32)>,
+    scratch: Vec<(u32, u32)>,
+    /// Refreshes since the last build.
+    age: u64,
+    /// Particles added or renumbered: rebuild at the next refresh.
+    stale: bool,
+    pub builds: u64,
+    pub refreshes: u64,
+}
+
+impl VerletLists {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The current skin (absolute, in box units).
+    pub fn skin(&self) -> f64 {
+        self.skin
+    }
+
+    /// Candidate pairs in the list.
+    pub fn list_len(&self) -> usize {
+        self.list.len()
+    }
+
+    fn store<B: BoxSource>(&mut self, src: &B) {
+        self.boxes.clear();
+        self.boxes.extend((0..src.len()).map(|p| rounded_box(src.bbox(p))));
+    }
+
+    /// A new list around the stored boxes.
+    fn build(&mut self) {
+        if self.width == 0.0 {
+            let mut w: Vec<f64> = self
+                .boxes
+                .iter()
+                .map(|b| (b[1] - b[0]).max(b[3] - b[2]) as f64)
+                .filter(|w| w.is_finite())
+                .collect();
+            if !w.is_empty() {
+                let m = w.len() / 2;
+                self.width = *w.select_nth_unstable_by(m, |a, b| a.total_cmp(b)).1;
+            }
+            self.skin = 0.2 * self.width;
+        }
+        let h = 0.5 * self.skin;
+        self.enlarged.clear();
+        self.enlarged.extend(
+            self.boxes
+                .iter()
+                .map(|b| [b[0] as f64 - h, b[1] as f64 + h, b[2] as f64 - h, b[3] as f64 + h]),
+        );
+        let mut list = std::mem::take(&mut self.list);
+        self.cells.rebuild(&Boxes(&self.enlarged), &mut list);
+        self.list = list;
+        self.age = 0;
+        self.stale = false;
+        self.builds += 1;
+    }
+
+    /// Is every stored box still inside its enlarged box of the last build?
+    fn list_holds(&self) -> bool {
+        !self.stale
+            && self.enlarged.len() == self.boxes.len()
+            && self
+                .boxes
+                .iter()
+                .zip(&self.enlarged)
+                .all(|(b, e)| b[0] as f64 >= e[0] && b[1] as f64 <= e[1] && b[2] as f64 >= e[2] && b[3] as f64 <= e[3])
+    }
+
+    /// The exact pair set: the list's pairs whose stored boxes overlap.
+    fn filter(&self, out: &mut Vec<(u32, u32)>) {
+        out.clear();
+        out.extend(
+            self.list
+                .iter()
+                .copied()
+                .filter(|&(p, q)| boxes_overlap(&self.boxes[p as usize], &self.boxes[q as usize])),
+        );
+    }
+}
+
+impl NeighborSearch for VerletLists {
+    fn name(&self) -> &'static str {
+        "verlet"
+    }
+
+    fn rebuild<B: BoxSource>(&mut self, src: &B, pairs: &mut Vec<(u32, u32)>) {
+        self.store(src);
+        self.build();
+        let mut found = std::mem::take(&mut self.pairs);
+        self.filter(&mut found);
+        pairs.clear();
+        pairs.extend_from_slice(&found);
+        self.pairs = found;
+    }
+
+    fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
+        assert_eq!(
+            src.len(),
+            self.boxes.len(),
+            "verlet: particle count changed without push_particle"
+        );
+        self.store(src);
+        self.refreshes += 1;
+        self.age += 1;
+        if !self.list_holds() {
+            if !self.stale {
+                // Adapt the skin to how long this list lasted.
+                if self.age < SHORT {
+                    self.skin = (self.skin * 1.5).min(2.0 * self.width);
+                } else if self.age > LONG {
+                    self.skin = (self.skin * 0.8).max(0.01 * self.width);
+                }
+            }
+            self.build();
+        }
+        let mut found = std::mem::take(&mut self.scratch);
+        self.filter(&mut found);
+        diff_pairs(&self.pairs, &found, adds, removes);
+        self.scratch = std::mem::replace(&mut self.pairs, found);
+    }
+
+    fn query(&self, r: &[f32; 4], out: &mut Vec<u32>) {
+        if self.stale {
+            out.clear();
+            out.extend((0..self.boxes.len() as u32).filter(|&p| boxes_overlap(&self.boxes[p as usize], r)));
+            return;
+        }
+        // The cells hold the enlarged boxes of the last build, which contain the stored
+        // ones: ask them, then test the stored boxes.
+        self.cells.query(r, out);
+        out.retain(|&p| boxes_overlap(&self.boxes[p as usize], r));
+    }
+
+    fn stored_boxes(&self) -> &[[f32; 4]] {
+        &self.boxes
+    }
+
+    fn push_particle(&mut self) {
+        self.boxes.push(EMPTY_BOX);
+        self.stale = true;
+    }
+
+    fn renumber(&mut self, map: &[u32]) {
+        renumber_boxes(&mut self.boxes, map);
+        renumber_pairs(&mut self.pairs, map);
+        self.stale = true;
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.boxes.capacity() * 16
+            + self.enlarged.capacity() * 32
+            + (self.list.capacity() + self.pairs.capacity() + self.scratch.capacity()) * 8
+            + self.cells.memory_bytes()
+    }
+}
