@@ -300,7 +300,7 @@ impl Quadtree {
 
     /// Where the tree files a centre: clamped into the root's half-open square, so that a
     /// centre outside the root lives in a border leaf and stays there.
-    #[inline]
+    #[inline(always)]
     fn key(&self, c: [f64; 2]) -> [f64; 2] {
         let (lo, hi) = (self.nodes[0].lo, self.nodes[0].hi);
         [
@@ -359,14 +359,14 @@ impl Quadtree {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn quadrant(&self, n: u32, c: [f64; 2]) -> u32 {
         let m = self.nodes[n as usize].mid;
         (c[0] >= m[0]) as u32 + 2 * (c[1] >= m[1]) as u32
     }
 
     /// Is the key inside node n's half-open square?
-    #[inline]
+    #[inline(always)]
     fn holds(&self, n: u32, k: [f64; 2]) -> bool {
         let n = n as usize;
         k[0] >= self.nodes[n].lo[0]
