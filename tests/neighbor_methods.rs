@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus as StdRng;
 use talus::kernels::neighbor::{
-    boxes_overlap, brute_force_pairs, rounded_box, Boxes, LinkedCells, NeighborSearch, Quadtree, SweepAndPrune,
-    VerletLists,
+    boxes_overlap, brute_force_pairs, rounded_box, Boxes, Dess, LinkedCells, NeighborSearch, Quadtree, SpatialHash,
+    SweepAndPrune, VerletLists,
 };
 
 /// Particles in a square of side `side`: centre, half-sizes (x, y) and a velocity.
@@ -114,6 +114,8 @@ fn check_all(n: usize, ratio: f64, aspect: f64, steps: usize, seed: u64) {
     let fresh = || Cloud::new(n, ratio, aspect, seed);
     follow(SweepAndPrune::new(), &mut fresh(), steps, seed, &label);
     follow(LinkedCells::new(), &mut fresh(), steps, seed, &label);
+    follow(SpatialHash::new(), &mut fresh(), steps, seed, &label);
+    follow(Dess::new(), &mut fresh(), steps, seed, &label);
     let v = follow(VerletLists::new(), &mut fresh(), steps, seed, &label);
     assert!(
         v.builds > 1 && v.builds < v.refreshes,
@@ -169,6 +171,10 @@ fn coincident_centres_and_a_dense_heap() {
     let mut pairs = Vec::new();
     LinkedCells::new().rebuild(&Boxes(&b), &mut pairs);
     assert_eq!(pairs, want);
+    SpatialHash::new().rebuild(&Boxes(&b), &mut pairs);
+    assert_eq!(pairs, want);
+    Dess::new().rebuild(&Boxes(&b), &mut pairs);
+    assert_eq!(pairs, want);
 }
 
 #[test]
@@ -177,17 +183,21 @@ fn range_queries_agree_with_brute_force() {
     let cloud = Cloud::new(800, 20.0, 3.0, 9);
     let b = cloud.boxes();
     let stored: Vec<[f32; 4]> = b.iter().map(|&x| rounded_box(x)).collect();
-    let mut methods: (SweepAndPrune, LinkedCells, Quadtree, VerletLists) = (
+    let mut methods: (SweepAndPrune, LinkedCells, Quadtree, VerletLists, SpatialHash, Dess) = (
         SweepAndPrune::new(),
         LinkedCells::new(),
         Quadtree::new(None),
         VerletLists::new(),
+        SpatialHash::new(),
+        Dess::new(),
     );
     let mut pairs = Vec::new();
     methods.0.rebuild(&Boxes(&b), &mut pairs);
     methods.1.rebuild(&Boxes(&b), &mut pairs);
     methods.2.rebuild(&Boxes(&b), &mut pairs);
     methods.3.rebuild(&Boxes(&b), &mut pairs);
+    methods.4.rebuild(&Boxes(&b), &mut pairs);
+    methods.5.rebuild(&Boxes(&b), &mut pairs);
     let mut out = Vec::new();
     for k in 0..300 {
         // Small, large, outside and degenerate rectangles.
@@ -215,6 +225,14 @@ fn range_queries_agree_with_brute_force() {
             }),
             ("verlet", {
                 methods.3.query(&r, &mut out);
+                out.clone()
+            }),
+            ("hashing", {
+                methods.4.query(&r, &mut out);
+                out.clone()
+            }),
+            ("dess", {
+                methods.5.query(&r, &mut out);
                 out.clone()
             }),
         ] {
@@ -319,6 +337,8 @@ fn the_simulation_runs_on_every_method() {
         NeighborMethod::Quadtree,
         NeighborMethod::Cells,
         NeighborMethod::Verlet,
+        NeighborMethod::Hashing,
+        NeighborMethod::Dess,
         NeighborMethod::Brute,
     ]
     .into_iter()

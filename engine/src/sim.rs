@@ -15,7 +15,7 @@ use talus_kernels::contact::ContactParams;
 use talus_kernels::integrate::gear::{self, GearDof};
 use talus_kernels::integrate::verlet::{self, Check};
 use talus_kernels::neighbor::{
-    inside, BruteForce, DiscBoxes, LinkedCells, NeighborSearch, Quadtree, SweepAndPrune, VerletLists,
+    inside, BruteForce, Dess, DiscBoxes, LinkedCells, NeighborSearch, Quadtree, SpatialHash, SweepAndPrune, VerletLists,
 };
 
 use crate::contacts::{ContactTable, FREE};
@@ -55,16 +55,22 @@ pub enum NeighborMethod {
     Cells,
     /// Verlet lists with an automatic skin.
     Verlet,
+    /// Spatial hashing (Perkins' Hashing2).
+    Hashing,
+    /// Double-Ended Spatial Sorting (Perkins).
+    Dess,
     /// O(N^2) reference, for tests and tiny systems.
     Brute,
 }
 
 impl NeighborMethod {
-    pub const ALL: [NeighborMethod; 5] = [
+    pub const ALL: [NeighborMethod; 7] = [
         NeighborMethod::Sweep,
         NeighborMethod::Quadtree,
         NeighborMethod::Cells,
         NeighborMethod::Verlet,
+        NeighborMethod::Hashing,
+        NeighborMethod::Dess,
         NeighborMethod::Brute,
     ];
 
@@ -74,6 +80,8 @@ impl NeighborMethod {
             NeighborMethod::Quadtree => "quadtree",
             NeighborMethod::Cells => "cells",
             NeighborMethod::Verlet => "verlet",
+            NeighborMethod::Hashing => "hashing",
+            NeighborMethod::Dess => "dess",
             NeighborMethod::Brute => "brute",
         }
     }
@@ -82,10 +90,9 @@ impl NeighborMethod {
 impl std::str::FromStr for NeighborMethod {
     type Err = String;
     fn from_str(s: &str) -> std::result::Result<Self, String> {
-        NeighborMethod::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| format!("unknown neighbour method {s:?} (expected sweep, quadtree, cells, verlet or brute)"))
+        NeighborMethod::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| {
+            format!("unknown neighbour method {s:?} (expected sweep, quadtree, cells, verlet, hashing, dess or brute)")
+        })
     }
 }
 
@@ -208,6 +215,8 @@ enum Broad {
     Quadtree(Box<Quadtree>),
     Cells(Box<LinkedCells>),
     Verlet(Box<VerletLists>),
+    Hashing(Box<SpatialHash>),
+    Dess(Box<Dess>),
     Brute(Box<BruteForce>),
 }
 
@@ -236,6 +245,8 @@ impl Broad {
             ))),
             NeighborMethod::Cells => Broad::Cells(Box::default()),
             NeighborMethod::Verlet => Broad::Verlet(Box::default()),
+            NeighborMethod::Hashing => Broad::Hashing(Box::default()),
+            NeighborMethod::Dess => Broad::Dess(Box::default()),
             NeighborMethod::Brute => Broad::Brute(Box::default()),
         }
     }
@@ -250,6 +261,8 @@ macro_rules! with_broad {
             Broad::Quadtree($m) => $e,
             Broad::Cells($m) => $e,
             Broad::Verlet($m) => $e,
+            Broad::Hashing($m) => $e,
+            Broad::Dess($m) => $e,
             Broad::Brute($m) => $e,
         }
     };
@@ -827,6 +840,14 @@ impl Simulation {
                     (&adds, &removes)
                 }
                 Broad::Verlet(m) => {
+                    m.refresh(&src, &mut adds, &mut removes);
+                    (&adds, &removes)
+                }
+                Broad::Hashing(m) => {
+                    m.refresh(&src, &mut adds, &mut removes);
+                    (&adds, &removes)
+                }
+                Broad::Dess(m) => {
                     m.refresh(&src, &mut adds, &mut removes);
                     (&adds, &removes)
                 }

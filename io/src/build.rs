@@ -289,6 +289,8 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
             sc::NeighborMethod::Quadtree => NeighborMethod::Quadtree,
             sc::NeighborMethod::Cells => NeighborMethod::Cells,
             sc::NeighborMethod::Verlet => NeighborMethod::Verlet,
+            sc::NeighborMethod::Hashing => NeighborMethod::Hashing,
+            sc::NeighborMethod::Dess => NeighborMethod::Dess,
             sc::NeighborMethod::Brute => NeighborMethod::Brute,
         },
         margin: scenario.neighbor.margin * mean_r,

@@ -231,6 +231,10 @@ pub enum NeighborMethod {
     Cells,
     /// Verlet lists.
     Verlet,
+    /// Spatial hashing.
+    Hashing,
+    /// Double-Ended Spatial Sorting.
+    Dess,
     /// O(N^2) reference, small N only.
     Brute,
 }

@@ -14,7 +14,7 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use talus_engine::{NeighborMethod, Rejection};
 use talus_kernels::neighbor::{
-    BruteForce, DiscBoxes, LinkedCells, NeighborSearch, Quadtree, SweepAndPrune, VerletLists,
+    BruteForce, Dess, DiscBoxes, LinkedCells, NeighborSearch, Quadtree, SpatialHash, SweepAndPrune, VerletLists,
 };
 
 use crate::bench_polygons::drum_sim;
@@ -30,7 +30,11 @@ pub struct NeighborsArgs {
     #[arg(long, value_delimiter = ',', default_value = "test1,test2,muth,drum,tree-update")]
     pub experiments: Vec<String>,
     /// Methods to compare
-    #[arg(long, value_delimiter = ',', default_value = "sweep,quadtree,cells,verlet,brute")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "sweep,quadtree,cells,verlet,hashing,dess,brute"
+    )]
     pub methods: Vec<NeighborMethod>,
     /// Particle numbers of test1 and muth
     #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000,1000000")]
@@ -241,6 +245,8 @@ fn time_method(a: &NeighborsArgs, method: NeighborMethod, sys: &Kinematic) -> (f
         ),
         NeighborMethod::Cells => time_refresh(LinkedCells::new(), &mut s, steps, repeats),
         NeighborMethod::Verlet => time_refresh(VerletLists::new(), &mut s, steps, repeats),
+        NeighborMethod::Hashing => time_refresh(SpatialHash::new(), &mut s, steps, repeats),
+        NeighborMethod::Dess => time_refresh(Dess::new(), &mut s, steps, repeats),
         NeighborMethod::Brute => time_refresh(BruteForce::new(), &mut s, steps, repeats),
     }
 }

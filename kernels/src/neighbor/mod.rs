@@ -7,12 +7,16 @@
 //! so no touching pair is lost.
 pub mod brute;
 pub mod cells;
+pub mod dess;
+pub mod hashing;
 pub mod quadtree;
 pub mod sweep;
 pub mod verlet;
 
 pub use brute::{brute_force_pairs, BruteForce};
 pub use cells::LinkedCells;
+pub use dess::Dess;
+pub use hashing::SpatialHash;
 pub use quadtree::Quadtree;
 pub use sweep::SweepAndPrune;
 pub use verlet::VerletLists;

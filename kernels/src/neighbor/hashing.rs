@@ -1,0 +1,194 @@
+//! Spatial hashing, Perkins' Hashing2 (thesis section 4.2): linked cells without a grid.
+//!
+//! Cells as wide as the widest box, named by integer coordinates of the box's lower
+//! corner, are hashed into a table of about twice as many buckets as objects; the buckets
+//! are built by a counting sort (no per-step clearing of a grid: the term that made
+//! Perkins' first Hashing O(N sqrt(N)) is gone). There is no domain to declare: a cell is
+//! wherever an object is. The pairs are found over the half shell of linked cells
+//! (own cell, east, north-west, north, north-east); a bucket may hold other cells that
+//! hashed to it, which are skipped by comparing cell coordinates.
+use super::{
+    boxes_overlap, diff_pairs, renumber_boxes, renumber_pairs, rounded_box, BoxSource, NeighborSearch, EMPTY_BOX,
+};
+
+#[derive(Debug, Default, Clone)]
+pub struct SpatialHash {
+    boxes: Vec<[f32; 4]>,
+    width: f64,
+    mask: u64,
+    /// Cell of each object's lower corner.
+    cell: Vec<[i64; 2]>,
+    /// `start[h]..start[h + 1]` = the objects of bucket h in `members`.
+    start: Vec<u32>,
+    members: Vec<u32>,
+    pairs: Vec<(u32, u32)>,
+    scratch: Vec<(u32, u32)>,
+}
+
+#[inline]
+fn hash(c: [i64; 2], mask: u64) -> usize {
+    // Large odd multipliers (Teschner et al. 2003), mixed so that neighbouring cells land
+    // in unrelated buckets.
+    let h = (c[0] as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (c[1] as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    ((h ^ (h >> 29)) & mask) as usize
+}
+
+impl SpatialHash {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn store<B: BoxSource>(&mut self, src: &B) {
+        self.boxes.clear();
+        self.boxes.extend((0..src.len()).map(|p| rounded_box(src.bbox(p))));
+    }
+
+    #[inline]
+    fn cell_of(&self, x: f64, y: f64) -> [i64; 2] {
+        [(x / self.width).floor() as i64, (y / self.width).floor() as i64]
+    }
+
+    fn build(&mut self) {
+        let n = self.boxes.len();
+        let mut width = 0.0f64;
+        for b in &self.boxes {
+            width = width.max((b[1] - b[0]) as f64).max((b[3] - b[2]) as f64);
+        }
+        self.width = if width > 0.0 && width.is_finite() { width } else { 1.0 };
+        let buckets = (2 * n).next_power_of_two().max(16);
+        self.mask = buckets as u64 - 1;
+        self.cell.clear();
+        for k in 0..n {
+            let b = self.boxes[k];
+            let c = self.cell_of(b[0] as f64, b[2] as f64);
+            self.cell.push(c);
+        }
+        self.start.clear();
+        self.start.resize(buckets + 1, 0);
+        for c in &self.cell {
+            self.start[hash(*c, self.mask) + 1] += 1;
+        }
+        for h in 0..buckets {
+            self.start[h + 1] += self.start[h];
+        }
+        self.members.clear();
+        self.members.resize(n, 0);
+        let mut fill: Vec<u32> = self.start[..buckets].to_vec();
+        for (p, c) in self.cell.iter().enumerate() {
+            let h = hash(*c, self.mask);
+            self.members[fill[h] as usize] = p as u32;
+            fill[h] += 1;
+        }
+    }
+
+    #[inline]
+    fn bucket(&self, c: [i64; 2]) -> &[u32] {
+        let h = hash(c, self.mask);
+        &self.members[self.start[h] as usize..self.start[h + 1] as usize]
+    }
+
+    fn find_pairs(&self, out: &mut Vec<(u32, u32)>) {
+        out.clear();
+        let push = |out: &mut Vec<(u32, u32)>, p: u32, q: u32| {
+            if boxes_overlap(&self.boxes[p as usize], &self.boxes[q as usize]) {
+                out.push(if p < q { (p, q) } else { (q, p) });
+            }
+        };
+        for p in 0..self.boxes.len() as u32 {
+            let c = self.cell[p as usize];
+            for &q in self.bucket(c) {
+                if q > p && self.cell[q as usize] == c {
+                    push(out, p, q);
+                }
+            }
+            for d in [[1, 0], [-1, 1], [0, 1], [1, 1]] {
+                let o = [c[0].wrapping_add(d[0]), c[1].wrapping_add(d[1])];
+                for &q in self.bucket(o) {
+                    if self.cell[q as usize] == o {
+                        push(out, p, q);
+                    }
+                }
+            }
+        }
+        out.sort_unstable();
+    }
+}
+
+impl NeighborSearch for SpatialHash {
+    fn name(&self) -> &'static str {
+        "hashing"
+    }
+
+    fn rebuild<B: BoxSource>(&mut self, src: &B, pairs: &mut Vec<(u32, u32)>) {
+        self.store(src);
+        self.build();
+        let mut found = std::mem::take(&mut self.pairs);
+        self.find_pairs(&mut found);
+        pairs.clear();
+        pairs.extend_from_slice(&found);
+        self.pairs = found;
+    }
+
+    fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
+        assert_eq!(
+            src.len(),
+            self.boxes.len(),
+            "hashing: particle count changed without push_particle"
+        );
+        self.store(src);
+        self.build();
+        let mut found = std::mem::take(&mut self.scratch);
+        self.find_pairs(&mut found);
+        diff_pairs(&self.pairs, &found, adds, removes);
+        self.scratch = std::mem::replace(&mut self.pairs, found);
+    }
+
+    fn query(&self, r: &[f32; 4], out: &mut Vec<u32>) {
+        out.clear();
+        let n = self.boxes.len();
+        if self.cell.len() != n {
+            out.extend((0..n as u32).filter(|&p| boxes_overlap(&self.boxes[p as usize], r)));
+            return;
+        }
+        // Lower corners of boxes meeting r lie within one cell width below r.
+        let lo = self.cell_of(r[0] as f64 - self.width, r[2] as f64 - self.width);
+        let hi = self.cell_of(r[1] as f64, r[3] as f64);
+        let cells = (hi[0] as f64 - lo[0] as f64 + 1.0) * (hi[1] as f64 - lo[1] as f64 + 1.0);
+        if cells.is_nan() || cells > n as f64 {
+            // More cells than objects: a scan is cheaper.
+            out.extend((0..n as u32).filter(|&p| boxes_overlap(&self.boxes[p as usize], r)));
+            return;
+        }
+        for cy in lo[1]..=hi[1] {
+            for cx in lo[0]..=hi[0] {
+                let c = [cx, cy];
+                for &p in self.bucket(c) {
+                    if self.cell[p as usize] == c && boxes_overlap(&self.boxes[p as usize], r) {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+    }
+
+    fn stored_boxes(&self) -> &[[f32; 4]] {
+        &self.boxes
+    }
+
+    fn push_particle(&mut self) {
+        self.boxes.push(EMPTY_BOX);
+    }
+
+    fn renumber(&mut self, map: &[u32]) {
+        renumber_boxes(&mut self.boxes, map);
+        renumber_pairs(&mut self.pairs, map);
+        self.cell.clear();
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.boxes.capacity() * 16
+            + self.cell.capacity() * 16
+            + (self.start.capacity() + self.members.capacity()) * 4
+            + (self.pairs.capacity() + self.scratch.capacity()) * 8
+    }
+}
