@@ -219,3 +219,30 @@ fn first_touch_keeps_every_value() {
         .iter()
         .any(|(ph, pr)| ph.name() == "first touch" && pr.calls == 1));
 }
+
+/// The quadtree's refresh on the pool (parallel scan for leavers and parallel pair search)
+/// gives exactly the serial quadtree's pair changes: with deterministic summation the runs
+/// are bitwise equal, through reorders (which rebuild the tree) and every-step searches.
+#[test]
+fn parallel_quadtree_matches_serial() {
+    use talus::engine::NeighborMethod;
+    let make = || {
+        let mut sim = polygon_bed(600);
+        sim.set_neighbor_method(NeighborMethod::Quadtree);
+        sim.config.every_step = true;
+        sim
+    };
+    let mut serial = make();
+    serial.run(250).unwrap();
+    let mut par = make();
+    par.set_parallel(&[None, None], ForceStrategy::Deterministic).unwrap();
+    par.run(250).unwrap();
+    assert_eq!(par.candidate_pairs(), serial.candidate_pairs());
+    let (worst, bitwise) = compare(&state(&serial), &state(&par));
+    assert!(bitwise, "quadtree on 2 threads differs from serial by {worst:e}");
+    let p = par.profile().unwrap();
+    assert!(p
+        .phases
+        .iter()
+        .any(|(ph, pr)| ph.name() == "neighbour" && pr.calls >= 2 * 200));
+}

@@ -626,6 +626,51 @@ impl Parallel {
         Ok(touching)
     }
 
+    /// The quadtree's refresh on the pool (Watanabe et al.: the migration through unchanged
+    /// nodes in parallel): the scan for entries that left their leaf and the pair search
+    /// are split over the threads by contiguous ranges and concatenated in range order;
+    /// the moves themselves, which change the tree, stay on thread 0. The result is the
+    /// serial one exactly.
+    pub(crate) fn quadtree_refresh<B: talus_kernels::neighbor::BoxSource>(
+        &mut self,
+        tree: &mut talus_kernels::neighbor::Quadtree,
+        src: &B,
+        adds: &mut Vec<(u32, u32)>,
+        removes: &mut Vec<(u32, u32)>,
+    ) -> Result<()> {
+        use talus_kernels::neighbor::{NeighborSearch, SearchScratch};
+        if self.threads() < 2 || !tree.set_boxes(src) {
+            // One thread, or new particles / a new tiling: the serial refresh (a rebuild).
+            tree.refresh(src, adds, removes);
+            return Ok(());
+        }
+        let threads = self.threads();
+        let entries = tree.entries();
+        let movers: Vec<Mutex<Vec<u32>>> = (0..threads).map(|_| Mutex::new(Vec::new())).collect();
+        {
+            let t: &talus_kernels::neighbor::Quadtree = tree;
+            self.pool.run(Phase::Neighbor, &|k| {
+                t.leavers(chunk(entries, k, threads), &mut movers[k].lock());
+            })?;
+        }
+        let all: Vec<u32> = movers.into_iter().flat_map(|m| m.into_inner()).collect();
+        tree.migrate_listed(&all);
+        let n = tree.particles();
+        let parts: Vec<Mutex<(Vec<(u32, u32)>, SearchScratch)>> =
+            (0..threads).map(|_| Mutex::new(Default::default())).collect();
+        {
+            let t: &talus_kernels::neighbor::Quadtree = tree;
+            self.pool.run(Phase::Neighbor, &|k| {
+                let mut part = parts[k].lock();
+                let (out, scratch) = &mut *part;
+                t.pairs_of(chunk(n, k, threads), scratch, out);
+            })?;
+        }
+        let new: Vec<(u32, u32)> = parts.into_iter().flat_map(|p| p.into_inner().0).collect();
+        tree.finish_refresh(new, adds, removes);
+        Ok(())
+    }
+
     /// The sort-and-sweep update with one thread per axis (threads beyond two idle).
     pub(crate) fn sweep_update<B: talus_kernels::neighbor::BoxSource + Sync>(
         &mut self,

@@ -832,7 +832,10 @@ impl Simulation {
                     (&s.adds, &s.removes)
                 }
                 Broad::Quadtree(m) => {
-                    m.refresh(&src, &mut adds, &mut removes);
+                    match &mut self.par {
+                        Some(par) => par.quadtree_refresh(m, &src, &mut adds, &mut removes)?,
+                        None => m.refresh(&src, &mut adds, &mut removes),
+                    }
                     (&adds, &removes)
                 }
                 Broad::Cells(m) => {

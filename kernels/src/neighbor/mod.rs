@@ -17,7 +17,7 @@ pub use brute::{brute_force_pairs, BruteForce};
 pub use cells::LinkedCells;
 pub use dess::Dess;
 pub use hashing::SpatialHash;
-pub use quadtree::Quadtree;
+pub use quadtree::{Quadtree, SearchScratch};
 pub use sweep::SweepAndPrune;
 pub use verlet::VerletLists;
 

@@ -44,6 +44,13 @@ pub struct QuadtreeStats {
     pub merges: u64,
 }
 
+/// Work buffers of a pair search ([`Quadtree::pairs_of`]), one per thread.
+#[derive(Debug, Default, Clone)]
+pub struct SearchScratch {
+    found: Vec<u32>,
+    stack: Vec<u32>,
+}
+
 /// One node, all in one record: a descent reads `mid` and `child`, a climb `lo`, `hi` and
 /// `parent`, of the same node (one or two cache lines instead of one per field).
 #[derive(Debug, Default, Clone, Copy)]
@@ -93,10 +100,9 @@ pub struct Quadtree {
     scratch: Vec<(u32, u32)>,
     /// The particles were renumbered: the entries must be made anew.
     stale: bool,
+    search_scratch: SearchScratch,
     /// Entries a leaf holds before it splits: 1 in Watanabe et al.
     capacity: u32,
-    found: Vec<u32>,
-    stack: Vec<u32>,
     pub stats: QuadtreeStats,
 }
 
@@ -517,12 +523,29 @@ impl Quadtree {
 
     /// Move the entries whose centres left their leaves (Watanabe et al., Fig. 4-5).
     fn migrate(&mut self) {
-        for e in 0..self.owner.len() as u32 {
-            let c = self.key(self.centre[e as usize]);
-            let b = &self.leaf_box[e as usize];
-            if c[0] >= b[0] && c[0] < b[1] && c[1] >= b[2] && c[1] < b[3] {
-                continue;
+        let mut movers = Vec::new();
+        self.leavers(0..self.owner.len(), &mut movers);
+        self.migrate_listed(&movers);
+    }
+
+    /// The entries of `range` whose centre has left their leaf, appended to `out` in
+    /// order. Read-only, so that threads can share the scan (the moves stay serial).
+    pub fn leavers(&self, range: std::ops::Range<usize>, out: &mut Vec<u32>) {
+        for e in range {
+            let c = self.key(self.centre[e]);
+            let b = &self.leaf_box[e];
+            if !(c[0] >= b[0] && c[0] < b[1] && c[1] >= b[2] && c[1] < b[3]) {
+                out.push(e as u32);
             }
+        }
+    }
+
+    /// Move the listed entries (from [`Quadtree::leavers`], after [`Quadtree::set_boxes`])
+    /// up to the lowest ancestor holding their centre and down from there. An entry that a
+    /// split has meanwhile put in the right leaf is left alone.
+    pub fn migrate_listed(&mut self, movers: &[u32]) {
+        for &e in movers {
+            let c = self.key(self.centre[e as usize]);
             let l = self.leaf[e as usize];
             if self.holds(l, c) {
                 continue;
@@ -566,9 +589,17 @@ impl Quadtree {
     /// The whole pair set of the stored boxes, sorted, into `out`.
     fn find_pairs(&mut self, out: &mut Vec<(u32, u32)>) {
         out.clear();
-        let mut found = std::mem::take(&mut self.found);
-        let mut stack = std::mem::take(&mut self.stack);
-        for p in 0..self.boxes.len() {
+        let mut scratch = std::mem::take(&mut self.search_scratch);
+        self.pairs_of(0..self.boxes.len(), &mut scratch, out);
+        self.search_scratch = scratch;
+    }
+
+    /// The pairs (p, q > p) of the particles p in `particles`, sorted, appended to `out`.
+    /// Read-only: threads can take a range of particles each and concatenate their parts
+    /// in range order (the result is then the sorted whole set).
+    pub fn pairs_of(&self, particles: std::ops::Range<usize>, scratch: &mut SearchScratch, out: &mut Vec<(u32, u32)>) {
+        let SearchScratch { found, stack } = scratch;
+        for p in particles {
             found.clear();
             let bp = self.boxes[p];
             for e in self.first_entry[p]..self.first_entry[p + 1] {
@@ -581,7 +612,7 @@ impl Quadtree {
                     c[1] - h[1] - self.reach[1],
                     c[1] + h[1] + self.reach[1],
                 ]);
-                self.search(self.leaf[e as usize], r, &mut stack, |f| {
+                self.search(self.leaf[e as usize], r, stack, |f| {
                     let q = self.owner[f as usize];
                     if q as usize > p && boxes_overlap(&bp, &self.boxes[q as usize]) {
                         found.push(q);
@@ -592,8 +623,19 @@ impl Quadtree {
             found.dedup();
             out.extend(found.iter().map(|&q| (p as u32, q)));
         }
-        self.found = found;
-        self.stack = stack;
+    }
+
+    /// Finish a refresh whose moves and pairs were done by parts ([`Quadtree::leavers`],
+    /// [`Quadtree::migrate_listed`], [`Quadtree::pairs_of`]): `new` is the whole sorted set.
+    pub fn finish_refresh(&mut self, new: Vec<(u32, u32)>, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
+        diff_pairs(&self.pairs, &new, adds, removes);
+        self.pairs = new;
+        self.stats.refreshes += 1;
+    }
+
+    /// Entries: how a caller splits the leaver scan.
+    pub fn particles(&self) -> usize {
+        self.boxes.len()
     }
 
     /// Checks the structure: every entry in the leaf whose square holds its centre (the
