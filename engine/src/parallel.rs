@@ -656,8 +656,8 @@ impl Parallel {
         let all: Vec<u32> = movers.into_iter().flat_map(|m| m.into_inner()).collect();
         tree.migrate_listed(&all);
         let n = tree.particles();
-        let parts: Vec<Mutex<(Vec<(u32, u32)>, SearchScratch)>> =
-            (0..threads).map(|_| Mutex::new(Default::default())).collect();
+        type Part = (Vec<(u32, u32)>, SearchScratch);
+        let parts: Vec<Mutex<Part>> = (0..threads).map(|_| Mutex::new(Default::default())).collect();
         {
             let t: &talus_kernels::neighbor::Quadtree = tree;
             self.pool.run(Phase::Neighbor, &|k| {
