@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus as StdRng;
 use talus::kernels::neighbor::{
-    boxes_overlap, brute_force_pairs, rounded_box, Boxes, Dess, LinkedCells, NeighborSearch, Quadtree, SpatialHash,
-    SweepAndPrune, VerletLists,
+    boxes_overlap, brute_force_pairs, rounded_box, BoundingVolumes, Boxes, Dess, LinkedCells, NeighborSearch, Quadtree,
+    SpatialHash, SweepAndPrune, VerletLists,
 };
 
 /// Particles in a square of side `side`: centre, half-sizes (x, y) and a velocity.
@@ -116,6 +116,7 @@ fn check_all(n: usize, ratio: f64, aspect: f64, steps: usize, seed: u64) {
     follow(LinkedCells::new(), &mut fresh(), steps, seed, &label);
     follow(SpatialHash::new(), &mut fresh(), steps, seed, &label);
     follow(Dess::new(), &mut fresh(), steps, seed, &label);
+    follow(BoundingVolumes::new(), &mut fresh(), steps, seed, &label);
     let v = follow(VerletLists::new(), &mut fresh(), steps, seed, &label);
     assert!(
         v.builds > 1 && v.builds < v.refreshes,
@@ -175,6 +176,8 @@ fn coincident_centres_and_a_dense_heap() {
     assert_eq!(pairs, want);
     Dess::new().rebuild(&Boxes(&b), &mut pairs);
     assert_eq!(pairs, want);
+    BoundingVolumes::new().rebuild(&Boxes(&b), &mut pairs);
+    assert_eq!(pairs, want);
 }
 
 #[test]
@@ -183,13 +186,22 @@ fn range_queries_agree_with_brute_force() {
     let cloud = Cloud::new(800, 20.0, 3.0, 9);
     let b = cloud.boxes();
     let stored: Vec<[f32; 4]> = b.iter().map(|&x| rounded_box(x)).collect();
-    let mut methods: (SweepAndPrune, LinkedCells, Quadtree, VerletLists, SpatialHash, Dess) = (
+    let mut methods: (
+        SweepAndPrune,
+        LinkedCells,
+        Quadtree,
+        VerletLists,
+        SpatialHash,
+        Dess,
+        BoundingVolumes,
+    ) = (
         SweepAndPrune::new(),
         LinkedCells::new(),
         Quadtree::new(None),
         VerletLists::new(),
         SpatialHash::new(),
         Dess::new(),
+        BoundingVolumes::new(),
     );
     let mut pairs = Vec::new();
     methods.0.rebuild(&Boxes(&b), &mut pairs);
@@ -198,6 +210,7 @@ fn range_queries_agree_with_brute_force() {
     methods.3.rebuild(&Boxes(&b), &mut pairs);
     methods.4.rebuild(&Boxes(&b), &mut pairs);
     methods.5.rebuild(&Boxes(&b), &mut pairs);
+    methods.6.rebuild(&Boxes(&b), &mut pairs);
     let mut out = Vec::new();
     for k in 0..300 {
         // Small, large, outside and degenerate rectangles.
@@ -233,6 +246,10 @@ fn range_queries_agree_with_brute_force() {
             }),
             ("dess", {
                 methods.5.query(&r, &mut out);
+                out.clone()
+            }),
+            ("bvh", {
+                methods.6.query(&r, &mut out);
                 out.clone()
             }),
         ] {
@@ -339,6 +356,7 @@ fn the_simulation_runs_on_every_method() {
         NeighborMethod::Verlet,
         NeighborMethod::Hashing,
         NeighborMethod::Dess,
+        NeighborMethod::Bvh,
         NeighborMethod::Brute,
     ]
     .into_iter()

@@ -15,7 +15,8 @@ use talus_kernels::contact::ContactParams;
 use talus_kernels::integrate::gear::{self, GearDof};
 use talus_kernels::integrate::verlet::{self, Check};
 use talus_kernels::neighbor::{
-    inside, BruteForce, Dess, DiscBoxes, LinkedCells, NeighborSearch, Quadtree, SpatialHash, SweepAndPrune, VerletLists,
+    inside, BoundingVolumes, BruteForce, Dess, DiscBoxes, LinkedCells, NeighborSearch, Quadtree, SpatialHash,
+    SweepAndPrune, VerletLists,
 };
 
 use crate::contacts::{ContactTable, FREE};
@@ -59,18 +60,21 @@ pub enum NeighborMethod {
     Hashing,
     /// Double-Ended Spatial Sorting (Perkins).
     Dess,
+    /// Bounding-volume hierarchy rebuilt every step (reference).
+    Bvh,
     /// O(N^2) reference, for tests and tiny systems.
     Brute,
 }
 
 impl NeighborMethod {
-    pub const ALL: [NeighborMethod; 7] = [
+    pub const ALL: [NeighborMethod; 8] = [
         NeighborMethod::Sweep,
         NeighborMethod::Quadtree,
         NeighborMethod::Cells,
         NeighborMethod::Verlet,
         NeighborMethod::Hashing,
         NeighborMethod::Dess,
+        NeighborMethod::Bvh,
         NeighborMethod::Brute,
     ];
 
@@ -82,6 +86,7 @@ impl NeighborMethod {
             NeighborMethod::Verlet => "verlet",
             NeighborMethod::Hashing => "hashing",
             NeighborMethod::Dess => "dess",
+            NeighborMethod::Bvh => "bvh",
             NeighborMethod::Brute => "brute",
         }
     }
@@ -91,7 +96,9 @@ impl std::str::FromStr for NeighborMethod {
     type Err = String;
     fn from_str(s: &str) -> std::result::Result<Self, String> {
         NeighborMethod::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| {
-            format!("unknown neighbour method {s:?} (expected sweep, quadtree, cells, verlet, hashing, dess or brute)")
+            format!(
+                "unknown neighbour method {s:?} (expected sweep, quadtree, cells, verlet, hashing, dess, bvh or brute)"
+            )
         })
     }
 }
@@ -217,6 +224,7 @@ enum Broad {
     Verlet(Box<VerletLists>),
     Hashing(Box<SpatialHash>),
     Dess(Box<Dess>),
+    Bvh(Box<BoundingVolumes>),
     Brute(Box<BruteForce>),
 }
 
@@ -247,6 +255,7 @@ impl Broad {
             NeighborMethod::Verlet => Broad::Verlet(Box::default()),
             NeighborMethod::Hashing => Broad::Hashing(Box::default()),
             NeighborMethod::Dess => Broad::Dess(Box::default()),
+            NeighborMethod::Bvh => Broad::Bvh(Box::default()),
             NeighborMethod::Brute => Broad::Brute(Box::default()),
         }
     }
@@ -263,6 +272,7 @@ macro_rules! with_broad {
             Broad::Verlet($m) => $e,
             Broad::Hashing($m) => $e,
             Broad::Dess($m) => $e,
+            Broad::Bvh($m) => $e,
             Broad::Brute($m) => $e,
         }
     };
@@ -851,6 +861,10 @@ impl Simulation {
                     (&adds, &removes)
                 }
                 Broad::Dess(m) => {
+                    m.refresh(&src, &mut adds, &mut removes);
+                    (&adds, &removes)
+                }
+                Broad::Bvh(m) => {
                     m.refresh(&src, &mut adds, &mut removes);
                     (&adds, &removes)
                 }

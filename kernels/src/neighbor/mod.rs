@@ -6,6 +6,7 @@
 //! its particle index pack into one `u64` sort key; the rounding only ever grows a box,
 //! so no touching pair is lost.
 pub mod brute;
+pub mod bvh;
 pub mod cells;
 pub mod dess;
 pub mod hashing;
@@ -14,6 +15,7 @@ pub mod sweep;
 pub mod verlet;
 
 pub use brute::{brute_force_pairs, BruteForce};
+pub use bvh::BoundingVolumes;
 pub use cells::LinkedCells;
 pub use dess::Dess;
 pub use hashing::SpatialHash;
