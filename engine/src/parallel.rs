@@ -482,52 +482,27 @@ impl Parallel {
                 let c = Slots { xi, area, features };
                 // One monomorphised loop per (shape case, strategy): no per-slot branch
                 // on either.
+                macro_rules! pairs_into {
+                    ($sink:expr) => {
+                        chunk_forces(
+                            psr,
+                            &view,
+                            shapes,
+                            one.as_ref(),
+                            params,
+                            ci,
+                            cj,
+                            c,
+                            dt,
+                            &mut narrow,
+                            $sink,
+                        )
+                    };
+                }
                 touching += match strategy {
-                    ForceStrategy::Deterministic => {
-                        let mut sink = SlotSink { out };
-                        chunk_forces(
-                            psr,
-                            &view,
-                            shapes,
-                            one.as_ref(),
-                            params,
-                            ci,
-                            cj,
-                            c,
-                            dt,
-                            &mut narrow,
-                            &mut sink,
-                        )
-                    }
-                    ForceStrategy::PerThread => chunk_forces(
-                        psr,
-                        &view,
-                        shapes,
-                        one.as_ref(),
-                        params,
-                        ci,
-                        cj,
-                        c,
-                        dt,
-                        &mut narrow,
-                        &mut per_thread,
-                    ),
-                    ForceStrategy::Mutex => {
-                        let mut sink = LockSink { locks };
-                        chunk_forces(
-                            psr,
-                            &view,
-                            shapes,
-                            one.as_ref(),
-                            params,
-                            ci,
-                            cj,
-                            c,
-                            dt,
-                            &mut narrow,
-                            &mut sink,
-                        )
-                    }
+                    ForceStrategy::Deterministic => pairs_into!(&mut SlotSink { out }),
+                    ForceStrategy::PerThread => pairs_into!(&mut per_thread),
+                    ForceStrategy::Mutex => pairs_into!(&mut LockSink { locks }),
                 };
             }
             ts.touching = touching;

@@ -841,35 +841,14 @@ impl Simulation {
                     }
                     (&s.adds, &s.removes)
                 }
-                Broad::Quadtree(m) => {
-                    match &mut self.par {
-                        Some(par) => par.quadtree_refresh(m, &src, &mut adds, &mut removes)?,
-                        None => m.refresh(&src, &mut adds, &mut removes),
-                    }
+                // The quadtree shares its scan and pair search with the pool.
+                Broad::Quadtree(m) if self.par.is_some() => {
+                    let par = self.par.as_mut().expect("checked");
+                    par.quadtree_refresh(m, &src, &mut adds, &mut removes)?;
                     (&adds, &removes)
                 }
-                Broad::Cells(m) => {
-                    m.refresh(&src, &mut adds, &mut removes);
-                    (&adds, &removes)
-                }
-                Broad::Verlet(m) => {
-                    m.refresh(&src, &mut adds, &mut removes);
-                    (&adds, &removes)
-                }
-                Broad::Hashing(m) => {
-                    m.refresh(&src, &mut adds, &mut removes);
-                    (&adds, &removes)
-                }
-                Broad::Dess(m) => {
-                    m.refresh(&src, &mut adds, &mut removes);
-                    (&adds, &removes)
-                }
-                Broad::Bvh(m) => {
-                    m.refresh(&src, &mut adds, &mut removes);
-                    (&adds, &removes)
-                }
-                Broad::Brute(m) => {
-                    m.refresh(&src, &mut adds, &mut removes);
+                other => {
+                    with_broad!(other, m => NeighborSearch::refresh(&mut **m, &src, &mut adds, &mut removes));
                     (&adds, &removes)
                 }
             };

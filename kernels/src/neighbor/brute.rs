@@ -1,9 +1,7 @@
 //! O(N^2) reference broad phase: every pair whose rounded boxes overlap. For tests and
 //! tiny systems only; it is the independent computation the fast methods are checked
 //! against.
-use super::{
-    boxes_overlap, diff_pairs, renumber_boxes, renumber_pairs, rounded_box, BoxSource, NeighborSearch, EMPTY_BOX,
-};
+use super::{boxes_overlap, renumber_boxes, rounded_box, store_boxes, BoxSource, NeighborSearch, PairSet, EMPTY_BOX};
 
 /// All pairs (i < j) whose rounded boxes overlap, sorted.
 pub fn brute_force_pairs<B: BoxSource>(src: &B) -> Vec<(u32, u32)> {
@@ -25,7 +23,7 @@ pub fn brute_force_pairs<B: BoxSource>(src: &B) -> Vec<(u32, u32)> {
 #[derive(Debug, Default, Clone)]
 pub struct BruteForce {
     boxes: Vec<[f32; 4]>,
-    pairs: Vec<(u32, u32)>,
+    set: PairSet,
 }
 
 impl BruteForce {
@@ -33,9 +31,9 @@ impl BruteForce {
         Self::default()
     }
 
-    fn all_pairs(&self) -> Vec<(u32, u32)> {
+    fn all_pairs(&self, out: &mut Vec<(u32, u32)>) {
+        out.clear();
         let b = &self.boxes;
-        let mut out = Vec::new();
         for i in 0..b.len() {
             for j in i + 1..b.len() {
                 if boxes_overlap(&b[i], &b[j]) {
@@ -43,7 +41,6 @@ impl BruteForce {
                 }
             }
         }
-        out
     }
 }
 
@@ -53,17 +50,17 @@ impl NeighborSearch for BruteForce {
     }
 
     fn rebuild<B: BoxSource>(&mut self, src: &B, pairs: &mut Vec<(u32, u32)>) {
-        self.boxes = (0..src.len()).map(|p| rounded_box(src.bbox(p))).collect();
-        self.pairs = self.all_pairs();
-        pairs.clear();
-        pairs.extend_from_slice(&self.pairs);
+        store_boxes(&mut self.boxes, src);
+        let mut set = std::mem::take(&mut self.set);
+        set.rebuilt(pairs, |out| self.all_pairs(out));
+        self.set = set;
     }
 
     fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
-        self.boxes = (0..src.len()).map(|p| rounded_box(src.bbox(p))).collect();
-        let new = self.all_pairs();
-        diff_pairs(&self.pairs, &new, adds, removes);
-        self.pairs = new;
+        store_boxes(&mut self.boxes, src);
+        let mut set = std::mem::take(&mut self.set);
+        set.refreshed(adds, removes, |out| self.all_pairs(out));
+        self.set = set;
     }
 
     fn query(&self, r: &[f32; 4], out: &mut Vec<u32>) {
@@ -81,10 +78,10 @@ impl NeighborSearch for BruteForce {
 
     fn renumber(&mut self, map: &[u32]) {
         renumber_boxes(&mut self.boxes, map);
-        renumber_pairs(&mut self.pairs, map);
+        self.set.renumber(map);
     }
 
     fn memory_bytes(&self) -> usize {
-        self.boxes.capacity() * 16 + self.pairs.capacity() * 8
+        self.boxes.capacity() * 16 + self.set.memory_bytes()
     }
 }

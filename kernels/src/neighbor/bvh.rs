@@ -8,9 +8,7 @@
 //! whose boxes do not overlap are dropped whole. Every pair of objects is met once. It is
 //! a reference, independent of the incremental methods, with the R-tree's strength: a few
 //! large objects do not slow it down.
-use super::{
-    boxes_overlap, diff_pairs, renumber_boxes, renumber_pairs, rounded_box, BoxSource, NeighborSearch, EMPTY_BOX,
-};
+use super::{boxes_overlap, renumber_boxes, store_boxes, BoxSource, NeighborSearch, PairSet, EMPTY_BOX};
 
 /// Objects per leaf at most.
 const LEAF: usize = 4;
@@ -29,8 +27,7 @@ pub struct BoundingVolumes {
     boxes: Vec<[f32; 4]>,
     order: Vec<u32>,
     nodes: Vec<BvhNode>,
-    pairs: Vec<(u32, u32)>,
-    scratch: Vec<(u32, u32)>,
+    set: PairSet,
 }
 
 fn union(a: [f32; 4], b: &[f32; 4]) -> [f32; 4] {
@@ -43,8 +40,7 @@ impl BoundingVolumes {
     }
 
     fn store<B: BoxSource>(&mut self, src: &B) {
-        self.boxes.clear();
-        self.boxes.extend((0..src.len()).map(|p| rounded_box(src.bbox(p))));
+        store_boxes(&mut self.boxes, src);
     }
 
     fn build(&mut self) {
@@ -178,11 +174,9 @@ impl NeighborSearch for BoundingVolumes {
     fn rebuild<B: BoxSource>(&mut self, src: &B, pairs: &mut Vec<(u32, u32)>) {
         self.store(src);
         self.build();
-        let mut found = std::mem::take(&mut self.pairs);
-        self.find_pairs(&mut found);
-        pairs.clear();
-        pairs.extend_from_slice(&found);
-        self.pairs = found;
+        let mut set = std::mem::take(&mut self.set);
+        set.rebuilt(pairs, |out| self.find_pairs(out));
+        self.set = set;
     }
 
     fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
@@ -193,10 +187,9 @@ impl NeighborSearch for BoundingVolumes {
         );
         self.store(src);
         self.build();
-        let mut found = std::mem::take(&mut self.scratch);
-        self.find_pairs(&mut found);
-        diff_pairs(&self.pairs, &found, adds, removes);
-        self.scratch = std::mem::replace(&mut self.pairs, found);
+        let mut set = std::mem::take(&mut self.set);
+        set.refreshed(adds, removes, |out| self.find_pairs(out));
+        self.set = set;
     }
 
     fn query(&self, r: &[f32; 4], out: &mut Vec<u32>) {
@@ -235,7 +228,7 @@ impl NeighborSearch for BoundingVolumes {
 
     fn renumber(&mut self, map: &[u32]) {
         renumber_boxes(&mut self.boxes, map);
-        renumber_pairs(&mut self.pairs, map);
+        self.set.renumber(map);
         self.order.clear();
     }
 
@@ -243,6 +236,6 @@ impl NeighborSearch for BoundingVolumes {
         self.boxes.capacity() * 16
             + self.order.capacity() * 4
             + self.nodes.capacity() * std::mem::size_of::<BvhNode>()
-            + (self.pairs.capacity() + self.scratch.capacity()) * 8
+            + self.set.memory_bytes()
     }
 }

@@ -12,9 +12,7 @@
 //! walked in memory order. The whole pair set is found anew at every refresh and diffed
 //! with the previous one. One large particle makes every cell large, which is this
 //! method's known weakness for wide size distributions (Muth et al.; Perkins Test 2).
-use super::{
-    boxes_overlap, diff_pairs, renumber_boxes, renumber_pairs, rounded_box, BoxSource, NeighborSearch, EMPTY_BOX,
-};
+use super::{boxes_overlap, renumber_boxes, store_boxes, BoxSource, NeighborSearch, PairSet, EMPTY_BOX};
 
 /// Cells per axis at most: beyond that the grid costs more than it saves.
 const MAX_CELLS_PER_AXIS: usize = 1 << 14;
@@ -30,8 +28,7 @@ pub struct LinkedCells {
     start: Vec<u32>,
     members: Vec<u32>,
     cell_of: Vec<u32>,
-    pairs: Vec<(u32, u32)>,
-    scratch: Vec<(u32, u32)>,
+    set: PairSet,
 }
 
 impl LinkedCells {
@@ -45,9 +42,7 @@ impl LinkedCells {
     }
 
     fn store<B: BoxSource>(&mut self, src: &B) {
-        let n = src.len();
-        self.boxes.clear();
-        self.boxes.extend((0..n).map(|p| rounded_box(src.bbox(p))));
+        store_boxes(&mut self.boxes, src);
     }
 
     /// Grid over the lower corners, cells as wide as the widest box, and the cell lists.
@@ -159,11 +154,9 @@ impl NeighborSearch for LinkedCells {
     fn rebuild<B: BoxSource>(&mut self, src: &B, pairs: &mut Vec<(u32, u32)>) {
         self.store(src);
         self.build_grid();
-        let mut found = std::mem::take(&mut self.pairs);
-        self.find_pairs(&mut found);
-        pairs.clear();
-        pairs.extend_from_slice(&found);
-        self.pairs = found;
+        let mut set = std::mem::take(&mut self.set);
+        set.rebuilt(pairs, |out| self.find_pairs(out));
+        self.set = set;
     }
 
     fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
@@ -174,10 +167,9 @@ impl NeighborSearch for LinkedCells {
         );
         self.store(src);
         self.build_grid();
-        let mut found = std::mem::take(&mut self.scratch);
-        self.find_pairs(&mut found);
-        diff_pairs(&self.pairs, &found, adds, removes);
-        self.scratch = std::mem::replace(&mut self.pairs, found);
+        let mut set = std::mem::take(&mut self.set);
+        set.refreshed(adds, removes, |out| self.find_pairs(out));
+        self.set = set;
     }
 
     fn query(&self, r: &[f32; 4], out: &mut Vec<u32>) {
@@ -219,12 +211,12 @@ impl NeighborSearch for LinkedCells {
 
     fn renumber(&mut self, map: &[u32]) {
         renumber_boxes(&mut self.boxes, map);
-        renumber_pairs(&mut self.pairs, map);
+        self.set.renumber(map);
     }
 
     fn memory_bytes(&self) -> usize {
         self.boxes.capacity() * 16
             + (self.start.capacity() + self.members.capacity() + self.cell_of.capacity()) * 4
-            + (self.pairs.capacity() + self.scratch.capacity()) * 8
+            + self.set.memory_bytes()
     }
 }

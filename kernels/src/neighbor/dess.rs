@@ -9,9 +9,7 @@
 //! from the box that starts first on x (Perkins' case columns 4 and 5). The scan is
 //! O(N sqrt(N)) in a square sample (an x range holds ~sqrt(N) ends); unlike the incremental
 //! sweep, the set is found anew each step and diffed with the last one.
-use super::{
-    boxes_overlap, diff_pairs, renumber_boxes, renumber_pairs, rounded_box, BoxSource, NeighborSearch, EMPTY_BOX,
-};
+use super::{boxes_overlap, renumber_boxes, store_boxes, BoxSource, NeighborSearch, PairSet, EMPTY_BOX};
 
 const END_BIT: u64 = 1 << 31;
 const IDX_MASK: u64 = END_BIT - 1;
@@ -32,8 +30,7 @@ pub struct Dess {
     ends: [Vec<u64>; 2],
     /// Per axis and object: positions of its lower and upper end in `ends`.
     rank: [Vec<[u32; 2]>; 2],
-    pairs: Vec<(u32, u32)>,
-    scratch: Vec<(u32, u32)>,
+    set: PairSet,
     /// Insertion-sort moves of the last refresh.
     pub swaps: u64,
 }
@@ -44,8 +41,7 @@ impl Dess {
     }
 
     fn store<B: BoxSource>(&mut self, src: &B) {
-        self.boxes.clear();
-        self.boxes.extend((0..src.len()).map(|p| rounded_box(src.bbox(p))));
+        store_boxes(&mut self.boxes, src);
     }
 
     /// New key values from the stored boxes, the lists sorted again (insertion sort when
@@ -129,11 +125,9 @@ impl NeighborSearch for Dess {
             e.clear();
         }
         self.sort();
-        let mut found = std::mem::take(&mut self.pairs);
-        self.find_pairs(&mut found);
-        pairs.clear();
-        pairs.extend_from_slice(&found);
-        self.pairs = found;
+        let mut set = std::mem::take(&mut self.set);
+        set.rebuilt(pairs, |out| self.find_pairs(out));
+        self.set = set;
     }
 
     fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
@@ -144,10 +138,9 @@ impl NeighborSearch for Dess {
         );
         self.store(src);
         self.sort();
-        let mut found = std::mem::take(&mut self.scratch);
-        self.find_pairs(&mut found);
-        diff_pairs(&self.pairs, &found, adds, removes);
-        self.scratch = std::mem::replace(&mut self.pairs, found);
+        let mut set = std::mem::take(&mut self.set);
+        set.refreshed(adds, removes, |out| self.find_pairs(out));
+        self.set = set;
     }
 
     /// Perkins 5.1.1.4: the lower ends on x up to the rectangle's right edge (binary
@@ -178,7 +171,7 @@ impl NeighborSearch for Dess {
 
     fn renumber(&mut self, map: &[u32]) {
         renumber_boxes(&mut self.boxes, map);
-        renumber_pairs(&mut self.pairs, map);
+        self.set.renumber(map);
         // The lists name old indices: sorted afresh at the next refresh.
         for e in &mut self.ends {
             e.clear();
@@ -189,6 +182,6 @@ impl NeighborSearch for Dess {
         self.boxes.capacity() * 16
             + (self.ends[0].capacity() + self.ends[1].capacity()) * 8
             + (self.rank[0].capacity() + self.rank[1].capacity()) * 8
-            + (self.pairs.capacity() + self.scratch.capacity()) * 8
+            + self.set.memory_bytes()
     }
 }

@@ -8,9 +8,7 @@
 //! wherever an object is. The pairs are found over the half shell of linked cells
 //! (own cell, east, north-west, north, north-east); a bucket may hold other cells that
 //! hashed to it, which are skipped by comparing cell coordinates.
-use super::{
-    boxes_overlap, diff_pairs, renumber_boxes, renumber_pairs, rounded_box, BoxSource, NeighborSearch, EMPTY_BOX,
-};
+use super::{boxes_overlap, renumber_boxes, store_boxes, BoxSource, NeighborSearch, PairSet, EMPTY_BOX};
 
 #[derive(Debug, Default, Clone)]
 pub struct SpatialHash {
@@ -23,8 +21,7 @@ pub struct SpatialHash {
     /// `start[h]..start[h + 1]` = the objects of bucket h in `members`.
     start: Vec<u32>,
     members: Vec<u32>,
-    pairs: Vec<(u32, u32)>,
-    scratch: Vec<(u32, u32)>,
+    set: PairSet,
 }
 
 /// The grid folded onto a torus of `2^bits x 2^bits` buckets (Perkins' Hashing folds the
@@ -43,8 +40,7 @@ impl SpatialHash {
     }
 
     fn store<B: BoxSource>(&mut self, src: &B) {
-        self.boxes.clear();
-        self.boxes.extend((0..src.len()).map(|p| rounded_box(src.bbox(p))));
+        store_boxes(&mut self.boxes, src);
     }
 
     #[inline]
@@ -127,11 +123,9 @@ impl NeighborSearch for SpatialHash {
     fn rebuild<B: BoxSource>(&mut self, src: &B, pairs: &mut Vec<(u32, u32)>) {
         self.store(src);
         self.build();
-        let mut found = std::mem::take(&mut self.pairs);
-        self.find_pairs(&mut found);
-        pairs.clear();
-        pairs.extend_from_slice(&found);
-        self.pairs = found;
+        let mut set = std::mem::take(&mut self.set);
+        set.rebuilt(pairs, |out| self.find_pairs(out));
+        self.set = set;
     }
 
     fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
@@ -142,10 +136,9 @@ impl NeighborSearch for SpatialHash {
         );
         self.store(src);
         self.build();
-        let mut found = std::mem::take(&mut self.scratch);
-        self.find_pairs(&mut found);
-        diff_pairs(&self.pairs, &found, adds, removes);
-        self.scratch = std::mem::replace(&mut self.pairs, found);
+        let mut set = std::mem::take(&mut self.set);
+        set.refreshed(adds, removes, |out| self.find_pairs(out));
+        self.set = set;
     }
 
     fn query(&self, r: &[f32; 4], out: &mut Vec<u32>) {
@@ -186,7 +179,7 @@ impl NeighborSearch for SpatialHash {
 
     fn renumber(&mut self, map: &[u32]) {
         renumber_boxes(&mut self.boxes, map);
-        renumber_pairs(&mut self.pairs, map);
+        self.set.renumber(map);
         self.cell.clear();
     }
 
@@ -194,6 +187,6 @@ impl NeighborSearch for SpatialHash {
         self.boxes.capacity() * 16
             + self.cell.capacity() * 16
             + (self.start.capacity() + self.members.capacity()) * 4
-            + (self.pairs.capacity() + self.scratch.capacity()) * 8
+            + self.set.memory_bytes()
     }
 }

@@ -84,6 +84,51 @@ pub fn diff_pairs(old: &[(u32, u32)], new: &[(u32, u32)], adds: &mut Vec<(u32, u
     adds.extend_from_slice(&new[b..]);
 }
 
+/// The kept pair set of a method that finds the whole set anew at every refresh (cells,
+/// hashing, DESS, Verlet lists, the references): the set and a spare buffer, and the
+/// bookkeeping every such method shares.
+#[derive(Debug, Default, Clone)]
+pub struct PairSet {
+    pairs: Vec<(u32, u32)>,
+    spare: Vec<(u32, u32)>,
+}
+
+impl PairSet {
+    /// Replace the set by what `find` writes (sorted, each pair once) and copy it to `out`.
+    pub fn rebuilt(&mut self, out: &mut Vec<(u32, u32)>, find: impl FnOnce(&mut Vec<(u32, u32)>)) {
+        find(&mut self.pairs);
+        out.clear();
+        out.extend_from_slice(&self.pairs);
+    }
+
+    /// Replace the set by what `find` writes and report the changes.
+    pub fn refreshed(
+        &mut self,
+        adds: &mut Vec<(u32, u32)>,
+        removes: &mut Vec<(u32, u32)>,
+        find: impl FnOnce(&mut Vec<(u32, u32)>),
+    ) {
+        find(&mut self.spare);
+        diff_pairs(&self.pairs, &self.spare, adds, removes);
+        std::mem::swap(&mut self.pairs, &mut self.spare);
+    }
+
+    /// Renumber with the particles (see [`NeighborSearch::renumber`]).
+    pub fn renumber(&mut self, map: &[u32]) {
+        renumber_pairs(&mut self.pairs, map);
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        (self.pairs.capacity() + self.spare.capacity()) * 8
+    }
+}
+
+/// The rounded boxes of `src` into `boxes`.
+pub fn store_boxes<B: BoxSource>(boxes: &mut Vec<[f32; 4]>, src: &B) {
+    boxes.clear();
+    boxes.extend((0..src.len()).map(|p| rounded_box(src.bbox(p))));
+}
+
 /// A pair list renumbered by `map` (see [`NeighborSearch::renumber`]), pairs of removed
 /// particles dropped, re-sorted.
 pub fn renumber_pairs(pairs: &mut Vec<(u32, u32)>, map: &[u32]) {

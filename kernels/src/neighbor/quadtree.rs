@@ -24,7 +24,7 @@
 //! The whole pair set is collected anew at each refresh (particle by particle, so that it
 //! comes out sorted) and diffed with the previous one.
 use super::{
-    boxes_overlap, diff_pairs, renumber_boxes, renumber_pairs, rounded_box, BoxSource, NeighborSearch, EMPTY_BOX,
+    boxes_overlap, diff_pairs, renumber_boxes, renumber_pairs, store_boxes, BoxSource, NeighborSearch, EMPTY_BOX,
 };
 
 const NONE: u32 = u32::MAX;
@@ -151,8 +151,7 @@ impl Quadtree {
     }
 
     fn store<B: BoxSource>(&mut self, src: &B) {
-        self.boxes.clear();
-        self.boxes.extend((0..src.len()).map(|p| rounded_box(src.bbox(p))));
+        store_boxes(&mut self.boxes, src);
     }
 
     /// The tiles of box `b` cut `t` times per axis: tile k spans [edge(k), edge(k + 1)]

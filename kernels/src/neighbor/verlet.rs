@@ -10,8 +10,7 @@
 //! `LONG` (the list is fatter than needed: filtering dominates). So the rebuild interval
 //! follows the largest displacement, as in Muth et al., without the user naming either.
 use super::{
-    boxes_overlap, diff_pairs, renumber_boxes, renumber_pairs, rounded_box, BoxSource, Boxes, LinkedCells,
-    NeighborSearch, EMPTY_BOX,
+    boxes_overlap, renumber_boxes, store_boxes, BoxSource, Boxes, LinkedCells, NeighborSearch, PairSet, EMPTY_BOX,
 };
 
 /// A list that lasted fewer refreshes than this makes the skin grow.
@@ -30,8 +29,7 @@ pub struct VerletLists {
     /// Skin, and the median box width it is measured against.
     skin: f64,
     width: f64,
-    pairs: Vec<(u32, u32)>,
-    scratch: Vec<(u32, u32)>,
+    set: PairSet,
     /// Refreshes since the last build.
     age: u64,
     /// Particles added or renumbered: rebuild at the next refresh.
@@ -56,8 +54,7 @@ impl VerletLists {
     }
 
     fn store<B: BoxSource>(&mut self, src: &B) {
-        self.boxes.clear();
-        self.boxes.extend((0..src.len()).map(|p| rounded_box(src.bbox(p))));
+        store_boxes(&mut self.boxes, src);
     }
 
     /// A new list around the stored boxes.
@@ -121,11 +118,9 @@ impl NeighborSearch for VerletLists {
     fn rebuild<B: BoxSource>(&mut self, src: &B, pairs: &mut Vec<(u32, u32)>) {
         self.store(src);
         self.build();
-        let mut found = std::mem::take(&mut self.pairs);
-        self.filter(&mut found);
-        pairs.clear();
-        pairs.extend_from_slice(&found);
-        self.pairs = found;
+        let mut set = std::mem::take(&mut self.set);
+        set.rebuilt(pairs, |out| self.filter(out));
+        self.set = set;
     }
 
     fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
@@ -148,10 +143,9 @@ impl NeighborSearch for VerletLists {
             }
             self.build();
         }
-        let mut found = std::mem::take(&mut self.scratch);
-        self.filter(&mut found);
-        diff_pairs(&self.pairs, &found, adds, removes);
-        self.scratch = std::mem::replace(&mut self.pairs, found);
+        let mut set = std::mem::take(&mut self.set);
+        set.refreshed(adds, removes, |out| self.filter(out));
+        self.set = set;
     }
 
     fn query(&self, r: &[f32; 4], out: &mut Vec<u32>) {
@@ -177,14 +171,15 @@ impl NeighborSearch for VerletLists {
 
     fn renumber(&mut self, map: &[u32]) {
         renumber_boxes(&mut self.boxes, map);
-        renumber_pairs(&mut self.pairs, map);
+        self.set.renumber(map);
         self.stale = true;
     }
 
     fn memory_bytes(&self) -> usize {
         self.boxes.capacity() * 16
             + self.enlarged.capacity() * 32
-            + (self.list.capacity() + self.pairs.capacity() + self.scratch.capacity()) * 8
+            + self.list.capacity() * 8
+            + self.set.memory_bytes()
             + self.cells.memory_bytes()
     }
 }
