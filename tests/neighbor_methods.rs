@@ -9,7 +9,7 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus as StdRng;
 use talus::kernels::neighbor::{
     boxes_overlap, brute_force_pairs, rounded_box, BoundingVolumes, Boxes, Dess, LinkedCells, NeighborSearch, Quadtree,
-    SpatialHash, SweepAndPrune, VerletLists,
+    SpatialHash, StripedSort, SweepAndPrune, VerletLists,
 };
 
 /// Particles in a square of side `side`: centre, half-sizes (x, y) and a velocity.
@@ -116,6 +116,7 @@ fn check_all(n: usize, ratio: f64, aspect: f64, steps: usize, seed: u64) {
     follow(LinkedCells::new(), &mut fresh(), steps, seed, &label);
     follow(SpatialHash::new(), &mut fresh(), steps, seed, &label);
     follow(Dess::new(), &mut fresh(), steps, seed, &label);
+    follow(StripedSort::new(), &mut fresh(), steps, seed, &label);
     follow(BoundingVolumes::new(), &mut fresh(), steps, seed, &label);
     let v = follow(VerletLists::new(), &mut fresh(), steps, seed, &label);
     assert!(
@@ -177,6 +178,8 @@ fn coincident_centres_and_a_dense_heap() {
     Dess::new().rebuild(&Boxes(&b), &mut pairs);
     assert_eq!(pairs, want);
     BoundingVolumes::new().rebuild(&Boxes(&b), &mut pairs);
+    assert_eq!(pairs, want);
+    StripedSort::new().rebuild(&Boxes(&b), &mut pairs);
     assert_eq!(pairs, want);
 }
 
@@ -356,6 +359,7 @@ fn the_simulation_runs_on_every_method() {
         NeighborMethod::Verlet,
         NeighborMethod::Hashing,
         NeighborMethod::Dess,
+        NeighborMethod::Striped,
         NeighborMethod::Bvh,
         NeighborMethod::Brute,
     ]

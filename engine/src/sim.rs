@@ -16,7 +16,7 @@ use talus_kernels::integrate::gear::{self, GearDof};
 use talus_kernels::integrate::verlet::{self, Check};
 use talus_kernels::neighbor::{
     inside, BoundingVolumes, BruteForce, Dess, DiscBoxes, LinkedCells, NeighborSearch, Quadtree, SpatialHash,
-    SweepAndPrune, VerletLists,
+    StripedSort, SweepAndPrune, VerletLists,
 };
 
 use crate::contacts::{ContactTable, FREE};
@@ -60,6 +60,8 @@ pub enum NeighborMethod {
     Hashing,
     /// Double-Ended Spatial Sorting (Perkins).
     Dess,
+    /// Sort-and-sweep in horizontal strips (Perkins' striping).
+    Striped,
     /// Bounding-volume hierarchy rebuilt every step (reference).
     Bvh,
     /// O(N^2) reference, for tests and tiny systems.
@@ -67,13 +69,14 @@ pub enum NeighborMethod {
 }
 
 impl NeighborMethod {
-    pub const ALL: [NeighborMethod; 8] = [
+    pub const ALL: [NeighborMethod; 9] = [
         NeighborMethod::Sweep,
         NeighborMethod::Quadtree,
         NeighborMethod::Cells,
         NeighborMethod::Verlet,
         NeighborMethod::Hashing,
         NeighborMethod::Dess,
+        NeighborMethod::Striped,
         NeighborMethod::Bvh,
         NeighborMethod::Brute,
     ];
@@ -86,6 +89,7 @@ impl NeighborMethod {
             NeighborMethod::Verlet => "verlet",
             NeighborMethod::Hashing => "hashing",
             NeighborMethod::Dess => "dess",
+            NeighborMethod::Striped => "striped",
             NeighborMethod::Bvh => "bvh",
             NeighborMethod::Brute => "brute",
         }
@@ -97,7 +101,7 @@ impl std::str::FromStr for NeighborMethod {
     fn from_str(s: &str) -> std::result::Result<Self, String> {
         NeighborMethod::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| {
             format!(
-                "unknown neighbour method {s:?} (expected sweep, quadtree, cells, verlet, hashing, dess, bvh or brute)"
+                "unknown neighbour method {s:?} (expected sweep, quadtree, cells, verlet, hashing, dess, striped, bvh or brute)"
             )
         })
     }
@@ -224,6 +228,7 @@ enum Broad {
     Verlet(Box<VerletLists>),
     Hashing(Box<SpatialHash>),
     Dess(Box<Dess>),
+    Striped(Box<StripedSort>),
     Bvh(Box<BoundingVolumes>),
     Brute(Box<BruteForce>),
 }
@@ -255,6 +260,7 @@ impl Broad {
             NeighborMethod::Verlet => Broad::Verlet(Box::default()),
             NeighborMethod::Hashing => Broad::Hashing(Box::default()),
             NeighborMethod::Dess => Broad::Dess(Box::default()),
+            NeighborMethod::Striped => Broad::Striped(Box::default()),
             NeighborMethod::Bvh => Broad::Bvh(Box::default()),
             NeighborMethod::Brute => Broad::Brute(Box::default()),
         }
@@ -272,6 +278,7 @@ macro_rules! with_broad {
             Broad::Verlet($m) => $e,
             Broad::Hashing($m) => $e,
             Broad::Dess($m) => $e,
+            Broad::Striped($m) => $e,
             Broad::Bvh($m) => $e,
             Broad::Brute($m) => $e,
         }

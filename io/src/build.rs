@@ -291,6 +291,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
             sc::NeighborMethod::Verlet => NeighborMethod::Verlet,
             sc::NeighborMethod::Hashing => NeighborMethod::Hashing,
             sc::NeighborMethod::Dess => NeighborMethod::Dess,
+            sc::NeighborMethod::Striped => NeighborMethod::Striped,
             sc::NeighborMethod::Bvh => NeighborMethod::Bvh,
             sc::NeighborMethod::Brute => NeighborMethod::Brute,
         },

@@ -235,6 +235,8 @@ pub enum NeighborMethod {
     Hashing,
     /// Double-Ended Spatial Sorting.
     Dess,
+    /// Sort-and-sweep in strips.
+    Striped,
     /// Bounding-volume hierarchy (reference).
     Bvh,
     /// O(N^2) reference, small N only.

@@ -14,8 +14,8 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use talus_engine::{NeighborMethod, Rejection};
 use talus_kernels::neighbor::{
-    BoundingVolumes, BruteForce, Dess, DiscBoxes, LinkedCells, NeighborSearch, Quadtree, SpatialHash, SweepAndPrune,
-    VerletLists,
+    BoundingVolumes, BruteForce, Dess, DiscBoxes, LinkedCells, NeighborSearch, Quadtree, SpatialHash, StripedSort,
+    SweepAndPrune, VerletLists,
 };
 
 use crate::bench_polygons::drum_sim;
@@ -248,6 +248,7 @@ fn time_method(a: &NeighborsArgs, method: NeighborMethod, sys: &Kinematic) -> (f
         NeighborMethod::Verlet => time_refresh(VerletLists::new(), &mut s, steps, repeats),
         NeighborMethod::Hashing => time_refresh(SpatialHash::new(), &mut s, steps, repeats),
         NeighborMethod::Dess => time_refresh(Dess::new(), &mut s, steps, repeats),
+        NeighborMethod::Striped => time_refresh(StripedSort::new(), &mut s, steps, repeats),
         NeighborMethod::Bvh => time_refresh(BoundingVolumes::new(), &mut s, steps, repeats),
         NeighborMethod::Brute => time_refresh(BruteForce::new(), &mut s, steps, repeats),
     }

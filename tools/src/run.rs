@@ -31,7 +31,7 @@ pub struct RunArgs {
     #[arg(long, short)]
     pub quiet: bool,
     /// Neighbour search (overrides [neighbor] method): sweep, quadtree, cells, verlet,
-    /// hashing, dess, bvh, brute, or auto (time a short trial of sweep, quadtree, cells and verlet on this
+    /// hashing, dess, striped, bvh, brute, or auto (time a short trial of sweep, quadtree, cells and verlet on this
     /// scenario, then run the fastest).
     #[arg(long)]
     pub neighbor: Option<NeighborChoice>,

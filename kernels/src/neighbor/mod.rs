@@ -11,6 +11,7 @@ pub mod cells;
 pub mod dess;
 pub mod hashing;
 pub mod quadtree;
+pub mod striped;
 pub mod sweep;
 pub mod verlet;
 
@@ -20,6 +21,7 @@ pub use cells::LinkedCells;
 pub use dess::Dess;
 pub use hashing::SpatialHash;
 pub use quadtree::{Quadtree, SearchScratch};
+pub use striped::StripedSort;
 pub use sweep::SweepAndPrune;
 pub use verlet::VerletLists;
 

@@ -1,0 +1,226 @@
+//! Striped sort (Perkins' thesis, section 5.2, "Striping DESS"): sort-and-sweep in
+//! horizontal strips.
+//!
+//! A sort along x over the whole sample meets ~sqrt(N) box ends per unit of x, so the
+//! insertion sort does ~sqrt(N) swaps per moving particle and the whole step grows as
+//! N^1.5 (the sweep's exponent 1.33-1.40 in `talus neighbors`). Cut the sample into strips
+//! as high as the tallest box, and sort each strip on its own: a strip holds a band one
+//! particle high, so the ends met per unit of x, the swaps and the scan per particle no
+//! longer grow with N. A box belongs to the strip of its lower edge; it can only overlap
+//! boxes of its own strip or of the strips just above and below, so each strip is swept
+//! against itself and against the next one up. The pair set is found anew each refresh
+//! (each pair once, from the box whose lower x end comes first) and diffed with the last.
+use super::{boxes_overlap, renumber_boxes, store_boxes, BoxSource, NeighborSearch, PairSet, EMPTY_BOX};
+
+const IDX_MASK: u64 = (1 << 32) - 1;
+
+/// Lower x end of box p as a sort key: ordered bits of the value, then the index.
+#[inline]
+fn key(v: f32, p: usize) -> u64 {
+    let b = v.to_bits();
+    let ordered = if b & 0x8000_0000 != 0 { !b } else { b | 0x8000_0000 };
+    ((ordered as u64) << 32) | p as u64
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct StripedSort {
+    boxes: Vec<[f32; 4]>,
+    /// Strips: lower edge and height, and per strip its boxes sorted by lower x end.
+    y0: f64,
+    height: f64,
+    strips: Vec<Vec<u64>>,
+    /// Strip of each box at the last refresh.
+    strip_of: Vec<u32>,
+    set: PairSet,
+    /// Insertion-sort moves of the last refresh.
+    pub swaps: u64,
+}
+
+impl StripedSort {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn strip(&self, b: &[f32; 4]) -> u32 {
+        let s = ((b[2] as f64 - self.y0) / self.height).floor();
+        s.clamp(0.0, (self.strips.len() - 1) as f64) as u32
+    }
+
+    /// Strips laid out anew over the stored boxes.
+    fn layout(&mut self) {
+        let n = self.boxes.len();
+        let (mut lo, mut hi, mut h) = (f64::INFINITY, f64::NEG_INFINITY, 0.0f64);
+        for b in &self.boxes {
+            lo = lo.min(b[2] as f64);
+            hi = hi.max(b[2] as f64);
+            h = h.max((b[3] - b[2]) as f64);
+        }
+        if n == 0 || !lo.is_finite() {
+            (lo, hi, h) = (0.0, 0.0, 1.0);
+        }
+        // Strips at least as high as the tallest box; not more of them than boxes.
+        let h = h.max((hi - lo) / n.max(1) as f64).max(f64::MIN_POSITIVE);
+        self.y0 = lo;
+        self.height = h;
+        let count = (((hi - lo) / h).floor() as usize + 1).min(n.max(1));
+        self.strips = vec![Vec::new(); count];
+        self.strip_of.clear();
+        for p in 0..n {
+            let s = self.strip(&self.boxes[p]);
+            self.strip_of.push(s);
+            self.strips[s as usize].push(key(self.boxes[p][0], p));
+        }
+        for s in &mut self.strips {
+            s.sort_unstable();
+        }
+    }
+
+    /// Keys renewed, boxes that changed strip moved, each strip insertion-sorted.
+    fn update(&mut self) {
+        let n = self.boxes.len();
+        let mut moved = Vec::new();
+        for p in 0..n {
+            let s = self.strip(&self.boxes[p]);
+            if s != self.strip_of[p] {
+                moved.push((p, self.strip_of[p], s));
+                self.strip_of[p] = s;
+            }
+        }
+        if !moved.is_empty() {
+            let strip_of = &self.strip_of;
+            for &(_, from, _) in &moved {
+                self.strips[from as usize].retain(|&k| strip_of[(k & IDX_MASK) as usize] == from);
+            }
+            for &(p, _, to) in &moved {
+                self.strips[to as usize].push(key(self.boxes[p][0], p));
+            }
+        }
+        self.swaps = 0;
+        for list in &mut self.strips {
+            for k in list.iter_mut() {
+                let p = (*k & IDX_MASK) as usize;
+                *k = key(self.boxes[p][0], p);
+            }
+            for i in 1..list.len() {
+                let k = list[i];
+                let mut j = i;
+                while j > 0 && list[j - 1] > k {
+                    list[j] = list[j - 1];
+                    j -= 1;
+                }
+                self.swaps += (i - j) as u64;
+                list[j] = k;
+            }
+        }
+    }
+
+    /// The whole pair set, sorted, into `out`.
+    fn find_pairs(&self, out: &mut Vec<(u32, u32)>) {
+        out.clear();
+        let boxes = &self.boxes;
+        let idx = |k: u64| (k & IDX_MASK) as usize;
+        let push = |out: &mut Vec<(u32, u32)>, p: usize, q: usize| {
+            if boxes_overlap(&boxes[p], &boxes[q]) {
+                out.push(if p < q {
+                    (p as u32, q as u32)
+                } else {
+                    (q as u32, p as u32)
+                });
+            }
+        };
+        for (s, a) in self.strips.iter().enumerate() {
+            // Within the strip: from each box, the later lower ends up to its upper end.
+            for (i, &k) in a.iter().enumerate() {
+                let p = idx(k);
+                let end = boxes[p][1];
+                for &kq in &a[i + 1..] {
+                    let q = idx(kq);
+                    if boxes[q][0] > end {
+                        break;
+                    }
+                    push(out, p, q);
+                }
+            }
+            // Against the strip above: from each box of either, the later lower ends of
+            // the other up to its upper end (each pair from the one that starts first).
+            let Some(b) = self.strips.get(s + 1) else { continue };
+            for (x, y) in [(a, b), (b, a)] {
+                let mut from = 0;
+                for &k in x {
+                    while from < y.len() && y[from] < k {
+                        from += 1;
+                    }
+                    let p = idx(k);
+                    let end = boxes[p][1];
+                    for &kq in &y[from..] {
+                        let q = idx(kq);
+                        if boxes[q][0] > end {
+                            break;
+                        }
+                        push(out, p, q);
+                    }
+                }
+            }
+        }
+        out.sort_unstable();
+    }
+}
+
+impl NeighborSearch for StripedSort {
+    fn name(&self) -> &'static str {
+        "striped"
+    }
+
+    fn rebuild<B: BoxSource>(&mut self, src: &B, pairs: &mut Vec<(u32, u32)>) {
+        store_boxes(&mut self.boxes, src);
+        self.layout();
+        let mut set = std::mem::take(&mut self.set);
+        set.rebuilt(pairs, |out| self.find_pairs(out));
+        self.set = set;
+    }
+
+    fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
+        assert_eq!(
+            src.len(),
+            self.boxes.len(),
+            "striped: particle count changed without push_particle"
+        );
+        store_boxes(&mut self.boxes, src);
+        // Lay the strips out anew when the boxes changed count or outgrew the strips.
+        let tallest = self.boxes.iter().map(|b| (b[3] - b[2]) as f64).fold(0.0, f64::max);
+        if self.strip_of.len() != self.boxes.len() || tallest > self.height {
+            self.layout();
+        } else {
+            self.update();
+        }
+        let mut set = std::mem::take(&mut self.set);
+        set.refreshed(adds, removes, |out| self.find_pairs(out));
+        self.set = set;
+    }
+
+    fn query(&self, r: &[f32; 4], out: &mut Vec<u32>) {
+        out.clear();
+        out.extend((0..self.boxes.len() as u32).filter(|&p| boxes_overlap(&self.boxes[p as usize], r)));
+    }
+
+    fn stored_boxes(&self) -> &[[f32; 4]] {
+        &self.boxes
+    }
+
+    fn push_particle(&mut self) {
+        self.boxes.push(EMPTY_BOX);
+    }
+
+    fn renumber(&mut self, map: &[u32]) {
+        renumber_boxes(&mut self.boxes, map);
+        self.set.renumber(map);
+        self.strip_of.clear();
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.boxes.capacity() * 16
+            + self.strips.iter().map(|s| s.capacity() * 8).sum::<usize>()
+            + self.strip_of.capacity() * 4
+            + self.set.memory_bytes()
+    }
+}
