@@ -1,7 +1,7 @@
 //! O(N^2) reference broad phase: every pair whose rounded boxes overlap. For tests and
 //! tiny systems only; it is the independent computation the fast methods are checked
 //! against.
-use super::{boxes_overlap, renumber_boxes, rounded_box, store_boxes, BoxSource, NeighborSearch, PairSet, EMPTY_BOX};
+use super::{boxes_overlap, rounded_box, scan_query, BoxSource, PairSet, WholeSet};
 
 /// All pairs (i < j) whose rounded boxes overlap, sorted.
 pub fn brute_force_pairs<B: BoxSource>(src: &B) -> Vec<(u32, u32)> {
@@ -44,44 +44,24 @@ impl BruteForce {
     }
 }
 
-impl NeighborSearch for BruteForce {
-    fn name(&self) -> &'static str {
-        "brute"
+impl WholeSet for BruteForce {
+    const NAME: &'static str = "brute";
+
+    kept_fields!();
+
+    fn index(&mut self, _fresh: bool) {}
+
+    fn find(&self, out: &mut Vec<(u32, u32)>) {
+        self.all_pairs(out)
     }
 
-    fn rebuild<B: BoxSource>(&mut self, src: &B, pairs: &mut Vec<(u32, u32)>) {
-        store_boxes(&mut self.boxes, src);
-        let mut set = std::mem::take(&mut self.set);
-        set.rebuilt(pairs, |out| self.all_pairs(out));
-        self.set = set;
+    fn query_index(&self, r: &[f32; 4], out: &mut Vec<u32>) {
+        scan_query(&self.boxes, r, out);
     }
 
-    fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
-        store_boxes(&mut self.boxes, src);
-        let mut set = std::mem::take(&mut self.set);
-        set.refreshed(adds, removes, |out| self.all_pairs(out));
-        self.set = set;
-    }
+    fn forget(&mut self) {}
 
-    fn query(&self, r: &[f32; 4], out: &mut Vec<u32>) {
-        out.clear();
-        out.extend((0..self.boxes.len() as u32).filter(|&p| boxes_overlap(&self.boxes[p as usize], r)));
-    }
-
-    fn stored_boxes(&self) -> &[[f32; 4]] {
-        &self.boxes
-    }
-
-    fn push_particle(&mut self) {
-        self.boxes.push(EMPTY_BOX);
-    }
-
-    fn renumber(&mut self, map: &[u32]) {
-        renumber_boxes(&mut self.boxes, map);
-        self.set.renumber(map);
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.boxes.capacity() * 16 + self.set.memory_bytes()
+    fn index_bytes(&self) -> usize {
+        0
     }
 }

@@ -8,7 +8,7 @@
 //! whose boxes do not overlap are dropped whole. Every pair of objects is met once. It is
 //! a reference, independent of the incremental methods, with the R-tree's strength: a few
 //! large objects do not slow it down.
-use super::{boxes_overlap, renumber_boxes, store_boxes, BoxSource, NeighborSearch, PairSet, EMPTY_BOX};
+use super::{boxes_overlap, scan_query, PairSet, WholeSet};
 
 /// Objects per leaf at most.
 const LEAF: usize = 4;
@@ -37,10 +37,6 @@ fn union(a: [f32; 4], b: &[f32; 4]) -> [f32; 4] {
 impl BoundingVolumes {
     pub fn new() -> Self {
         Self::default()
-    }
-
-    fn store<B: BoxSource>(&mut self, src: &B) {
-        store_boxes(&mut self.boxes, src);
     }
 
     fn build(&mut self) {
@@ -166,36 +162,23 @@ impl BoundingVolumes {
     }
 }
 
-impl NeighborSearch for BoundingVolumes {
-    fn name(&self) -> &'static str {
-        "bvh"
-    }
+impl WholeSet for BoundingVolumes {
+    const NAME: &'static str = "bvh";
 
-    fn rebuild<B: BoxSource>(&mut self, src: &B, pairs: &mut Vec<(u32, u32)>) {
-        self.store(src);
+    kept_fields!();
+
+    fn index(&mut self, _fresh: bool) {
         self.build();
-        let mut set = std::mem::take(&mut self.set);
-        set.rebuilt(pairs, |out| self.find_pairs(out));
-        self.set = set;
     }
 
-    fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
-        assert_eq!(
-            src.len(),
-            self.boxes.len(),
-            "bvh: particle count changed without push_particle"
-        );
-        self.store(src);
-        self.build();
-        let mut set = std::mem::take(&mut self.set);
-        set.refreshed(adds, removes, |out| self.find_pairs(out));
-        self.set = set;
+    fn find(&self, out: &mut Vec<(u32, u32)>) {
+        self.find_pairs(out)
     }
 
-    fn query(&self, r: &[f32; 4], out: &mut Vec<u32>) {
+    fn query_index(&self, r: &[f32; 4], out: &mut Vec<u32>) {
         out.clear();
         if self.order.len() != self.boxes.len() || self.nodes.is_empty() {
-            out.extend((0..self.boxes.len() as u32).filter(|&p| boxes_overlap(&self.boxes[p as usize], r)));
+            scan_query(&self.boxes, r, out);
             return;
         }
         let mut todo = vec![0u32];
@@ -218,24 +201,11 @@ impl NeighborSearch for BoundingVolumes {
         }
     }
 
-    fn stored_boxes(&self) -> &[[f32; 4]] {
-        &self.boxes
-    }
-
-    fn push_particle(&mut self) {
-        self.boxes.push(EMPTY_BOX);
-    }
-
-    fn renumber(&mut self, map: &[u32]) {
-        renumber_boxes(&mut self.boxes, map);
-        self.set.renumber(map);
+    fn forget(&mut self) {
         self.order.clear();
     }
 
-    fn memory_bytes(&self) -> usize {
-        self.boxes.capacity() * 16
-            + self.order.capacity() * 4
-            + self.nodes.capacity() * std::mem::size_of::<BvhNode>()
-            + self.set.memory_bytes()
+    fn index_bytes(&self) -> usize {
+        self.order.capacity() * 4 + self.nodes.capacity() * std::mem::size_of::<BvhNode>()
     }
 }

@@ -12,7 +12,7 @@
 //! walked in memory order. The whole pair set is found anew at every refresh and diffed
 //! with the previous one. One large particle makes every cell large, which is this
 //! method's known weakness for wide size distributions (Muth et al.; Perkins Test 2).
-use super::{boxes_overlap, renumber_boxes, store_boxes, BoxSource, NeighborSearch, PairSet, EMPTY_BOX};
+use super::{boxes_overlap, scan_query, PairSet, WholeSet};
 
 /// Cells per axis at most: beyond that the grid costs more than it saves.
 const MAX_CELLS_PER_AXIS: usize = 1 << 14;
@@ -39,10 +39,6 @@ impl LinkedCells {
     /// Cells per axis of the last build.
     pub fn dims(&self) -> [usize; 2] {
         self.dims
-    }
-
-    fn store<B: BoxSource>(&mut self, src: &B) {
-        store_boxes(&mut self.boxes, src);
     }
 
     /// Grid over the lower corners, cells as wide as the widest box, and the cell lists.
@@ -146,35 +142,27 @@ impl LinkedCells {
     }
 }
 
-impl NeighborSearch for LinkedCells {
-    fn name(&self) -> &'static str {
-        "cells"
-    }
+impl WholeSet for LinkedCells {
+    const NAME: &'static str = "cells";
 
-    fn rebuild<B: BoxSource>(&mut self, src: &B, pairs: &mut Vec<(u32, u32)>) {
-        self.store(src);
+    kept_fields!();
+
+    fn index(&mut self, _fresh: bool) {
         self.build_grid();
-        let mut set = std::mem::take(&mut self.set);
-        set.rebuilt(pairs, |out| self.find_pairs(out));
-        self.set = set;
     }
 
-    fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
-        assert_eq!(
-            src.len(),
-            self.boxes.len(),
-            "cells: particle count changed without a rebuild"
-        );
-        self.store(src);
-        self.build_grid();
-        let mut set = std::mem::take(&mut self.set);
-        set.refreshed(adds, removes, |out| self.find_pairs(out));
-        self.set = set;
+    fn find(&self, out: &mut Vec<(u32, u32)>) {
+        self.find_pairs(out)
     }
 
-    fn query(&self, r: &[f32; 4], out: &mut Vec<u32>) {
+    fn query_index(&self, r: &[f32; 4], out: &mut Vec<u32>) {
         out.clear();
         if self.boxes.is_empty() {
+            return;
+        }
+        if self.cell_of.len() != self.boxes.len() {
+            // Particles added or renumbered since the grid was built.
+            scan_query(&self.boxes, r, out);
             return;
         }
         // Lower corners that can belong to a box meeting r: within one cell width below r.
@@ -201,22 +189,11 @@ impl NeighborSearch for LinkedCells {
         }
     }
 
-    fn stored_boxes(&self) -> &[[f32; 4]] {
-        &self.boxes
+    fn forget(&mut self) {
+        self.cell_of.clear();
     }
 
-    fn push_particle(&mut self) {
-        self.boxes.push(EMPTY_BOX);
-    }
-
-    fn renumber(&mut self, map: &[u32]) {
-        renumber_boxes(&mut self.boxes, map);
-        self.set.renumber(map);
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.boxes.capacity() * 16
-            + (self.start.capacity() + self.members.capacity() + self.cell_of.capacity()) * 4
-            + self.set.memory_bytes()
+    fn index_bytes(&self) -> usize {
+        (self.start.capacity() + self.members.capacity() + self.cell_of.capacity()) * 4
     }
 }

@@ -9,7 +9,7 @@
 //! from the box that starts first on x (Perkins' case columns 4 and 5). The scan is
 //! O(N sqrt(N)) in a square sample (an x range holds ~sqrt(N) ends); unlike the incremental
 //! sweep, the set is found anew each step and diffed with the last one.
-use super::{boxes_overlap, renumber_boxes, store_boxes, BoxSource, NeighborSearch, PairSet, EMPTY_BOX};
+use super::{boxes_overlap, scan_query, PairSet, WholeSet};
 
 const END_BIT: u64 = 1 << 31;
 const IDX_MASK: u64 = END_BIT - 1;
@@ -38,10 +38,6 @@ pub struct Dess {
 impl Dess {
     pub fn new() -> Self {
         Self::default()
-    }
-
-    fn store<B: BoxSource>(&mut self, src: &B) {
-        store_boxes(&mut self.boxes, src);
     }
 
     /// New key values from the stored boxes, the lists sorted again (insertion sort when
@@ -114,42 +110,27 @@ impl Dess {
     }
 }
 
-impl NeighborSearch for Dess {
-    fn name(&self) -> &'static str {
-        "dess"
-    }
+impl WholeSet for Dess {
+    const NAME: &'static str = "dess";
 
-    fn rebuild<B: BoxSource>(&mut self, src: &B, pairs: &mut Vec<(u32, u32)>) {
-        self.store(src);
-        for e in &mut self.ends {
-            e.clear();
+    kept_fields!();
+
+    fn index(&mut self, fresh: bool) {
+        if fresh {
+            self.forget();
         }
         self.sort();
-        let mut set = std::mem::take(&mut self.set);
-        set.rebuilt(pairs, |out| self.find_pairs(out));
-        self.set = set;
     }
 
-    fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
-        assert_eq!(
-            src.len(),
-            self.boxes.len(),
-            "dess: particle count changed without push_particle"
-        );
-        self.store(src);
-        self.sort();
-        let mut set = std::mem::take(&mut self.set);
-        set.refreshed(adds, removes, |out| self.find_pairs(out));
-        self.set = set;
+    fn find(&self, out: &mut Vec<(u32, u32)>) {
+        self.find_pairs(out)
     }
 
-    /// Perkins 5.1.1.4: the lower ends on x up to the rectangle's right edge (binary
-    /// search), each box then tested.
-    fn query(&self, r: &[f32; 4], out: &mut Vec<u32>) {
+    fn query_index(&self, r: &[f32; 4], out: &mut Vec<u32>) {
         out.clear();
         let ex = &self.ends[0];
         if ex.len() != 2 * self.boxes.len() {
-            out.extend((0..self.boxes.len() as u32).filter(|&p| boxes_overlap(&self.boxes[p as usize], r)));
+            scan_query(&self.boxes, r, out);
             return;
         }
         let stop = ex.partition_point(|&k| k <= key(r[1], true, IDX_MASK as usize));
@@ -161,27 +142,14 @@ impl NeighborSearch for Dess {
         }
     }
 
-    fn stored_boxes(&self) -> &[[f32; 4]] {
-        &self.boxes
-    }
-
-    fn push_particle(&mut self) {
-        self.boxes.push(EMPTY_BOX);
-    }
-
-    fn renumber(&mut self, map: &[u32]) {
-        renumber_boxes(&mut self.boxes, map);
-        self.set.renumber(map);
+    fn forget(&mut self) {
         // The lists name old indices: sorted afresh at the next refresh.
         for e in &mut self.ends {
             e.clear();
         }
     }
 
-    fn memory_bytes(&self) -> usize {
-        self.boxes.capacity() * 16
-            + (self.ends[0].capacity() + self.ends[1].capacity()) * 8
-            + (self.rank[0].capacity() + self.rank[1].capacity()) * 8
-            + self.set.memory_bytes()
+    fn index_bytes(&self) -> usize {
+        (self.ends[0].capacity() + self.ends[1].capacity() + self.rank[0].capacity() + self.rank[1].capacity()) * 8
     }
 }

@@ -8,7 +8,7 @@
 //! wherever an object is. The pairs are found over the half shell of linked cells
 //! (own cell, east, north-west, north, north-east); a bucket may hold other cells that
 //! hashed to it, which are skipped by comparing cell coordinates.
-use super::{boxes_overlap, renumber_boxes, store_boxes, BoxSource, NeighborSearch, PairSet, EMPTY_BOX};
+use super::{boxes_overlap, scan_query, PairSet, WholeSet};
 
 #[derive(Debug, Default, Clone)]
 pub struct SpatialHash {
@@ -37,10 +37,6 @@ fn hash(c: [i64; 2], bits: u32) -> usize {
 impl SpatialHash {
     pub fn new() -> Self {
         Self::default()
-    }
-
-    fn store<B: BoxSource>(&mut self, src: &B) {
-        store_boxes(&mut self.boxes, src);
     }
 
     #[inline]
@@ -115,37 +111,24 @@ impl SpatialHash {
     }
 }
 
-impl NeighborSearch for SpatialHash {
-    fn name(&self) -> &'static str {
-        "hashing"
-    }
+impl WholeSet for SpatialHash {
+    const NAME: &'static str = "hashing";
 
-    fn rebuild<B: BoxSource>(&mut self, src: &B, pairs: &mut Vec<(u32, u32)>) {
-        self.store(src);
+    kept_fields!();
+
+    fn index(&mut self, _fresh: bool) {
         self.build();
-        let mut set = std::mem::take(&mut self.set);
-        set.rebuilt(pairs, |out| self.find_pairs(out));
-        self.set = set;
     }
 
-    fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
-        assert_eq!(
-            src.len(),
-            self.boxes.len(),
-            "hashing: particle count changed without push_particle"
-        );
-        self.store(src);
-        self.build();
-        let mut set = std::mem::take(&mut self.set);
-        set.refreshed(adds, removes, |out| self.find_pairs(out));
-        self.set = set;
+    fn find(&self, out: &mut Vec<(u32, u32)>) {
+        self.find_pairs(out)
     }
 
-    fn query(&self, r: &[f32; 4], out: &mut Vec<u32>) {
+    fn query_index(&self, r: &[f32; 4], out: &mut Vec<u32>) {
         out.clear();
         let n = self.boxes.len();
         if self.cell.len() != n {
-            out.extend((0..n as u32).filter(|&p| boxes_overlap(&self.boxes[p as usize], r)));
+            scan_query(&self.boxes, r, out);
             return;
         }
         // Lower corners of boxes meeting r lie within one cell width below r.
@@ -154,7 +137,7 @@ impl NeighborSearch for SpatialHash {
         let cells = (hi[0] as f64 - lo[0] as f64 + 1.0) * (hi[1] as f64 - lo[1] as f64 + 1.0);
         if cells.is_nan() || cells > n as f64 {
             // More cells than objects: a scan is cheaper.
-            out.extend((0..n as u32).filter(|&p| boxes_overlap(&self.boxes[p as usize], r)));
+            scan_query(&self.boxes, r, out);
             return;
         }
         for cy in lo[1]..=hi[1] {
@@ -169,24 +152,11 @@ impl NeighborSearch for SpatialHash {
         }
     }
 
-    fn stored_boxes(&self) -> &[[f32; 4]] {
-        &self.boxes
-    }
-
-    fn push_particle(&mut self) {
-        self.boxes.push(EMPTY_BOX);
-    }
-
-    fn renumber(&mut self, map: &[u32]) {
-        renumber_boxes(&mut self.boxes, map);
-        self.set.renumber(map);
+    fn forget(&mut self) {
         self.cell.clear();
     }
 
-    fn memory_bytes(&self) -> usize {
-        self.boxes.capacity() * 16
-            + self.cell.capacity() * 16
-            + (self.start.capacity() + self.members.capacity()) * 4
-            + self.set.memory_bytes()
+    fn index_bytes(&self) -> usize {
+        self.cell.capacity() * 16 + (self.start.capacity() + self.members.capacity()) * 4
     }
 }

@@ -5,6 +5,24 @@
 //! The boxes are rounded outward to `f32` (see [`rounded_box`]) so that a box end and
 //! its particle index pack into one `u64` sort key; the rounding only ever grows a box,
 //! so no touching pair is lost.
+/// The four accessors of [`WholeSet`] for a method with fields `boxes` and `set`.
+macro_rules! kept_fields {
+    () => {
+        fn boxes(&self) -> &Vec<[f32; 4]> {
+            &self.boxes
+        }
+        fn boxes_mut(&mut self) -> &mut Vec<[f32; 4]> {
+            &mut self.boxes
+        }
+        fn set(&self) -> &PairSet {
+            &self.set
+        }
+        fn set_mut(&mut self) -> &mut PairSet {
+            &mut self.set
+        }
+    };
+}
+
 pub mod brute;
 pub mod bvh;
 pub mod cells;
@@ -58,6 +76,87 @@ pub trait NeighborSearch {
     fn renumber(&mut self, map: &[u32]);
     /// Bytes held (capacity), for the memory report.
     fn memory_bytes(&self) -> usize;
+}
+
+/// A method that finds the whole pair set anew at every refresh from an index of the
+/// stored boxes (cells, hashing, DESS, striped sort, Verlet lists, the references). It says
+/// how to index and how to search; the [`NeighborSearch`] bookkeeping around that (storing
+/// the boxes, keeping the set and diffing it, growing, renumbering) is written once, below.
+pub trait WholeSet {
+    const NAME: &'static str;
+    fn boxes(&self) -> &Vec<[f32; 4]>;
+    fn boxes_mut(&mut self) -> &mut Vec<[f32; 4]>;
+    fn set(&self) -> &PairSet;
+    fn set_mut(&mut self) -> &mut PairSet;
+    /// Index the boxes just stored; `fresh` after a rebuild (nothing earlier to reuse).
+    fn index(&mut self, fresh: bool);
+    /// The whole pair set of the indexed boxes, sorted, each pair once, into `out`.
+    fn find(&self, out: &mut Vec<(u32, u32)>);
+    /// [`NeighborSearch::query`] from the index (or a scan while there is none).
+    fn query_index(&self, r: &[f32; 4], out: &mut Vec<u32>);
+    /// The index no longer matches the particles (added or renumbered): the next refresh
+    /// indexes afresh, and queries until then must not use it.
+    fn forget(&mut self);
+    /// Bytes held by the index (capacity).
+    fn index_bytes(&self) -> usize;
+}
+
+impl<T: WholeSet> NeighborSearch for T {
+    fn name(&self) -> &'static str {
+        T::NAME
+    }
+
+    fn rebuild<B: BoxSource>(&mut self, src: &B, pairs: &mut Vec<(u32, u32)>) {
+        store_boxes(self.boxes_mut(), src);
+        self.index(true);
+        let mut set = std::mem::take(self.set_mut());
+        set.rebuilt(pairs, |out| self.find(out));
+        *self.set_mut() = set;
+    }
+
+    fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
+        assert_eq!(
+            src.len(),
+            self.boxes().len(),
+            "{}: particle count changed without push_particle",
+            T::NAME
+        );
+        store_boxes(self.boxes_mut(), src);
+        self.index(false);
+        let mut set = std::mem::take(self.set_mut());
+        set.refreshed(adds, removes, |out| self.find(out));
+        *self.set_mut() = set;
+    }
+
+    fn query(&self, r: &[f32; 4], out: &mut Vec<u32>) {
+        self.query_index(r, out);
+    }
+
+    fn stored_boxes(&self) -> &[[f32; 4]] {
+        self.boxes()
+    }
+
+    fn push_particle(&mut self) {
+        self.boxes_mut().push(EMPTY_BOX);
+        self.forget();
+    }
+
+    fn renumber(&mut self, map: &[u32]) {
+        renumber_boxes(self.boxes_mut(), map);
+        self.set_mut().renumber(map);
+        self.forget();
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.boxes().capacity() * 16 + self.set().memory_bytes() + self.index_bytes()
+    }
+}
+
+/// Every stored box that meets `r`, by a scan (the queries' fallback while an index is
+/// being rebuilt, and the whole query of the methods without a spatial index).
+pub fn scan_query(boxes: &[[f32; 4]], r: &[f32; 4], out: &mut Vec<u32>) {
+    out.clear();
+    out.extend((0..boxes.len() as u32).filter(|&p| boxes_overlap(&boxes[p as usize], r)));
 }
 
 /// The changes between two sorted, duplicate-free pair lists: `adds` = new - old,

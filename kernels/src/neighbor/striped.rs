@@ -10,7 +10,7 @@
 //! boxes of its own strip or of the strips just above and below, so each strip is swept
 //! against itself and against the next one up. The pair set is found anew each refresh
 //! (each pair once, from the box whose lower x end comes first) and diffed with the last.
-use super::{boxes_overlap, renumber_boxes, store_boxes, BoxSource, NeighborSearch, PairSet, EMPTY_BOX};
+use super::{boxes_overlap, scan_query, PairSet, WholeSet};
 
 const IDX_MASK: u64 = (1 << 32) - 1;
 
@@ -166,61 +166,35 @@ impl StripedSort {
     }
 }
 
-impl NeighborSearch for StripedSort {
-    fn name(&self) -> &'static str {
-        "striped"
-    }
+impl WholeSet for StripedSort {
+    const NAME: &'static str = "striped";
 
-    fn rebuild<B: BoxSource>(&mut self, src: &B, pairs: &mut Vec<(u32, u32)>) {
-        store_boxes(&mut self.boxes, src);
-        self.layout();
-        let mut set = std::mem::take(&mut self.set);
-        set.rebuilt(pairs, |out| self.find_pairs(out));
-        self.set = set;
-    }
+    kept_fields!();
 
-    fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
-        assert_eq!(
-            src.len(),
-            self.boxes.len(),
-            "striped: particle count changed without push_particle"
-        );
-        store_boxes(&mut self.boxes, src);
-        // Lay the strips out anew when the boxes changed count or outgrew the strips.
+    fn index(&mut self, fresh: bool) {
+        // Lay the strips out anew after a rebuild, new particles, or boxes that outgrew
+        // the strips; otherwise move and re-sort.
         let tallest = self.boxes.iter().map(|b| (b[3] - b[2]) as f64).fold(0.0, f64::max);
-        if self.strip_of.len() != self.boxes.len() || tallest > self.height {
+        if fresh || self.strip_of.len() != self.boxes.len() || tallest > self.height {
             self.layout();
         } else {
             self.update();
         }
-        let mut set = std::mem::take(&mut self.set);
-        set.refreshed(adds, removes, |out| self.find_pairs(out));
-        self.set = set;
     }
 
-    fn query(&self, r: &[f32; 4], out: &mut Vec<u32>) {
-        out.clear();
-        out.extend((0..self.boxes.len() as u32).filter(|&p| boxes_overlap(&self.boxes[p as usize], r)));
+    fn find(&self, out: &mut Vec<(u32, u32)>) {
+        self.find_pairs(out)
     }
 
-    fn stored_boxes(&self) -> &[[f32; 4]] {
-        &self.boxes
+    fn query_index(&self, r: &[f32; 4], out: &mut Vec<u32>) {
+        scan_query(&self.boxes, r, out);
     }
 
-    fn push_particle(&mut self) {
-        self.boxes.push(EMPTY_BOX);
-    }
-
-    fn renumber(&mut self, map: &[u32]) {
-        renumber_boxes(&mut self.boxes, map);
-        self.set.renumber(map);
+    fn forget(&mut self) {
         self.strip_of.clear();
     }
 
-    fn memory_bytes(&self) -> usize {
-        self.boxes.capacity() * 16
-            + self.strips.iter().map(|s| s.capacity() * 8).sum::<usize>()
-            + self.strip_of.capacity() * 4
-            + self.set.memory_bytes()
+    fn index_bytes(&self) -> usize {
+        self.strips.iter().map(|s| s.capacity() * 8).sum::<usize>() + self.strip_of.capacity() * 4
     }
 }

@@ -9,9 +9,7 @@
 //! particles move fast: rebuilds dominate) and shrinks by a fifth when one lasted more than
 //! `LONG` (the list is fatter than needed: filtering dominates). So the rebuild interval
 //! follows the largest displacement, as in Muth et al., without the user naming either.
-use super::{
-    boxes_overlap, renumber_boxes, store_boxes, BoxSource, Boxes, LinkedCells, NeighborSearch, PairSet, EMPTY_BOX,
-};
+use super::{boxes_overlap, scan_query, Boxes, LinkedCells, NeighborSearch, PairSet, WholeSet};
 
 /// A list that lasted fewer refreshes than this makes the skin grow.
 const SHORT: u64 = 4;
@@ -51,10 +49,6 @@ impl VerletLists {
     /// Candidate pairs in the list.
     pub fn list_len(&self) -> usize {
         self.list.len()
-    }
-
-    fn store<B: BoxSource>(&mut self, src: &B) {
-        store_boxes(&mut self.boxes, src);
     }
 
     /// A new list around the stored boxes.
@@ -110,26 +104,16 @@ impl VerletLists {
     }
 }
 
-impl NeighborSearch for VerletLists {
-    fn name(&self) -> &'static str {
-        "verlet"
-    }
+impl WholeSet for VerletLists {
+    const NAME: &'static str = "verlet";
 
-    fn rebuild<B: BoxSource>(&mut self, src: &B, pairs: &mut Vec<(u32, u32)>) {
-        self.store(src);
-        self.build();
-        let mut set = std::mem::take(&mut self.set);
-        set.rebuilt(pairs, |out| self.filter(out));
-        self.set = set;
-    }
+    kept_fields!();
 
-    fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
-        assert_eq!(
-            src.len(),
-            self.boxes.len(),
-            "verlet: particle count changed without push_particle"
-        );
-        self.store(src);
+    fn index(&mut self, fresh: bool) {
+        if fresh {
+            self.build();
+            return;
+        }
         self.refreshes += 1;
         self.age += 1;
         if !self.list_holds() {
@@ -143,15 +127,15 @@ impl NeighborSearch for VerletLists {
             }
             self.build();
         }
-        let mut set = std::mem::take(&mut self.set);
-        set.refreshed(adds, removes, |out| self.filter(out));
-        self.set = set;
     }
 
-    fn query(&self, r: &[f32; 4], out: &mut Vec<u32>) {
+    fn find(&self, out: &mut Vec<(u32, u32)>) {
+        self.filter(out)
+    }
+
+    fn query_index(&self, r: &[f32; 4], out: &mut Vec<u32>) {
         if self.stale {
-            out.clear();
-            out.extend((0..self.boxes.len() as u32).filter(|&p| boxes_overlap(&self.boxes[p as usize], r)));
+            scan_query(&self.boxes, r, out);
             return;
         }
         // The cells hold the enlarged boxes of the last build, which contain the stored
@@ -160,26 +144,11 @@ impl NeighborSearch for VerletLists {
         out.retain(|&p| boxes_overlap(&self.boxes[p as usize], r));
     }
 
-    fn stored_boxes(&self) -> &[[f32; 4]] {
-        &self.boxes
-    }
-
-    fn push_particle(&mut self) {
-        self.boxes.push(EMPTY_BOX);
+    fn forget(&mut self) {
         self.stale = true;
     }
 
-    fn renumber(&mut self, map: &[u32]) {
-        renumber_boxes(&mut self.boxes, map);
-        self.set.renumber(map);
-        self.stale = true;
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.boxes.capacity() * 16
-            + self.enlarged.capacity() * 32
-            + self.list.capacity() * 8
-            + self.set.memory_bytes()
-            + self.cells.memory_bytes()
+    fn index_bytes(&self) -> usize {
+        self.enlarged.capacity() * 32 + self.list.capacity() * 8 + self.cells.memory_bytes()
     }
 }
