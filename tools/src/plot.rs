@@ -127,35 +127,8 @@ fn draw<DB: DrawingBackend>(
         .label("ideal")
         .legend(move |(x, y)| DashedPathElement::new([(x, y), (x + 20, y)], 5, 3, ideal));
 
-    for (i, s) in series.iter().enumerate() {
-        let colour = COLOURS[i % COLOURS.len()];
-        let style = colour.stroke_width(2);
-        // A NaN or infinite speedup (a zero time) cannot be placed; leave it out rather than corrupt the path.
-        let points: Vec<_> = s
-            .points
-            .iter()
-            .copied()
-            .filter(|(x, y)| x.is_finite() && y.is_finite())
-            .collect();
-        chart
-            .draw_series(LineSeries::new(points.iter().copied(), style))?
-            .label(s.label.as_str())
-            .legend(move |(x, y)| {
-                EmptyElement::at((x, y))
-                    + PathElement::new([(-10, 0), (10, 0)], style)
-                    + Circle::new((0, 0), 4, colour.filled())
-            });
-        chart.draw_series(points.iter().map(|&p| Circle::new(p, 5, colour.filled())))?;
-    }
-
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font((FONT, 16))
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK.mix(0.4))
-        .draw()?;
-    Ok(())
+    // A NaN or infinite speedup (a zero time) cannot be placed; leave it out rather than corrupt the path.
+    lines_and_legend(&mut chart, series, |(x, y)| x.is_finite() && y.is_finite())
 }
 
 /// Log-log plot (e.g. time per step against N), one coloured line with markers per series,
@@ -220,10 +193,19 @@ fn draw_loglog<DB: DrawingBackend>(
         .light_line_style(WHITE.mix(0.0))
         .bold_line_style(BLACK.mix(0.1))
         .draw()?;
+    lines_and_legend(&mut chart, series, ok)
+}
+
+/// One coloured line with markers per series (the points `keep` accepts), and the legend.
+fn lines_and_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate<From = (f64, f64)>>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    series: &[Series],
+    keep: impl Fn(&(f64, f64)) -> bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     for (i, s) in series.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
         let style = colour.stroke_width(2);
-        let points: Vec<_> = s.points.iter().copied().filter(ok).collect();
+        let points: Vec<_> = s.points.iter().copied().filter(&keep).collect();
         chart
             .draw_series(LineSeries::new(points.iter().copied(), style))?
             .label(s.label.as_str())

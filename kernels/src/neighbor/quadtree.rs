@@ -141,15 +141,6 @@ impl Quadtree {
         self.owner.len()
     }
 
-    /// Depth of the deepest leaf holding an entry.
-    pub fn max_depth(&self) -> u8 {
-        self.leaf
-            .iter()
-            .map(|&l| self.nodes[l as usize].depth)
-            .max()
-            .unwrap_or(0)
-    }
-
     fn store<B: BoxSource>(&mut self, src: &B) {
         store_boxes(&mut self.boxes, src);
     }
@@ -632,7 +623,8 @@ impl Quadtree {
         self.stats.refreshes += 1;
     }
 
-    /// Entries: how a caller splits the leaver scan.
+    /// Particles (stored boxes): how a caller splits the pair search of
+    /// [`Quadtree::pairs_of`].
     pub fn particles(&self) -> usize {
         self.boxes.len()
     }
