@@ -26,14 +26,14 @@ pub struct ContactTable {
     pub features: Vec<u32>,
     pub area: Vec<f64>,
     /// Bumped by every change of the pair set (for caches built from it).
-    generation: u64,
-    polygons: bool,
-    next: Vec<u32>,
-    head: Vec<u32>,
-    free: Vec<u32>,
-    live: usize,
+    pub(crate) generation: u64,
+    pub(crate) polygons: bool,
+    pub(crate) next: Vec<u32>,
+    pub(crate) head: Vec<u32>,
+    pub(crate) free: Vec<u32>,
+    pub(crate) live: usize,
     /// Pairs added since the last compaction.
-    churn: usize,
+    pub(crate) churn: usize,
 }
 
 impl ContactTable {
@@ -257,7 +257,7 @@ impl ContactTable {
         self.rebuild_chains();
     }
 
-    fn rebuild_chains(&mut self) {
+    pub(crate) fn rebuild_chains(&mut self) {
         self.head.iter_mut().for_each(|h| *h = NIL);
         self.next.clear();
         self.next.resize(self.i.len(), NIL);

@@ -22,10 +22,10 @@ pub struct Drive {
 pub struct Driven {
     pub drives: Vec<Drive>,
     pub index: Vec<u32>,
-    drive: Vec<u16>,
-    rel: Vec<[f64; 2]>,
-    angle0: Vec<f64>,
-    t0: Vec<f64>,
+    pub(crate) drive: Vec<u16>,
+    pub(crate) rel: Vec<[f64; 2]>,
+    pub(crate) angle0: Vec<f64>,
+    pub(crate) t0: Vec<f64>,
 }
 
 impl Driven {

@@ -13,6 +13,8 @@ pub enum EngineError {
     },
     #[error("step {step}: particle id {id} has a non-finite position ({x}, {y}) (NaN or infinite forces; is the time step too large?)")]
     NonFinite { step: u64, id: u64, x: f64, y: f64 },
+    #[error("saved state, section {section}: {msg}")]
+    State { section: String, msg: String },
     #[error("invalid setup: {0}")]
     Setup(String),
     #[error("a worker thread panicked in the {phase} phase: {msg}")]

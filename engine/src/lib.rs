@@ -18,7 +18,10 @@ pub use error::{EngineError, Result};
 pub use material::Material;
 pub use parallel::ForceStrategy;
 pub use shapes::PolygonShape;
-pub use sim::{Config, Energies, Integrator, NarrowStats, NeighborMethod, PhaseTimes, Rejection, Simulation};
+pub use sim::{
+    Config, Elem, Energies, Integrator, NarrowStats, NeighborMethod, PhaseTimes, Rejection, Section, SectionSource,
+    Simulation, SETTINGS_SECTIONS,
+};
 pub use store::{flags, ParticleInit, ParticleStore};
 pub use talus_kernels::contact::disc_wall::LineWall;
 pub use talus_kernels::contact::ContactParams;

@@ -285,6 +285,9 @@ macro_rules! with_broad {
     };
 }
 
+mod state;
+pub use state::{Elem, Section, SectionSource, SETTINGS_SECTIONS};
+
 /// Not `Clone`: it may own a pool of threads.
 #[derive(Debug)]
 pub struct Simulation {

@@ -17,6 +17,9 @@ pub struct Built {
     pub sim: Simulation,
     pub steps: u64,
     pub output: sc::Output,
+    pub checkpoint: sc::CheckpointSettings,
+    /// The scenario's text (checkpoints carry it and its hash).
+    pub scenario_text: String,
     pub title: String,
     /// How the time step was chosen, for the run summary.
     pub dt_note: String,
@@ -313,6 +316,8 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         sim,
         steps: scenario.run.steps,
         output: scenario.output.clone(),
+        checkpoint: scenario.checkpoint.clone(),
+        scenario_text: scenario.text.clone(),
         title: scenario.title.clone().unwrap_or_else(|| path.display().to_string()),
         dt_note,
     })

@@ -23,6 +23,13 @@ pub enum IoError {
         col: usize,
         msg: String,
     },
+    /// A checkpoint file that cannot be used: which file, which section (if one), what.
+    #[error("{}: checkpoint{}: {msg}", path.display(), section.as_ref().map(|s| format!(", section {s}")).unwrap_or_default())]
+    Checkpoint {
+        path: PathBuf,
+        section: Option<String>,
+        msg: String,
+    },
     /// Anything else that is wrong with a whole input (e.g. a particle source that is empty).
     #[error("{}: {msg}", path.display())]
     Invalid { path: PathBuf, msg: String },

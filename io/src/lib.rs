@@ -3,6 +3,8 @@
 pub mod error;
 pub use error::{IoError, Result};
 pub mod build;
+pub mod checkpoint;
+pub mod checkpointer;
 pub mod dump;
 pub mod lammps_data;
 pub mod output;

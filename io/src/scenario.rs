@@ -42,6 +42,9 @@ pub struct Scenario {
     pub neighbor: Neighbor,
     pub run: Run,
     pub output: Output,
+    pub checkpoint: CheckpointSettings,
+    /// The text the scenario was parsed from (checkpoints carry it and its hash).
+    pub text: String,
 }
 
 /// Hard bounds of the simulation: a particle leaving them is an error of the run.
@@ -248,6 +251,17 @@ pub struct Run {
     pub steps: u64,
 }
 
+/// `[checkpoint]`: when and where checkpoints are written during `talus run`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckpointSettings {
+    /// Every this many steps; 0 = no checkpoints.
+    pub every: u64,
+    /// Newest checkpoints kept (older ones are deleted once a newer one is complete).
+    pub keep: usize,
+    /// Folder (relative to the current directory); default: `checkpoints` in the output folder.
+    pub dir: PathBuf,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Output {
     /// Write frames every this many steps (>= 1).
@@ -264,7 +278,9 @@ pub struct Output {
 pub fn parse_scenario(text: &str, path: &Path) -> Result<Scenario> {
     let ctx = Ctx { text, path };
     let raw: RawScenario = toml::from_str(text).map_err(|e| ctx.toml_error(&e))?;
-    ctx.convert(raw)
+    let mut s = ctx.convert(raw)?;
+    s.text = text.to_string();
+    Ok(s)
 }
 
 /// Reads and parses a scenario file; relative particle file paths are resolved against
@@ -407,6 +423,15 @@ struct RawScenario {
     neighbor: Option<RawNeighbor>,
     run: RawRun,
     output: Option<RawOutput>,
+    checkpoint: Option<RawCheckpoint>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCheckpoint {
+    every: Option<u64>,
+    keep: Option<PositiveInt>,
+    dir: Option<String>,
 }
 
 #[derive(Deserialize, Clone, Copy, PartialEq)]
@@ -595,6 +620,8 @@ struct RawOutput {
 const DEFAULT_DT_FRACTION: f64 = 50.0;
 const DEFAULT_MARGIN: f64 = 0.1;
 const DEFAULT_OUTPUT_DIR: &str = "talus-out";
+/// Checkpoints kept by default.
+const DEFAULT_KEEP: usize = 3;
 /// Default number of output frames over a run.
 const DEFAULT_FRAMES: u64 = 20;
 
@@ -780,6 +807,19 @@ impl Ctx<'_> {
             },
         };
 
+        let checkpoint = match raw.checkpoint {
+            None => CheckpointSettings {
+                every: 0,
+                keep: DEFAULT_KEEP,
+                dir: output.dir.join("checkpoints"),
+            },
+            Some(c) => CheckpointSettings {
+                every: c.every.unwrap_or(0),
+                keep: c.keep.map_or(DEFAULT_KEEP, |k| k.0 as usize),
+                dir: c.dir.map_or_else(|| output.dir.join("checkpoints"), PathBuf::from),
+            },
+        };
+
         Ok(Scenario {
             title: raw.title,
             seed: raw.seed.unwrap_or(1),
@@ -794,6 +834,8 @@ impl Ctx<'_> {
             neighbor,
             run,
             output,
+            checkpoint,
+            text: String::new(),
         })
     }
 

@@ -10,6 +10,7 @@ mod bench_polygons;
 mod neighbors;
 mod parallel_opts;
 mod plot;
+mod restart;
 mod run;
 mod scale;
 mod topology_cmd;
@@ -29,6 +30,10 @@ struct Cli {
 enum Command {
     /// Run a scenario file (or the built-in default) and write ParaView, OVITO and CSV output.
     Run(run::RunArgs),
+    /// Continue a run from a checkpoint (a file, or the newest in a folder), exactly.
+    Restart(restart::RestartArgs),
+    /// Print a checkpoint's header and section table and verify every checksum.
+    Inspect(restart::InspectArgs),
     /// Measure particle-updates per second on dense polydisperse beds tiled from the
     /// LAMMPS-settled bed, per integrator and neighbour-update mode.
     Bench(bench::BenchArgs),
@@ -63,6 +68,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(a) => run::run(a),
+        Command::Restart(a) => restart::restart(a),
+        Command::Inspect(a) => restart::inspect(a),
         Command::Bench(a) => bench::bench(a),
         Command::BenchNarrow(a) => bench_narrow::bench_narrow(a),
         Command::BenchPolygons(a) => bench_polygons::bench_polygons(a),

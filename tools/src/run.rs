@@ -5,7 +5,10 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use talus_engine::NeighborMethod;
+use talus_engine::Simulation;
 use talus_io::build::{build_default, build_file, Built};
+use talus_io::checkpoint::fnv1a;
+use talus_io::checkpointer::Checkpointer;
 use talus_io::output::{OutputKinds, Outputs};
 
 use crate::parallel_opts::{profile_table, write_profile_csv, ParallelArgs};
@@ -35,6 +38,15 @@ pub struct RunArgs {
     /// scenario, then run the fastest).
     #[arg(long)]
     pub neighbor: Option<NeighborChoice>,
+    /// Write a checkpoint every this many steps (overrides [checkpoint] every; 0: none).
+    #[arg(long)]
+    pub checkpoint_every: Option<u64>,
+    /// Checkpoint folder (overrides [checkpoint] dir).
+    #[arg(long)]
+    pub checkpoint_dir: Option<PathBuf>,
+    /// Keep the newest K checkpoints (overrides [checkpoint] keep).
+    #[arg(long)]
+    pub keep: Option<usize>,
     #[command(flatten)]
     pub parallel: ParallelArgs,
 }
@@ -122,23 +134,98 @@ pub fn run(a: RunArgs) -> Result<(), String> {
         None => {}
     }
     a.parallel.apply(&mut sim)?;
-    let every = a.every.unwrap_or(built.output.every).max(1);
-    let dir = a.out.clone().unwrap_or(built.output.dir.clone());
-    let kinds = OutputKinds {
-        vtk: built.output.vtk && !a.no_output,
-        dump: built.output.dump && !a.no_output,
-        energy: built.output.energy && !a.no_output,
+    let plan = Plan {
+        steps,
+        every: a.every.unwrap_or(built.output.every).max(1),
+        dir: a.out.clone().unwrap_or(built.output.dir.clone()),
+        kinds: OutputKinds {
+            vtk: built.output.vtk && !a.no_output,
+            dump: built.output.dump && !a.no_output,
+            energy: built.output.energy && !a.no_output,
+        },
+        checkpoint_every: a.checkpoint_every.unwrap_or(built.checkpoint.every),
+        checkpoint_dir: a.checkpoint_dir.clone().unwrap_or(built.checkpoint.dir.clone()),
+        keep: a.keep.unwrap_or(built.checkpoint.keep),
+        scenario_text: built.scenario_text.clone(),
+        run_settings: run_settings(&a.parallel),
+        quiet: a.quiet,
+        title: built.title.clone(),
+        dt_note: built.dt_note.clone(),
     };
-    let any_output = kinds.vtk || kinds.dump || kinds.energy;
+    let setup = t_setup.elapsed();
+    step_and_report(&mut sim, &plan, setup, &a.parallel)
+}
+
+/// The run settings a checkpoint records (for `talus inspect`; a restart takes its own).
+pub fn run_settings(p: &ParallelArgs) -> String {
+    format!(
+        "threads = {}\nplacement = {}\nforce_strategy = {}\ntalus = {}\n",
+        p.threads,
+        p.placement,
+        p.force_strategy,
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// What to do with a ready simulation: how many steps, what to write where.
+pub struct Plan {
+    pub steps: u64,
+    pub every: u64,
+    pub dir: PathBuf,
+    pub kinds: OutputKinds,
+    /// 0: no checkpoints.
+    pub checkpoint_every: u64,
+    pub checkpoint_dir: PathBuf,
+    pub keep: usize,
+    pub scenario_text: String,
+    pub run_settings: String,
+    pub quiet: bool,
+    pub title: String,
+    pub dt_note: String,
+}
+
+/// Checkpoint files are named `checkpoint-STEP.talus`.
+pub const CHECKPOINT_PREFIX: &str = "checkpoint";
+
+/// Step `sim` by the plan, writing output and checkpoints at multiples of their
+/// intervals (in absolute steps, so that a restarted run writes at the same steps), then
+/// print the summary.
+pub fn step_and_report(
+    sim: &mut Simulation,
+    plan: &Plan,
+    setup: Duration,
+    parallel: &ParallelArgs,
+) -> Result<(), String> {
+    let t_setup = Instant::now();
+    let any_output = plan.kinds.vtk || plan.kinds.dump || plan.kinds.energy;
     let mut out = if any_output {
-        Some(Outputs::create(&dir, kinds).map_err(|e| e.to_string())?)
+        Some(Outputs::create(&plan.dir, plan.kinds).map_err(|e| e.to_string())?)
     } else {
         None
     };
-    let setup = t_setup.elapsed();
-    eprintln!("talus: {} ({} particles, {})", built.title, sim.len(), built.dt_note);
+    let mut ckpt = if plan.checkpoint_every > 0 {
+        Some(
+            Checkpointer::new(
+                &plan.checkpoint_dir,
+                CHECKPOINT_PREFIX,
+                plan.keep,
+                fnv1a(plan.scenario_text.as_bytes()),
+                vec![
+                    ("scenario.toml", plan.scenario_text.clone().into_bytes()),
+                    ("run.settings", plan.run_settings.clone().into_bytes()),
+                ],
+                sim,
+            )
+            .map_err(|e| e.to_string())?,
+        )
+    } else {
+        None
+    };
+    let setup = setup + t_setup.elapsed();
+    eprintln!("talus: {} ({} particles, {})", plan.title, sim.len(), plan.dt_note);
 
-    let pb = if a.quiet {
+    let steps = plan.steps;
+    let pb = if plan.quiet {
         ProgressBar::hidden()
     } else {
         let pb = ProgressBar::with_draw_target(Some(steps), ProgressDrawTarget::stderr_with_hz(4));
@@ -149,7 +236,7 @@ pub fn run(a: RunArgs) -> Result<(), String> {
         pb
     };
     let mut io_time = Duration::ZERO;
-    let write = |sim: &talus_engine::Simulation, out: &mut Option<Outputs>, io: &mut Duration| {
+    let write = |sim: &Simulation, out: &mut Option<Outputs>, io: &mut Duration| {
         if let Some(o) = out {
             let t = Instant::now();
             o.write(sim).map_err(|e| e.to_string())?;
@@ -157,40 +244,63 @@ pub fn run(a: RunArgs) -> Result<(), String> {
         }
         Ok::<(), String>(())
     };
-    write(&sim, &mut out, &mut io_time)?;
+    write(sim, &mut out, &mut io_time)?;
     // The first frame is written before the clock starts: it is not part of the run.
     io_time = Duration::ZERO;
     let t0 = Instant::now();
     let start_step = sim.step;
-    // Steps run in batches (fused kicks inside a batch), up to the next output and at
-    // most 50 steps so that the progress bar moves.
-    let mut k = 0;
-    while k < steps {
-        let next_out = ((k / every) + 1) * every;
-        let batch = (next_out.min(steps) - k).min(50);
+    let end = start_step + steps;
+    let next_multiple = |s: u64, k: u64| s.checked_div(k).map_or(u64::MAX, |q| (q + 1) * k);
+    // Steps run in batches (fused kicks inside a batch), up to the next output or
+    // checkpoint and at most 50 steps so that the progress bar moves.
+    while sim.step < end {
+        let stop = next_multiple(sim.step, plan.every)
+            .min(next_multiple(sim.step, plan.checkpoint_every))
+            .min(end)
+            .min(sim.step + 50);
+        let batch = stop - sim.step;
         if let Err(e) = sim.run(batch) {
             pb.abandon();
+            let saved = match ckpt.take().map(|c| c.finish()) {
+                Some(Ok(st)) => st
+                    .last
+                    .map(|p| format!("; newest checkpoint {}", p.display()))
+                    .unwrap_or_default(),
+                Some(Err(ce)) => format!("; checkpoint writing also failed: {ce}"),
+                None => String::new(),
+            };
             // What was written so far stays: every writer flushes per frame.
-            return Err(format!("{e} (output so far is in {})", dir.display()));
+            return Err(format!("{e} (output so far is in {}{saved})", plan.dir.display()));
         }
-        k += batch;
-        if k % every == 0 || k == steps {
-            write(&sim, &mut out, &mut io_time)?;
+        if sim.step.is_multiple_of(plan.every) || sim.step == end {
+            write(sim, &mut out, &mut io_time)?;
+        }
+        if let Some(c) = &mut ckpt {
+            if sim.step.is_multiple_of(plan.checkpoint_every) {
+                c.write(sim).map_err(|e| e.to_string())?;
+            }
         }
         pb.inc(batch);
     }
     pb.finish_and_clear();
     let wall = t0.elapsed().as_secs_f64();
-    let compute = wall - io_time.as_secs_f64();
+    let ckpt_stats = match ckpt {
+        Some(c) => Some(c.finish().map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let compute = wall - io_time.as_secs_f64() - ckpt_stats.as_ref().map_or(0.0, |c| c.stall.as_secs_f64());
     let n = sim.len();
     let done = sim.step - start_step;
     let e = sim.energies();
     let t = sim.times;
     let pct = |x: f64| 100.0 * x / t.total().max(1e-300);
     println!("talus run summary");
-    println!("  scenario            {}", built.title);
+    println!("  scenario            {}", plan.title);
     println!("  particles           {n}");
-    println!("  steps               {done} ({})", built.dt_note);
+    println!(
+        "  steps               {done} ({}), now at step {}",
+        plan.dt_note, sim.step
+    );
     println!("  simulated time      {:.6e} s", sim.time);
     println!(
         "  wall time           {wall:.3} s (setup {:.3} s, output {:.3} s)",
@@ -198,7 +308,7 @@ pub fn run(a: RunArgs) -> Result<(), String> {
         io_time.as_secs_f64()
     );
     println!(
-        "  particle-updates/s  {:.3e} (N x steps / wall seconds without output: {:.3e})",
+        "  particle-updates/s  {:.3e} (N x steps / wall seconds without output and checkpoints: {:.3e})",
         n as f64 * done as f64 / wall,
         n as f64 * done as f64 / compute.max(1e-300)
     );
@@ -252,15 +362,31 @@ pub fn run(a: RunArgs) -> Result<(), String> {
     if let Some(o) = &out {
         println!("  output              {}", o.dir().display());
     }
+    if let Some(c) = &ckpt_stats {
+        let gb = c.bytes as f64 / 1e9;
+        let step_s = t.total() / done.max(1) as f64;
+        println!(
+            "  checkpoints         {} written ({:.3} GB), run stalled {:.3} s in all ({:.2} GB/s; longest stop {:.1} ms = {:.1} steps), \
+             background {:.3} s; newest {}",
+            c.count,
+            gb,
+            c.stall.as_secs_f64(),
+            gb / c.stall.as_secs_f64().max(1e-300),
+            c.max_stall.as_secs_f64() * 1e3,
+            c.max_stall.as_secs_f64() / step_s.max(1e-300),
+            c.background.as_secs_f64(),
+            c.last.as_ref().map_or("none".into(), |p| p.display().to_string())
+        );
+    }
     if let Some(strategy) = sim.force_strategy() {
         println!("  threads             {} ({strategy} force summation)", sim.threads());
     }
     if let Some(p) = sim.profile() {
-        if a.parallel.profile {
+        if parallel.profile {
             println!("profile (per phase and thread; wait = time at the closing barrier, wake-up included)");
             print!("{}", profile_table(p, t.total()));
         }
-        if let Some(path) = &a.parallel.profile_csv {
+        if let Some(path) = &parallel.profile_csv {
             write_profile_csv(p, path)?;
             println!("  profile CSV         {}", path.display());
         }

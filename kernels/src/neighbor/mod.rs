@@ -76,6 +76,29 @@ pub trait NeighborSearch {
     fn renumber(&mut self, map: &[u32]);
     /// Bytes held (capacity), for the memory report.
     fn memory_bytes(&self) -> usize;
+    /// Sorted arrays that let a restart skip sorting again (the sweep's box ends, one
+    /// array per axis); none for the other methods.
+    fn sorted_ends(&self) -> [&[u64]; 2] {
+        [&[], &[]]
+    }
+    /// Continue from `boxes` (and `ends`, from [`NeighborSearch::sorted_ends`]) saved from
+    /// a method of the same kind (a restart): afterwards the method is as after the update
+    /// that stored those boxes and its pair set is theirs, so the changes it reports from
+    /// then on are the ones the saved run would have reported. Empty `ends`: sort anew.
+    /// Saved arrays that do not fit together are an error, never a panic.
+    fn restore(&mut self, boxes: &[[f32; 4]], ends: [&[u64]; 2]) -> Result<(), String>;
+}
+
+/// A stored box is either [`EMPTY_BOX`] or finite with its ends in order: what a restart
+/// checks of the boxes it is given.
+pub fn check_stored_boxes(boxes: &[[f32; 4]]) -> Result<(), String> {
+    match boxes
+        .iter()
+        .position(|b| *b != EMPTY_BOX && !(b.iter().all(|v| v.is_finite()) && b[0] <= b[1] && b[2] <= b[3]))
+    {
+        Some(p) => Err(format!("stored box of particle index {p} is not a box: {:?}", boxes[p])),
+        None => Ok(()),
+    }
 }
 
 /// A method that finds the whole pair set anew at every refresh from an index of the
@@ -149,6 +172,16 @@ impl<T: WholeSet> NeighborSearch for T {
 
     fn memory_bytes(&self) -> usize {
         self.boxes().capacity() * 16 + self.set().memory_bytes() + self.index_bytes()
+    }
+
+    fn restore(&mut self, boxes: &[[f32; 4]], _ends: [&[u64]; 2]) -> Result<(), String> {
+        check_stored_boxes(boxes)?;
+        *self.boxes_mut() = boxes.to_vec();
+        self.index(true);
+        let mut set = std::mem::take(self.set_mut());
+        set.rebuilt(&mut Vec::new(), |out| self.find(out));
+        *self.set_mut() = set;
+        Ok(())
     }
 }
 

@@ -733,6 +733,21 @@ impl NeighborSearch for Quadtree {
         self.stats.rebuilds += 1;
     }
 
+    /// The tree is built anew from the saved boxes: its shape may differ from the migrated
+    /// tree of the saved run, but its pair set is the same, and the changes are reported
+    /// sorted (a diff of sorted sets), so the run continues exactly.
+    fn restore(&mut self, boxes: &[[f32; 4]], _ends: [&[u64]; 2]) -> Result<(), String> {
+        super::check_stored_boxes(boxes)?;
+        self.boxes = boxes.to_vec();
+        self.make_entries();
+        self.rebuild_tree();
+        let mut found = std::mem::take(&mut self.pairs);
+        self.find_pairs(&mut found);
+        self.pairs = found;
+        self.stale = false;
+        Ok(())
+    }
+
     fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {
         if !self.set_boxes(src) {
             // New or renumbered particles, or a box that needs another tiling: start afresh.

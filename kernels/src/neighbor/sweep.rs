@@ -175,6 +175,56 @@ impl SweepAndPrune {
         self.pos = Vec::new();
     }
 
+    /// Continue from saved boxes and their sorted ends (a restart: no sort, one pass per
+    /// axis to check that every end is where it must be). Empty `ends`: sort them anew.
+    pub fn restore(&mut self, boxes: &[[f32; 4]], ends: [&[u64]; 2]) -> Result<(), String> {
+        let n = boxes.len();
+        if n > MAX_PARTICLES {
+            return Err(format!("sweep: {n} boxes, at most {MAX_PARTICLES}"));
+        }
+        super::check_stored_boxes(boxes)?;
+        for (axis, saved) in ends.into_iter().enumerate() {
+            if saved.is_empty() {
+                let e = &mut self.ends[axis];
+                e.clear();
+                e.push(0);
+                for (p, b) in boxes.iter().enumerate() {
+                    e.push(key(b[2 * axis], false, p as u32));
+                    e.push(key(b[2 * axis + 1], true, p as u32));
+                }
+                e.push(u64::MAX);
+                e.sort_unstable();
+                continue;
+            }
+            let axis_name = ["x", "y"][axis];
+            if saved.len() != 2 * n + 2 || saved[0] != 0 || saved[2 * n + 1] != u64::MAX {
+                return Err(format!(
+                    "sweep: {} box ends on {axis_name} for {n} boxes (expected {} with both sentinels)",
+                    saved.len(),
+                    2 * n + 2
+                ));
+            }
+            // Strictly increasing keys, each the key of its particle's box end: then every
+            // end of every box is there exactly once (2n keys, none repeated).
+            let inner = &saved[1..=2 * n];
+            for (r, &k) in inner.iter().enumerate() {
+                let p = idx(k);
+                let fits = p < n && k == key(boxes[p][2 * axis + is_end(k) as usize], is_end(k), p as u32);
+                if !fits || (r > 0 && k <= inner[r - 1]) {
+                    return Err(format!(
+                        "sweep: box end {r} on {axis_name} ({k:#018x}) does not fit the saved boxes or is out of order"
+                    ));
+                }
+            }
+            self.ends[axis] = saved.to_vec();
+        }
+        self.boxes = boxes.to_vec();
+        self.scratch = [vec![[0.0; 2]; n], vec![[0.0; 2]; n]];
+        self.adds.clear();
+        self.removes.clear();
+        Ok(())
+    }
+
     /// Sweep along the axis on which fewer boxes are open at a time, testing the other
     /// axis against the open set.
     fn full_sweep(&mut self, pairs: &mut Vec<(u32, u32)>) {
@@ -455,6 +505,14 @@ impl super::NeighborSearch for SweepAndPrune {
 
     fn push_particle(&mut self) {
         SweepAndPrune::push_particle(self);
+    }
+
+    fn sorted_ends(&self) -> [&[u64]; 2] {
+        [&self.ends[0], &self.ends[1]]
+    }
+
+    fn restore(&mut self, boxes: &[[f32; 4]], ends: [&[u64]; 2]) -> Result<(), String> {
+        SweepAndPrune::restore(self, boxes, ends)
     }
 
     fn renumber(&mut self, map: &[u32]) {

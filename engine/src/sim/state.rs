@@ -1,0 +1,664 @@
+//! The state of a simulation as flat arrays: what a checkpoint holds and a restart needs.
+//!
+//! "Checkpoints are the buffers" (design.md): every section is one of the engine's own
+//! arrays, borrowed as bytes (bytemuck), never serialised element by element; only a few
+//! small records (the settings, the scalars) are assembled. [`Simulation::from_sections`]
+//! copies the arrays back and checks everything an index or a length could break, so that
+//! a file that passed its checksums but holds nonsense (a bug, a hand-made file) is an
+//! error that names the section, never a panic later in the run.
+//!
+//! Left out on purpose: scratch buffers, caches rebuilt on first use, the worker pool (a
+//! restart starts its own), phase timings, and the chains of the contact table (rebuilt
+//! from the pairs: they only serve lookups; the slot order and the free list, which decide
+//! where new pairs go and so the order of force sums, are kept).
+use std::borrow::Cow;
+
+use bytemuck::Pod;
+use talus_kernels::contact::disc_wall::LineWall;
+use talus_kernels::contact::ContactParams;
+use talus_kernels::neighbor::NeighborSearch;
+
+use super::{Broad, Config, GearHistory, Integrator, NarrowStats, NeighborMethod, Rejection, Simulation};
+use crate::contacts::{ContactTable, FREE};
+use crate::drive::{Drive, Driven};
+use crate::error::{EngineError, Result};
+use crate::material::{Material, PairTable};
+use crate::shapes::{Shapes, MAX_VERTICES, MIN_VERTICES};
+use crate::store::ParticleStore;
+use crate::walls::{Wall, WallContacts};
+
+/// Element type of a section (the code is stored in checkpoint files: never renumber).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Elem {
+    U8,
+    U16,
+    U32,
+    U64,
+    F32,
+    F64,
+}
+
+impl Elem {
+    pub const ALL: [Elem; 6] = [Elem::U8, Elem::U16, Elem::U32, Elem::U64, Elem::F32, Elem::F64];
+
+    pub fn size(self) -> usize {
+        match self {
+            Elem::U8 => 1,
+            Elem::U16 => 2,
+            Elem::U32 | Elem::F32 => 4,
+            Elem::U64 | Elem::F64 => 8,
+        }
+    }
+
+    pub fn code(self) -> u32 {
+        match self {
+            Elem::U8 => 1,
+            Elem::U16 => 2,
+            Elem::U32 => 3,
+            Elem::U64 => 4,
+            Elem::F32 => 5,
+            Elem::F64 => 6,
+        }
+    }
+
+    pub fn from_code(c: u32) -> Option<Elem> {
+        Elem::ALL.into_iter().find(|e| e.code() == c)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Elem::U8 => "u8",
+            Elem::U16 => "u16",
+            Elem::U32 => "u32",
+            Elem::U64 => "u64",
+            Elem::F32 => "f32",
+            Elem::F64 => "f64",
+        }
+    }
+}
+
+/// One array of the state: its name, element type and bytes (borrowed from the engine's
+/// own buffer where there is one).
+#[derive(Debug, Clone)]
+pub struct Section<'a> {
+    pub name: &'static str,
+    pub elem: Elem,
+    pub bytes: Cow<'a, [u8]>,
+}
+
+/// Where [`Simulation::from_sections`] finds the sections (a mapped checkpoint, a test).
+pub trait SectionSource {
+    /// The bytes of the named section, or None if the file has no such section.
+    fn section(&self, name: &str) -> Option<&[u8]>;
+}
+
+/// The sections that hold the settings that decide results (time step, domain, method,
+/// materials, walls, drives): a checkpoint's header carries a digest of them.
+pub const SETTINGS_SECTIONS: [&str; 5] = ["config", "materials", "material.names", "walls", "drives"];
+
+const PARTICLE_F64: [&str; 12] = [
+    "p.x",
+    "p.y",
+    "p.angle",
+    "p.vx",
+    "p.vy",
+    "p.omega",
+    "p.fx",
+    "p.fy",
+    "p.torque",
+    "p.radius",
+    "p.inv_mass",
+    "p.inv_inertia",
+];
+
+/// Gear history: derivative order (a, b, c, d) by degree of freedom (x, y, angle).
+const GEAR: [[&str; 3]; 4] = [
+    ["gear.a.x", "gear.a.y", "gear.a.angle"],
+    ["gear.b.x", "gear.b.y", "gear.b.angle"],
+    ["gear.c.x", "gear.c.y", "gear.c.angle"],
+    ["gear.d.x", "gear.d.y", "gear.d.angle"],
+];
+
+// Positions in the "scalars" section.
+const S_N: usize = 0;
+const S_STEP: usize = 1;
+const S_TIME: usize = 2;
+const S_NEIGHBOR_UPDATES: usize = 3;
+const S_NEEDS_REBUILD: usize = 4;
+const S_PRIMED: usize = 5;
+const S_LAST_CONTACTS: usize = 6;
+const S_GENERATION: usize = 7;
+const S_POLYGONS: usize = 8;
+const S_CHURN: usize = 9;
+const S_SHAPES: usize = 10;
+const S_NARROW: usize = 11;
+const SCALARS: usize = S_NARROW + 10;
+const CONFIG_WORDS: usize = 13;
+
+fn borrowed<'a, T: Pod>(name: &'static str, elem: Elem, v: &'a [T]) -> Section<'a> {
+    Section {
+        name,
+        elem,
+        bytes: Cow::Borrowed(bytemuck::cast_slice(v)),
+    }
+}
+
+fn owned<T: Pod>(name: &'static str, elem: Elem, v: Vec<T>) -> Section<'static> {
+    Section {
+        name,
+        elem,
+        bytes: Cow::Owned(bytemuck::cast_slice(&v).to_vec()),
+    }
+}
+
+fn narrow_words(n: &NarrowStats) -> [u64; 10] {
+    [
+        n.candidates,
+        n.circle_rejected,
+        n.projection_tested,
+        n.projection_rejected,
+        n.line_rejected,
+        n.line_iterations,
+        n.separated,
+        n.touching,
+        n.walk_steps,
+        n.fallbacks,
+    ]
+}
+
+fn narrow_from(w: &[u64]) -> NarrowStats {
+    NarrowStats {
+        candidates: w[0],
+        circle_rejected: w[1],
+        projection_tested: w[2],
+        projection_rejected: w[3],
+        line_rejected: w[4],
+        line_iterations: w[5],
+        separated: w[6],
+        touching: w[7],
+        walk_steps: w[8],
+        fallbacks: w[9],
+    }
+}
+
+impl Simulation {
+    /// The whole state as sections, in a fixed order. Taken between steps (after `run`
+    /// returned), when every buffer is consistent.
+    pub fn sections(&self) -> Vec<Section<'_>> {
+        let c = &self.config;
+        let ps = &self.particles;
+        let ct = &self.contacts;
+        let mut s = Vec::with_capacity(64);
+        let integrator = match c.integrator {
+            Integrator::Verlet => 0,
+            Integrator::Gear => 1,
+        };
+        let neighbor = NeighborMethod::ALL
+            .iter()
+            .position(|&m| m == c.neighbor)
+            .expect("a listed method") as u64;
+        let rejection = match c.rejection {
+            Rejection::Circle => 0,
+            Rejection::Projection => 1,
+            Rejection::SeparatingLine => 2,
+        };
+        let config: [u64; CONFIG_WORDS] = [
+            c.dt.to_bits(),
+            c.gravity[0].to_bits(),
+            c.gravity[1].to_bits(),
+            c.domain_min[0].to_bits(),
+            c.domain_min[1].to_bits(),
+            c.domain_max[0].to_bits(),
+            c.domain_max[1].to_bits(),
+            c.margin.to_bits(),
+            integrator,
+            neighbor,
+            c.every_step as u64,
+            c.sort_every,
+            rejection,
+        ];
+        s.push(owned("config", Elem::U64, config.to_vec()));
+        let mut scalars = vec![0u64; SCALARS];
+        scalars[S_N] = ps.len() as u64;
+        scalars[S_STEP] = self.step;
+        scalars[S_TIME] = self.time.to_bits();
+        scalars[S_NEIGHBOR_UPDATES] = self.neighbor_updates;
+        scalars[S_NEEDS_REBUILD] = self.needs_rebuild as u64;
+        scalars[S_PRIMED] = self.primed as u64;
+        scalars[S_LAST_CONTACTS] = self.last_contacts;
+        scalars[S_GENERATION] = ct.generation;
+        scalars[S_POLYGONS] = ct.polygons as u64;
+        scalars[S_CHURN] = ct.churn as u64;
+        scalars[S_SHAPES] = self.shapes.is_some() as u64;
+        scalars[S_NARROW..S_NARROW + 10].copy_from_slice(&narrow_words(&self.narrow));
+        s.push(owned("scalars", Elem::U64, scalars));
+        let mats: Vec<f64> = self
+            .materials
+            .iter()
+            .flat_map(|m| {
+                let k = &m.contact;
+                [m.density, k.kn, k.kt, k.gamma_n, k.gamma_t, k.mu]
+            })
+            .collect();
+        s.push(owned("materials", Elem::F64, mats));
+        let names: Vec<String> = self.materials.iter().map(|m| m.name.replace('\n', " ")).collect();
+        s.push(owned("material.names", Elem::U8, names.join("\n").into_bytes()));
+        let walls: Vec<f64> = self
+            .walls
+            .iter()
+            .flat_map(|w| {
+                let l = &w.line;
+                [
+                    l.point[0],
+                    l.point[1],
+                    l.normal[0],
+                    l.normal[1],
+                    l.velocity[0],
+                    l.velocity[1],
+                    w.material as f64,
+                ]
+            })
+            .collect();
+        s.push(owned("walls", Elem::F64, walls));
+        let drives: Vec<f64> = self
+            .driven
+            .drives
+            .iter()
+            .flat_map(|d| [d.centre[0], d.centre[1], d.velocity[0], d.velocity[1], d.omega])
+            .collect();
+        s.push(owned("drives", Elem::F64, drives));
+        // The particle store, field by field.
+        let f64s = [
+            &ps.x,
+            &ps.y,
+            &ps.angle,
+            &ps.vx,
+            &ps.vy,
+            &ps.omega,
+            &ps.fx,
+            &ps.fy,
+            &ps.torque,
+            &ps.radius,
+            &ps.inv_mass,
+            &ps.inv_inertia,
+        ];
+        for (name, v) in PARTICLE_F64.into_iter().zip(f64s) {
+            s.push(borrowed(name, Elem::F64, v));
+        }
+        s.push(borrowed("p.id", Elem::U64, &ps.id));
+        s.push(borrowed("p.material", Elem::U16, &ps.material));
+        s.push(borrowed("p.ptype", Elem::U16, &ps.ptype));
+        s.push(borrowed("p.flags", Elem::U8, &ps.flags));
+        if let Some(g) = &self.gear {
+            for (names, arrays) in GEAR.iter().zip([&g.a, &g.b, &g.c, &g.d]) {
+                for (name, v) in names.iter().zip(arrays) {
+                    s.push(borrowed(name, Elem::F64, v));
+                }
+            }
+        }
+        if let Some(sh) = &self.shapes {
+            s.push(borrowed("shape.start", Elem::U32, &sh.start));
+            s.push(borrowed("shape.body", Elem::F64, &sh.body));
+            s.push(borrowed("shape.world", Elem::F64, &sh.world));
+        }
+        s.push(borrowed("contact.i", Elem::U32, &ct.i));
+        s.push(borrowed("contact.j", Elem::U32, &ct.j));
+        s.push(borrowed("contact.xi", Elem::F64, &ct.xi));
+        s.push(borrowed("contact.free", Elem::U32, &ct.free));
+        if ct.polygons {
+            s.push(borrowed("contact.features", Elem::U32, &ct.features));
+            s.push(borrowed("contact.area", Elem::F64, &ct.area));
+        }
+        let wc = &self.wall_contacts;
+        s.push(borrowed("wallc.p", Elem::U32, &wc.p));
+        s.push(borrowed("wallc.w", Elem::U16, &wc.w));
+        s.push(borrowed("wallc.xi", Elem::F64, &wc.xi));
+        s.push(borrowed("wallc.area", Elem::F64, &wc.area));
+        let d = &self.driven;
+        s.push(borrowed("driven.index", Elem::U32, &d.index));
+        s.push(borrowed("driven.drive", Elem::U16, &d.drive));
+        s.push(borrowed("driven.rel", Elem::F64, &d.rel));
+        s.push(borrowed("driven.angle0", Elem::F64, &d.angle0));
+        s.push(borrowed("driven.t0", Elem::F64, &d.t0));
+        let boxes: &[[f32; 4]] = with_broad!(&self.broad, m => m.stored_boxes());
+        s.push(borrowed("broad.boxes", Elem::F32, boxes));
+        let ends: [&[u64]; 2] = with_broad!(&self.broad, m => m.sorted_ends());
+        s.push(borrowed("broad.ends.x", Elem::U64, ends[0]));
+        s.push(borrowed("broad.ends.y", Elem::U64, ends[1]));
+        s
+    }
+
+    /// A simulation continuing exactly from saved sections (see [`Simulation::sections`]).
+    /// It runs serially until a pool is set up (same as a new simulation).
+    pub fn from_sections(src: &dyn SectionSource) -> Result<Simulation> {
+        let r = Reader { src };
+        let cw: Vec<u64> = r.exact("config", CONFIG_WORDS)?;
+        let f = |k: usize| f64::from_bits(cw[k]);
+        let bad_config = |msg: String| r.err("config", msg);
+        let config = Config {
+            dt: f(0),
+            gravity: [f(1), f(2)],
+            domain_min: [f(3), f(4)],
+            domain_max: [f(5), f(6)],
+            margin: f(7),
+            integrator: match cw[8] {
+                0 => Integrator::Verlet,
+                1 => Integrator::Gear,
+                k => return Err(bad_config(format!("integrator code {k} (0 or 1)"))),
+            },
+            neighbor: *NeighborMethod::ALL
+                .get(cw[9] as usize)
+                .ok_or_else(|| bad_config(format!("neighbour method code {}", cw[9])))?,
+            every_step: match cw[10] {
+                0 => false,
+                1 => true,
+                k => return Err(bad_config(format!("every_step {k} (0 or 1)"))),
+            },
+            sort_every: cw[11],
+            rejection: match cw[12] {
+                0 => Rejection::Circle,
+                1 => Rejection::Projection,
+                2 => Rejection::SeparatingLine,
+                k => return Err(bad_config(format!("rejection code {k} (0 to 2)"))),
+            },
+        };
+        let sc: Vec<u64> = r.exact("scalars", SCALARS)?;
+        let n = usize::try_from(sc[S_N]).map_err(|_| r.err("scalars", "particle count too large".into()))?;
+        let flag = |k: usize, what: &str| match sc[k] {
+            0 => Ok(false),
+            1 => Ok(true),
+            v => Err(r.err("scalars", format!("{what} is {v}, not 0 or 1"))),
+        };
+        let mats: Vec<f64> = r.get("materials")?;
+        if !mats.len().is_multiple_of(6) {
+            return Err(r.err("materials", format!("{} values, not 6 per material", mats.len())));
+        }
+        let names_bytes: Vec<u8> = r.get("material.names")?;
+        let names = String::from_utf8(names_bytes).map_err(|_| r.err("material.names", "not UTF-8".into()))?;
+        let names: Vec<&str> = names.split('\n').collect();
+        if names.len() != mats.len() / 6 {
+            return Err(r.err(
+                "material.names",
+                format!("{} names for {} materials", names.len(), mats.len() / 6),
+            ));
+        }
+        let materials: Vec<Material> = mats
+            .chunks_exact(6)
+            .zip(&names)
+            .map(|(m, name)| Material {
+                name: name.to_string(),
+                density: m[0],
+                contact: ContactParams {
+                    kn: m[1],
+                    kt: m[2],
+                    gamma_n: m[3],
+                    gamma_t: m[4],
+                    mu: m[5],
+                },
+            })
+            .collect();
+        let wv: Vec<f64> = r.get("walls")?;
+        if !wv.len().is_multiple_of(7) {
+            return Err(r.err("walls", format!("{} values, not 7 per wall", wv.len())));
+        }
+        let mut walls = Vec::new();
+        for w in wv.chunks_exact(7) {
+            if !(w[6] >= 0.0 && w[6] < materials.len() as f64 && w[6].fract() == 0.0) {
+                return Err(r.err("walls", format!("wall material {}", w[6])));
+            }
+            walls.push(Wall {
+                line: LineWall {
+                    point: [w[0], w[1]],
+                    normal: [w[2], w[3]],
+                    velocity: [w[4], w[5]],
+                },
+                material: w[6] as u16,
+            });
+        }
+        super::check_config(&config, &materials, &walls)
+            .map_err(|e| r.err("config", format!("settings refused: {e}")))?;
+        let dv: Vec<f64> = r.get("drives")?;
+        if !dv.len().is_multiple_of(5) {
+            return Err(r.err("drives", format!("{} values, not 5 per drive", dv.len())));
+        }
+        let drives: Vec<Drive> = dv
+            .chunks_exact(5)
+            .map(|d| Drive {
+                centre: [d[0], d[1]],
+                velocity: [d[2], d[3]],
+                omega: d[4],
+            })
+            .collect();
+
+        // Particles.
+        let mut ps = ParticleStore::default();
+        {
+            let fields = [
+                &mut ps.x,
+                &mut ps.y,
+                &mut ps.angle,
+                &mut ps.vx,
+                &mut ps.vy,
+                &mut ps.omega,
+                &mut ps.fx,
+                &mut ps.fy,
+                &mut ps.torque,
+                &mut ps.radius,
+                &mut ps.inv_mass,
+                &mut ps.inv_inertia,
+            ];
+            for (name, v) in PARTICLE_F64.into_iter().zip(fields) {
+                *v = r.exact(name, n)?;
+            }
+        }
+        ps.id = r.exact("p.id", n)?;
+        ps.material = r.exact("p.material", n)?;
+        ps.ptype = r.exact("p.ptype", n)?;
+        ps.flags = r.exact("p.flags", n)?;
+        if let Some(p) = ps.material.iter().position(|&m| m as usize >= materials.len()) {
+            return Err(r.err(
+                "p.material",
+                format!("index {p}: material {} does not exist", ps.material[p]),
+            ));
+        }
+        let lo = config.domain_min;
+        let hi = config.domain_max;
+        for p in 0..n {
+            let (x, y) = (ps.x[p], ps.y[p]);
+            if !(x >= lo[0] && x <= hi[0] && y >= lo[1] && y <= hi[1]) {
+                return Err(r.err(
+                    "p.x",
+                    format!("particle id {} at ({x}, {y}) is outside the domain", ps.id[p]),
+                ));
+            }
+            if !(ps.radius[p] > 0.0 && ps.radius[p].is_finite()) {
+                return Err(r.err("p.radius", format!("particle id {}: radius {}", ps.id[p], ps.radius[p])));
+            }
+        }
+        let gear = match config.integrator {
+            Integrator::Verlet => None,
+            Integrator::Gear => {
+                let mut g = GearHistory::default();
+                for (names, arrays) in GEAR.iter().zip([&mut g.a, &mut g.b, &mut g.c, &mut g.d]) {
+                    for (name, v) in names.iter().zip(arrays.iter_mut()) {
+                        *v = r.exact(name, n)?;
+                    }
+                }
+                Some(g)
+            }
+        };
+        let shapes = if flag(S_SHAPES, "the shapes flag")? {
+            let start: Vec<u32> = r.exact("shape.start", n + 1)?;
+            let nv = *start.last().expect("n + 1 entries") as usize;
+            if start[0] != 0 {
+                return Err(r.err("shape.start", "does not start at 0".into()));
+            }
+            for p in 0..n {
+                let k = start[p + 1].wrapping_sub(start[p]) as usize;
+                if start[p + 1] < start[p] || (k != 0 && !(MIN_VERTICES..=MAX_VERTICES).contains(&k)) {
+                    return Err(r.err(
+                        "shape.start",
+                        format!("particle index {p} has {k} vertices (0 or {MIN_VERTICES}..{MAX_VERTICES})"),
+                    ));
+                }
+            }
+            let body: Vec<[f64; 2]> = r.exact("shape.body", nv)?;
+            let world: Vec<[f64; 2]> = r.exact("shape.world", nv)?;
+            Some(Shapes { start, body, world })
+        } else {
+            None
+        };
+
+        // Contact table: slots in their order, the free list in its order.
+        let mut ct = ContactTable::new(n);
+        ct.i = r.get("contact.i")?;
+        let slots = ct.i.len();
+        ct.j = r.exact("contact.j", slots)?;
+        ct.xi = r.exact("contact.xi", slots)?;
+        ct.free = r.get("contact.free")?;
+        ct.polygons = flag(S_POLYGONS, "the polygon-state flag")?;
+        if ct.polygons != shapes.is_some() {
+            return Err(r.err(
+                "scalars",
+                "polygon contact state without shapes, or shapes without it".into(),
+            ));
+        }
+        if ct.polygons {
+            ct.features = r.exact("contact.features", slots)?;
+            ct.area = r.exact("contact.area", slots)?;
+        }
+        let mut free_slots = 0;
+        for s in 0..slots {
+            let (i, j) = (ct.i[s], ct.j[s]);
+            if i == FREE {
+                free_slots += 1;
+                if j != FREE {
+                    return Err(r.err("contact.j", format!("free slot {s} names particle {j}")));
+                }
+            } else if !(i < j && (j as usize) < n) {
+                return Err(r.err("contact.i", format!("slot {s}: pair ({i}, {j}) with {n} particles")));
+            }
+        }
+        let mut seen = vec![false; slots];
+        for &f in &ct.free {
+            let ok =
+                (f as usize) < slots && ct.i[f as usize] == FREE && !std::mem::replace(&mut seen[f as usize], true);
+            if !ok {
+                return Err(r.err("contact.free", format!("slot {f} is not a free slot, or listed twice")));
+            }
+        }
+        if ct.free.len() != free_slots {
+            return Err(r.err(
+                "contact.free",
+                format!("{} free slots listed, {free_slots} in the table", ct.free.len()),
+            ));
+        }
+        ct.live = slots - free_slots;
+        ct.generation = sc[S_GENERATION];
+        ct.churn = sc[S_CHURN] as usize;
+        ct.rebuild_chains();
+
+        let mut wc = WallContacts::default();
+        wc.p = r.get("wallc.p")?;
+        let m = wc.p.len();
+        wc.w = r.exact("wallc.w", m)?;
+        wc.xi = r.exact("wallc.xi", m)?;
+        wc.area = r.exact("wallc.area", m)?;
+        for k in 0..m {
+            if wc.p[k] as usize >= n || wc.w[k] as usize >= walls.len() {
+                return Err(r.err("wallc.p", format!("entry {k}: particle {} wall {}", wc.p[k], wc.w[k])));
+            }
+        }
+
+        let mut driven = Driven {
+            drives,
+            index: r.get("driven.index")?,
+            ..Default::default()
+        };
+        let k = driven.index.len();
+        driven.drive = r.exact("driven.drive", k)?;
+        driven.rel = r.exact("driven.rel", k)?;
+        driven.angle0 = r.exact("driven.angle0", k)?;
+        driven.t0 = r.exact("driven.t0", k)?;
+        for e in 0..k {
+            if driven.index[e] as usize >= n || driven.drive[e] as usize >= driven.drives.len() {
+                return Err(r.err("driven.index", format!("entry {e}: particle or drive out of range")));
+            }
+        }
+
+        let boxes: Vec<[f32; 4]> = r.exact("broad.boxes", n)?;
+        let ends_x: Vec<u64> = r.get("broad.ends.x")?;
+        let ends_y: Vec<u64> = r.get("broad.ends.y")?;
+        let mut broad = Broad::new(config.neighbor, &config);
+        with_broad!(&mut broad, m => NeighborSearch::restore(&mut **m, &boxes, [&ends_x, &ends_y]))
+            .map_err(|e| r.err("broad.boxes", e))?;
+
+        let params = PairTable::new(&materials);
+        Ok(Simulation {
+            params,
+            gear,
+            particles: ps,
+            contacts: ct,
+            walls,
+            wall_contacts: wc,
+            materials,
+            broad,
+            step: sc[S_STEP],
+            time: f64::from_bits(sc[S_TIME]),
+            times: Default::default(),
+            neighbor_updates: sc[S_NEIGHBOR_UPDATES],
+            needs_rebuild: flag(S_NEEDS_REBUILD, "needs_rebuild")?,
+            adds: Vec::new(),
+            removes: Vec::new(),
+            primed: flag(S_PRIMED, "primed")?,
+            last_contacts: sc[S_LAST_CONTACTS],
+            shapes,
+            narrow: narrow_from(&sc[S_NARROW..S_NARROW + 10]),
+            overlap_scratch: Box::default(),
+            par: None,
+            driven,
+            config,
+        })
+    }
+}
+
+/// Typed, length-checked copies of sections.
+struct Reader<'a> {
+    src: &'a dyn SectionSource,
+}
+
+impl Reader<'_> {
+    fn err(&self, section: &str, msg: String) -> EngineError {
+        EngineError::State {
+            section: section.to_string(),
+            msg,
+        }
+    }
+
+    /// The whole section as a vector of `T` (one copy; an unaligned source is copied
+    /// bytewise).
+    fn get<T: Pod>(&self, name: &str) -> Result<Vec<T>> {
+        let b = self.src.section(name).ok_or_else(|| self.err(name, "missing".into()))?;
+        let size = std::mem::size_of::<T>();
+        if b.len() % size != 0 {
+            return Err(self.err(name, format!("{} bytes, not a multiple of {size}", b.len())));
+        }
+        Ok(match bytemuck::try_cast_slice::<u8, T>(b) {
+            Ok(v) => v.to_vec(),
+            Err(_) => {
+                let mut v = vec![T::zeroed(); b.len() / size];
+                bytemuck::cast_slice_mut::<T, u8>(&mut v).copy_from_slice(b);
+                v
+            }
+        })
+    }
+
+    /// As `get`, and exactly `len` elements.
+    fn exact<T: Pod>(&self, name: &str, len: usize) -> Result<Vec<T>> {
+        let v = self.get::<T>(name)?;
+        if v.len() != len {
+            return Err(self.err(name, format!("{} elements, expected {len}", v.len())));
+        }
+        Ok(v)
+    }
+}
