@@ -536,7 +536,8 @@ impl Simulation {
                     return Err(r.err("contact.j", format!("free slot {s} names particle {j}")));
                 }
             } else if !(i < j && (j as usize) < n) {
-                return Err(r.err("contact.i", format!("slot {s}: pair ({i}, {j}) with {n} particles")));
+                let which = if i < j { "contact.j" } else { "contact.i" };
+                return Err(r.err(which, format!("slot {s}: pair ({i}, {j}) with {n} particles")));
             }
         }
         let mut seen = vec![false; slots];
@@ -590,8 +591,14 @@ impl Simulation {
         let ends_x: Vec<u64> = r.get("broad.ends.x")?;
         let ends_y: Vec<u64> = r.get("broad.ends.y")?;
         let mut broad = Broad::new(config.neighbor, &config);
-        with_broad!(&mut broad, m => NeighborSearch::restore(&mut **m, &boxes, [&ends_x, &ends_y]))
-            .map_err(|e| r.err("broad.boxes", e))?;
+        with_broad!(&mut broad, m => NeighborSearch::restore(&mut **m, &boxes, [&ends_x, &ends_y])).map_err(
+            |e| match e.split_once(": ") {
+                Some((array, msg)) if ["boxes", "ends.x", "ends.y"].contains(&array) => {
+                    r.err(&format!("broad.{array}"), msg.to_string())
+                }
+                _ => r.err("broad.boxes", e),
+            },
+        )?;
 
         let params = PairTable::new(&materials);
         Ok(Simulation {

@@ -85,7 +85,8 @@ pub trait NeighborSearch {
     /// a method of the same kind (a restart): afterwards the method is as after the update
     /// that stored those boxes and its pair set is theirs, so the changes it reports from
     /// then on are the ones the saved run would have reported. Empty `ends`: sort anew.
-    /// Saved arrays that do not fit together are an error, never a panic.
+    /// Saved arrays that do not fit together are an error, never a panic; its message
+    /// starts with the array at fault, `boxes:` or `ends.x:` / `ends.y:`.
     fn restore(&mut self, boxes: &[[f32; 4]], ends: [&[u64]; 2]) -> Result<(), String>;
 }
 
@@ -96,7 +97,10 @@ pub fn check_stored_boxes(boxes: &[[f32; 4]]) -> Result<(), String> {
         .iter()
         .position(|b| *b != EMPTY_BOX && !(b.iter().all(|v| v.is_finite()) && b[0] <= b[1] && b[2] <= b[3]))
     {
-        Some(p) => Err(format!("stored box of particle index {p} is not a box: {:?}", boxes[p])),
+        Some(p) => Err(format!(
+            "boxes: stored box of particle index {p} is not a box: {:?}",
+            boxes[p]
+        )),
         None => Ok(()),
     }
 }

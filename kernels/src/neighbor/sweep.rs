@@ -180,7 +180,7 @@ impl SweepAndPrune {
     pub fn restore(&mut self, boxes: &[[f32; 4]], ends: [&[u64]; 2]) -> Result<(), String> {
         let n = boxes.len();
         if n > MAX_PARTICLES {
-            return Err(format!("sweep: {n} boxes, at most {MAX_PARTICLES}"));
+            return Err(format!("boxes: {n} boxes, the sweep takes at most {MAX_PARTICLES}"));
         }
         super::check_stored_boxes(boxes)?;
         for (axis, saved) in ends.into_iter().enumerate() {
@@ -199,7 +199,7 @@ impl SweepAndPrune {
             let axis_name = ["x", "y"][axis];
             if saved.len() != 2 * n + 2 || saved[0] != 0 || saved[2 * n + 1] != u64::MAX {
                 return Err(format!(
-                    "sweep: {} box ends on {axis_name} for {n} boxes (expected {} with both sentinels)",
+                    "ends.{axis_name}: {} box ends for {n} boxes (expected {} with both sentinels)",
                     saved.len(),
                     2 * n + 2
                 ));
@@ -212,7 +212,7 @@ impl SweepAndPrune {
                 let fits = p < n && k == key(boxes[p][2 * axis + is_end(k) as usize], is_end(k), p as u32);
                 if !fits || (r > 0 && k <= inner[r - 1]) {
                     return Err(format!(
-                        "sweep: box end {r} on {axis_name} ({k:#018x}) does not fit the saved boxes or is out of order"
+                        "ends.{axis_name}: box end {r} ({k:#018x}) does not fit the saved boxes or is out of order"
                     ));
                 }
             }

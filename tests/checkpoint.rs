@@ -1,0 +1,412 @@
+//! Checkpoints: exact restart and refusal of bad files.
+//!
+//! Exact restart: a run of 2N steps and a run of N steps, checkpoint (written to disk by
+//! the background checkpointer, read back through the map), restart, N more steps, must
+//! end in the same state *bit for bit*: every section of the state (positions,
+//! velocities, forces, Gear history, the contact table slot by slot with its springs and
+//! cached closest features, the wall contacts, the broad phase's boxes and sorted ends)
+//! is compared byte for byte. Cases: discs with friction (both integrators, every
+//! neighbour method), polygons with cached features, the rotating drum (driven walls),
+//! and the worker pool in deterministic mode. N is chosen so that the 2N-step run crosses
+//! a renumbering of the particles (every 1000 steps) after the checkpoint.
+//!
+//! Bad files: truncated, a byte flipped in each section or in the header, a wrong magic
+//! or version, the other byte order, contents that pass their checksums but break the
+//! engine's invariants: each refused with an error naming the file and the section.
+use std::path::{Path, PathBuf};
+
+use talus::engine::{ForceStrategy, NeighborMethod, SectionSource, Simulation};
+use talus::io::build::build;
+use talus::io::checkpoint::{fnv1a, list, seal, Checkpoint, Header, BYTE_ORDER_MARK, HEADER_BYTES};
+use talus::io::checkpointer::Checkpointer;
+use talus::io::scenario::parse_scenario;
+
+/// A small box of grains (discs, or random 5-8-gons with `polygons`) on a lattice, given
+/// random velocities of up to 1 m/s so that contacts open, close and slide from the first steps.
+fn scenario(polygons: bool, gear: bool, count: usize) -> String {
+    let shape = if polygons {
+        "shape = { kind = \"random\", vertices = [5, 8], aspect = 1.3 }"
+    } else {
+        ""
+    };
+    let scheme = if gear { "gear" } else { "verlet" };
+    format!(
+        r#"
+title = "restart test"
+gravity = [0.0, -9.81]
+[domain]
+min = [-0.001, -0.001]
+max = [0.041, 0.061]
+[[material]]
+name = "grain"
+density = 2500.0
+kn = 1.0e6
+restitution = 0.5
+friction = 0.5
+[[wall]]
+kind = "box"
+min = [0.0, 0.0]
+max = [0.04, 0.06]
+[[particles]]
+material = "grain"
+count = {count}
+radius = {{ kind = "uniform", mean = 0.8e-3, width = 0.3 }}
+packing = "lattice"
+region = {{ min = [0.0, 0.0], max = [0.04, 0.06] }}
+velocity_jitter = 1.0
+{shape}
+[integrator]
+scheme = "{scheme}"
+[run]
+steps = 1400
+"#
+    )
+}
+
+fn simulation(text: &str) -> Simulation {
+    let sc = parse_scenario(text, Path::new("test.toml")).unwrap_or_else(|e| panic!("{e}"));
+    build(&sc, Path::new("test.toml")).unwrap_or_else(|e| panic!("{e}")).sim
+}
+
+/// Write a checkpoint of `sim` into `dir` with the background writer; its path.
+fn checkpoint(sim: &Simulation, dir: &Path, text: &str) -> PathBuf {
+    let mut c = Checkpointer::new(
+        dir,
+        "checkpoint",
+        2,
+        fnv1a(text.as_bytes()),
+        vec![("scenario.toml", text.as_bytes().to_vec())],
+        sim,
+    )
+    .unwrap();
+    c.write(sim).unwrap();
+    let stats = c.finish().unwrap();
+    stats.last.expect("one checkpoint written")
+}
+
+/// Every section of the two states, byte for byte; the first difference named.
+fn assert_same_state(a: &Simulation, b: &Simulation, what: &str) {
+    let (sa, sb) = (a.sections(), b.sections());
+    let names = |s: &[talus::engine::Section]| s.iter().map(|x| x.name).collect::<Vec<_>>();
+    assert_eq!(names(&sa), names(&sb), "{what}: different sections");
+    for (x, y) in sa.iter().zip(&sb) {
+        assert!(
+            x.bytes == y.bytes,
+            "{what}: section {} differs after the restart ({} vs {} bytes)",
+            x.name,
+            x.bytes.len(),
+            y.bytes.len()
+        );
+    }
+}
+
+/// Run n steps, then on until the contact table has at least two free slots (so that
+/// the order of its free list, which decides where new pairs go, is carried across), at
+/// most 300 more; checkpoint, restart, run as many steps again; compare with a run of
+/// twice as many steps straight. Returns the straight run and the free slots there were.
+fn check_restart(make: impl Fn() -> Simulation, n: u64, text: &str, what: &str) -> (Simulation, usize) {
+    let mut first = make();
+    first.run(n).unwrap();
+    while first.contacts.free_slots() < 2 && first.step < n + 300 {
+        first.run(1).unwrap();
+    }
+    let n = first.step;
+    let free = first.contacts.free_slots();
+    let mut straight = make();
+    straight.run(2 * n).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = checkpoint(&first, dir.path(), text);
+    drop(first);
+    let ck = Checkpoint::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    let mut resumed = ck.simulation().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(resumed.step, n);
+    resumed.run(n).unwrap();
+    assert_same_state(&straight, &resumed, what);
+    (straight, free)
+}
+
+#[test]
+fn discs_with_friction_restart_bitwise_with_both_integrators() {
+    for gear in [false, true] {
+        let text = scenario(false, gear, 400);
+        let (end, free) = check_restart(|| simulation(&text), 700, &text, if gear { "gear" } else { "verlet" });
+        assert!(free >= 2, "{free} free slots in the contact table at the checkpoint");
+        // The test means something only if springs were carried across the restart.
+        let sliding = end.contacts.xi.iter().filter(|x| **x != 0.0).count();
+        assert!(sliding > 20, "only {sliding} pairs with a tangential spring");
+        assert!(end.last_contacts > 20, "{} contacts", end.last_contacts);
+    }
+}
+
+#[test]
+fn every_neighbour_method_restarts_bitwise() {
+    let text = scenario(false, false, 300);
+    for m in NeighborMethod::ALL {
+        let make = || {
+            let mut s = simulation(&text);
+            s.set_neighbor_method(m);
+            s
+        };
+        check_restart(make, 300, &text, m.name());
+    }
+}
+
+#[test]
+fn polygons_with_cached_features_restart_bitwise() {
+    let text = scenario(true, false, 300);
+    let (end, _) = check_restart(|| simulation(&text), 700, &text, "polygons");
+    let cached = end.contacts.features.iter().filter(|f| **f != 0).count();
+    assert!(cached > 20, "only {cached} pairs with cached features");
+    assert!(end.narrow.touching > 0);
+}
+
+#[test]
+fn rotating_drum_restarts_bitwise() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("scenarios/drum.toml")).unwrap();
+    check_restart(|| simulation(&text), 400, &text, "drum");
+}
+
+#[test]
+fn worker_pool_deterministic_restart_is_bitwise() {
+    let text = scenario(true, false, 300);
+    let make = || {
+        let mut s = simulation(&text);
+        s.set_parallel(&[None, None], ForceStrategy::Deterministic).unwrap();
+        s
+    };
+    let mut straight = make();
+    straight.run(600).unwrap();
+    let mut first = make();
+    first.run(300).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = checkpoint(&first, dir.path(), &text);
+    let mut resumed = Checkpoint::open(&path).unwrap().simulation().unwrap();
+    resumed
+        .set_parallel(&[None, None], ForceStrategy::Deterministic)
+        .unwrap();
+    resumed.run(300).unwrap();
+    assert_same_state(&straight, &resumed, "two threads, deterministic");
+}
+
+#[test]
+fn keeps_the_newest_k_and_leaves_no_temporary_files() {
+    let text = scenario(false, false, 100);
+    let mut sim = simulation(&text);
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Checkpointer::new(dir.path(), "checkpoint", 3, 0, Vec::new(), &sim).unwrap();
+    for _ in 0..7 {
+        sim.run(10).unwrap();
+        c.write(&sim).unwrap();
+    }
+    let stats = c.finish().unwrap();
+    assert_eq!(stats.count, 7);
+    let kept = list(dir.path(), "checkpoint").unwrap();
+    let names: Vec<String> = kept
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "checkpoint-000000000050.talus",
+            "checkpoint-000000000060.talus",
+            "checkpoint-000000000070.talus"
+        ]
+    );
+    let all = std::fs::read_dir(dir.path()).unwrap().count();
+    assert_eq!(all, 3, "temporary files left behind");
+    for p in &kept {
+        Checkpoint::open(p).unwrap();
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Bad files.
+
+/// A valid checkpoint of a small polygon run (every kind of section present), as bytes.
+fn valid_file(dir: &Path) -> (PathBuf, Vec<u8>) {
+    let text = scenario(true, true, 60);
+    let mut sim = simulation(&text);
+    sim.run(100).unwrap();
+    let path = checkpoint(&sim, dir, &text);
+    let bytes = std::fs::read(&path).unwrap();
+    (path, bytes)
+}
+
+/// Write `bytes` as a file and open it: the error message.
+fn refused(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    let msg = match Checkpoint::open(&path).and_then(|c| c.simulation()) {
+        Ok(_) => panic!("{name}: a bad checkpoint was accepted"),
+        Err(e) => e.to_string(),
+    };
+    assert!(msg.contains(name), "{name}: the message does not name the file: {msg}");
+    msg
+}
+
+fn header(bytes: &[u8]) -> Header {
+    bytemuck::pod_read_unaligned(&bytes[..HEADER_BYTES])
+}
+
+fn with_header(bytes: &[u8], h: &Header) -> Vec<u8> {
+    let mut b = bytes.to_vec();
+    b[..HEADER_BYTES].copy_from_slice(bytemuck::bytes_of(h));
+    b
+}
+
+#[test]
+fn truncated_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, good) = valid_file(dir.path());
+    for len in [
+        0,
+        7,
+        100,
+        HEADER_BYTES,
+        HEADER_BYTES + 10,
+        good.len() / 2,
+        good.len() - 1,
+    ] {
+        let msg = refused(dir.path(), &format!("cut-{len}.talus"), &good[..len]);
+        assert!(
+            msg.contains("truncated") || msg.contains("checksum mismatch in the header"),
+            "cut to {len}: {msg}"
+        );
+    }
+    // Appended to is not the file that was written either.
+    let mut longer = good.clone();
+    longer.extend_from_slice(&[0; 64]);
+    let msg = refused(dir.path(), "longer.talus", &longer);
+    assert!(msg.contains("header says"), "{msg}");
+}
+
+#[test]
+fn a_flipped_byte_in_any_section_is_found_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, good) = valid_file(dir.path());
+    let ck = Checkpoint::open(&path).unwrap();
+    let mut tested = 0;
+    for e in &ck.entries {
+        if e.len == 0 {
+            continue;
+        }
+        for at in [e.offset, e.offset + e.len / 2, e.offset + e.len - 1] {
+            let mut bad = good.clone();
+            bad[at as usize] ^= 0x10;
+            let msg = refused(dir.path(), "flipped.talus", &bad);
+            assert!(
+                msg.contains(&format!("section {}:", e.name())) && msg.contains("checksum mismatch"),
+                "byte {at} of {}: {msg}",
+                e.name()
+            );
+        }
+        tested += 1;
+    }
+    assert!(tested > 30, "{tested} sections");
+    // In the header and in the section table.
+    for at in [20, 60, HEADER_BYTES + 3, HEADER_BYTES + 64 * 5 + 40] {
+        let mut bad = good.clone();
+        bad[at] ^= 0x01;
+        let msg = refused(dir.path(), "header.talus", &bad);
+        assert!(msg.contains("checksum mismatch in the header"), "byte {at}: {msg}");
+    }
+}
+
+#[test]
+fn wrong_magic_version_and_byte_order_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, good) = valid_file(dir.path());
+    let mut h = header(&good);
+    h.magic = *b"NOTTALUS";
+    let msg = refused(dir.path(), "magic.talus", &with_header(&good, &h));
+    assert!(msg.contains("not a talus checkpoint"), "{msg}");
+
+    // A newer format, its header checksum correct: refused for its version.
+    let mut h = header(&good);
+    h.version = 99;
+    let mut newer = with_header(&good, &h);
+    seal(&mut newer);
+    let msg = refused(dir.path(), "version.talus", &newer);
+    assert!(msg.contains("format version 99"), "{msg}");
+
+    // Written on a machine of the other byte order: the mark reads swapped.
+    let mut h = header(&good);
+    h.byte_order = BYTE_ORDER_MARK.swap_bytes();
+    let msg = refused(dir.path(), "endian.talus", &with_header(&good, &h));
+    assert!(msg.contains("other byte order"), "{msg}");
+}
+
+/// Sections whose checksums are right but whose contents break the engine's invariants
+/// (as a bug or a hand-made file would): refused, naming the section, never a panic.
+#[test]
+fn inconsistent_contents_with_valid_checksums_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, good) = valid_file(dir.path());
+    let ck = Checkpoint::open(&path).unwrap();
+    let n = ck.header.particles as u32;
+    let entry = |name: &str| *ck.entries.iter().find(|e| e.name() == name).unwrap();
+    type Spoil = Box<dyn Fn(&mut [u8])>;
+    let cases: Vec<(&str, Spoil)> = vec![
+        // A pair naming a particle that does not exist.
+        (
+            "contact.j",
+            Box::new(move |b: &mut [u8]| b[..4].copy_from_slice(&(n + 5).to_le_bytes())),
+        ),
+        // A particle outside the domain.
+        (
+            "p.x",
+            Box::new(|b: &mut [u8]| b[..8].copy_from_slice(&1.0e9f64.to_le_bytes())),
+        ),
+        // A polygon with 2 vertices.
+        (
+            "shape.start",
+            Box::new(|b: &mut [u8]| b[4..8].copy_from_slice(&2u32.to_le_bytes())),
+        ),
+        // Box ends out of order.
+        ("broad.ends.x", Box::new(|b: &mut [u8]| b.swap(8, 16))),
+        // A material that does not exist.
+        (
+            "p.material",
+            Box::new(|b: &mut [u8]| b[..2].copy_from_slice(&77u16.to_le_bytes())),
+        ),
+        // An unknown integrator.
+        (
+            "config",
+            Box::new(|b: &mut [u8]| b[64..72].copy_from_slice(&9u64.to_le_bytes())),
+        ),
+    ];
+    for (name, spoil) in cases {
+        let e = entry(name);
+        let mut bad = good.clone();
+        spoil(&mut bad[e.offset as usize..(e.offset + e.len) as usize]);
+        seal(&mut bad);
+        let msg = refused(dir.path(), "inconsistent.talus", &bad);
+        assert!(msg.contains(&format!("section {name}")), "{name}: {msg}");
+    }
+    // A missing section: renamed in the table.
+    let mut bad = good.clone();
+    let k = ck.entries.iter().position(|e| e.name() == "p.vx").unwrap();
+    bad[HEADER_BYTES + 64 * k] = b'q';
+    seal(&mut bad);
+    let msg = refused(dir.path(), "missing.talus", &bad);
+    assert!(msg.contains("section p.vx: missing"), "{msg}");
+}
+
+#[test]
+fn the_newest_complete_checkpoint_is_found_among_leftovers() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, good) = valid_file(dir.path());
+    // A temporary file of a killed writer and an unrelated file: ignored by the listing.
+    std::fs::write(dir.path().join(".checkpoint-1-0.tmp"), &good[..1000]).unwrap();
+    std::fs::write(dir.path().join("notes.txt"), b"x").unwrap();
+    assert_eq!(list(dir.path(), "checkpoint").unwrap(), vec![path.clone()]);
+    // The checkpointer clears leftovers of its own kind when it starts.
+    let sim = Checkpoint::open(&path).unwrap().simulation().unwrap();
+    let c = Checkpointer::new(dir.path(), "checkpoint", 2, 0, Vec::new(), &sim).unwrap();
+    c.finish().unwrap();
+    assert!(!dir.path().join(".checkpoint-1-0.tmp").exists());
+    assert!(dir.path().join("notes.txt").exists());
+    assert!(Checkpoint::open(&path).unwrap().section("p.x").is_some());
+}
