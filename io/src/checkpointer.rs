@@ -193,6 +193,11 @@ impl Checkpointer {
         }
     }
 
+    /// Wait until the checkpoint in flight is on disk and the next file is prepared.
+    pub fn wait(&mut self) -> Result<()> {
+        self.drain(true)
+    }
+
     /// Checkpoint `sim` (between steps). Returns once the state is copied; the file is
     /// completed in the background. An error of an earlier checkpoint's background work
     /// surfaces here (or in [`Checkpointer::finish`]).
@@ -344,7 +349,19 @@ fn background(
     if let Ok(size) = sizes.recv() {
         let _ = report.send(Msg::Prepared(prepare_file(&dir, &prefix, size, true)));
     }
-    for job in jobs {
+    // Polled, not waited on: a thread blocked in `recv` is woken by the sender, and on a
+    // machine with few cores the woken thread can preempt the run in the middle of its
+    // checkpoint (measured: stops of 2-6 ms instead of 0.6 ms for a 5 MB state). A poll
+    // every millisecond costs nothing and starts the background work soon enough.
+    loop {
+        let job = match jobs.try_recv() {
+            Ok(job) => job,
+            Err(crossbeam::channel::TryRecvError::Empty) => {
+                std::thread::sleep(Duration::from_millis(1));
+                continue;
+            }
+            Err(crossbeam::channel::TryRecvError::Disconnected) => break,
+        };
         let next = job.next;
         let _ = report.send(Msg::Written(complete(job, &dir, &prefix, keep)));
         let _ = report.send(Msg::Prepared(prepare_file(&dir, &prefix, next, true)));

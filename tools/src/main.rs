@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod bench_checkpoint;
 mod bench_narrow;
 mod bench_polygons;
 mod neighbors;
@@ -37,6 +38,9 @@ enum Command {
     /// Measure particle-updates per second on dense polydisperse beds tiled from the
     /// LAMMPS-settled bed, per integrator and neighbour-update mode.
     Bench(bench::BenchArgs),
+    /// What checkpoints cost a run (the stop, against one memory copy of the state) and how
+    /// fast a run restarts, for 10^6 discs and 10^5 polygons.
+    BenchCheckpoint(bench_checkpoint::CheckpointBenchArgs),
     /// Time the narrow phase of convex polygons: closest-feature queries from a cold start
     /// and with a warm cache, for 4 to 64 vertices, and overlap computations.
     BenchNarrow(bench_narrow::NarrowArgs),
@@ -71,6 +75,7 @@ fn main() -> ExitCode {
         Command::Restart(a) => restart::restart(a),
         Command::Inspect(a) => restart::inspect(a),
         Command::Bench(a) => bench::bench(a),
+        Command::BenchCheckpoint(a) => bench_checkpoint::bench_checkpoint(a),
         Command::BenchNarrow(a) => bench_narrow::bench_narrow(a),
         Command::BenchPolygons(a) => bench_polygons::bench_polygons(a),
         Command::BenchDrum(a) => bench_polygons::bench_drum(a),
