@@ -39,6 +39,10 @@ pub struct CheckpointBenchArgs {
     /// Restarts per bed (the median is reported).
     #[arg(long, default_value_t = 3)]
     pub restarts: usize,
+    /// Restart from a cold page cache: drop the kernel's caches before each restart (needs
+    /// root: writes /proc/sys/vm/drop_caches), so that the file comes from the disk.
+    #[arg(long)]
+    pub cold: bool,
     /// Folder for the checkpoint files (deleted afterwards).
     #[arg(long, default_value = "talus-bench-checkpoints")]
     pub dir: PathBuf,
@@ -102,6 +106,12 @@ fn bench_one(label: &str, mut sim: Simulation, a: &CheckpointBenchArgs) -> Resul
     let mut opens = Vec::new();
     let mut builds = Vec::new();
     for _ in 0..a.restarts {
+        if a.cold {
+            std::fs::File::open(&file)
+                .and_then(|f| f.sync_all())
+                .and_then(|_| std::fs::write("/proc/sys/vm/drop_caches", "1"))
+                .map_err(|e| format!("--cold: cannot drop the page cache ({e}); it needs root"))?;
+        }
         let t = Instant::now();
         let ck = Checkpoint::open(&file).map_err(|e| e.to_string())?;
         let t1 = Instant::now();
@@ -148,9 +158,14 @@ fn bench_one(label: &str, mut sim: Simulation, a: &CheckpointBenchArgs) -> Resul
 pub fn bench_checkpoint(a: CheckpointBenchArgs) -> Result<(), String> {
     println!(
         "talus bench-checkpoint: {} checkpoints {} steps apart per bed, each taken when the last one is on disk; \
-         restart from the newest (page cache warm); commit {}",
+         restart from the newest ({}); commit {}",
         a.checkpoints,
         a.steps,
+        if a.cold {
+            "page cache dropped before each restart"
+        } else {
+            "page cache warm"
+        },
         crate::scale::git_commit()
     );
     println!(
@@ -175,7 +190,10 @@ pub fn bench_checkpoint(a: CheckpointBenchArgs) -> Result<(), String> {
         let base = read_lammps_data(&a.base).map_err(|e| e.to_string())?;
         for &n in &a.discs {
             if !n.is_multiple_of(base.len()) {
-                return Err(format!("--discs {n} is not a multiple of the base bed ({})", base.len()));
+                return Err(format!(
+                    "--discs {n} is not a multiple of the base bed ({})",
+                    base.len()
+                ));
             }
             let sim = peer_sim(&base.tile_x(n / base.len()), Integrator::Verlet, 0.1e-3, false)?;
             bench_one("discs", sim, &a)?;
