@@ -21,46 +21,12 @@ use talus::io::checkpoint::{fnv1a, list, seal, Checkpoint, Header, BYTE_ORDER_MA
 use talus::io::checkpointer::Checkpointer;
 use talus::io::scenario::parse_scenario;
 
-/// A small box of grains (discs, or random 5-8-gons with `polygons`) on a lattice, given
-/// random velocities of up to 1 m/s so that contacts open, close and slide from the first steps.
+mod common;
+use common::grain_box;
+
+/// The shared box of grains, `count` discs (or random 5-8-gons) with friction.
 fn scenario(polygons: bool, gear: bool, count: usize) -> String {
-    let shape = if polygons {
-        "shape = { kind = \"random\", vertices = [5, 8], aspect = 1.3 }"
-    } else {
-        ""
-    };
-    let scheme = if gear { "gear" } else { "verlet" };
-    format!(
-        r#"
-title = "restart test"
-gravity = [0.0, -9.81]
-[domain]
-min = [-0.001, -0.001]
-max = [0.041, 0.061]
-[[material]]
-name = "grain"
-density = 2500.0
-kn = 1.0e6
-restitution = 0.5
-friction = 0.5
-[[wall]]
-kind = "box"
-min = [0.0, 0.0]
-max = [0.04, 0.06]
-[[particles]]
-material = "grain"
-count = {count}
-radius = {{ kind = "uniform", mean = 0.8e-3, width = 0.3 }}
-packing = "lattice"
-region = {{ min = [0.0, 0.0], max = [0.04, 0.06] }}
-velocity_jitter = 1.0
-{shape}
-[integrator]
-scheme = "{scheme}"
-[run]
-steps = 1400
-"#
-    )
+    grain_box(count, polygons, gear, [0.04, 0.06], 1400)
 }
 
 fn simulation(text: &str) -> Simulation {

@@ -10,39 +10,12 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use talus::io::checkpoint::list;
 
 mod common;
-use common::{run, talus, text};
+use common::{grain_box, run, talus, text};
 
-/// 1,500 discs on a lattice with random velocities, in a closed box, no output.
-const SCENARIO: &str = r#"
-title = "kill test"
-gravity = [0.0, -9.81]
-[domain]
-min = [-0.001, -0.001]
-max = [0.081, 0.081]
-[[material]]
-name = "grain"
-density = 2500.0
-kn = 1.0e6
-restitution = 0.5
-friction = 0.5
-[[wall]]
-kind = "box"
-min = [0.0, 0.0]
-max = [0.08, 0.08]
-[[particles]]
-material = "grain"
-count = 1500
-radius = { kind = "uniform", mean = 0.8e-3, width = 0.3 }
-packing = "lattice"
-region = { min = [0.0, 0.0], max = [0.08, 0.08] }
-velocity_jitter = 1.0
-[run]
-steps = 10000000
-[output]
-vtk = false
-dump = false
-energy = false
-"#;
+/// 1,500 discs on a lattice with random velocities, in a closed box, for ever.
+fn scenario() -> String {
+    grain_box(1500, false, false, [0.08, 0.08], 10_000_000)
+}
 
 /// `talus run` with a checkpoint every 4 steps is killed (SIGKILL) at random moments, at
 /// least 20 times after its first checkpoint; each time `talus restart` on the folder must
@@ -53,7 +26,7 @@ energy = false
 fn killed_runs_always_restart_from_their_newest_checkpoint() {
     let dir = tempfile::tempdir().unwrap();
     let scenario = dir.path().join("kill.toml");
-    std::fs::write(&scenario, SCENARIO).unwrap();
+    std::fs::write(&scenario, self::scenario()).unwrap();
     let ck = dir.path().join("ck");
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(2026);
     let (mut restarts, mut attempts) = (0, 0);
@@ -119,7 +92,7 @@ fn killed_runs_always_restart_from_their_newest_checkpoint() {
 }
 
 fn first_checkpoint(dir: &Path) -> std::path::PathBuf {
-    std::fs::write(dir.join("s.toml"), SCENARIO).unwrap();
+    std::fs::write(dir.join("s.toml"), scenario()).unwrap();
     let out = run(
         &[
             "run",
@@ -179,7 +152,7 @@ fn restart_refuses_a_checkpoint_of_another_scenario() {
     let file = first_checkpoint(dir.path());
     std::fs::write(
         dir.path().join("other.toml"),
-        SCENARIO.replace("count = 1500", "count = 1400"),
+        scenario().replace("count = 1500", "count = 1400"),
     )
     .unwrap();
     let out = run(

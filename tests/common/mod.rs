@@ -1,4 +1,5 @@
-//! Shared by the tests that run the `talus` program as a separate process.
+//! Shared by the whole-system tests: running the `talus` program as a separate process,
+//! and a small scenario.
 //!
 //! The binary belongs to the `talus-tools` package, so `CARGO_BIN_EXE_talus` is not
 //! available here, and `cargo test` does not build other packages' binaries. The tests
@@ -8,6 +9,9 @@
 //! the binary itself compiles), and run `target/<dir>/talus`. Building every time keeps the
 //! binary in step with the sources; when it is up to date this takes a fraction of a
 //! second. Set `TALUS_BIN` to test a given binary instead.
+// Each test file that includes this module uses a part of it.
+#![allow(dead_code)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
@@ -57,4 +61,54 @@ pub fn run(args: &[&str], cwd: &Path) -> Output {
 
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A closed box of `size` (m) with `count` grains (discs, or random 5-8-gons with
+/// `polygons`) of radius 0.8 mm +- 30 % on a lattice, given random velocities of up to
+/// 1 m/s, so that contacts open, close and slide from the first steps; no output files.
+pub fn grain_box(count: usize, polygons: bool, gear: bool, size: [f64; 2], steps: u64) -> String {
+    let shape = if polygons {
+        "shape = { kind = \"random\", vertices = [5, 8], aspect = 1.3 }"
+    } else {
+        ""
+    };
+    let scheme = if gear { "gear" } else { "verlet" };
+    let [w, h] = size;
+    format!(
+        r#"
+title = "grains in a box"
+gravity = [0.0, -9.81]
+[domain]
+min = [-0.001, -0.001]
+max = [{dw}, {dh}]
+[[material]]
+name = "grain"
+density = 2500.0
+kn = 1.0e6
+restitution = 0.5
+friction = 0.5
+[[wall]]
+kind = "box"
+min = [0.0, 0.0]
+max = [{w}, {h}]
+[[particles]]
+material = "grain"
+count = {count}
+radius = {{ kind = "uniform", mean = 0.8e-3, width = 0.3 }}
+packing = "lattice"
+region = {{ min = [0.0, 0.0], max = [{w}, {h}] }}
+velocity_jitter = 1.0
+{shape}
+[integrator]
+scheme = "{scheme}"
+[run]
+steps = {steps}
+[output]
+vtk = false
+dump = false
+energy = false
+"#,
+        dw = w + 0.001,
+        dh = h + 0.001
+    )
 }

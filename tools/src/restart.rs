@@ -5,44 +5,20 @@ use std::time::Instant;
 
 use clap::Args;
 use talus_io::checkpoint::{fnv1a, list, Checkpoint};
-use talus_io::output::OutputKinds;
 use talus_io::scenario::parse_scenario;
 
 use crate::parallel_opts::ParallelArgs;
-use crate::run::{run_settings, step_and_report, Plan, CHECKPOINT_PREFIX};
+use crate::run::{step_and_report, Defaults, StepArgs, CHECKPOINT_PREFIX};
 
 #[derive(Args)]
 pub struct RestartArgs {
     /// A checkpoint file, or a folder of checkpoints: the newest complete one there.
     pub path: PathBuf,
-    /// Steps to run (default: up to the scenario's [run] steps).
-    #[arg(long)]
-    pub steps: Option<u64>,
     /// Refuse the checkpoint unless it was made from this scenario file.
     #[arg(long)]
     pub scenario: Option<PathBuf>,
-    /// Output folder (default: restart-STEP inside the scenario's output folder, so that
-    /// the first run's files are never overwritten).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Write output every this many steps (default: the scenario's [output] every).
-    #[arg(long)]
-    pub every: Option<u64>,
-    /// Write no output files at all.
-    #[arg(long)]
-    pub no_output: bool,
-    /// No progress bar.
-    #[arg(long, short)]
-    pub quiet: bool,
-    /// Checkpoint every this many steps (default: the scenario's [checkpoint] every).
-    #[arg(long)]
-    pub checkpoint_every: Option<u64>,
-    /// Checkpoint folder (default: the scenario's [checkpoint] dir).
-    #[arg(long)]
-    pub checkpoint_dir: Option<PathBuf>,
-    /// Keep the newest K checkpoints.
-    #[arg(long)]
-    pub keep: Option<usize>,
+    #[command(flatten)]
+    pub stepping: StepArgs,
     /// Threads and force summation of the continued run. The deterministic strategy gives
     /// bitwise the states of an uninterrupted run for any thread count; the others only
     /// with the thread count of the first run.
@@ -121,26 +97,18 @@ pub fn restart(a: RestartArgs) -> Result<(), String> {
         sim.time,
         setup.as_secs_f64()
     );
-    let steps = a.steps.unwrap_or_else(|| scenario.run.steps.saturating_sub(step));
-    let o = &scenario.output;
-    let plan = Plan {
-        steps,
-        every: a.every.unwrap_or(o.every).max(1),
-        dir: a.out.clone().unwrap_or_else(|| o.dir.join(format!("restart-{step}"))),
-        kinds: OutputKinds {
-            vtk: o.vtk && !a.no_output,
-            dump: o.dump && !a.no_output,
-            energy: o.energy && !a.no_output,
+    let plan = a.stepping.plan(
+        Defaults {
+            steps: scenario.run.steps.saturating_sub(step),
+            output: &scenario.output,
+            dir: scenario.output.dir.join(format!("restart-{step}")),
+            checkpoint: &scenario.checkpoint,
+            scenario_text: text,
+            title: scenario.title.clone().unwrap_or_else(|| ck.path.display().to_string()),
+            dt_note: format!("dt = {:.4e} s", sim.config.dt),
         },
-        checkpoint_every: a.checkpoint_every.unwrap_or(scenario.checkpoint.every),
-        checkpoint_dir: a.checkpoint_dir.clone().unwrap_or(scenario.checkpoint.dir.clone()),
-        keep: a.keep.unwrap_or(scenario.checkpoint.keep),
-        scenario_text: text,
-        run_settings: run_settings(&a.parallel),
-        quiet: a.quiet,
-        title: scenario.title.clone().unwrap_or_else(|| ck.path.display().to_string()),
-        dt_note: format!("dt = {:.4e} s", sim.config.dt),
-    };
+        &a.parallel,
+    );
     drop(ck);
     step_and_report(&mut sim, &plan, setup, &a.parallel)
 }

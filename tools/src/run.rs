@@ -18,10 +18,27 @@ pub struct RunArgs {
     /// Scenario file (TOML). Without it, the built-in default scenario runs
     /// (see `talus default-scenario`).
     pub scenario: Option<PathBuf>,
-    /// Number of steps (overrides [run] steps).
+    /// Neighbour search (overrides [neighbor] method): sweep, quadtree, cells, verlet,
+    /// hashing, dess, striped, bvh, brute, or auto (time a short trial of sweep, quadtree, cells and verlet on this
+    /// scenario, then run the fastest).
+    #[arg(long)]
+    pub neighbor: Option<NeighborChoice>,
+    #[command(flatten)]
+    pub stepping: StepArgs,
+    #[command(flatten)]
+    pub parallel: ParallelArgs,
+}
+
+/// How long to run and what to write: shared by `talus run` and `talus restart`, each
+/// option overriding the scenario's setting.
+#[derive(Args)]
+pub struct StepArgs {
+    /// Number of steps (overrides [run] steps; `talus restart` runs this many more, by
+    /// default up to [run] steps).
     #[arg(long)]
     pub steps: Option<u64>,
-    /// Output folder (overrides [output] dir).
+    /// Output folder (overrides [output] dir; a restart writes to restart-STEP in it by
+    /// default, so that the first run's files are never overwritten).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Write output every this many steps (overrides [output] every).
@@ -33,11 +50,6 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
-    /// Neighbour search (overrides [neighbor] method): sweep, quadtree, cells, verlet,
-    /// hashing, dess, striped, bvh, brute, or auto (time a short trial of sweep, quadtree, cells and verlet on this
-    /// scenario, then run the fastest).
-    #[arg(long)]
-    pub neighbor: Option<NeighborChoice>,
     /// Write a checkpoint every this many steps (overrides [checkpoint] every; 0: none).
     #[arg(long)]
     pub checkpoint_every: Option<u64>,
@@ -47,8 +59,43 @@ pub struct RunArgs {
     /// Keep the newest K checkpoints (overrides [checkpoint] keep).
     #[arg(long)]
     pub keep: Option<usize>,
-    #[command(flatten)]
-    pub parallel: ParallelArgs,
+}
+
+/// The scenario's settings a [`Plan`] starts from.
+pub struct Defaults<'a> {
+    pub steps: u64,
+    pub output: &'a talus_io::scenario::Output,
+    /// Output folder when `--out` is not given.
+    pub dir: PathBuf,
+    pub checkpoint: &'a talus_io::scenario::CheckpointSettings,
+    pub scenario_text: String,
+    pub title: String,
+    pub dt_note: String,
+}
+
+impl StepArgs {
+    /// The plan: these options over the scenario's settings.
+    pub fn plan(&self, d: Defaults<'_>, parallel: &ParallelArgs) -> Plan {
+        let o = d.output;
+        Plan {
+            steps: self.steps.unwrap_or(d.steps),
+            every: self.every.unwrap_or(o.every).max(1),
+            dir: self.out.clone().unwrap_or(d.dir),
+            kinds: OutputKinds {
+                vtk: o.vtk && !self.no_output,
+                dump: o.dump && !self.no_output,
+                energy: o.energy && !self.no_output,
+            },
+            checkpoint_every: self.checkpoint_every.unwrap_or(d.checkpoint.every),
+            checkpoint_dir: self.checkpoint_dir.clone().unwrap_or(d.checkpoint.dir.clone()),
+            keep: self.keep.unwrap_or(d.checkpoint.keep),
+            scenario_text: d.scenario_text,
+            run_settings: run_settings(parallel),
+            quiet: self.quiet,
+            title: d.title,
+            dt_note: d.dt_note,
+        }
+    }
 }
 
 /// `--neighbor`: a method, or a trial to pick one.
@@ -122,7 +169,7 @@ fn pick_neighbor(a: &RunArgs, steps: u64) -> Result<(NeighborMethod, String), St
 pub fn run(a: RunArgs) -> Result<(), String> {
     let t_setup = Instant::now();
     let built = build_scenario(&a)?;
-    let steps = a.steps.unwrap_or(built.steps);
+    let steps = a.stepping.steps.unwrap_or(built.steps);
     let mut sim = built.sim;
     match a.neighbor {
         Some(NeighborChoice::Method(m)) => sim.set_neighbor_method(m),
@@ -134,24 +181,18 @@ pub fn run(a: RunArgs) -> Result<(), String> {
         None => {}
     }
     a.parallel.apply(&mut sim)?;
-    let plan = Plan {
-        steps,
-        every: a.every.unwrap_or(built.output.every).max(1),
-        dir: a.out.clone().unwrap_or(built.output.dir.clone()),
-        kinds: OutputKinds {
-            vtk: built.output.vtk && !a.no_output,
-            dump: built.output.dump && !a.no_output,
-            energy: built.output.energy && !a.no_output,
+    let plan = a.stepping.plan(
+        Defaults {
+            steps,
+            output: &built.output,
+            dir: built.output.dir.clone(),
+            checkpoint: &built.checkpoint,
+            scenario_text: built.scenario_text.clone(),
+            title: built.title.clone(),
+            dt_note: built.dt_note.clone(),
         },
-        checkpoint_every: a.checkpoint_every.unwrap_or(built.checkpoint.every),
-        checkpoint_dir: a.checkpoint_dir.clone().unwrap_or(built.checkpoint.dir.clone()),
-        keep: a.keep.unwrap_or(built.checkpoint.keep),
-        scenario_text: built.scenario_text.clone(),
-        run_settings: run_settings(&a.parallel),
-        quiet: a.quiet,
-        title: built.title.clone(),
-        dt_note: built.dt_note.clone(),
-    };
+        &a.parallel,
+    );
     let setup = t_setup.elapsed();
     step_and_report(&mut sim, &plan, setup, &a.parallel)
 }
