@@ -433,11 +433,14 @@ impl Simulation {
     pub fn add_particles_with_shapes(&mut self, new: &[ParticleInit], shapes: &[Option<PolygonShape>]) -> Result<()> {
         let nmat = self.materials.len();
         for p in new {
-            let ok = p.radius > 0.0 && p.radius.is_finite() && p.mass > 0.0 && p.mass.is_finite();
+            if let Err(msg) = check_radius(p.radius, &self.config) {
+                return Err(EngineError::Setup(format!("particle id {}: {msg}", p.id)));
+            }
+            let ok = p.mass > 0.0 && p.mass.is_finite();
             if !ok {
                 return Err(EngineError::Setup(format!(
-                    "particle id {}: radius {} and mass {} must be positive and finite",
-                    p.id, p.radius, p.mass
+                    "particle id {}: mass {} must be positive and finite",
+                    p.id, p.mass
                 )));
             }
             if p.material as usize >= nmat {
@@ -1105,6 +1108,19 @@ impl Simulation {
     /// Mark the broad phase for a full rebuild at the next step.
     pub fn request_rebuild(&mut self) {
         self.needs_rebuild = true;
+    }
+}
+
+/// A radius is positive, finite, and not larger than the domain (a bounding radius beyond
+/// that is a mistake, and the quadtree would cut its box into millions of tiles).
+fn check_radius(r: f64, c: &Config) -> std::result::Result<(), String> {
+    let extent = (c.domain_max[0] - c.domain_min[0]).max(c.domain_max[1] - c.domain_min[1]);
+    if !(r > 0.0 && r.is_finite()) {
+        Err(format!("radius {r} must be positive and finite"))
+    } else if r > extent {
+        Err(format!("radius {r} is larger than the domain ({extent} across)"))
+    } else {
+        Ok(())
     }
 }
 

@@ -161,19 +161,38 @@ pub fn header_and_table(
     Ok(out)
 }
 
-/// Fill in the CRCs of a file image whose header, table and sections are in place.
-pub fn seal(file: &mut [u8]) {
+/// Fill in the CRCs of a file image whose header, table and sections are in place. An image
+/// whose table does not fit in it is an error (nothing is changed).
+pub fn seal(file: &mut [u8]) -> Result<(), String> {
+    if file.len() < HEADER_BYTES {
+        return Err(format!("{} bytes, shorter than the header", file.len()));
+    }
     let n = bytemuck::pod_read_unaligned::<Header>(&file[..HEADER_BYTES]).sections as usize;
+    let table_end = n
+        .checked_mul(ENTRY_BYTES)
+        .and_then(|t| t.checked_add(HEADER_BYTES))
+        .filter(|&t| t <= file.len())
+        .ok_or_else(|| format!("a table of {n} sections does not fit in {} bytes", file.len()))?;
+    let entry = |file: &[u8], k: usize| -> Entry {
+        bytemuck::pod_read_unaligned(&file[HEADER_BYTES + k * ENTRY_BYTES..][..ENTRY_BYTES])
+    };
+    for k in 0..n {
+        let e = entry(file, k);
+        if e.offset.checked_add(e.len).is_none_or(|end| end > file.len() as u64) {
+            return Err(format!("section {} lies outside the image", e.name()));
+        }
+    }
     for k in 0..n {
         let at = HEADER_BYTES + k * ENTRY_BYTES;
-        let mut e: Entry = bytemuck::pod_read_unaligned(&file[at..at + ENTRY_BYTES]);
+        let mut e = entry(file, k);
         e.crc = crc32fast::hash(&file[e.offset as usize..(e.offset + e.len) as usize]);
         file[at..at + ENTRY_BYTES].copy_from_slice(bytemuck::bytes_of(&e));
     }
-    let crc = header_crc(&file[..HEADER_BYTES + n * ENTRY_BYTES]);
+    let crc = header_crc(&file[..table_end]);
     let mut h: Header = bytemuck::pod_read_unaligned(&file[..HEADER_BYTES]);
     h.header_crc = crc;
     file[..HEADER_BYTES].copy_from_slice(bytemuck::bytes_of(&h));
+    Ok(())
 }
 
 /// CRC-32 of header (with its CRC field taken as zero) and table.

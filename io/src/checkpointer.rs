@@ -372,7 +372,11 @@ fn complete(job: Job, dir: &Path, prefix: &str, keep: usize) -> Result<Written> 
     let t = Instant::now();
     let Prepared { path, file, mut map } = job.prepared;
     let os = |e| IoError::os(&path, e);
-    seal(&mut map[..job.len]);
+    seal(&mut map[..job.len]).map_err(|msg| IoError::Checkpoint {
+        path: path.clone(),
+        section: None,
+        msg,
+    })?;
     map.flush().map_err(os)?;
     drop(map);
     if file.metadata().map_err(os)?.len() != job.len as u64 {

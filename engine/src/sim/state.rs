@@ -471,8 +471,8 @@ impl Simulation {
                     format!("particle id {} at ({x}, {y}) is outside the domain", ps.id[p]),
                 ));
             }
-            if !(ps.radius[p] > 0.0 && ps.radius[p].is_finite()) {
-                return Err(r.err("p.radius", format!("particle id {}: radius {}", ps.id[p], ps.radius[p])));
+            if let Err(msg) = super::check_radius(ps.radius[p], &config) {
+                return Err(r.err("p.radius", format!("particle id {}: {msg}", ps.id[p])));
             }
         }
         let gear = match config.integrator {
@@ -590,15 +590,21 @@ impl Simulation {
         let boxes: Vec<[f32; 4]> = r.exact("broad.boxes", n)?;
         let ends_x: Vec<u64> = r.get("broad.ends.x")?;
         let ends_y: Vec<u64> = r.get("broad.ends.y")?;
+        check_boxes_in_reach(&boxes, &ps.radius, &config).map_err(|msg| r.err("broad.boxes", msg))?;
         let mut broad = Broad::new(config.neighbor, &config);
-        with_broad!(&mut broad, m => NeighborSearch::restore(&mut **m, &boxes, [&ends_x, &ends_y])).map_err(
-            |e| match e.split_once(": ") {
-                Some((array, msg)) if ["boxes", "ends.x", "ends.y"].contains(&array) => {
-                    r.err(&format!("broad.{array}"), msg.to_string())
-                }
-                _ => r.err("broad.boxes", e),
-            },
-        )?;
+        let restored = with_broad!(&mut broad, m => NeighborSearch::restore(&mut **m, &boxes, [&ends_x, &ends_y]));
+        let pairs = restored.map_err(|e| match e.split_once(": ") {
+            Some((array, msg)) if ["boxes", "ends.x", "ends.y"].contains(&array) => {
+                r.err(&format!("broad.{array}"), msg.to_string())
+            }
+            _ => r.err("broad.boxes", e),
+        })?;
+        let needs_rebuild = flag(S_NEEDS_REBUILD, "needs_rebuild")?;
+        if !needs_rebuild {
+            // The neighbour search reports changes of its pair set: the table must hold
+            // exactly that set, or an addition would meet a pair already present.
+            check_table_is_the_set(&ct, &boxes, pairs).map_err(|msg| r.err("contact.i", msg))?;
+        }
 
         let params = PairTable::new(&materials);
         Ok(Simulation {
@@ -614,7 +620,7 @@ impl Simulation {
             time: f64::from_bits(sc[S_TIME]),
             times: Default::default(),
             neighbor_updates: sc[S_NEIGHBOR_UPDATES],
-            needs_rebuild: flag(S_NEEDS_REBUILD, "needs_rebuild")?,
+            needs_rebuild,
             adds: Vec::new(),
             removes: Vec::new(),
             primed: flag(S_PRIMED, "primed")?,
@@ -627,6 +633,63 @@ impl Simulation {
             config,
         })
     }
+}
+
+/// Every stored box within the reach of the domain: a box is a particle's centre (inside
+/// the domain) plus its radius and the margin, rounded outward.
+fn check_boxes_in_reach(boxes: &[[f32; 4]], radius: &[f64], c: &Config) -> std::result::Result<(), String> {
+    let rmax = radius.iter().copied().fold(0.0, f64::max);
+    let (lo, hi) = (c.domain_min, c.domain_max);
+    let slack = (rmax + c.margin) * (1.0 + 1e-5) + 1e-5 * (hi[0] - lo[0]).max(hi[1] - lo[1]);
+    for (p, b) in boxes.iter().enumerate() {
+        if *b == talus_kernels::neighbor::EMPTY_BOX {
+            continue;
+        }
+        let inside = (b[0] as f64) >= lo[0] - slack
+            && (b[1] as f64) <= hi[0] + slack
+            && (b[2] as f64) >= lo[1] - slack
+            && (b[3] as f64) <= hi[1] + slack;
+        if !inside {
+            return Err(format!(
+                "stored box of particle index {p} {b:?} reaches beyond the domain and the largest radius"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The live pairs of the table are distinct, each pair's stored boxes overlap, and there
+/// are as many as the neighbour search found: then the table is exactly its set.
+fn check_table_is_the_set(ct: &ContactTable, boxes: &[[f32; 4]], found: usize) -> std::result::Result<(), String> {
+    use talus_kernels::neighbor::boxes_overlap;
+    for (s, (&i, &j)) in ct.i.iter().zip(&ct.j).enumerate() {
+        if i != FREE && !boxes_overlap(&boxes[i as usize], &boxes[j as usize]) {
+            return Err(format!(
+                "slot {s}: pair ({i}, {j}) is in the table but its stored boxes do not overlap"
+            ));
+        }
+    }
+    // Duplicates: along each first particle's chain, a stamp per second particle
+    // (O(pairs + particles)). The chains were rebuilt from the slots, so they end.
+    let mut stamp = vec![u32::MAX; boxes.len()];
+    for i in 0..boxes.len() {
+        let mut s = ct.head[i];
+        while s != u32::MAX {
+            let j = ct.j[s as usize] as usize;
+            if stamp[j] == i as u32 {
+                return Err(format!("pair ({i}, {j}) is in the table twice"));
+            }
+            stamp[j] = i as u32;
+            s = ct.next[s as usize];
+        }
+    }
+    if ct.live != found {
+        return Err(format!(
+            "{} pairs in the table, but the neighbour search finds {found} pairs of overlapping stored boxes",
+            ct.live
+        ));
+    }
+    Ok(())
 }
 
 /// Typed, length-checked copies of sections.

@@ -85,9 +85,10 @@ pub trait NeighborSearch {
     /// a method of the same kind (a restart): afterwards the method is as after the update
     /// that stored those boxes and its pair set is theirs, so the changes it reports from
     /// then on are the ones the saved run would have reported. Empty `ends`: sort anew.
-    /// Saved arrays that do not fit together are an error, never a panic; its message
-    /// starts with the array at fault, `boxes:` or `ends.x:` / `ends.y:`.
-    fn restore(&mut self, boxes: &[[f32; 4]], ends: [&[u64]; 2]) -> Result<(), String>;
+    /// Returns the number of pairs in the set, so that the caller can check its own table
+    /// against it. Saved arrays that do not fit together are an error, never a panic; its
+    /// message starts with the array at fault, `boxes:` or `ends.x:` / `ends.y:`.
+    fn restore(&mut self, boxes: &[[f32; 4]], ends: [&[u64]; 2]) -> Result<usize, String>;
 }
 
 /// A stored box is either [`EMPTY_BOX`] or finite with its ends in order: what a restart
@@ -178,14 +179,14 @@ impl<T: WholeSet> NeighborSearch for T {
         self.boxes().capacity() * 16 + self.set().memory_bytes() + self.index_bytes()
     }
 
-    fn restore(&mut self, boxes: &[[f32; 4]], _ends: [&[u64]; 2]) -> Result<(), String> {
+    fn restore(&mut self, boxes: &[[f32; 4]], _ends: [&[u64]; 2]) -> Result<usize, String> {
         check_stored_boxes(boxes)?;
         *self.boxes_mut() = boxes.to_vec();
         self.index(true);
         let mut set = std::mem::take(self.set_mut());
         set.rebuilt(&mut Vec::new(), |out| self.find(out));
         *self.set_mut() = set;
-        Ok(())
+        Ok(self.set().len())
     }
 }
 
@@ -249,6 +250,15 @@ impl PairSet {
         find(&mut self.spare);
         diff_pairs(&self.pairs, &self.spare, adds, removes);
         std::mem::swap(&mut self.pairs, &mut self.spare);
+    }
+
+    /// Pairs in the set.
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
     }
 
     /// Renumber with the particles (see [`NeighborSearch::renumber`]).

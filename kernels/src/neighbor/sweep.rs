@@ -177,7 +177,8 @@ impl SweepAndPrune {
 
     /// Continue from saved boxes and their sorted ends (a restart: no sort, one pass per
     /// axis to check that every end is where it must be). Empty `ends`: sort them anew.
-    pub fn restore(&mut self, boxes: &[[f32; 4]], ends: [&[u64]; 2]) -> Result<(), String> {
+    /// Returns the number of overlapping pairs (one sweep over the sorted ends, counting).
+    pub fn restore(&mut self, boxes: &[[f32; 4]], ends: [&[u64]; 2]) -> Result<usize, String> {
         let n = boxes.len();
         if n > MAX_PARTICLES {
             return Err(format!("boxes: {n} boxes, the sweep takes at most {MAX_PARTICLES}"));
@@ -222,13 +223,23 @@ impl SweepAndPrune {
         self.scratch = [vec![[0.0; 2]; n], vec![[0.0; 2]; n]];
         self.adds.clear();
         self.removes.clear();
-        Ok(())
+        let mut count = 0;
+        self.sweep_ends(|_, _| count += 1);
+        self.active = Vec::new();
+        self.pos = Vec::new();
+        Ok(count)
     }
 
     /// Sweep along the axis on which fewer boxes are open at a time, testing the other
     /// axis against the open set.
     fn full_sweep(&mut self, pairs: &mut Vec<(u32, u32)>) {
         pairs.clear();
+        self.sweep_ends(|p, q| pairs.push(ordered_pair(p, q)));
+        pairs.sort_unstable();
+    }
+
+    /// Every pair of overlapping boxes, once, to `found` (in sweep order).
+    fn sweep_ends(&mut self, mut found: impl FnMut(usize, usize)) {
         let n = self.boxes.len();
         if n == 0 {
             return;
@@ -263,14 +274,13 @@ impl SweepAndPrune {
                 let bp = &self.boxes[p];
                 for &q in &self.active {
                     if overlap_axis(bp, &self.boxes[q as usize], other) {
-                        pairs.push(ordered_pair(p, q as usize));
+                        found(p, q as usize);
                     }
                 }
                 self.pos[p] = self.active.len() as u32;
                 self.active.push(p as u32);
             }
         }
-        pairs.sort_unstable();
     }
 
     /// Incremental update: recompute all box ends from `src`, insertion-sort both axes and
@@ -511,7 +521,7 @@ impl super::NeighborSearch for SweepAndPrune {
         [&self.ends[0], &self.ends[1]]
     }
 
-    fn restore(&mut self, boxes: &[[f32; 4]], ends: [&[u64]; 2]) -> Result<(), String> {
+    fn restore(&mut self, boxes: &[[f32; 4]], ends: [&[u64]; 2]) -> Result<usize, String> {
         SweepAndPrune::restore(self, boxes, ends)
     }
 
