@@ -1111,6 +1111,9 @@ impl Simulation {
     }
 }
 
+/// Most materials of a simulation.
+pub const MAX_MATERIALS: usize = 1024;
+
 /// A radius is positive, finite, and not larger than the domain (a bounding radius beyond
 /// that is a mistake, and the quadtree would cut its box into millions of tiles).
 fn check_radius(r: f64, c: &Config) -> std::result::Result<(), String> {
@@ -1132,14 +1135,26 @@ fn check_config(c: &Config, materials: &[Material], walls: &[Wall]) -> Result<()
     if !(c.margin >= 0.0 && c.margin.is_finite()) {
         return bad(format!("neighbour margin {} must be >= 0", c.margin));
     }
+    if !(c.domain_min.iter().chain(&c.domain_max).all(|v| v.is_finite())) {
+        return bad(format!(
+            "domain min {:?} and max {:?} must be finite",
+            c.domain_min, c.domain_max
+        ));
+    }
+    if !c.gravity.iter().all(|g| g.is_finite()) {
+        return bad(format!("gravity {:?} must be finite", c.gravity));
+    }
     if !(c.domain_min[0] < c.domain_max[0] && c.domain_min[1] < c.domain_max[1]) {
         return bad(format!(
             "domain min {:?} must be below max {:?}",
             c.domain_min, c.domain_max
         ));
     }
-    if materials.is_empty() || materials.len() > u16::MAX as usize {
-        return bad("at least one material is needed".into());
+    if materials.is_empty() || materials.len() > MAX_MATERIALS {
+        return bad(format!(
+            "{} materials: at least one and at most {MAX_MATERIALS} (the pair table has one entry per pair)",
+            materials.len()
+        ));
     }
     for w in walls {
         if w.material as usize >= materials.len() {

@@ -25,40 +25,6 @@ fn verbose() -> bool {
     *V.get_or_init(|| std::env::var_os("TALUS_FUZZ_VERBOSE").is_some_and(|v| v != "0"))
 }
 
-/// `TALUS_FUZZ_SKIP_KNOWN=1`: leave out the inputs of the findings already reported in
-/// README.md that stall the fuzzer (quadtree tiling: a stored box or a radius far larger
-/// than the domain), so that a run explores past them.
-fn skip_known() -> bool {
-    static V: OnceLock<bool> = OnceLock::new();
-    *V.get_or_init(|| std::env::var_os("TALUS_FUZZ_SKIP_KNOWN").is_some_and(|v| v != "0"))
-}
-
-fn values<T: bytemuck::Pod>(c: &Checkpoint, name: &str) -> Vec<T> {
-    let b = c.section(name).unwrap_or(&[]);
-    let size = std::mem::size_of::<T>();
-    (0..b.len() / size).map(|k| read(b, k * size)).collect()
-}
-
-/// A known finding (see `skip_known`): the quadtree with a radius or a stored box side
-/// larger than the domain.
-fn known_quadtree_blowup(c: &Checkpoint) -> bool {
-    let cw: Vec<u64> = values(c, "config");
-    if cw.len() < 10 || cw[9] != 1 {
-        return false;
-    }
-    let f = |k: usize| f64::from_bits(cw[k]);
-    let side = (f(5) - f(3)).abs().max((f(6) - f(4)).abs());
-    if !side.is_finite() {
-        return true;
-    }
-    let radii: Vec<f64> = values(c, "p.radius");
-    let boxes: Vec<[f32; 4]> = values(c, "broad.boxes");
-    radii.iter().any(|&r| !(r <= side))
-        || boxes
-            .iter()
-            .any(|b| !((b[1] as f64 - b[0] as f64) <= 2.0 * side && (b[3] as f64 - b[2] as f64) <= 2.0 * side))
-}
-
 /// Write `bytes` to the temporary file and run the whole reader on it: `open_unverified`,
 /// `verify`, `text`, `open`, `simulation` (on both), and for a simulation that loads,
 /// a checkpoint round trip and `run(2)`. Panics only where talus panicked (or where the
@@ -76,9 +42,6 @@ pub fn exercise(bytes: &[u8]) {
 
     let mut loaded = None;
     if let Ok(c) = Checkpoint::open_unverified(path) {
-        if skip_known() && known_quadtree_blowup(&c) {
-            return;
-        }
         let verified = c.verify();
         assert_eq!(verified.len(), c.entries.len());
         for name in ["scenario", "run", "config", "material.names"] {

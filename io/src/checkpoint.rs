@@ -362,6 +362,16 @@ impl Checkpoint {
 
     /// The simulation saved in this checkpoint.
     pub fn simulation(&self) -> Result<talus_engine::Simulation> {
+        let digest = settings_hash(|n| self.section(n));
+        if digest != self.header.settings_hash {
+            return Err(self.error(
+                None,
+                format!(
+                    "the settings sections ({}) do not match the header's digest",
+                    SETTINGS_SECTIONS.join(", ")
+                ),
+            ));
+        }
         let sim = talus_engine::Simulation::from_sections(self).map_err(|e| match e {
             talus_engine::EngineError::State { section, msg } => self.error(Some(&section), msg),
             other => self.error(None, other.to_string()),
@@ -377,10 +387,6 @@ impl Checkpoint {
                     self.header.step
                 ),
             ));
-        }
-        let digest = settings_hash(|n| self.section(n));
-        if digest != self.header.settings_hash {
-            return Err(self.error(None, "the settings sections do not match the header's digest".into()));
         }
         Ok(sim)
     }

@@ -5,13 +5,17 @@
 //! already faulted in), so the copy runs at memory speed. The background thread then
 //! computes the CRCs, flushes the mapping (msync) and the file (fsync), renames the
 //! temporary file to its final name, flushes the directory, and deletes all but the newest
-//! `keep` checkpoints; then it prepares the file for the next checkpoint. At most one
+//! `keep` checkpoints it wrote itself (never those of another run in the same folder); then
+//! it prepares the file for the next checkpoint. The file's space is reserved
+//! (posix_fallocate), so a full disk is an error, not a SIGBUS in the copy. At most one
 //! checkpoint is in flight: asking for the next before the previous one is on disk waits.
 //!
 //! Crash safety: a checkpoint gets its final name (`PREFIX-STEP.talus`) only after its
 //! bytes and CRCs are on disk, by a rename, which is atomic; the older ones are deleted
 //! only after that. Killed at any moment, the run leaves at worst a temporary file (removed
-//! when the next run starts writing there) and every complete checkpoint intact.
+//! by the next run that writes there, once its writer's process is gone) and every
+//! complete checkpoint intact.
+use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
@@ -21,7 +25,7 @@ use crossbeam::channel::{unbounded, Receiver, Sender};
 use memmap2::MmapMut;
 use talus_engine::{Elem, Section, Simulation};
 
-use crate::checkpoint::{file_name, header_and_table, layout, list, seal};
+use crate::checkpoint::{file_name, header_and_table, layout, seal};
 use crate::{IoError, Result};
 
 /// A temporary file, sized and mapped, its pages faulted in.
@@ -107,11 +111,20 @@ impl Checkpointer {
             });
         }
         std::fs::create_dir_all(dir).map_err(|e| IoError::os(dir, e))?;
+        // Temporary files of writers that died (killed mid-checkpoint): their process is
+        // gone. Those of a live process (another run writing here) are left alone.
         for entry in std::fs::read_dir(dir).map_err(|e| IoError::os(dir, e))?.flatten() {
             let name = entry.file_name();
             let name = name.to_string_lossy();
-            if name.starts_with(&format!(".{prefix}-")) && name.ends_with(".tmp") {
-                let _ = std::fs::remove_file(entry.path());
+            let pid = name
+                .strip_prefix(&format!(".{prefix}-"))
+                .and_then(|r| r.strip_suffix(".tmp"))
+                .and_then(|r| r.split('-').next())
+                .and_then(|p| p.parse::<u32>().ok());
+            if let Some(pid) = pid {
+                if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+                    let _ = std::fs::remove_file(entry.path());
+                }
             }
         }
         let (to_bg, jobs) = unbounded::<Job>();
@@ -310,6 +323,22 @@ fn sections<'a>(sim: &'a Simulation, extras: &'a [(&'static str, Vec<u8>)]) -> V
     s
 }
 
+/// Give `file` `len` bytes of real disk space, not a sparse hole: a full disk is then an
+/// error here, not a SIGBUS when the copy into the mapping touches a page that cannot be
+/// allocated. Falls back to a plain resize where the file system cannot reserve space.
+fn reserve(file: &File, len: usize) -> std::io::Result<()> {
+    use std::os::unix::io::AsRawFd;
+    let want = libc::off_t::try_from(len).map_err(|_| std::io::Error::other("checkpoint too large"))?;
+    // SAFETY: posix_fallocate only reads its integer arguments; the descriptor is open
+    // for writing and owned by `file`, which outlives the call.
+    let rc = unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, want) };
+    match rc {
+        0 => Ok(()),
+        libc::EOPNOTSUPP | libc::EINVAL => file.set_len(len as u64),
+        e => Err(std::io::Error::from_raw_os_error(e)),
+    }
+}
+
 /// Create a temporary file of `len` bytes in `dir` and map it; `touch`: fault every page
 /// in now (the background does this, so that the run's copy does not).
 fn prepare_file(dir: &Path, prefix: &str, len: usize, touch: bool) -> Result<Prepared> {
@@ -322,7 +351,7 @@ fn prepare_file(dir: &Path, prefix: &str, len: usize, touch: bool) -> Result<Pre
         .create_new(true)
         .open(&path)
         .map_err(|e| IoError::os(&path, e))?;
-    file.set_len(len as u64).map_err(|e| IoError::os(&path, e))?;
+    reserve(&file, len).map_err(|e| IoError::os(&path, e))?;
     // SAFETY: the file was just created by this process under a name no other talus
     // process uses (pid and sequence number) and is only resized after the map is dropped;
     // the map is only touched through this handle.
@@ -345,6 +374,7 @@ fn background(
     sizes: Receiver<usize>,
     report: Sender<Msg>,
 ) {
+    let mut written = VecDeque::new();
     // The first file, before any job.
     if let Ok(size) = sizes.recv() {
         let _ = report.send(Msg::Prepared(prepare_file(&dir, &prefix, size, true)));
@@ -363,17 +393,18 @@ fn background(
             Err(crossbeam::channel::TryRecvError::Disconnected) => break,
         };
         let next = job.next;
-        let _ = report.send(Msg::Written(complete(job, &dir, &prefix, keep)));
+        let _ = report.send(Msg::Written(complete(job, &dir, keep, &mut written)));
         let _ = report.send(Msg::Prepared(prepare_file(&dir, &prefix, next, true)));
     }
 }
 
-fn complete(job: Job, dir: &Path, prefix: &str, keep: usize) -> Result<Written> {
+fn complete(job: Job, dir: &Path, keep: usize, written: &mut VecDeque<PathBuf>) -> Result<Written> {
     let t = Instant::now();
     let Prepared { path, file, mut map } = job.prepared;
-    let os = |e| IoError::os(&path, e);
+    // Named by the checkpoint it was to become (the temporary name means nothing to a user).
+    let os = |e: std::io::Error| IoError::os(&job.target, std::io::Error::new(e.kind(), format!("writing it: {e}")));
     seal(&mut map[..job.len]).map_err(|msg| IoError::Checkpoint {
-        path: path.clone(),
+        path: job.target.clone(),
         section: None,
         msg,
     })?;
@@ -389,10 +420,16 @@ fn complete(job: Job, dir: &Path, prefix: &str, keep: usize) -> Result<Written> 
     File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(|e| IoError::os(dir, e))?;
-    let all = list(dir, prefix)?;
-    if all.len() > keep {
-        for old in &all[..all.len() - keep] {
-            std::fs::remove_file(old).map_err(|e| IoError::os(old, e))?;
+    // Only what this writer wrote is pruned: checkpoints of other runs in the folder (an
+    // earlier run, a run restarted from an older checkpoint) are never deleted by it.
+    written.retain(|p| *p != job.target);
+    written.push_back(job.target.clone());
+    while written.len() > keep {
+        let old = written.pop_front().expect("more than keep >= 1");
+        match std::fs::remove_file(&old) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(IoError::os(&old, e)),
         }
     }
     Ok(Written {

@@ -86,8 +86,38 @@ pub fn restart(a: RestartArgs) -> Result<(), String> {
             )
             .to_string());
     }
-    let scenario = parse_scenario(&text, &ck.path).map_err(|e| e.to_string())?;
+    let scenario = parse_scenario(&text, &ck.path.join("scenario.toml")).map_err(|e| {
+        ck.error(
+            Some("scenario.toml"),
+            format!("the scenario it carries does not parse: {e}"),
+        )
+        .to_string()
+    })?;
     let mut sim = ck.simulation().map_err(|e| e.to_string())?;
+    if let Some(saved) = ck.text("run.settings") {
+        let get = |key: &str| {
+            saved.lines().find_map(|l| {
+                l.split_once(" = ")
+                    .filter(|(k, _)| *k == key)
+                    .map(|(_, v)| v.trim().to_string())
+            })
+        };
+        let (threads, strategy) = (get("threads"), get("force_strategy"));
+        let p = &a.parallel;
+        let same_strategy = strategy.as_deref() == Some(p.force_strategy.as_str());
+        let exact = same_strategy && (p.force_strategy == "deterministic" || threads == Some(p.threads.to_string()));
+        if !exact {
+            eprintln!(
+                "talus: warning: the checkpointed run used {} threads and {} force summation, this one {} and {}: \
+                 the continuation is bitwise that of an uninterrupted run only with deterministic summation, or \
+                 with the same threads and strategy",
+                threads.as_deref().unwrap_or("?"),
+                strategy.as_deref().unwrap_or("?"),
+                p.threads,
+                p.force_strategy
+            );
+        }
+    }
     a.parallel.apply(&mut sim)?;
     let setup = t0.elapsed();
     let step = sim.step;

@@ -16,6 +16,7 @@ use std::borrow::Cow;
 use bytemuck::Pod;
 use talus_kernels::contact::disc_wall::LineWall;
 use talus_kernels::contact::ContactParams;
+use talus_kernels::geometry::polygon::is_convex_ccw;
 use talus_kernels::neighbor::NeighborSearch;
 
 use super::{Broad, Config, GearHistory, Integrator, NarrowStats, NeighborMethod, Rejection, Simulation};
@@ -364,6 +365,16 @@ impl Simulation {
         };
         let sc: Vec<u64> = r.exact("scalars", SCALARS)?;
         let n = usize::try_from(sc[S_N]).map_err(|_| r.err("scalars", "particle count too large".into()))?;
+        // Counters that the run increments: far from overflowing.
+        for (k, what) in [
+            (S_STEP, "step"),
+            (S_NEIGHBOR_UPDATES, "neighbour updates"),
+            (S_GENERATION, "contact table generation"),
+        ] {
+            if sc[k] >= 1 << 62 {
+                return Err(r.err("scalars", format!("{what} {} is out of range", sc[k])));
+            }
+        }
         let flag = |k: usize, what: &str| match sc[k] {
             0 => Ok(false),
             1 => Ok(true),
@@ -467,7 +478,7 @@ impl Simulation {
             let (x, y) = (ps.x[p], ps.y[p]);
             if !(x >= lo[0] && x <= hi[0] && y >= lo[1] && y <= hi[1]) {
                 return Err(r.err(
-                    "p.x",
+                    if x >= lo[0] && x <= hi[0] { "p.y" } else { "p.x" },
                     format!("particle id {} at ({x}, {y}) is outside the domain", ps.id[p]),
                 ));
             }
@@ -503,6 +514,16 @@ impl Simulation {
                 }
             }
             let body: Vec<[f64; 2]> = r.exact("shape.body", nv)?;
+            for p in 0..n {
+                let v = &body[start[p] as usize..start[p + 1] as usize];
+                let ok = v.is_empty() || (v.iter().flatten().all(|c| c.is_finite()) && is_convex_ccw(v));
+                if !ok {
+                    return Err(r.err(
+                        "shape.body",
+                        format!("particle index {p}: not a finite, counter-clockwise, strictly convex polygon"),
+                    ));
+                }
+            }
             let world: Vec<[f64; 2]> = r.exact("shape.world", nv)?;
             Some(Shapes { start, body, world })
         } else {
@@ -557,6 +578,12 @@ impl Simulation {
         ct.live = slots - free_slots;
         ct.generation = sc[S_GENERATION];
         ct.churn = sc[S_CHURN] as usize;
+        if ct.churn > 2 * slots + 64 {
+            return Err(r.err(
+                "scalars",
+                format!("{} pairs added since compaction, {slots} slots", ct.churn),
+            ));
+        }
         ct.rebuild_chains();
 
         let mut wc = WallContacts::default();
@@ -566,8 +593,11 @@ impl Simulation {
         wc.xi = r.exact("wallc.xi", m)?;
         wc.area = r.exact("wallc.area", m)?;
         for k in 0..m {
-            if wc.p[k] as usize >= n || wc.w[k] as usize >= walls.len() {
-                return Err(r.err("wallc.p", format!("entry {k}: particle {} wall {}", wc.p[k], wc.w[k])));
+            if wc.p[k] as usize >= n {
+                return Err(r.err("wallc.p", format!("entry {k}: particle {} of {n}", wc.p[k])));
+            }
+            if wc.w[k] as usize >= walls.len() {
+                return Err(r.err("wallc.w", format!("entry {k}: wall {} of {}", wc.w[k], walls.len())));
             }
         }
 
@@ -635,23 +665,25 @@ impl Simulation {
     }
 }
 
-/// Every stored box within the reach of the domain: a box is a particle's centre (inside
-/// the domain) plus its radius and the margin, rounded outward.
+/// Every stored box is a particle's box at some earlier step: as wide as its radius and
+/// the margin allow (rounded outward), and within the reach of the domain.
 fn check_boxes_in_reach(boxes: &[[f32; 4]], radius: &[f64], c: &Config) -> std::result::Result<(), String> {
-    let rmax = radius.iter().copied().fold(0.0, f64::max);
     let (lo, hi) = (c.domain_min, c.domain_max);
-    let slack = (rmax + c.margin) * (1.0 + 1e-5) + 1e-5 * (hi[0] - lo[0]).max(hi[1] - lo[1]);
-    for (p, b) in boxes.iter().enumerate() {
+    let extent = (hi[0] - lo[0]).max(hi[1] - lo[1]);
+    for (p, (b, &r)) in boxes.iter().zip(radius).enumerate() {
         if *b == talus_kernels::neighbor::EMPTY_BOX {
             continue;
         }
-        let inside = (b[0] as f64) >= lo[0] - slack
-            && (b[1] as f64) <= hi[0] + slack
-            && (b[2] as f64) >= lo[1] - slack
-            && (b[3] as f64) <= hi[1] + slack;
-        if !inside {
+        let e = (r + c.margin) * (1.0 + 1e-5) + 1e-6 * extent;
+        let fits = (b[1] as f64 - b[0] as f64) <= 2.0 * e
+            && (b[3] as f64 - b[2] as f64) <= 2.0 * e
+            && (b[0] as f64) >= lo[0] - e
+            && (b[1] as f64) <= hi[0] + e
+            && (b[2] as f64) >= lo[1] - e
+            && (b[3] as f64) <= hi[1] + e;
+        if !fits {
             return Err(format!(
-                "stored box of particle index {p} {b:?} reaches beyond the domain and the largest radius"
+                "stored box of particle index {p} {b:?} is not a box of radius {r} plus the margin inside the domain"
             ));
         }
     }

@@ -169,11 +169,14 @@ impl Quadtree {
         (c, h)
     }
 
+    /// Tiles of box `b` per axis, at most [`MAX_TILES_PER_AXIS`] (a box of a thousand
+    /// typical sizes gets larger tiles rather than a million of them; the search reaches
+    /// out by the largest tile, so only speed suffers).
     fn tiles_for(&self, b: &[f32; 4]) -> [u16; 2] {
         [0, 1].map(|a| {
             let h = 0.5 * (b[2 * a + 1] as f64 - b[2 * a] as f64);
             if h > self.tile_limit && self.tile_limit > 0.0 {
-                ((h / self.tile_limit).ceil() as usize).clamp(1, u16::MAX as usize) as u16
+                ((h / self.tile_limit).ceil() as usize).clamp(1, MAX_TILES_PER_AXIS) as u16
             } else {
                 1
             }
@@ -714,6 +717,9 @@ impl Quadtree {
         Ok(())
     }
 }
+
+/// Most tiles of one box along one axis.
+pub const MAX_TILES_PER_AXIS: usize = 512;
 
 impl NeighborSearch for Quadtree {
     fn name(&self) -> &'static str {

@@ -205,17 +205,24 @@ impl SweepAndPrune {
                     2 * n + 2
                 ));
             }
-            // Strictly increasing keys, each the key of its particle's box end: then every
-            // end of every box is there exactly once (2n keys, none repeated).
+            // Each key the key of its particle's box end, each end once, and in order of
+            // value and kind. Not necessarily of particle index: a renumbering keeps the
+            // order of ends of equal value and kind (swapping those changes no pair, so the
+            // next update's sort may order them as it likes), and the saved order is kept
+            // as it is, so that the run goes on exactly as it would have.
             let inner = &saved[1..=2 * n];
+            let mut seen = vec![0u8; n];
             for (r, &k) in inner.iter().enumerate() {
                 let p = idx(k);
                 let fits = p < n && k == key(boxes[p][2 * axis + is_end(k) as usize], is_end(k), p as u32);
-                if !fits || (r > 0 && k <= inner[r - 1]) {
+                let bit = 1 + is_end(k) as u8;
+                let fresh = fits && seen[p] & bit == 0;
+                if !fresh || (r > 0 && k >> 31 < inner[r - 1] >> 31) {
                     return Err(format!(
-                        "ends.{axis_name}: box end {r} ({k:#018x}) does not fit the saved boxes or is out of order"
+                        "ends.{axis_name}: box end {r} ({k:#018x}) does not fit the saved boxes, is there twice or is out of order"
                     ));
                 }
+                seen[p] |= bit;
             }
             self.ends[axis] = saved.to_vec();
         }
