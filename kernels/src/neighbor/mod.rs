@@ -85,10 +85,11 @@ pub trait NeighborSearch {
     /// a method of the same kind (a restart): afterwards the method is as after the update
     /// that stored those boxes and its pair set is theirs, so the changes it reports from
     /// then on are the ones the saved run would have reported. Empty `ends`: sort anew.
-    /// Returns the number of pairs in the set, so that the caller can check its own table
-    /// against it. Saved arrays that do not fit together are an error, never a panic; its
+    /// Returns the number of pairs in the set where restoring found it anyway (so that the
+    /// caller can check its own table against it; the sweep does not search, and returns
+    /// None). Saved arrays that do not fit together are an error, never a panic; its
     /// message starts with the array at fault, `boxes:` or `ends.x:` / `ends.y:`.
-    fn restore(&mut self, boxes: &[[f32; 4]], ends: [&[u64]; 2]) -> Result<usize, String>;
+    fn restore(&mut self, boxes: &[[f32; 4]], ends: [&[u64]; 2]) -> Result<Option<usize>, String>;
 }
 
 /// A stored box is either [`EMPTY_BOX`] or finite with its ends in order: what a restart
@@ -179,14 +180,14 @@ impl<T: WholeSet> NeighborSearch for T {
         self.boxes().capacity() * 16 + self.set().memory_bytes() + self.index_bytes()
     }
 
-    fn restore(&mut self, boxes: &[[f32; 4]], _ends: [&[u64]; 2]) -> Result<usize, String> {
+    fn restore(&mut self, boxes: &[[f32; 4]], _ends: [&[u64]; 2]) -> Result<Option<usize>, String> {
         check_stored_boxes(boxes)?;
         *self.boxes_mut() = boxes.to_vec();
         self.index(true);
         let mut set = std::mem::take(self.set_mut());
         set.rebuilt(&mut Vec::new(), |out| self.find(out));
         *self.set_mut() = set;
-        Ok(self.set().len())
+        Ok(Some(self.set().len()))
     }
 }
 

@@ -742,7 +742,7 @@ impl NeighborSearch for Quadtree {
     /// The tree is built anew from the saved boxes: its shape may differ from the migrated
     /// tree of the saved run, but its pair set is the same, and the changes are reported
     /// sorted (a diff of sorted sets), so the run continues exactly.
-    fn restore(&mut self, boxes: &[[f32; 4]], _ends: [&[u64]; 2]) -> Result<usize, String> {
+    fn restore(&mut self, boxes: &[[f32; 4]], _ends: [&[u64]; 2]) -> Result<Option<usize>, String> {
         super::check_stored_boxes(boxes)?;
         self.boxes = boxes.to_vec();
         self.make_entries();
@@ -751,7 +751,7 @@ impl NeighborSearch for Quadtree {
         self.find_pairs(&mut found);
         self.pairs = found;
         self.stale = false;
-        Ok(self.pairs.len())
+        Ok(Some(self.pairs.len()))
     }
 
     fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>) {

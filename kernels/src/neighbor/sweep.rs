@@ -177,8 +177,10 @@ impl SweepAndPrune {
 
     /// Continue from saved boxes and their sorted ends (a restart: no sort, one pass per
     /// axis to check that every end is where it must be). Empty `ends`: sort them anew.
-    /// Returns the number of overlapping pairs (one sweep over the sorted ends, counting).
-    pub fn restore(&mut self, boxes: &[[f32; 4]], ends: [&[u64]; 2]) -> Result<usize, String> {
+    /// No search: the sweep reports a pair as added only when its old boxes did not
+    /// overlap, so a table whose pairs all overlap (checked by the caller) never meets an
+    /// addition it already holds.
+    pub fn restore(&mut self, boxes: &[[f32; 4]], ends: [&[u64]; 2]) -> Result<(), String> {
         let n = boxes.len();
         if n > MAX_PARTICLES {
             return Err(format!("boxes: {n} boxes, the sweep takes at most {MAX_PARTICLES}"));
@@ -230,11 +232,7 @@ impl SweepAndPrune {
         self.scratch = [vec![[0.0; 2]; n], vec![[0.0; 2]; n]];
         self.adds.clear();
         self.removes.clear();
-        let mut count = 0;
-        self.sweep_ends(|_, _| count += 1);
-        self.active = Vec::new();
-        self.pos = Vec::new();
-        Ok(count)
+        Ok(())
     }
 
     /// Sweep along the axis on which fewer boxes are open at a time, testing the other
@@ -528,8 +526,8 @@ impl super::NeighborSearch for SweepAndPrune {
         [&self.ends[0], &self.ends[1]]
     }
 
-    fn restore(&mut self, boxes: &[[f32; 4]], ends: [&[u64]; 2]) -> Result<usize, String> {
-        SweepAndPrune::restore(self, boxes, ends)
+    fn restore(&mut self, boxes: &[[f32; 4]], ends: [&[u64]; 2]) -> Result<Option<usize>, String> {
+        SweepAndPrune::restore(self, boxes, ends).map(|()| None)
     }
 
     fn renumber(&mut self, map: &[u32]) {
