@@ -1114,14 +1114,29 @@ impl Simulation {
 /// Most materials of a simulation.
 pub const MAX_MATERIALS: usize = 1024;
 
-/// A radius is positive, finite, and not larger than the domain (a bounding radius beyond
-/// that is a mistake, and the quadtree would cut its box into millions of tiles).
+/// A radius is positive, finite, not larger than the domain (a bounding radius beyond
+/// that is a mistake, and the quadtree would cut its box into millions of tiles), and not
+/// below what the neighbour search can resolve: boxes are stored as `f32`, rounded outward
+/// by up to 2^-22 of the coordinate, so a radius below 2^-20 of the largest coordinate of
+/// the domain would give boxes mostly made of rounding (and a domain 2^40 times larger
+/// than its particles would put them all in one quadtree leaf).
 fn check_radius(r: f64, c: &Config) -> std::result::Result<(), String> {
     let extent = (c.domain_max[0] - c.domain_min[0]).max(c.domain_max[1] - c.domain_min[1]);
+    let coord = c
+        .domain_min
+        .iter()
+        .chain(&c.domain_max)
+        .fold(0.0f64, |m, v| m.max(v.abs()));
+    let finest = coord * (1.0 / (1u64 << 20) as f64);
     if !(r > 0.0 && r.is_finite()) {
         Err(format!("radius {r} must be positive and finite"))
     } else if r > extent {
         Err(format!("radius {r} is larger than the domain ({extent} across)"))
+    } else if r < finest {
+        Err(format!(
+            "radius {r} is below the resolution of the domain's coordinates ({finest:.3e} = 2^-20 of {coord:e}: \
+             bounding boxes are stored in single precision); use a smaller domain or move it nearer the origin"
+        ))
     } else {
         Ok(())
     }

@@ -366,13 +366,17 @@ impl Simulation {
         let sc: Vec<u64> = r.exact("scalars", SCALARS)?;
         let n = usize::try_from(sc[S_N]).map_err(|_| r.err("scalars", "particle count too large".into()))?;
         // Counters that the run increments: far from overflowing.
-        for (k, what) in [
+        let counters = [
             (S_STEP, "step"),
             (S_NEIGHBOR_UPDATES, "neighbour updates"),
             (S_GENERATION, "contact table generation"),
-        ] {
+            (S_LAST_CONTACTS, "contacts of the last step"),
+        ]
+        .into_iter()
+        .chain((S_NARROW..S_NARROW + 10).map(|k| (k, "a narrow-phase counter")));
+        for (k, what) in counters {
             if sc[k] >= 1 << 62 {
-                return Err(r.err("scalars", format!("{what} {} is out of range", sc[k])));
+                return Err(r.err("scalars", format!("{what} ({}) is out of range", sc[k])));
             }
         }
         let flag = |k: usize, what: &str| match sc[k] {
