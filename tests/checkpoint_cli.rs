@@ -187,3 +187,70 @@ fn restart_refuses_a_checkpoint_of_another_scenario() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("now at step 25"), "{}", text(&out.stdout));
 }
+
+/// `talus restart --append` continues the first run's output series: after a run of 40
+/// steps (frames every 10, a checkpoint at 20) and a restart from step 20 for 40 steps,
+/// the folder's .pvd, .vtu frames, dump and energy series are byte for byte those of one
+/// run of 60 steps (the frames of steps 30 and 40 the first run wrote are replaced by the
+/// restart's, which are the same).
+#[test]
+fn restart_append_continues_the_output_series_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = grain_box(300, true, false, [0.04, 0.06], 60)
+        .replace("vtk = false", "vtk = true")
+        .replace("dump = false", "dump = true")
+        .replace("energy = false", "energy = true");
+    std::fs::write(dir.path().join("s.toml"), &toml).unwrap();
+    let ok = |args: &[&str]| {
+        let out = run(args, dir.path());
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+    };
+    ok(&["run", "s.toml", "-q", "--out", "straight", "--every", "10"]);
+    ok(&[
+        "run",
+        "s.toml",
+        "-q",
+        "--out",
+        "pieces",
+        "--every",
+        "10",
+        "--steps",
+        "40",
+        "--checkpoint-every",
+        "20",
+        "--keep",
+        "5",
+        "--checkpoint-dir",
+        "ck",
+    ]);
+    ok(&[
+        "restart",
+        "ck/checkpoint-000000000020.talus",
+        "--append",
+        "-q",
+        "--out",
+        "pieces",
+        "--every",
+        "10",
+        "--checkpoint-every",
+        "0",
+    ]);
+    let files = |d: &str| {
+        let mut v: Vec<String> = std::fs::read_dir(dir.path().join(d))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(files("straight"), files("pieces"));
+    assert_eq!(files("straight").iter().filter(|f| f.ends_with(".vtu")).count(), 7);
+    for f in files("straight") {
+        let a = std::fs::read(dir.path().join("straight").join(&f)).unwrap();
+        let b = std::fs::read(dir.path().join("pieces").join(&f)).unwrap();
+        assert!(
+            a == b,
+            "{f} differs between the straight run and run + restart --append"
+        );
+    }
+}

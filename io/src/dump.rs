@@ -25,6 +25,52 @@ impl DumpWriter {
         })
     }
 
+    /// Continue the dump in `path` (a restarted run): the snapshots of steps before `step`
+    /// are kept, the file is cut where the first later one starts. No file yet: a new dump.
+    pub fn resume(path: impl AsRef<Path>, step: u64) -> Result<Self> {
+        use std::io::{BufRead, BufReader};
+        let path = path.as_ref().to_path_buf();
+        let file = match std::fs::OpenOptions::new().read(true).write(true).open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return DumpWriter::create(&path),
+            Err(e) => return Err(IoError::os(&path, e)),
+        };
+        // Streamed: a dump can be far larger than memory.
+        let mut reader = BufReader::with_capacity(1 << 20, &file);
+        let (mut at, mut cut) = (0u64, None);
+        let mut line = String::new();
+        let mut after_timestep = false;
+        let mut snapshot_start = 0;
+        loop {
+            line.clear();
+            let n = reader.read_line(&mut line).map_err(|e| IoError::os(&path, e))?;
+            if n == 0 {
+                break;
+            }
+            if after_timestep {
+                let s: u64 = line.trim().parse().map_err(|_| IoError::Invalid {
+                    path: path.clone(),
+                    msg: format!("byte {at}: a timestep that is not a number: {:?}", line.trim()),
+                })?;
+                if s >= step {
+                    cut = Some(snapshot_start);
+                    break;
+                }
+            }
+            after_timestep = line.trim_end() == "ITEM: TIMESTEP";
+            if after_timestep {
+                snapshot_start = at;
+            }
+            at += n as u64;
+        }
+        drop(reader);
+        let end = cut.unwrap_or(at);
+        file.set_len(end).map_err(|e| IoError::os(&path, e))?;
+        let mut out = BufWriter::with_capacity(1 << 20, file);
+        std::io::Seek::seek(&mut out, std::io::SeekFrom::Start(end)).map_err(|e| IoError::os(&path, e))?;
+        Ok(DumpWriter { out, path })
+    }
+
     /// Path of the dump file.
     pub fn path(&self) -> &Path {
         &self.path

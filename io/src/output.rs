@@ -46,6 +46,32 @@ impl Outputs {
         })
     }
 
+    /// Continue the files already in `dir` (a run restarted at `step`): each series keeps
+    /// what it holds of the steps before `step` and goes on from there; frames of later steps
+    /// (an earlier attempt that went further) are dropped. Files not there yet are created.
+    pub fn resume(dir: &Path, kinds: OutputKinds, step: u64) -> Result<Self> {
+        std::fs::create_dir_all(dir).map_err(|e| IoError::os(dir, e))?;
+        Ok(Outputs {
+            dir: dir.to_path_buf(),
+            pvd: if kinds.vtk {
+                Some(PvdSeries::resume(dir, "particles", step)?)
+            } else {
+                None
+            },
+            dump: if kinds.dump {
+                Some(DumpWriter::resume(dir.join("particles.dump"), step)?)
+            } else {
+                None
+            },
+            energy: if kinds.energy {
+                Some(EnergySeries::resume(dir.join("energy.csv"), step)?)
+            } else {
+                None
+            },
+            types: Vec::new(),
+        })
+    }
+
     pub fn dir(&self) -> &Path {
         &self.dir
     }

@@ -30,6 +30,34 @@ impl EnergySeries {
         Ok(s)
     }
 
+    /// Continue the series in `path` (a restarted run): rows of steps before `step` are
+    /// kept, later ones dropped. No file yet: a new series.
+    pub fn resume(path: impl AsRef<Path>, step: u64) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return EnergySeries::create(&path),
+            Err(e) => return Err(IoError::os(&path, e)),
+        };
+        let mut lines = text.lines();
+        if lines.next() != Some(ENERGY_HEADER) {
+            return Err(IoError::Parse {
+                path,
+                line: 1,
+                msg: format!("not an energy series written by talus (header {ENERGY_HEADER:?})"),
+            });
+        }
+        let mut s = EnergySeries::create(&path)?;
+        for line in lines {
+            let row_step: Option<u64> = line.split(',').next().and_then(|v| v.parse().ok());
+            if row_step.is_some_and(|r| r < step) {
+                writeln!(s.out, "{line}").map_err(|e| IoError::os(&s.path, e))?;
+            }
+        }
+        s.flush()?;
+        Ok(s)
+    }
+
     /// Path of the CSV file.
     pub fn path(&self) -> &Path {
         &self.path

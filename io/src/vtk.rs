@@ -241,6 +241,50 @@ impl PvdSeries {
         }
     }
 
+    /// Continue the series already in `dir` (a restarted run): the frames of steps before
+    /// `step` are kept, later ones dropped from the collection (their `.vtu` files are
+    /// overwritten as the run reaches them again). No `.pvd` yet: a new series.
+    pub fn resume(dir: impl Into<PathBuf>, basename: impl Into<String>, step: u64) -> Result<Self> {
+        let mut s = PvdSeries::new(dir, basename);
+        let pvd = s.pvd_path();
+        let text = match std::fs::read_to_string(&pvd) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(s),
+            Err(e) => return Err(IoError::os(&pvd, e)),
+        };
+        let prefix = format!("{}_", s.basename);
+        for (k, line) in text.lines().enumerate() {
+            let Some(rest) = line.trim().strip_prefix("<DataSet ") else {
+                continue;
+            };
+            let attr = |name: &str| {
+                rest.split_once(&format!("{name}=\""))
+                    .and_then(|(_, r)| r.split_once('"'))
+                    .map(|(v, _)| v.to_string())
+            };
+            let bad = || IoError::Parse {
+                path: pvd.clone(),
+                line: k + 1,
+                msg: "not a DataSet entry written by talus (timestep and file PREFIX_STEP.vtu)".into(),
+            };
+            let (time, file) = (attr("timestep").ok_or_else(bad)?, attr("file").ok_or_else(bad)?);
+            let frame_step: u64 = file
+                .strip_prefix(&prefix)
+                .and_then(|r| r.strip_suffix(".vtu"))
+                .and_then(|n| n.parse().ok())
+                .ok_or_else(bad)?;
+            let time: f64 = time.parse().map_err(|_| bad())?;
+            if frame_step < step {
+                s.frames.push(PvdEntry {
+                    step: frame_step,
+                    time,
+                    file,
+                });
+            }
+        }
+        Ok(s)
+    }
+
     /// Path of the `.pvd` collection file.
     pub fn pvd_path(&self) -> PathBuf {
         self.dir.join(format!("{}.pvd", self.basename))

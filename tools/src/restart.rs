@@ -17,6 +17,11 @@ pub struct RestartArgs {
     /// Refuse the checkpoint unless it was made from this scenario file.
     #[arg(long)]
     pub scenario: Option<PathBuf>,
+    /// Continue the output series (.pvd, dump, energy.csv) in the output folder (the
+    /// scenario's, or --out) instead of writing new ones in restart-STEP/: frames of steps
+    /// before the restart step are kept, later ones (of a run that went further) dropped.
+    #[arg(long)]
+    pub append: bool,
     #[command(flatten)]
     pub stepping: StepArgs,
     /// Threads and force summation of the continued run. The deterministic strategy gives
@@ -127,11 +132,15 @@ pub fn restart(a: RestartArgs) -> Result<(), String> {
         sim.time,
         setup.as_secs_f64()
     );
-    let plan = a.stepping.plan(
+    let mut plan = a.stepping.plan(
         Defaults {
             steps: scenario.run.steps.saturating_sub(step),
             output: &scenario.output,
-            dir: scenario.output.dir.join(format!("restart-{step}")),
+            dir: if a.append {
+                scenario.output.dir.clone()
+            } else {
+                scenario.output.dir.join(format!("restart-{step}"))
+            },
             checkpoint: &scenario.checkpoint,
             scenario_text: text,
             title: scenario.title.clone().unwrap_or_else(|| ck.path.display().to_string()),
@@ -139,6 +148,7 @@ pub fn restart(a: RestartArgs) -> Result<(), String> {
         },
         &a.parallel,
     );
+    plan.append = a.append;
     drop(ck);
     step_and_report(&mut sim, &plan, setup, &a.parallel)
 }

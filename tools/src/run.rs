@@ -94,6 +94,7 @@ impl StepArgs {
             quiet: self.quiet,
             title: d.title,
             dt_note: d.dt_note,
+            append: false,
         }
     }
 }
@@ -223,6 +224,8 @@ pub struct Plan {
     pub quiet: bool,
     pub title: String,
     pub dt_note: String,
+    /// Continue the output series already in `dir` (a restart) instead of starting them.
+    pub append: bool,
 }
 
 /// Checkpoint files are named `checkpoint-STEP.talus`.
@@ -240,7 +243,12 @@ pub fn step_and_report(
     let t_setup = Instant::now();
     let any_output = plan.kinds.vtk || plan.kinds.dump || plan.kinds.energy;
     let mut out = if any_output {
-        Some(Outputs::create(&plan.dir, plan.kinds).map_err(|e| e.to_string())?)
+        let o = if plan.append {
+            Outputs::resume(&plan.dir, plan.kinds, sim.step)
+        } else {
+            Outputs::create(&plan.dir, plan.kinds)
+        };
+        Some(o.map_err(|e| e.to_string())?)
     } else {
         None
     };
