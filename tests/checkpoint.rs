@@ -247,6 +247,48 @@ fn keeps_the_newest_k_and_leaves_no_temporary_files() {
     }
 }
 
+/// A second run writing into the same folder prunes only its own checkpoints: the first
+/// run's stay, whatever their steps.
+#[test]
+fn a_writer_never_prunes_another_runs_checkpoints() {
+    let text = scenario(false, false, 100);
+    let dir = tempfile::tempdir().unwrap();
+    let mut first = simulation(&text);
+    let mut c = Checkpointer::new(dir.path(), "checkpoint", 2, 0, Vec::new(), &first).unwrap();
+    for _ in 0..3 {
+        first.run(100).unwrap();
+        c.write(&first).unwrap();
+    }
+    c.finish().unwrap();
+    let names = |d: &Path| -> Vec<String> {
+        list(d, "checkpoint")
+            .unwrap()
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect()
+    };
+    assert_eq!(
+        names(dir.path()),
+        ["checkpoint-000000000200.talus", "checkpoint-000000000300.talus"]
+    );
+    // A new run from the start, in the same folder, writing steps below and between.
+    let mut second = simulation(&text);
+    let mut c = Checkpointer::new(dir.path(), "checkpoint", 2, 0, Vec::new(), &second).unwrap();
+    for _ in 0..5 {
+        second.run(50).unwrap();
+        c.write(&second).unwrap();
+    }
+    c.finish().unwrap();
+    assert_eq!(
+        names(dir.path()),
+        [
+            "checkpoint-000000000200.talus",
+            "checkpoint-000000000250.talus",
+            "checkpoint-000000000300.talus"
+        ]
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // Bad files.
 
