@@ -50,6 +50,7 @@ fn killed_runs_always_restart_from_their_newest_checkpoint() {
     };
     let mut child = start(&["run", "kill.toml"]);
     let mut from_step = 0; // the step the running process started from
+    let mut restarted = false; // whether it is a restart (or a fresh run)
     let (mut kills, mut productive) = (0, 0);
     let t0 = Instant::now();
     while productive < 20 {
@@ -63,7 +64,7 @@ fn killed_runs_always_restart_from_their_newest_checkpoint() {
         let out = child.wait_with_output().unwrap();
         kills += 1;
         let err = text(&out.stderr);
-        if kills > 1 {
+        if restarted {
             // It must have started from the newest checkpoint when it was started.
             assert!(
                 err.contains(&format!("at step {from_step} (")),
@@ -74,6 +75,7 @@ fn killed_runs_always_restart_from_their_newest_checkpoint() {
         let all = list(&ck, "checkpoint").unwrap_or_default();
         let Some(newest) = all.last().cloned() else {
             child = start(&["run", "kill.toml"]); // killed before its first checkpoint
+            restarted = false;
             continue;
         };
         if step_of(&newest) > from_step {
@@ -82,6 +84,7 @@ fn killed_runs_always_restart_from_their_newest_checkpoint() {
         // The next process: a restart from the folder, which must take the newest file.
         from_step = step_of(&newest);
         child = start(&["restart", "ck", "--no-output"]);
+        restarted = true;
     }
     child.kill().unwrap();
     let _ = child.wait();

@@ -286,17 +286,8 @@ impl Parallel {
         let n = ps.len();
         let ranges = self.ranges(n);
         let lens: Vec<usize> = ranges.iter().map(|r| r.len()).collect();
-        let mut fields: [&mut Vec<f64>; 9] = [
-            &mut ps.x,
-            &mut ps.y,
-            &mut ps.angle,
-            &mut ps.vx,
-            &mut ps.vy,
-            &mut ps.omega,
-            &mut ps.fx,
-            &mut ps.fy,
-            &mut ps.torque,
-        ];
+        let mut all = ps.f64_fields_mut();
+        let fields = &mut all[..crate::store::HOT_F64];
         let mut fresh: Vec<Vec<f64>> = (0..fields.len()).map(|_| vec![0.0; n]).collect();
         {
             // pieces[t][f]: thread t's chunk of field f.

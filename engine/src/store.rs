@@ -32,6 +32,9 @@ pub struct ParticleInit {
     pub flags: u8,
 }
 
+/// How many of [`ParticleStore::f64_fields`] are hot (touched every step).
+pub const HOT_F64: usize = 9;
+
 #[derive(Debug, Default, Clone)]
 pub struct ParticleStore {
     // Hot.
@@ -124,6 +127,43 @@ impl ParticleStore {
         self.ptype.push(p.ptype);
         self.flags.push(p.flags);
         self.len() - 1
+    }
+
+    /// The `f64` arrays, the [`HOT_F64`] hot ones (positions, velocities, loads) first:
+    /// x, y, angle, vx, vy, omega, fx, fy, torque, radius, inv_mass, inv_inertia.
+    pub fn f64_fields(&self) -> [&Vec<f64>; 12] {
+        [
+            &self.x,
+            &self.y,
+            &self.angle,
+            &self.vx,
+            &self.vy,
+            &self.omega,
+            &self.fx,
+            &self.fy,
+            &self.torque,
+            &self.radius,
+            &self.inv_mass,
+            &self.inv_inertia,
+        ]
+    }
+
+    /// [`ParticleStore::f64_fields`], writable.
+    pub fn f64_fields_mut(&mut self) -> [&mut Vec<f64>; 12] {
+        [
+            &mut self.x,
+            &mut self.y,
+            &mut self.angle,
+            &mut self.vx,
+            &mut self.vy,
+            &mut self.omega,
+            &mut self.fx,
+            &mut self.fy,
+            &mut self.torque,
+            &mut self.radius,
+            &mut self.inv_mass,
+            &mut self.inv_inertia,
+        ]
     }
 
     /// Views of the arrays for the Verlet kernels: degrees of freedom, loads, inverse

@@ -97,6 +97,7 @@ pub trait SectionSource {
 /// materials, walls, drives): a checkpoint's header carries a digest of them.
 pub const SETTINGS_SECTIONS: [&str; 5] = ["config", "materials", "material.names", "walls", "drives"];
 
+/// Names of [`ParticleStore::f64_fields`], in its order.
 const PARTICLE_F64: [&str; 12] = [
     "p.x",
     "p.y",
@@ -269,21 +270,7 @@ impl Simulation {
             .collect();
         s.push(owned("drives", Elem::F64, drives));
         // The particle store, field by field.
-        let f64s = [
-            &ps.x,
-            &ps.y,
-            &ps.angle,
-            &ps.vx,
-            &ps.vy,
-            &ps.omega,
-            &ps.fx,
-            &ps.fy,
-            &ps.torque,
-            &ps.radius,
-            &ps.inv_mass,
-            &ps.inv_inertia,
-        ];
-        for (name, v) in PARTICLE_F64.into_iter().zip(f64s) {
+        for (name, v) in PARTICLE_F64.into_iter().zip(ps.f64_fields()) {
             s.push(borrowed(name, Elem::F64, v));
         }
         s.push(borrowed("p.id", Elem::U64, &ps.id));
@@ -447,24 +434,8 @@ impl Simulation {
 
         // Particles.
         let mut ps = ParticleStore::default();
-        {
-            let fields = [
-                &mut ps.x,
-                &mut ps.y,
-                &mut ps.angle,
-                &mut ps.vx,
-                &mut ps.vy,
-                &mut ps.omega,
-                &mut ps.fx,
-                &mut ps.fy,
-                &mut ps.torque,
-                &mut ps.radius,
-                &mut ps.inv_mass,
-                &mut ps.inv_inertia,
-            ];
-            for (name, v) in PARTICLE_F64.into_iter().zip(fields) {
-                *v = r.exact(name, n)?;
-            }
+        for (name, v) in PARTICLE_F64.into_iter().zip(ps.f64_fields_mut()) {
+            *v = r.exact(name, n)?;
         }
         ps.id = r.exact("p.id", n)?;
         ps.material = r.exact("p.material", n)?;
@@ -624,7 +595,7 @@ impl Simulation {
         let boxes: Vec<[f32; 4]> = r.exact("broad.boxes", n)?;
         let ends_x: Vec<u64> = r.get("broad.ends.x")?;
         let ends_y: Vec<u64> = r.get("broad.ends.y")?;
-        check_boxes_in_reach(&boxes, &ps.radius, &config).map_err(|msg| r.err("broad.boxes", msg))?;
+        check_boxes_fit(&boxes, &ps.radius, &config).map_err(|msg| r.err("broad.boxes", msg))?;
         let mut broad = Broad::new(config.neighbor, &config);
         let restored = with_broad!(&mut broad, m => NeighborSearch::restore(&mut **m, &boxes, [&ends_x, &ends_y]));
         let pairs = restored.map_err(|e| match e.split_once(": ") {
@@ -671,7 +642,7 @@ impl Simulation {
 
 /// Every stored box is a particle's box at some earlier step: as wide as its radius and
 /// the margin allow (rounded outward), and within the reach of the domain.
-fn check_boxes_in_reach(boxes: &[[f32; 4]], radius: &[f64], c: &Config) -> std::result::Result<(), String> {
+fn check_boxes_fit(boxes: &[[f32; 4]], radius: &[f64], c: &Config) -> std::result::Result<(), String> {
     let (lo, hi) = (c.domain_min, c.domain_max);
     let extent = (hi[0] - lo[0]).max(hi[1] - lo[1]);
     for (p, (b, &r)) in boxes.iter().zip(radius).enumerate() {

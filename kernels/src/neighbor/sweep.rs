@@ -239,12 +239,6 @@ impl SweepAndPrune {
     /// axis against the open set.
     fn full_sweep(&mut self, pairs: &mut Vec<(u32, u32)>) {
         pairs.clear();
-        self.sweep_ends(|p, q| pairs.push(ordered_pair(p, q)));
-        pairs.sort_unstable();
-    }
-
-    /// Every pair of overlapping boxes, once, to `found` (in sweep order).
-    fn sweep_ends(&mut self, mut found: impl FnMut(usize, usize)) {
         let n = self.boxes.len();
         if n == 0 {
             return;
@@ -279,13 +273,14 @@ impl SweepAndPrune {
                 let bp = &self.boxes[p];
                 for &q in &self.active {
                     if overlap_axis(bp, &self.boxes[q as usize], other) {
-                        found(p, q as usize);
+                        pairs.push(ordered_pair(p, q as usize));
                     }
                 }
                 self.pos[p] = self.active.len() as u32;
                 self.active.push(p as u32);
             }
         }
+        pairs.sort_unstable();
     }
 
     /// Incremental update: recompute all box ends from `src`, insertion-sort both axes and
