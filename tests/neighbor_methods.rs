@@ -189,77 +189,38 @@ fn range_queries_agree_with_brute_force() {
     let cloud = Cloud::new(800, 20.0, 3.0, 9);
     let b = cloud.boxes();
     let stored: Vec<[f32; 4]> = b.iter().map(|&x| rounded_box(x)).collect();
-    let mut methods: (
-        SweepAndPrune,
-        LinkedCells,
-        Quadtree,
-        VerletLists,
-        SpatialHash,
-        Dess,
-        BoundingVolumes,
-    ) = (
-        SweepAndPrune::new(),
-        LinkedCells::new(),
-        Quadtree::new(None),
-        VerletLists::new(),
-        SpatialHash::new(),
-        Dess::new(),
-        BoundingVolumes::new(),
-    );
-    let mut pairs = Vec::new();
-    methods.0.rebuild(&Boxes(&b), &mut pairs);
-    methods.1.rebuild(&Boxes(&b), &mut pairs);
-    methods.2.rebuild(&Boxes(&b), &mut pairs);
-    methods.3.rebuild(&Boxes(&b), &mut pairs);
-    methods.4.rebuild(&Boxes(&b), &mut pairs);
-    methods.5.rebuild(&Boxes(&b), &mut pairs);
-    methods.6.rebuild(&Boxes(&b), &mut pairs);
-    let mut out = Vec::new();
-    for k in 0..300 {
-        // Small, large, outside and degenerate rectangles.
-        let w = cloud.side * [0.001, 0.05, 0.5, 2.0][k % 4];
-        let (x, y) = (
-            rng.random_range(-0.5..1.5) * cloud.side,
-            rng.random_range(-0.5..1.5) * cloud.side,
-        );
-        let r = rounded_box([x, x + w, y, y + if k % 7 == 0 { 0.0 } else { w }]);
+    // Rectangles from points to twice the square, some of zero height, partly outside.
+    let queries: Vec<[f32; 4]> = (0..300)
+        .map(|k| {
+            let w = cloud.side * [0.001, 0.05, 0.5, 2.0][k % 4];
+            let (x, y) = (
+                rng.random_range(-0.5..1.5) * cloud.side,
+                rng.random_range(-0.5..1.5) * cloud.side,
+            );
+            rounded_box([x, x + w, y, y + if k % 7 == 0 { 0.0 } else { w }])
+        })
+        .collect();
+    check_queries(SweepAndPrune::new(), &b, &stored, &queries);
+    check_queries(LinkedCells::new(), &b, &stored, &queries);
+    check_queries(Quadtree::new(None), &b, &stored, &queries);
+    check_queries(VerletLists::new(), &b, &stored, &queries);
+    check_queries(SpatialHash::new(), &b, &stored, &queries);
+    check_queries(Dess::new(), &b, &stored, &queries);
+    check_queries(StripedSort::new(), &b, &stored, &queries);
+    check_queries(BoundingVolumes::new(), &b, &stored, &queries);
+}
+
+/// Every query of `m`, rebuilt on `b`, against a scan of the stored boxes.
+fn check_queries<M: NeighborSearch>(mut m: M, b: &[[f64; 4]], stored: &[[f32; 4]], queries: &[[f32; 4]]) {
+    m.rebuild(&Boxes(b), &mut Vec::new());
+    let mut got = Vec::new();
+    for (k, r) in queries.iter().enumerate() {
         let want: Vec<u32> = (0..stored.len() as u32)
-            .filter(|&p| boxes_overlap(&stored[p as usize], &r))
+            .filter(|&p| boxes_overlap(&stored[p as usize], r))
             .collect();
-        for (name, got) in [
-            ("sweep", {
-                methods.0.query(&r, &mut out);
-                out.clone()
-            }),
-            ("cells", {
-                methods.1.query(&r, &mut out);
-                out.clone()
-            }),
-            ("quadtree", {
-                methods.2.query(&r, &mut out);
-                out.clone()
-            }),
-            ("verlet", {
-                methods.3.query(&r, &mut out);
-                out.clone()
-            }),
-            ("hashing", {
-                methods.4.query(&r, &mut out);
-                out.clone()
-            }),
-            ("dess", {
-                methods.5.query(&r, &mut out);
-                out.clone()
-            }),
-            ("bvh", {
-                methods.6.query(&r, &mut out);
-                out.clone()
-            }),
-        ] {
-            let mut got = got;
-            got.sort_unstable();
-            assert_eq!(got, want, "{name}: query {k} {r:?}");
-        }
+        m.query(r, &mut got);
+        got.sort_unstable();
+        assert_eq!(got, want, "{}: query {k} {r:?}", m.name());
     }
 }
 

@@ -60,17 +60,7 @@ impl Dess {
                     let end = *k & END_BIT != 0;
                     *k = key(self.boxes[p][2 * a + end as usize], end, p);
                 }
-                // Insertion sort: O(N + moves) on a nearly sorted list.
-                for i in 1..ends.len() {
-                    let k = ends[i];
-                    let mut j = i;
-                    while j > 0 && ends[j - 1] > k {
-                        ends[j] = ends[j - 1];
-                        j -= 1;
-                    }
-                    self.swaps += (i - j) as u64;
-                    ends[j] = k;
-                }
+                self.swaps += super::insertion_sort(ends);
             }
             let rank = &mut self.rank[a];
             rank.clear();

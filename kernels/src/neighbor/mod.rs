@@ -191,6 +191,23 @@ impl<T: WholeSet> NeighborSearch for T {
     }
 }
 
+/// Insertion sort of sort keys: O(N + moves) on a nearly sorted list, which is what the
+/// keys of moving particles are from one step to the next. Returns the moves (swaps).
+pub fn insertion_sort(keys: &mut [u64]) -> u64 {
+    let mut moves = 0;
+    for i in 1..keys.len() {
+        let k = keys[i];
+        let mut j = i;
+        while j > 0 && keys[j - 1] > k {
+            keys[j] = keys[j - 1];
+            j -= 1;
+        }
+        moves += (i - j) as u64;
+        keys[j] = k;
+    }
+    moves
+}
+
 /// Every stored box that meets `r`, by a scan (the queries' fallback while an index is
 /// being rebuilt, and the whole query of the methods without a spatial index).
 pub fn scan_query(boxes: &[[f32; 4]], r: &[f32; 4], out: &mut Vec<u32>) {

@@ -101,16 +101,7 @@ impl StripedSort {
                 let p = (*k & IDX_MASK) as usize;
                 *k = key(self.boxes[p][0], p);
             }
-            for i in 1..list.len() {
-                let k = list[i];
-                let mut j = i;
-                while j > 0 && list[j - 1] > k {
-                    list[j] = list[j - 1];
-                    j -= 1;
-                }
-                self.swaps += (i - j) as u64;
-                list[j] = k;
-            }
+            self.swaps += super::insertion_sort(list);
         }
     }
 
