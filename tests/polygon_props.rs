@@ -1,10 +1,12 @@
 //! Convex-polygon geometry against independent computations: the tracked closest-feature
 //! distance against the minimum over all vertex-edge pairs (cold start and warm cache),
-//! the clipped overlap area against a convex hull of the intersection's corner points.
+//! the clipped overlap area against a convex hull of the intersection's corner points, and
+//! the overlap tracked from cached crossing edges against the same hull.
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use talus::kernels::geometry::closest_features::{brute_force, closest_features, FeaturePair, Proximity};
+use talus::kernels::geometry::crossings::{overlap_from_crossings, Crossings};
 use talus::kernels::geometry::overlap::{overlap, overlap_about, OverlapScratch};
 use talus::kernels::geometry::polygon::{area, centroid, is_convex_ccw};
 use talus::kernels::geometry::projection::projections_apart;
@@ -183,6 +185,133 @@ proptest! {
             }
         }
     }
+}
+
+/// A pair pressed together `depth` (a fraction of the size) past touching along a random
+/// direction, found by bisection on the brute-force test; returns a, b and the function
+/// placing b at a given push along the direction.
+fn pressed_pair(rng: &mut Xoshiro256PlusPlus) -> (Poly, Poly, f64) {
+    let sa = rng.random_range(0.5..5.0);
+    let sb = rng.random_range(0.5..5.0);
+    let a = polygon(rng, sa, [0.0, 0.0]);
+    let dir = rng.random_range(0.0..2.0 * std::f64::consts::PI);
+    let b0 = polygon(rng, sb, [0.0, 0.0]);
+    let mean = |p: &Poly| {
+        p.iter().fold([0.0; 2], |s, q| {
+            [s[0] + q[0] / p.len() as f64, s[1] + q[1] / p.len() as f64]
+        })
+    };
+    let (ma, mb) = (mean(&a), mean(&b0));
+    let at = |t: f64| moved(&b0, [ma[0] - mb[0] + t * dir.cos(), ma[1] - mb[1] + t * dir.sin()], 0.0);
+    let (mut lo, mut hi) = (0.0, 2.0 * (sa + sb));
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        if matches!(brute_force(&a, &at(mid)).0, Proximity::Separated { .. }) {
+            hi = mid
+        } else {
+            lo = mid
+        }
+    }
+    let size = sa.max(sb);
+    let depth = size * 10f64.powf(-rng.random_range(0.3..6.0));
+    (a, at(hi - depth), size)
+}
+
+/// One configuration of a tracked contact: the cached crossings if they check out, else
+/// the clipping (which re-seeds the cache), compared with the hull reference. Returns
+/// whether the cache was used.
+fn check_tracked(a: &Poly, b: &Poly, cache: &mut Option<Crossings>, size: f64) -> bool {
+    let (ca, cb) = (centroid(a), centroid(b));
+    let (want, wc) = reference_overlap(a, b);
+    let small = area(a).min(area(b));
+    let tracked = cache.and_then(|c| overlap_from_crossings(a, b, ca, cb, c));
+    let hit = tracked.is_some();
+    let got = tracked.or_else(|| {
+        let o = overlap_about(a, b, ca, cb, &mut OverlapScratch::default());
+        *cache = o.and_then(|o| o.crossings);
+        o
+    });
+    let clip = overlap_about(a, b, ca, cb, &mut OverlapScratch::default());
+    let area_got = got.map_or(0.0, |o| o.area);
+    assert!(
+        (area_got - want).abs() <= 1e-10 * small,
+        "tracked {hit}: area {area_got:e}, reference {want:e} (na {}, nb {})",
+        a.len(),
+        b.len()
+    );
+    if let (Some(o), Some(c)) = (got, clip) {
+        if want > 1e-6 * small {
+            let err = (o.centroid[0] - wc[0]).hypot(o.centroid[1] - wc[1]);
+            assert!(err <= 1e-8 * size, "tracked {hit}: centroid off by {err:e}");
+        }
+        // The same contact line as the clipping finds (the contact law's normal).
+        if c.line.is_some() {
+            let dn = (o.normal[0] - c.normal[0]).hypot(o.normal[1] - c.normal[1]);
+            assert!(
+                dn <= 1e-6,
+                "tracked {hit}: normal {:?}, clipping {:?}",
+                o.normal,
+                c.normal
+            );
+            assert!((o.line_length - c.line_length).abs() <= 1e-9 * size);
+        }
+    }
+    hit
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, .. ProptestConfig::default() })]
+
+    /// The overlap tracked from the cached crossing edges, over a contact that moves and
+    /// turns a little each step (so that crossings move on to other edges), equals the
+    /// hull reference; and crossing edges that are not the right ones (random ones) are
+    /// never accepted with a wrong result.
+    #[test]
+    fn tracked_overlap_equals_hull_reference(seed in any::<u64>()) {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let (a, mut b, size) = pressed_pair(&mut rng);
+        let mut cache = None;
+        for _ in 0..8 {
+            check_tracked(&a, &b, &mut cache, size);
+            let (ca, cb) = (centroid(&a), centroid(&b));
+            let (want, _) = reference_overlap(&a, &b);
+            let small = area(&a).min(area(&b));
+            for _ in 0..4 {
+                let r = |rng: &mut Xoshiro256PlusPlus, n: usize| rng.random_range(0..n) as u8;
+                let c = Crossings { ia: r(&mut rng, a.len()), jb: r(&mut rng, b.len()), ka: r(&mut rng, a.len()), lb: r(&mut rng, b.len()) };
+                if let Some(o) = overlap_from_crossings(&a, &b, ca, cb, c) {
+                    prop_assert!((o.area - want).abs() <= 1e-10 * small, "random {c:?}: {:e} vs {want:e}", o.area);
+                }
+            }
+            let step = 0.003 * size;
+            b = moved(&b, [rng.random_range(-step..step), rng.random_range(-step..step)], rng.random_range(-0.003..0.003));
+        }
+    }
+}
+
+/// Tracking is what a lasting contact uses: over slowly moving shallow contacts of the
+/// shapes above, the cached crossings settle most steps without clipping.
+#[test]
+fn tracked_overlap_is_used_for_lasting_contacts() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(17);
+    let (mut hits, mut warm) = (0, 0);
+    for _ in 0..300 {
+        let (a, mut b, size) = pressed_pair(&mut rng);
+        let mut cache = None;
+        check_tracked(&a, &b, &mut cache, size);
+        for _ in 0..10 {
+            let step = 1e-4 * size;
+            b = moved(
+                &b,
+                [rng.random_range(-step..step), rng.random_range(-step..step)],
+                rng.random_range(-1e-4..1e-4),
+            );
+            warm += cache.is_some() as u32;
+            hits += check_tracked(&a, &b, &mut cache, size) as u32;
+        }
+    }
+    assert!(warm > 2500, "{warm} of 3000 steps had crossings cached");
+    assert!(hits as f64 > 0.9 * warm as f64, "cache used in {hits} of {warm} steps");
 }
 
 /// Nearly parallel edges and touching corners, the degenerate cases of the walk.

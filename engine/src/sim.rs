@@ -347,6 +347,10 @@ pub struct NarrowStats {
     pub walk_steps: u64,
     /// Walks that did not settle and fell back to brute force.
     pub fallbacks: u64,
+    /// Polygon-polygon overlaps taken from the cached crossing edges (no clipping).
+    pub tracked: u64,
+    /// Polygon-polygon overlaps that were clipped (new contacts, crossings that moved on).
+    pub clipped: u64,
 }
 
 impl NarrowStats {
@@ -362,6 +366,8 @@ impl NarrowStats {
         self.touching += o.touching;
         self.walk_steps += o.walk_steps;
         self.fallbacks += o.fallbacks;
+        self.tracked += o.tracked;
+        self.clipped += o.clipped;
     }
 }
 
@@ -1599,10 +1605,16 @@ pub(crate) fn mixed_slot(
                     None
                 }
                 PolyOutcome::Contact {
-                    force, steps, fallback, ..
+                    force,
+                    steps,
+                    fallback,
+                    tracked,
+                    ..
                 } => {
                     stats.walk_steps += steps as u64;
                     stats.fallbacks += fallback as u64;
+                    stats.tracked += tracked as u64;
+                    stats.clipped += !tracked as u64;
                     Some(force)
                 }
             }

@@ -392,7 +392,8 @@ pub fn step_and_report(
         println!(
             "  narrow phase        {} candidate pair checks with a polygon: {:.1}% rejected by the bounding circles, \
              {:.1}% by the centre-line projections, {:.1}% by the separating line ({:.2} moves per search), \
-             {:.1}% found apart by the closest-feature walk ({:.2} feature pairs per walk, {} fallbacks), {:.1}% touching",
+             {:.1}% found apart by the closest-feature walk ({:.2} feature pairs per walk, {} fallbacks), {:.1}% touching \
+             ({:.1}% of the polygon overlaps tracked from their crossing edges, the rest clipped)",
             ns.candidates,
             pct(ns.circle_rejected),
             pct(ns.projection_rejected),
@@ -401,7 +402,8 @@ pub fn step_and_report(
             pct(ns.separated),
             ns.walk_steps as f64 / (ns.separated + ns.touching).max(1) as f64,
             ns.fallbacks,
-            pct(ns.touching)
+            pct(ns.touching),
+            100.0 * ns.tracked as f64 / (ns.tracked + ns.clipped).max(1) as f64
         );
     }
     println!(

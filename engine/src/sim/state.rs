@@ -180,6 +180,7 @@ fn narrow_from(w: &[u64]) -> NarrowStats {
         touching: w[7],
         walk_steps: w[8],
         fallbacks: w[9],
+        ..NarrowStats::default()
     }
 }
 
@@ -234,6 +235,13 @@ impl Simulation {
         scalars[S_SHAPES] = self.shapes.is_some() as u64;
         scalars[S_NARROW..S_NARROW + 10].copy_from_slice(&narrow_words(&self.narrow));
         s.push(owned("scalars", Elem::U64, scalars));
+        // Counters added after format version 1 had shipped: a section of their own, which
+        // files written before them lack (read as zero).
+        s.push(owned(
+            "narrow.overlaps",
+            Elem::U64,
+            vec![self.narrow.tracked, self.narrow.clipped],
+        ));
         let mats: Vec<f64> = self
             .materials
             .iter()
@@ -365,6 +373,14 @@ impl Simulation {
             if sc[k] >= 1 << 62 {
                 return Err(r.err("scalars", format!("{what} ({}) is out of range", sc[k])));
             }
+        }
+        let overlaps: Vec<u64> = if r.src.section("narrow.overlaps").is_some() {
+            r.exact("narrow.overlaps", 2)?
+        } else {
+            vec![0, 0]
+        };
+        if let Some(v) = overlaps.iter().find(|&&v| v >= 1 << 62) {
+            return Err(r.err("narrow.overlaps", format!("a counter ({v}) is out of range")));
         }
         let flag = |k: usize, what: &str| match sc[k] {
             0 => Ok(false),
@@ -631,7 +647,11 @@ impl Simulation {
             primed: flag(S_PRIMED, "primed")?,
             last_contacts: sc[S_LAST_CONTACTS],
             shapes,
-            narrow: narrow_from(&sc[S_NARROW..S_NARROW + 10]),
+            narrow: NarrowStats {
+                tracked: overlaps[0],
+                clipped: overlaps[1],
+                ..narrow_from(&sc[S_NARROW..S_NARROW + 10])
+            },
             overlap_scratch: Box::default(),
             par: None,
             driven,

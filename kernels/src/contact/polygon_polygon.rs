@@ -6,8 +6,9 @@
 //! with the Coulomb cap, along the contact line.
 use super::disc_disc::ContactForce;
 use super::law::{coulomb_spring, ContactParams};
-use crate::geometry::closest_features::{closest_features, FeaturePair, Proximity};
-use crate::geometry::overlap::{overlap_about, OverlapScratch};
+use crate::geometry::closest_features::{closest_features, Feature, FeaturePair, Proximity};
+use crate::geometry::crossings::{overlap_from_crossings, Crossings};
+use crate::geometry::overlap::{overlap_about, Overlap, OverlapScratch};
 
 /// One body of a contact: world vertices, centre of mass, velocity, spin, bounding radius.
 #[derive(Debug, Clone, Copy)]
@@ -24,13 +25,15 @@ pub struct Body<'a> {
 pub enum PolyOutcome {
     /// Apart (closest-feature walk), with the feature pairs visited.
     Separated { steps: u32, fallback: bool },
-    /// Overlapping: the force, and the overlap area and contact-line length.
+    /// Overlapping: the force, and the overlap area and contact-line length; `tracked`
+    /// when the overlap came from the cached crossing edges, not from clipping.
     Contact {
         force: ContactForce,
         area: f64,
         line: f64,
         steps: u32,
         fallback: bool,
+        tracked: bool,
     },
 }
 
@@ -58,18 +61,37 @@ pub fn polygon_polygon(
     dt: f64,
     scratch: &mut OverlapScratch,
 ) -> PolyOutcome {
-    // A pair that overlapped at the last step most likely still does: the overlap kernel
-    // (exact, and empty exactly when the polygons are apart) decides without the walk, and
+    // The cache holds the closest features while the pair is apart and the crossing edges
+    // while it overlaps. A pair that overlapped at the last step most likely still does:
+    // its crossings (O(1), exact when they check out) or else the clipping decide, and
     // the walk runs only when the contact has ended, to bring the cache up to date. The
     // walk is for the pairs that are apart, where it is O(1).
     let walk = |features: &mut u32| {
-        let mut pair = FeaturePair::unpack(*features);
+        let mut pair = match Crossings::unpack(*features) {
+            // Where the contact was: a good start for the walk.
+            Some(c) => FeaturePair {
+                a: Feature::Edge(c.ia as usize),
+                b: Feature::Edge(c.jb as usize),
+            },
+            None => FeaturePair::unpack(*features),
+        };
         let t = closest_features(a.vertices, b.vertices, &mut pair);
         *features = pair.pack();
         t
     };
+    let clip = |features: &mut u32, scratch: &mut OverlapScratch| -> Option<Overlap> {
+        let ov = overlap_about(a.vertices, b.vertices, a.pos, b.pos, scratch)?;
+        if let Some(c) = ov.crossings {
+            *features = c.pack();
+        }
+        Some(ov)
+    };
+    let mut tracked = false;
     let (ov, t) = if *prev_area > 0.0 {
-        match overlap_about(a.vertices, b.vertices, a.pos, b.pos, scratch) {
+        let from_cache =
+            Crossings::unpack(*features).and_then(|c| overlap_from_crossings(a.vertices, b.vertices, a.pos, b.pos, c));
+        tracked = from_cache.is_some();
+        match from_cache.or_else(|| clip(features, scratch)) {
             Some(ov) => (Some(ov), None),
             None => (None, Some(walk(features))),
         }
@@ -77,7 +99,7 @@ pub fn polygon_polygon(
         let t = walk(features);
         let ov = match t.proximity {
             Proximity::Separated { .. } => None,
-            Proximity::Penetrating => overlap_about(a.vertices, b.vertices, a.pos, b.pos, scratch),
+            Proximity::Penetrating => clip(features, scratch),
         };
         (ov, Some(t))
     };
@@ -114,6 +136,7 @@ pub fn polygon_polygon(
         line,
         steps,
         fallback,
+        tracked,
     }
 }
 

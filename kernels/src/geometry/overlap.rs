@@ -2,7 +2,10 @@
 //! clipping of one by the edge half-planes of the other), its area and centroid, and the
 //! contact line through the two points where the boundaries cross (Schinner 1999; the
 //! force acts at the centroid, perpendicular to that line). Fixed-size buffers on the
-//! stack: no allocation per pair.
+//! stack: no allocation per pair. The clipping also names the edges that carry the two
+//! crossing points, so that a lasting contact can be tracked from them
+//! ([`super::crossings`]) instead of clipped again.
+use super::crossings::Crossings;
 
 /// Largest vertex count of one polygon.
 pub const MAX_VERTICES: usize = 64;
@@ -24,21 +27,34 @@ pub struct Overlap {
     pub normal: [f64; 2],
     /// Length of the contact line (0 without one).
     pub line_length: f64,
+    /// The edges carrying the two crossing points, for [`super::crossings`] to track.
+    pub crossings: Option<Crossings>,
 }
 
 #[derive(Clone, Copy)]
 pub(crate) struct Vtx {
     p: [f64; 2],
-    /// On both boundaries: a crossing point.
-    crossing: bool,
-    /// What the segment from this vertex to the next lies on: ON_A or an edge of b.
+    /// What the segment from this vertex to the next lies on: ON_A, ON_H or an edge of b.
     seg: u16,
+    /// The edge of a under the segment when `seg` is ON_A; for a crossing point, the edge
+    /// of a it lies on.
+    ea: u8,
+    /// For a crossing point (on both boundaries), the edge of b it lies on.
+    eb: u8,
+    /// NOT_CROSSING, or where a's boundary passes into b (ENTRY) or out of it (EXIT).
+    kind: u8,
 }
+
+const NOT_CROSSING: u8 = 0;
+const ENTRY: u8 = 1;
+const EXIT: u8 = 2;
 
 const EMPTY: Vtx = Vtx {
     p: [0.0; 2],
-    crossing: false,
     seg: ON_A,
+    ea: 0,
+    eb: 0,
+    kind: NOT_CROSSING,
 };
 
 #[inline(always)]
@@ -174,18 +190,18 @@ pub fn overlap_about(
         for v in cur[..m].iter_mut() {
             *v = Vtx {
                 p: a[i],
-                crossing: false,
-                seg: ON_A,
+                ea: i as u8,
+                ..EMPTY
             };
             i = if i + 1 == na { 0 } else { i + 1 };
         }
         cur[m - 1].seg = ON_H;
     } else {
-        for (v, &p) in cur.iter_mut().zip(a) {
+        for (k, (v, &p)) in cur.iter_mut().zip(a).enumerate() {
             *v = Vtx {
                 p,
-                crossing: false,
-                seg: ON_A,
+                ea: k as u8,
+                ..EMPTY
             };
         }
     }
@@ -224,11 +240,20 @@ pub fn overlap_about(
             w += keep_u as usize;
             let t = du / (du - dv);
             // Leaving b's half-plane the new segment runs along b's edge j; entering, it
-            // goes on along u's segment.
+            // goes on along u's segment. A cut of a's boundary is where a leaves b (it
+            // was inside) or enters it.
             nxt[w] = Vtx {
                 p: [u.p[0] + t * (v.p[0] - u.p[0]), u.p[1] + t * (v.p[1] - u.p[1])],
-                crossing: u.seg == ON_A,
                 seg: if keep_u { j as u16 } else { u.seg },
+                ea: u.ea,
+                eb: j as u8,
+                kind: if u.seg != ON_A {
+                    NOT_CROSSING
+                } else if keep_u {
+                    EXIT
+                } else {
+                    ENTRY
+                },
             };
             w += (keep_u != keep_v) as usize;
         }
@@ -255,15 +280,25 @@ pub fn overlap_about(
     let centroid = [o[0] + cx / (3.0 * a2), o[1] + cy / (3.0 * a2)];
     let mut pts = [[0.0; 2]; 2];
     let mut found = 0;
+    let (mut entry, mut exit) = (None, None);
     for v in &cur[..m] {
-        if v.crossing {
+        if v.kind != NOT_CROSSING {
             if found < 2 {
                 pts[found] = v.p;
             }
             found += 1;
+            if v.kind == ENTRY {
+                entry = Some((v.ea, v.eb));
+            } else {
+                exit = Some((v.ea, v.eb));
+            }
         }
     }
     let line = (found == 2).then_some(pts);
+    let crossings = match (found, entry, exit) {
+        (2, Some((ia, jb)), Some((ka, lb))) => Some(Crossings { ia, jb, ka, lb }),
+        _ => None,
+    };
     // Normal: perpendicular to the contact line, or along the centres without one.
     let mut nrm = match line {
         Some([p, q]) => [-(q[1] - p[1]), q[0] - p[0]],
@@ -284,6 +319,7 @@ pub fn overlap_about(
         line,
         normal,
         line_length: if line.is_some() { len } else { 0.0 },
+        crossings,
     })
 }
 

@@ -1,0 +1,272 @@
+//! Overlap of two convex polygons from their tracked boundary crossings: O(1) per pair and
+//! step while a contact lasts, as the closest-feature walk is for pairs that are apart.
+//!
+//! In a contact between grains the boundaries of the two polygons cross at two points: at
+//! P the boundary of a enters b, at Q it leaves it. The overlap polygon is then the arc of
+//! a from P to Q (the corners of a inside b) followed by the arc of b from Q back to P (the
+//! corners of b inside a), and PQ is the contact line (Schinner 1999; Chen & Matuttis
+//! 2013 use the same two points). The edges that carry P and Q change rarely from one step
+//! to the next, so they are cached in the contact table like the closest features, and a
+//! step checks that they still cross and that the corners between them are inside the
+//! other polygon. That check is a proof (see [`overlap_from_crossings`]), so the result
+//! is exact; where it fails (the crossing moved to another edge, a deep overlap with four
+//! or more crossings) the caller clips ([`super::overlap::overlap_about`]), which finds
+//! the new crossing edges.
+use super::overlap::Overlap;
+
+/// The edges on which the boundaries of a and b cross (edge k runs from vertex k to k+1,
+/// counter-clockwise): at the entry point P, a's edge `ia` passes into b through b's edge
+/// `jb`; at the exit point Q, a's edge `ka` leaves b through b's edge `lb`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Crossings {
+    pub ia: u8,
+    pub jb: u8,
+    pub ka: u8,
+    pub lb: u8,
+}
+
+impl Crossings {
+    /// Marks a packed value as crossings; a packed closest-feature pair
+    /// ([`super::closest_features::FeaturePair`], 16 bits a side, indices below 64) never
+    /// has this bit, so the contact table keeps either in the same `u32`.
+    const TAG: u32 = 1 << 31;
+
+    pub fn pack(self) -> u32 {
+        Self::TAG
+            | (self.ia as u32 & 0x7f)
+            | (self.jb as u32 & 0x7f) << 8
+            | (self.ka as u32 & 0x7f) << 16
+            | (self.lb as u32 & 0x7f) << 24
+    }
+
+    /// The crossings packed in `v`, if it holds crossings (indices not yet checked
+    /// against the polygons).
+    pub fn unpack(v: u32) -> Option<Crossings> {
+        (v & Self::TAG != 0).then_some(Crossings {
+            ia: (v & 0x7f) as u8,
+            jb: (v >> 8 & 0x7f) as u8,
+            ka: (v >> 16 & 0x7f) as u8,
+            lb: (v >> 24 & 0x7f) as u8,
+        })
+    }
+}
+
+#[inline(always)]
+fn sub(p: [f64; 2], q: [f64; 2]) -> [f64; 2] {
+    [p[0] - q[0], p[1] - q[1]]
+}
+
+/// Twice the signed area of (p, q, r): positive when r is left of the line p -> q.
+#[inline(always)]
+fn orient(p: [f64; 2], q: [f64; 2], r: [f64; 2]) -> f64 {
+    (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+}
+
+#[inline(always)]
+fn next(k: usize, n: usize) -> usize {
+    if k + 1 == n {
+        0
+    } else {
+        k + 1
+    }
+}
+
+/// Whether `p` lies in convex polygon `q` (boundary included): left of or on every edge.
+/// No early exit: the loop is short and its branches would be unpredictable.
+#[inline(always)]
+fn inside(q: &[[f64; 2]], p: [f64; 2]) -> bool {
+    let mut prev = q[q.len() - 1];
+    let mut min = f64::INFINITY;
+    for &v in q {
+        min = min.min(orient(prev, v, p));
+        prev = v;
+    }
+    min >= 0.0
+}
+
+/// The overlap of convex polygons `a` and `b` (counter-clockwise) if their boundaries
+/// cross exactly at the edges `c`, or `None` if that cannot be shown from them (then the
+/// caller clips). `ca`, `cb` are interior points that orient the normal as
+/// [`super::overlap::overlap_about`] does, so both give the same contact.
+///
+/// Why the checks prove the result: (1) a's edge `ia` and b's edge `jb` cross properly
+/// (each straddles the other's line), a entering b there, and a's edge `ka` and b's edge
+/// `lb` cross with a leaving b; (2) every corner of a from `ia + 1` to `ka` lies in b and
+/// every corner of b from `lb + 1` to `jb` lies in a. By (2) and the convexity of b, the
+/// arc of a's boundary from P to Q lies in b, so it lies on the boundary of a n b, which
+/// it runs along counter-clockwise (a's interior, hence a n b's, is on its left); likewise
+/// the arc of b from Q to P. Two counter-clockwise arcs of the convex curve bounding a n b,
+/// one from P to Q and one from Q to P, make up all of it: the polygon they close is
+/// a n b.
+pub fn overlap_from_crossings(
+    a: &[[f64; 2]],
+    b: &[[f64; 2]],
+    ca: [f64; 2],
+    cb: [f64; 2],
+    c: Crossings,
+) -> Option<Overlap> {
+    let (na, nb) = (a.len(), b.len());
+    let (i, j, k, l) = (c.ia as usize, c.jb as usize, c.ka as usize, c.lb as usize);
+    if i >= na || k >= na || j >= nb || l >= nb {
+        return None;
+    }
+    let (i1, j1, k1, l1) = (next(i, na), next(j, nb), next(k, na), next(l, nb));
+    // (1) Entry: a[i] outside b's edge j, a[i1] inside; b[j] inside a's edge i, b[j1] outside.
+    let (s0, s1) = (orient(b[j], b[j1], a[i]), orient(b[j], b[j1], a[i1]));
+    let (r0, r1) = (orient(a[i], a[i1], b[j]), orient(a[i], a[i1], b[j1]));
+    // Exit: a[k] inside b's edge l, a[k1] outside; b[l] outside a's edge k, b[l1] inside.
+    let (u0, u1) = (orient(b[l], b[l1], a[k]), orient(b[l], b[l1], a[k1]));
+    let (v0, v1) = (orient(a[k], a[k1], b[l]), orient(a[k], a[k1], b[l1]));
+    // One combined test: the branch is taken the same way for almost every pair.
+    let proper = (s0 < 0.0) & (s1 > 0.0) & (r0 > 0.0) & (r1 < 0.0) & (u0 > 0.0) & (u1 < 0.0) & (v0 < 0.0) & (v1 > 0.0);
+    if !proper {
+        return None;
+    }
+    let tp = s0 / (s0 - s1);
+    let tq = u0 / (u0 - u1);
+    // Both on one edge: P must come before Q along it, else the arc from P to Q would be
+    // the rest of the polygon. (Implied by the proper crossings in exact arithmetic, as a
+    // line enters a convex polygon before it leaves; kept against rounding.)
+    if (i == k && tp >= tq) || (j == l && v0 / (v0 - v1) >= r0 / (r0 - r1)) {
+        return None;
+    }
+    let p = [a[i][0] + tp * (a[i1][0] - a[i][0]), a[i][1] + tp * (a[i1][1] - a[i][1])];
+    let q = [a[k][0] + tq * (a[k1][0] - a[k][0]), a[k][1] + tq * (a[k1][1] - a[k][1])];
+    // (2), and the overlap polygon P, a[i1..=k], Q, b[l1..=j] fanned from P: area and
+    // centroid relative to P for accuracy.
+    let (mut a2, mut cx, mut cy) = (0.0, 0.0, 0.0);
+    let mut prev = [0.0, 0.0];
+    let mut add = |v: [f64; 2]| {
+        let v = sub(v, p);
+        let c = prev[0] * v[1] - prev[1] * v[0];
+        a2 += c;
+        cx += c * (prev[0] + v[0]);
+        cy += c * (prev[1] + v[1]);
+        prev = v;
+    };
+    let mut ok = true;
+    if i != k {
+        let mut m = i1;
+        loop {
+            ok &= inside(b, a[m]);
+            add(a[m]);
+            if m == k {
+                break;
+            }
+            m = next(m, na);
+        }
+    }
+    add(q);
+    if j != l {
+        let mut m = l1;
+        loop {
+            ok &= inside(a, b[m]);
+            add(b[m]);
+            if m == j {
+                break;
+            }
+            m = next(m, nb);
+        }
+    }
+    if !ok || a2 <= 0.0 {
+        return None;
+    }
+    let centroid = [p[0] + cx / (3.0 * a2), p[1] + cy / (3.0 * a2)];
+    // The normal as the clipping gives it: perpendicular to PQ, oriented from a's interior
+    // point towards b's.
+    let mut nrm = [-(q[1] - p[1]), q[0] - p[0]];
+    if nrm[0] * (cb[0] - ca[0]) + nrm[1] * (cb[1] - ca[1]) < 0.0 {
+        nrm = [-nrm[0], -nrm[1]];
+    }
+    let len = (nrm[0] * nrm[0] + nrm[1] * nrm[1]).sqrt();
+    if len == 0.0 {
+        return None;
+    }
+    Some(Overlap {
+        area: 0.5 * a2,
+        centroid,
+        line: Some([p, q]),
+        normal: [nrm[0] / len, nrm[1] / len],
+        line_length: len,
+        crossings: Some(c),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::overlap::overlap;
+
+    #[test]
+    fn pack_round_trip_and_tag() {
+        let c = Crossings {
+            ia: 63,
+            jb: 0,
+            ka: 5,
+            lb: 17,
+        };
+        assert_eq!(Crossings::unpack(c.pack()), Some(c));
+        // A packed closest-feature pair is not read as crossings.
+        use crate::geometry::closest_features::{Feature, FeaturePair};
+        let f = FeaturePair {
+            a: Feature::Edge(63),
+            b: Feature::Vertex(63),
+        };
+        assert_eq!(Crossings::unpack(f.pack()), None);
+    }
+
+    #[test]
+    fn squares_from_their_crossings() {
+        let a = [[0.0, 0.0], [2.0, 0.0], [2.0, 2.0], [0.0, 2.0]];
+        let b = [[1.0, 0.5], [3.0, 0.5], [3.0, 2.5], [1.0, 2.5]];
+        let clip = overlap(&a, &b).unwrap();
+        let c = clip.crossings.expect("two crossings");
+        // a enters b on its edge 1 (x = 2) through b's bottom edge 0, leaves on its top
+        // edge 2 through b's left edge 3.
+        assert_eq!(
+            c,
+            Crossings {
+                ia: 1,
+                jb: 0,
+                ka: 2,
+                lb: 3
+            }
+        );
+        let t = overlap_from_crossings(&a, &b, [1.0, 1.0], [2.0, 1.5], c).unwrap();
+        assert!((t.area - 1.5).abs() < 1e-14 && (t.area - clip.area).abs() < 1e-14);
+        assert!((t.centroid[0] - 1.5).abs() < 1e-14 && (t.centroid[1] - 1.25).abs() < 1e-14);
+        assert!((t.normal[0] - clip.normal[0]).abs() < 1e-15 && (t.normal[1] - clip.normal[1]).abs() < 1e-15);
+        // Wrong edges are refused, not trusted.
+        for wrong in [
+            Crossings { ia: 0, ..c },
+            Crossings { jb: 1, ..c },
+            Crossings { ka: 1, ..c },
+            Crossings { lb: 2, ..c },
+            Crossings { ia: 9, ..c },
+        ] {
+            assert_eq!(overlap_from_crossings(&a, &b, [1.0, 1.0], [2.0, 1.5], wrong), None);
+        }
+        // Moved apart, the old crossings are refused.
+        let far: Vec<[f64; 2]> = b.iter().map(|p| [p[0] + 1.5, p[1]]).collect();
+        assert_eq!(overlap_from_crossings(&a, &far, [1.0, 1.0], [3.5, 1.5], c), None);
+    }
+
+    /// Two squares turned 45 degrees to each other about a common centre cross eight times:
+    /// no pair of crossings certifies a polygon, whatever the cache says.
+    #[test]
+    fn deep_overlap_with_eight_crossings_is_refused() {
+        let a = [[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]];
+        let s = 2f64.sqrt();
+        let b = [[0.0, -s], [s, 0.0], [0.0, s], [-s, 0.0]];
+        assert!(overlap(&a, &b).unwrap().crossings.is_none());
+        for v in 0..1u32 << 8 {
+            let c = Crossings {
+                ia: (v & 3) as u8,
+                jb: (v >> 2 & 3) as u8,
+                ka: (v >> 4 & 3) as u8,
+                lb: (v >> 6 & 3) as u8,
+            };
+            assert_eq!(overlap_from_crossings(&a, &b, [0.0; 2], [0.0; 2], c), None, "{c:?}");
+        }
+    }
+}
