@@ -50,6 +50,7 @@ fn point_velocity(b: &Body, c: [f64; 2]) -> [f64; 2] {
 /// (packed), `prev_area` the overlap area of the last step (for dA/dt), `xi` the
 /// tangential spring; all three are updated.
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub fn polygon_polygon(
     p: &ContactParams,
     a: &Body,

@@ -98,6 +98,7 @@ fn inside(q: &[[f64; 2]], p: [f64; 2]) -> bool {
 /// the arc of b from Q to P. Two counter-clockwise arcs of the convex curve bounding a n b,
 /// one from P to Q and one from Q to P, make up all of it: the polygon they close is
 /// a n b.
+#[inline]
 pub fn overlap_from_crossings(
     a: &[[f64; 2]],
     b: &[[f64; 2]],
