@@ -7,7 +7,8 @@ use std::time::Instant;
 
 use clap::Args;
 use talus_kernels::geometry::closest_features::{closest_features, FeaturePair};
-use talus_kernels::geometry::overlap::{overlap_in, OverlapScratch};
+use talus_kernels::geometry::crossings::{overlap_from_crossings, Crossings};
+use talus_kernels::geometry::overlap::{overlap_in, Overlap, OverlapScratch};
 
 #[derive(Args)]
 pub struct NarrowArgs {
@@ -39,8 +40,15 @@ fn median(mut v: Vec<f64>) -> f64 {
 pub fn bench_narrow(a: NarrowArgs) -> Result<(), String> {
     println!("talus bench-narrow: two regular n-gons (radius 1), b orbiting a at centre distance 2.1 (apart) or 1.9 (overlapping), 1 thread");
     println!(
-        "{:>4} {:>14} {:>14} {:>10} {:>14} {:>16}",
-        "n", "cold ns/query", "warm ns/query", "cold/warm", "warm steps/q", "overlap ns/call"
+        "{:>4} {:>14} {:>14} {:>10} {:>14} {:>16} {:>16} {:>10}",
+        "n",
+        "cold ns/query",
+        "warm ns/query",
+        "cold/warm",
+        "warm steps/q",
+        "clipped ns/call",
+        "tracked ns/call",
+        "from cache %"
     );
     for &n in &a.vertices {
         if !(3..=64).contains(&n) {
@@ -61,8 +69,8 @@ pub fn bench_narrow(a: NarrowArgs) -> Result<(), String> {
                 ngon(n, [1.9 * phi.cos(), 1.9 * phi.sin()], 1.0, 0.3 + 0.0007 * k as f64)
             })
             .collect();
-        let (mut cold, mut warm, mut ov) = (Vec::new(), Vec::new(), Vec::new());
-        let mut steps = 0u64;
+        let (mut cold, mut warm, mut ov, mut tr) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut steps, mut hits, mut found) = (0u64, 0u64, 0u64);
         for _ in 0..a.repeats.max(1) {
             let t = Instant::now();
             for q in 0..a.queries {
@@ -83,16 +91,46 @@ pub fn bench_narrow(a: NarrowArgs) -> Result<(), String> {
                 black_box(overlap_in(&pa, &overlapping[q % 1000], &mut s));
             }
             ov.push(t.elapsed().as_secs_f64() * 1e9 / a.queries as f64);
+            // As the simulation does it: the crossing edges cached from the last call,
+            // clipping only when they no longer hold.
+            let mut cache = None;
+            (hits, found) = (0, 0);
+            let t = Instant::now();
+            for q in 0..a.queries {
+                let (o, hit) = tracked(&pa, &overlapping[q % 1000], &mut cache, &mut s);
+                found += o.is_some() as u64;
+                black_box(o);
+                hits += hit as u64;
+            }
+            tr.push(t.elapsed().as_secs_f64() * 1e9 / a.queries as f64);
         }
-        let (c, w, o) = (median(cold), median(warm), median(ov));
+        let (c, w, o, t) = (median(cold), median(warm), median(ov), median(tr));
         println!(
-            "{n:>4} {c:>14.1} {w:>14.1} {:>10.1} {:>14.2} {o:>16.1}",
+            "{n:>4} {c:>14.1} {w:>14.1} {:>10.1} {:>14.2} {o:>16.1} {t:>16.1} {:>10.1}",
             c / w,
-            steps as f64 / a.queries as f64
+            steps as f64 / a.queries as f64,
+            100.0 * hits as f64 / found.max(1) as f64
         );
     }
     random_pairs(a.queries, a.repeats)?;
     Ok(())
+}
+
+/// The overlap from the cached crossings if they hold, else clipped (re-seeding the cache);
+/// and whether the cache held.
+fn tracked(
+    a: &[[f64; 2]],
+    b: &[[f64; 2]],
+    cache: &mut Option<Crossings>,
+    s: &mut OverlapScratch,
+) -> (Option<Overlap>, bool) {
+    let (ca, cb) = (a[0], b[0]);
+    if let Some(o) = cache.and_then(|c| overlap_from_crossings(a, b, ca, cb, c)) {
+        return (Some(o), true);
+    }
+    let o = talus_kernels::geometry::overlap::overlap_about(a, b, ca, cb, s);
+    *cache = o.and_then(|o| o.crossings);
+    (o, false)
 }
 
 /// Overlap calls on 1000 random pairs of random 5-8-gons (aspect up to 1.2) in shallow
@@ -143,7 +181,13 @@ fn random_pairs(queries: usize, repeats: usize) -> Result<(), String> {
         }
     }
     let mut s = OverlapScratch::default();
-    let mut ov = Vec::new();
+    // Each pair's crossings, as a lasting contact has them cached.
+    let mut caches: Vec<Option<Crossings>> = pairs
+        .iter()
+        .map(|(pa, pb)| overlap_in(pa, pb, &mut s).and_then(|o| o.crossings))
+        .collect();
+    let (mut ov, mut tr) = (Vec::new(), Vec::new());
+    let mut hits = 0u64;
     for _ in 0..repeats.max(1) {
         let t = Instant::now();
         for q in 0..queries {
@@ -151,10 +195,23 @@ fn random_pairs(queries: usize, repeats: usize) -> Result<(), String> {
             black_box(overlap_in(pa, pb, &mut s));
         }
         ov.push(t.elapsed().as_secs_f64() * 1e9 / queries as f64);
+        hits = 0;
+        let t = Instant::now();
+        for q in 0..queries {
+            let k = (q * 389) % 1000;
+            let (pa, pb) = &pairs[k];
+            let (o, hit) = tracked(pa, pb, &mut caches[k], &mut s);
+            black_box(o);
+            hits += hit as u64;
+        }
+        tr.push(t.elapsed().as_secs_f64() * 1e9 / queries as f64);
     }
     println!(
-        "random 5-8-gon pairs in shallow contact (depth 0.1-1 % of r), shuffled: overlap {:.1} ns/call",
-        median(ov)
+        "random 5-8-gon pairs in shallow contact (depth 0.1-1 % of r), shuffled: clipped {:.1} ns/call, \
+         tracked from the cached crossings {:.1} ns/call ({:.1} % of calls from the cache)",
+        median(ov),
+        median(tr),
+        100.0 * hits as f64 / queries as f64
     );
     Ok(())
 }

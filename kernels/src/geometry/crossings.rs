@@ -84,6 +84,14 @@ fn inside(q: &[[f64; 2]], p: [f64; 2]) -> bool {
     min >= 0.0
 }
 
+/// Whether `p` lies in the triangle (u, v, w), boundary included (false if it is flat).
+#[inline(always)]
+fn in_triangle(u: [f64; 2], v: [f64; 2], w: [f64; 2], p: [f64; 2]) -> bool {
+    let s = orient(u, v, w);
+    let (d1, d2, d3) = (orient(u, v, p), orient(v, w, p), orient(w, u, p));
+    (s > 0.0 && d1 >= 0.0 && d2 >= 0.0 && d3 >= 0.0) || (s < 0.0 && d1 <= 0.0 && d2 <= 0.0 && d3 <= 0.0)
+}
+
 /// The overlap of convex polygons `a` and `b` (counter-clockwise) if their boundaries
 /// cross exactly at the edges `c`, or `None` if that cannot be shown from them (then the
 /// caller clips). `ca`, `cb` are interior points that orient the normal as
@@ -145,11 +153,16 @@ pub fn overlap_from_crossings(
         cy += c * (prev[1] + v[1]);
         prev = v;
     };
+    // A corner is in the other polygon if it is in the triangle of P, Q and a corner of
+    // that polygon across from them (three points of it, so the triangle lies in it):
+    // three tests for the corners of a shallow contact, O(1) whatever the number of
+    // edges; the test against every edge only where that fails (deep overlaps).
+    let (a_far, b_far) = (a[(i + na / 2) % na], b[(j + nb / 2) % nb]);
     let mut ok = true;
     if i != k {
         let mut m = i1;
         loop {
-            ok &= inside(b, a[m]);
+            ok &= in_triangle(p, q, b_far, a[m]) || inside(b, a[m]);
             add(a[m]);
             if m == k {
                 break;
@@ -161,7 +174,7 @@ pub fn overlap_from_crossings(
     if j != l {
         let mut m = l1;
         loop {
-            ok &= inside(a, b[m]);
+            ok &= in_triangle(p, q, a_far, b[m]) || inside(a, b[m]);
             add(b[m]);
             if m == j {
                 break;
