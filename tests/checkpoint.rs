@@ -444,6 +444,15 @@ fn inconsistent_contents_with_valid_checksums_are_refused() {
             "p.material",
             Box::new(|b: &mut [u8]| b[..2].copy_from_slice(&77u16.to_le_bytes())),
         ),
+        // A gap far larger than the pairs' distance (it would let them pass through
+        // each other without a walk).
+        (
+            "contact.area",
+            Box::new(|b: &mut [u8]| {
+                b.chunks_exact_mut(8)
+                    .for_each(|c| c.copy_from_slice(&(-1.0e9f64).to_le_bytes()))
+            }),
+        ),
         // An unknown integrator.
         (
             "config",

@@ -5,6 +5,8 @@
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use talus::kernels::contact::polygon_polygon::{polygon_polygon, Body, PolyOutcome};
+use talus::kernels::contact::ContactParams;
 use talus::kernels::geometry::closest_features::{brute_force, closest_features, FeaturePair, Proximity};
 use talus::kernels::geometry::crossings::{overlap_from_crossings, Crossings};
 use talus::kernels::geometry::overlap::{overlap, overlap_about, OverlapScratch};
@@ -312,6 +314,116 @@ fn tracked_overlap_is_used_for_lasting_contacts() {
     }
     assert!(warm > 2500, "{warm} of 3000 steps had crossings cached");
     assert!(hits as f64 > 0.9 * warm as f64, "cache used in {hits} of {warm} steps");
+}
+
+/// The gap budget skips walks, never contacts: two polygons drifted as velocity Verlet
+/// drifts them (x += dt v, angle += dt omega, with velocities that change every step),
+/// approaching, touching and parting, give bitwise the same outcome at every step with the
+/// budget as without it; and the budget does skip walks and the pairs do touch.
+#[test]
+fn gap_budget_never_misses_a_contact() {
+    let (mut skips, mut contacts, mut apart) = (0, 0, 0);
+    for seed in 0..400 {
+        let (s, c, a) = budget_run(seed);
+        (skips, contacts, apart) = (skips + s, contacts + c, apart + a);
+    }
+    println!("{skips} skipped, {contacts} in contact, {apart} apart");
+    assert!(contacts > 20_000, "{contacts} contact steps of 160,000");
+    assert!(skips > apart / 2, "{skips} walks skipped of {apart} steps apart");
+}
+
+/// One pair of [`gap_budget_never_misses_a_contact`]: steps skipped, in contact, apart.
+fn budget_run(seed: u64) -> (u32, u32, u32) {
+    {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let (sa, sb) = (rng.random_range(0.5..2.0), rng.random_range(0.5..2.0));
+        let body_a = polygon(&mut rng, sa, [0.0, 0.0]);
+        let body_b = polygon(&mut rng, sb, [0.0, 0.0]);
+        let (ra, rb) = (
+            body_a.iter().map(|p| p[0].hypot(p[1])).fold(0.0, f64::max),
+            body_b.iter().map(|p| p[0].hypot(p[1])).fold(0.0, f64::max),
+        );
+        let dir = rng.random_range(0.0..std::f64::consts::TAU);
+        let gap = rng.random_range(0.0..0.3) * (ra + rb);
+        let (mut pa, mut pb) = ([0.0, 0.0], [(ra + rb + gap) * dir.cos(), (ra + rb + gap) * dir.sin()]);
+        let (mut ta, mut tb) = (rng.random_range(0.0..6.3), rng.random_range(0.0..6.3));
+        // Closing along the centre line at a random speed, plus random jitter and spin.
+        let speed = rng.random_range(0.0..0.02) * (ra + rb);
+        let dt = 1.0;
+        let params = ContactParams {
+            kn: 1.0,
+            kt: 0.5,
+            gamma_n: 0.1,
+            gamma_t: 0.05,
+            mu: 0.5,
+        };
+        let world = |body: &Poly, p: [f64; 2], t: f64| -> Poly {
+            let (s, c) = t.sin_cos();
+            body.iter()
+                .map(|v| [p[0] + c * v[0] - s * v[1], p[1] + s * v[0] + c * v[1]])
+                .collect()
+        };
+        let mut state = [(FeaturePair::START.pack(), 0.0, 0.0); 2];
+        let mut scratch = OverlapScratch::default();
+        let (mut skips, mut contacts, mut apart) = (0, 0, 0);
+        for step in 0..400 {
+            let back = if step > 200 { -1.0 } else { 1.0 };
+            let jitter = 0.2 * speed;
+            let va = [
+                back * speed * dir.cos() + rng.random_range(-jitter..=jitter),
+                back * speed * dir.sin() + rng.random_range(-jitter..=jitter),
+            ];
+            let vb = [rng.random_range(-jitter..=jitter), rng.random_range(-jitter..=jitter)];
+            let (wa, wb) = (rng.random_range(-0.01..0.01), rng.random_range(-0.01..0.01));
+            pa = [pa[0] + dt * va[0], pa[1] + dt * va[1]];
+            pb = [pb[0] + dt * vb[0], pb[1] + dt * vb[1]];
+            ta += dt * wa;
+            tb += dt * wb;
+            let (va_w, vb_w) = (world(&body_a, pa, ta), world(&body_b, pb, tb));
+            let a = Body {
+                vertices: &va_w,
+                pos: pa,
+                vel: va,
+                omega: wa,
+                radius: ra,
+            };
+            let b = Body {
+                vertices: &vb_w,
+                pos: pb,
+                vel: vb,
+                omega: wb,
+                radius: rb,
+            };
+            let mut out = Vec::new();
+            for (k, budget) in [true, false].into_iter().enumerate() {
+                let (f, area, xi) = &mut state[k];
+                out.push(polygon_polygon(
+                    &params,
+                    &a,
+                    &b,
+                    1.0,
+                    f,
+                    area,
+                    xi,
+                    dt,
+                    budget,
+                    &mut scratch,
+                ));
+            }
+            match (out[0], out[1]) {
+                (PolyOutcome::Separated { skipped, .. }, PolyOutcome::Separated { .. }) => {
+                    skips += skipped as u32;
+                    apart += 1;
+                }
+                (PolyOutcome::Contact { force: f0, .. }, PolyOutcome::Contact { force: f1, .. }) => {
+                    contacts += 1;
+                    assert_eq!(f0, f1, "seed {seed} step {step}: forces differ");
+                }
+                (o0, o1) => panic!("seed {seed} step {step}: with the budget {o0:?}, without {o1:?}"),
+            }
+        }
+        (skips, contacts, apart)
+    }
 }
 
 /// Nearly parallel edges and touching corners, the degenerate cases of the walk.

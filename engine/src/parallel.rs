@@ -397,6 +397,7 @@ impl Parallel {
         params: &crate::material::PairTable,
         dt: f64,
         rejection: Rejection,
+        gap_budget: bool,
         stats: &mut NarrowStats,
     ) -> Result<u64> {
         let n = ps.len();
@@ -456,6 +457,7 @@ impl Parallel {
                 stats: &mut ts.stats,
                 scratch: &mut ts.scratch,
                 rejection,
+                gap_budget,
             };
             let [ax, ay, at] = &mut ts.acc;
             let mut per_thread = LoadSink { fx: ax, fy: ay, tq: at };

@@ -351,6 +351,9 @@ pub struct NarrowStats {
     pub tracked: u64,
     /// Polygon-polygon overlaps that were clipped (new contacts, crossings that moved on).
     pub clipped: u64,
+    /// Of the pairs counted in `separated`, those settled without a walk: the gap left
+    /// from their last walk exceeded the step's motion.
+    pub gap_skips: u64,
 }
 
 impl NarrowStats {
@@ -368,6 +371,7 @@ impl NarrowStats {
         self.fallbacks += o.fallbacks;
         self.tracked += o.tracked;
         self.clipped += o.clipped;
+        self.gap_skips += o.gap_skips;
     }
 }
 
@@ -902,6 +906,7 @@ impl Simulation {
                 &self.params,
                 dt,
                 self.config.rejection,
+                self.config.integrator == Integrator::Verlet,
                 &mut self.narrow,
             )?;
         } else if let Some(sh) = &self.shapes {
@@ -915,6 +920,7 @@ impl Simulation {
                     stats: &mut self.narrow,
                     scratch: &mut self.overlap_scratch,
                     rejection: self.config.rejection,
+                    gap_budget: self.config.integrator == Integrator::Verlet,
                 },
             );
         } else if self.params.n == 1 {
@@ -1459,6 +1465,9 @@ pub(crate) struct NarrowWork<'a> {
     pub stats: &'a mut NarrowStats,
     pub scratch: &'a mut OverlapScratch,
     pub rejection: Rejection,
+    /// Skip the walk of pairs whose gap outlasts their motion (velocity Verlet only: see
+    /// `polygon_polygon`).
+    pub gap_budget: bool,
 }
 
 /// The pair loop of a system with polygons: disc-disc pairs as in [`pair_forces`],
@@ -1524,8 +1533,9 @@ pub(crate) fn mixed_slot(
         stats,
         scratch,
         rejection,
+        gap_budget,
     } = work;
-    let rejection = *rejection;
+    let (rejection, gap_budget) = (*rejection, *gap_budget);
     let (pi, pj) = (sh.is_polygon(i), sh.is_polygon(j));
     let (dx, dy) = (ps.x[j] - ps.x[i], ps.y[j] - ps.y[i]);
     let rs = ps.radius[i] + ps.radius[j];
@@ -1597,9 +1607,14 @@ pub(crate) fn mixed_slot(
         }
         (true, true) => {
             let (a, b) = (body(i), body(j));
-            match polygon_polygon(prm, &a, &b, inv, features, area, xi, dt, scratch) {
-                PolyOutcome::Separated { steps, fallback } => {
+            match polygon_polygon(prm, &a, &b, inv, features, area, xi, dt, gap_budget, scratch) {
+                PolyOutcome::Separated {
+                    steps,
+                    fallback,
+                    skipped,
+                } => {
                     stats.separated += 1;
+                    stats.gap_skips += skipped as u64;
                     stats.walk_steps += steps as u64;
                     stats.fallbacks += fallback as u64;
                     None

@@ -190,7 +190,8 @@ fn measure(label: &str, sim: &mut Simulation, t: &Timing) -> Result<(), String> 
     let per = |x: u64, x0: u64| (x - x0) as f64 / steps;
     println!(
         "{:>17} per step: {:.0} candidates; rejected {:.0} by circles, {:.0} by projections, {:.0} by the \
-         separating line ({:.2} moves per search); {:.0} found apart by the walk; {:.0} touching ({:.1}% of the \
+         separating line ({:.2} moves per search); {:.0} found apart ({:.0} of them by the gap left from their last \
+         walk, without a walk); {:.0} touching ({:.1}% of the \
          overlaps tracked from their crossings, the rest clipped)",
         "",
         per(ns.candidates, narrow0.candidates),
@@ -202,6 +203,7 @@ fn measure(label: &str, sim: &mut Simulation, t: &Timing) -> Result<(), String> 
                 - (ns.projection_rejected - narrow0.projection_rejected))
                 .max(1) as f64,
         per(ns.separated, narrow0.separated),
+        per(ns.gap_skips, narrow0.gap_skips),
         per(ns.touching, narrow0.touching),
         100.0 * (ns.tracked - narrow0.tracked) as f64
             / ((ns.tracked + ns.clipped) - (narrow0.tracked + narrow0.clipped)).max(1) as f64

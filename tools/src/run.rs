@@ -392,7 +392,8 @@ pub fn step_and_report(
         println!(
             "  narrow phase        {} candidate pair checks with a polygon: {:.1}% rejected by the bounding circles, \
              {:.1}% by the centre-line projections, {:.1}% by the separating line ({:.2} moves per search), \
-             {:.1}% found apart by the closest-feature walk ({:.2} feature pairs per walk, {} fallbacks), {:.1}% touching \
+             {:.1}% found apart ({:.1}% by the gap left from their last closest-feature walk, the rest by a walk: \
+             {:.2} feature pairs per walk, {} fallbacks), {:.1}% touching \
              ({:.1}% of the polygon overlaps tracked from their crossing edges, the rest clipped)",
             ns.candidates,
             pct(ns.circle_rejected),
@@ -400,7 +401,8 @@ pub fn step_and_report(
             pct(ns.line_rejected),
             ns.line_iterations as f64 / (ns.projection_tested - ns.projection_rejected).max(1) as f64,
             pct(ns.separated),
-            ns.walk_steps as f64 / (ns.separated + ns.touching).max(1) as f64,
+            pct(ns.gap_skips),
+            ns.walk_steps as f64 / (ns.separated - ns.gap_skips + ns.touching).max(1) as f64,
             ns.fallbacks,
             pct(ns.touching),
             100.0 * ns.tracked as f64 / (ns.tracked + ns.clipped).max(1) as f64

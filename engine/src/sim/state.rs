@@ -238,9 +238,9 @@ impl Simulation {
         // Counters added after format version 1 had shipped: a section of their own, which
         // files written before them lack (read as zero).
         s.push(owned(
-            "narrow.overlaps",
+            "narrow.tracking",
             Elem::U64,
-            vec![self.narrow.tracked, self.narrow.clipped],
+            vec![self.narrow.tracked, self.narrow.clipped, self.narrow.gap_skips],
         ));
         let mats: Vec<f64> = self
             .materials
@@ -374,13 +374,13 @@ impl Simulation {
                 return Err(r.err("scalars", format!("{what} ({}) is out of range", sc[k])));
             }
         }
-        let overlaps: Vec<u64> = if r.src.section("narrow.overlaps").is_some() {
-            r.exact("narrow.overlaps", 2)?
+        let tracking: Vec<u64> = if r.src.section("narrow.tracking").is_some() {
+            r.exact("narrow.tracking", 3)?
         } else {
-            vec![0, 0]
+            vec![0; 3]
         };
-        if let Some(v) = overlaps.iter().find(|&&v| v >= 1 << 62) {
-            return Err(r.err("narrow.overlaps", format!("a counter ({v}) is out of range")));
+        if let Some(v) = tracking.iter().find(|&&v| v >= 1 << 62) {
+            return Err(r.err("narrow.tracking", format!("a counter ({v}) is out of range")));
         }
         let flag = |k: usize, what: &str| match sc[k] {
             0 => Ok(false),
@@ -550,6 +550,20 @@ impl Simulation {
             } else if !(i < j && (j as usize) < n) {
                 let which = if i < j { "contact.j" } else { "contact.i" };
                 return Err(r.err(which, format!("slot {s}: pair ({i}, {j}) with {n} particles")));
+            } else if ct.polygons {
+                // An overlap area, or minus the gap left to a pair that is apart: the gap
+                // between two polygons is less than the distance of their centres (each
+                // centre is inside its polygon), so a larger one is forged, and would let
+                // the pair pass through each other unnoticed.
+                let (i, j) = (i as usize, j as usize);
+                let a = ct.area[s];
+                let centres = (ps.x[i] - ps.x[j]).hypot(ps.y[i] - ps.y[j]);
+                if !a.is_finite() || -a > centres {
+                    return Err(r.err(
+                        "contact.area",
+                        format!("slot {s}: {a} is no overlap area, nor a gap between centres {centres} apart"),
+                    ));
+                }
             }
         }
         let mut seen = vec![false; slots];
@@ -648,8 +662,9 @@ impl Simulation {
             last_contacts: sc[S_LAST_CONTACTS],
             shapes,
             narrow: NarrowStats {
-                tracked: overlaps[0],
-                clipped: overlaps[1],
+                tracked: tracking[0],
+                clipped: tracking[1],
+                gap_skips: tracking[2],
                 ..narrow_from(&sc[S_NARROW..S_NARROW + 10])
             },
             overlap_scratch: Box::default(),

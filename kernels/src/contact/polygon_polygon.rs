@@ -23,8 +23,9 @@ pub struct Body<'a> {
 /// What the narrow phase found for one candidate pair.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PolyOutcome {
-    /// Apart (closest-feature walk), with the feature pairs visited.
-    Separated { steps: u32, fallback: bool },
+    /// Apart (closest-feature walk), with the feature pairs visited; `skipped` when the
+    /// walk was not needed (the gap left from the last walk exceeds the step's motion).
+    Separated { steps: u32, fallback: bool, skipped: bool },
     /// Overlapping: the force, and the overlap area and contact-line length; `tracked`
     /// when the overlap came from the cached crossing edges, not from clipping.
     Contact {
@@ -46,9 +47,30 @@ fn point_velocity(b: &Body, c: [f64; 2]) -> [f64; 2] {
     ]
 }
 
+/// How much closer any point of `a` can have come to any point of `b` in the step that
+/// led here, when positions and angles were drifted by `dt` times the velocities the
+/// bodies now carry (velocity Verlet: x += dt v, angle += dt omega, with the half-step
+/// velocities the force phase sees). A point at distance r <= radius from its centre moves
+/// by at most |dx| + r |d angle|, and a translation common to both changes no distance.
+/// The last term covers the rounding of positions, angles (up to ~1e7 rad) and world
+/// vertices.
+#[inline(always)]
+pub fn approach_bound(a: &Body, b: &Body, dt: f64) -> f64 {
+    let dv = (a.vel[0] - b.vel[0]).abs() + (a.vel[1] - b.vel[1]).abs();
+    let turn = a.omega.abs() * a.radius + b.omega.abs() * b.radius;
+    let coords = a.pos[0].abs() + a.pos[1].abs() + b.pos[0].abs() + b.pos[1].abs();
+    dt * (dv + turn) + 1e-9 * (a.radius + b.radius) + 1e-15 * coords
+}
+
 /// Contact of polygons `a` (first) and `b`. `features` is the cached closest-feature pair
-/// (packed), `prev_area` the overlap area of the last step (for dA/dt), `xi` the
+/// or crossing edges (packed), `prev_area` the overlap area of the last step (for dA/dt)
+/// or, for a pair that was apart, minus the gap it has left (see below), `xi` the
 /// tangential spring; all three are updated.
+///
+/// `gap_budget` (for integrators that drift by dt times the current velocities, see
+/// [`approach_bound`]): a pair found apart by the walk stores minus its distance, and each
+/// later step takes [`approach_bound`] off; while something is left the pair cannot touch
+/// and the walk is not run. Without it the slot holds 0 for a pair that is apart.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub fn polygon_polygon(
@@ -60,8 +82,21 @@ pub fn polygon_polygon(
     prev_area: &mut f64,
     xi: &mut f64,
     dt: f64,
+    gap_budget: bool,
     scratch: &mut OverlapScratch,
 ) -> PolyOutcome {
+    if gap_budget && *prev_area < 0.0 {
+        let left = -*prev_area - approach_bound(a, b, dt);
+        if left > 0.0 {
+            *prev_area = -left;
+            *xi = 0.0;
+            return PolyOutcome::Separated {
+                steps: 0,
+                fallback: false,
+                skipped: true,
+            };
+        }
+    }
     // The cache holds the closest features while the pair is apart and the crossing edges
     // while it overlaps. A pair that overlapped at the last step most likely still does:
     // its crossings (O(1), exact when they check out) or else the clipping decide, and
@@ -106,12 +141,24 @@ pub fn polygon_polygon(
     };
     let (steps, fallback) = t.map_or((0, false), |t| (t.steps, t.fallback));
     let Some(ov) = ov else {
-        *prev_area = 0.0;
+        *prev_area = match t.map(|t| t.proximity) {
+            Some(Proximity::Separated { distance, .. }) if gap_budget => -distance,
+            _ => 0.0,
+        };
         *xi = 0.0;
-        return PolyOutcome::Separated { steps, fallback };
+        return PolyOutcome::Separated {
+            steps,
+            fallback,
+            skipped: false,
+        };
     };
     let area = ov.area;
-    let rate = if dt > 0.0 { (area - *prev_area) / dt } else { 0.0 };
+    // A new contact grows from zero (the slot held minus a gap).
+    let rate = if dt > 0.0 {
+        (area - prev_area.max(0.0)) / dt
+    } else {
+        0.0
+    };
     *prev_area = area;
     let meff = 1.0 / inv_mass_sum;
     let l = 2.0 * a.radius * b.radius / (a.radius + b.radius);
@@ -243,6 +290,7 @@ mod tests {
             &mut a,
             &mut xi,
             1e-3,
+            true,
             &mut OverlapScratch::default(),
         ) {
             PolyOutcome::Contact { force, area, .. } => {
