@@ -25,6 +25,9 @@ pub struct Crossings {
     pub lb: u8,
 }
 
+// Edge indices are packed in 7 bits each.
+const _: () = assert!(super::overlap::MAX_VERTICES <= 128);
+
 impl Crossings {
     /// Marks a packed value as crossings; a packed closest-feature pair
     /// ([`super::closest_features::FeaturePair`], 16 bits a side, indices below 64) never
@@ -139,8 +142,20 @@ pub fn overlap_from_crossings(
     if (i == k && tp >= tq) || (j == l && v0 / (v0 - v1) >= r0 / (r0 - r1)) {
         return None;
     }
-    let p = [a[i][0] + tp * (a[i1][0] - a[i][0]), a[i][1] + tp * (a[i1][1] - a[i][1])];
-    let q = [a[k][0] + tq * (a[k1][0] - a[k][0]), a[k][1] + tq * (a[k1][1] - a[k][1])];
+    let lerp = |u: [f64; 2], v: [f64; 2], t: f64| [u[0] + t * (v[0] - u[0]), u[1] + t * (v[1] - u[1])];
+    // P and Q on a's edges (in a), and again on b's (in b). Where edges meet at a grazing
+    // angle the two disagree (the crossing is ill-conditioned) and the contact line would
+    // be noise: then the clipping decides.
+    let (p, q) = (lerp(a[i], a[i1], tp), lerp(a[k], a[k1], tq));
+    let (pb, qb) = (lerp(b[j], b[j1], r0 / (r0 - r1)), lerp(b[l], b[l1], v0 / (v0 - v1)));
+    let scale = (a[i1][0] - a[i][0]).abs()
+        + (a[i1][1] - a[i][1]).abs()
+        + (b[j1][0] - b[j][0]).abs()
+        + (b[j1][1] - b[j][1]).abs();
+    let off = (p[0] - pb[0]).abs() + (p[1] - pb[1]).abs() + (q[0] - qb[0]).abs() + (q[1] - qb[1]).abs();
+    if off > 1e-9 * scale || off.is_nan() {
+        return None;
+    }
     // (2), and the overlap polygon P, a[i1..=k], Q, b[l1..=j] fanned from P: area and
     // centroid relative to P for accuracy.
     let (mut a2, mut cx, mut cy) = (0.0, 0.0, 0.0);
@@ -154,15 +169,16 @@ pub fn overlap_from_crossings(
         prev = v;
     };
     // A corner is in the other polygon if it is in the triangle of P, Q and a corner of
-    // that polygon across from them (three points of it, so the triangle lies in it):
-    // three tests for the corners of a shallow contact, O(1) whatever the number of
-    // edges; the test against every edge only where that fails (deep overlaps).
+    // that polygon across from them, P and Q as computed on that polygon's edges (three
+    // points of it, so the triangle lies in it): three tests for the corners of a shallow
+    // contact, O(1) whatever the number of edges; the test against every edge only where
+    // that fails (deep overlaps).
     let (a_far, b_far) = (a[(i + na / 2) % na], b[(j + nb / 2) % nb]);
     let mut ok = true;
     if i != k {
         let mut m = i1;
         loop {
-            ok &= in_triangle(p, q, b_far, a[m]) || inside(b, a[m]);
+            ok &= in_triangle(pb, qb, b_far, a[m]) || inside(b, a[m]);
             add(a[m]);
             if m == k {
                 break;
