@@ -86,38 +86,7 @@ pub struct Tracked {
     pub fallback: bool,
 }
 
-#[inline(always)]
-fn sub(p: [f64; 2], q: [f64; 2]) -> [f64; 2] {
-    [p[0] - q[0], p[1] - q[1]]
-}
-
-#[inline(always)]
-fn dot(p: [f64; 2], q: [f64; 2]) -> f64 {
-    p[0] * q[0] + p[1] * q[1]
-}
-
-#[inline(always)]
-fn cross(p: [f64; 2], q: [f64; 2]) -> f64 {
-    p[0] * q[1] - p[1] * q[0]
-}
-
-#[inline(always)]
-fn next(k: usize, n: usize) -> usize {
-    if k + 1 == n {
-        0
-    } else {
-        k + 1
-    }
-}
-
-#[inline(always)]
-fn prev(k: usize, n: usize) -> usize {
-    if k == 0 {
-        n - 1
-    } else {
-        k - 1
-    }
-}
+use super::{cross, dot, next, prev, sub};
 
 /// Relative tolerance of the Voronoi-region tests: a point on a region's boundary up to
 /// rounding counts as inside, so that the walk does not cycle between two features that

@@ -13,6 +13,7 @@
 //! or more crossings) the caller clips ([`super::overlap::overlap_about`]), which finds
 //! the new crossing edges.
 use super::overlap::Overlap;
+use super::{next, sub};
 
 /// The edges on which the boundaries of a and b cross (edge k runs from vertex k to k+1,
 /// counter-clockwise): at the entry point P, a's edge `ia` passes into b through b's edge
@@ -54,24 +55,10 @@ impl Crossings {
     }
 }
 
-#[inline(always)]
-fn sub(p: [f64; 2], q: [f64; 2]) -> [f64; 2] {
-    [p[0] - q[0], p[1] - q[1]]
-}
-
 /// Twice the signed area of (p, q, r): positive when r is left of the line p -> q.
 #[inline(always)]
 fn orient(p: [f64; 2], q: [f64; 2], r: [f64; 2]) -> f64 {
     (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
-}
-
-#[inline(always)]
-fn next(k: usize, n: usize) -> usize {
-    if k + 1 == n {
-        0
-    } else {
-        k + 1
-    }
 }
 
 /// Whether `p` lies in convex polygon `q` (boundary included): left of or on every edge.

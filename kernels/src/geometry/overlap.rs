@@ -5,6 +5,7 @@
 //! stack: no allocation per pair. The clipping also names the edges that carry the two
 //! crossing points, so that a lasting contact can be tracked from them
 //! ([`super::crossings`]) instead of clipped again.
+use super::cross;
 use super::crossings::Crossings;
 
 /// Largest vertex count of one polygon.
@@ -56,11 +57,6 @@ const EMPTY: Vtx = Vtx {
     eb: 0,
     kind: NOT_CROSSING,
 };
-
-#[inline(always)]
-fn cross(p: [f64; 2], q: [f64; 2]) -> f64 {
-    p[0] * q[1] - p[1] * q[0]
-}
 
 /// The run of ring indices around `top` whose values satisfy `keep` (`top`'s does): the
 /// first index and the length.

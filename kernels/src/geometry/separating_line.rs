@@ -10,10 +10,7 @@
 //! after `max_iter` iterations (no verdict: the exact test decides). O(n + m) per
 //! iteration, a sufficient test only.
 
-#[inline(always)]
-fn dot(p: [f64; 2], u: [f64; 2]) -> f64 {
-    p[0] * u[0] + p[1] * u[1]
-}
+use super::dot;
 
 /// Index and value of the largest projection on `u`.
 fn support(v: &[[f64; 2]], u: [f64; 2]) -> (usize, f64) {
