@@ -496,6 +496,14 @@ fn inconsistent_contents_with_valid_checksums_are_refused() {
                     .for_each(|c| c.copy_from_slice(&(-1.0e9f64).to_le_bytes()))
             }),
         ),
+        // Radii smaller than the polygons they bound.
+        (
+            "p.radius",
+            Box::new(|b: &mut [u8]| {
+                b.chunks_exact_mut(8)
+                    .for_each(|c| c.copy_from_slice(&(1.0e-5f64).to_le_bytes()))
+            }),
+        ),
         // An unknown integrator.
         (
             "config",

@@ -383,6 +383,7 @@ fn budget_run(seed: u64) -> (u32, u32, u32) {
             let a = Body {
                 vertices: &va_w,
                 pos: pa,
+                angle: ta,
                 vel: va,
                 omega: wa,
                 radius: ra,
@@ -390,6 +391,7 @@ fn budget_run(seed: u64) -> (u32, u32, u32) {
             let b = Body {
                 vertices: &vb_w,
                 pos: pb,
+                angle: tb,
                 vel: vb,
                 omega: wb,
                 radius: rb,

@@ -72,6 +72,13 @@ impl ContactTable {
         self.i.len()
     }
 
+    /// Forget the gaps kept for polygon pairs that are apart (their walks run again at the
+    /// next step): after a step that moved the bodies but failed before its forces, the
+    /// gaps no longer hold.
+    pub fn forget_gaps(&mut self) {
+        self.area.iter_mut().filter(|a| **a < 0.0).for_each(|a| *a = 0.0);
+    }
+
     pub fn free_slots(&self) -> usize {
         self.free.len()
     }

@@ -660,8 +660,10 @@ impl Simulation {
         }
         for k in 0..steps {
             if let Err(e) = self.advance(k > 0) {
-                // Keep the state synchronised; the first error is the one to report.
+                // Keep the state synchronised; the first error is the one to report. The
+                // bodies may have moved without the gap budgets being charged: drop them.
                 let _ = self.finish_kick();
+                self.contacts.forget_gaps();
                 return Err(e);
             }
         }
@@ -1013,13 +1015,7 @@ impl Simulation {
             if let Some(sh) = self.shapes.as_ref().filter(|sh| sh.is_polygon(i) || sh.is_polygon(j)) {
                 // Polygons: the energy of F = E A / l for an overlap growing at a fixed
                 // contact-line width w, E A^2 / (2 l w), plus the tangential spring.
-                let body = |p: usize| Body {
-                    vertices: &sh.world[sh.range(p)],
-                    pos: [ps.x[p], ps.y[p]],
-                    vel: [ps.vx[p], ps.vy[p]],
-                    omega: ps.omega[p],
-                    radius: ps.radius[p],
-                };
+                let body = |p: usize| polygon_body(ps, sh, p);
                 let xi = self.contacts.xi[s];
                 if sh.is_polygon(i) && sh.is_polygon(j) {
                     if let Some(o) = overlap(&sh.world[sh.range(i)], &sh.world[sh.range(j)]) {
@@ -1425,13 +1421,7 @@ fn wall_forces(
         let prm = params.get(ps.material[p], wall.material);
         let c = match shapes {
             Some(sh) if sh.is_polygon(p) => {
-                let b = Body {
-                    vertices: &sh.world[sh.range(p)],
-                    pos: [ps.x[p], ps.y[p]],
-                    vel: [ps.vx[p], ps.vy[p]],
-                    omega: ps.omega[p],
-                    radius: ps.radius[p],
-                };
+                let b = polygon_body(ps, sh, p);
                 polygon_wall(prm, &wall.line, &b, ps.inv_mass[p], &mut wc.area[k], &mut wc.xi[k], dt)
             }
             _ => disc_wall(
@@ -1506,6 +1496,19 @@ fn pair_forces_mixed(
     touching
 }
 
+/// Particle `p` as a body for the polygon contact kernels.
+#[inline(always)]
+fn polygon_body<'a>(ps: &ParticleStore, sh: &'a Shapes, p: usize) -> Body<'a> {
+    Body {
+        vertices: &sh.world[sh.range(p)],
+        pos: [ps.x[p], ps.y[p]],
+        angle: ps.angle[p],
+        vel: [ps.vx[p], ps.vy[p]],
+        omega: ps.omega[p],
+        radius: ps.radius[p],
+    }
+}
+
 /// The contact state of a pair at its slot of the contact table.
 pub(crate) struct SlotState<'a> {
     pub xi: &'a mut f64,
@@ -1556,13 +1559,7 @@ pub(crate) fn mixed_slot(
         return None;
     }
     let prm = params.get(ps.material[i], ps.material[j]);
-    let body = |p: usize| Body {
-        vertices: &sh.world[sh.range(p)],
-        pos: [ps.x[p], ps.y[p]],
-        vel: [ps.vx[p], ps.vy[p]],
-        omega: ps.omega[p],
-        radius: ps.radius[p],
-    };
+    let body = |p: usize| polygon_body(ps, sh, p);
     if pi && pj && rejection > Rejection::Circle && *area == 0.0 {
         let (a, b) = (&sh.world[sh.range(i)], &sh.world[sh.range(j)]);
         let (ca, cb) = ([ps.x[i], ps.y[i]], [ps.x[j], ps.y[j]]);

@@ -514,6 +514,18 @@ impl Simulation {
                         format!("particle index {p}: not a finite, counter-clockwise, strictly convex polygon"),
                     ));
                 }
+                // The bounding radius bounds every corner (the circle test and the gap
+                // budget rely on it).
+                let far = v.iter().map(|c| c[0].hypot(c[1])).fold(0.0, f64::max);
+                if far > ps.radius[p] * (1.0 + 1e-12) {
+                    return Err(r.err(
+                        "p.radius",
+                        format!(
+                            "particle index {p}: radius {} but a corner {far} from the centre",
+                            ps.radius[p]
+                        ),
+                    ));
+                }
             }
             let world: Vec<[f64; 2]> = r.exact("shape.world", nv)?;
             Some(Shapes { start, body, world })

@@ -15,6 +15,9 @@ use crate::geometry::overlap::{overlap_about, Overlap, OverlapScratch};
 pub struct Body<'a> {
     pub vertices: &'a [[f64; 2]],
     pub pos: [f64; 2],
+    /// The angle the vertices were turned by (only its size matters here: the rounding
+    /// of a drift of a large angle, see [`approach_bound`]).
+    pub angle: f64,
     pub vel: [f64; 2],
     pub omega: f64,
     pub radius: f64,
@@ -52,14 +55,16 @@ fn point_velocity(b: &Body, c: [f64; 2]) -> [f64; 2] {
 /// bodies now carry (velocity Verlet: x += dt v, angle += dt omega, with the half-step
 /// velocities the force phase sees). A point at distance r <= radius from its centre moves
 /// by at most |dx| + r |d angle|, and a translation common to both changes no distance.
-/// The last term covers the rounding of positions, angles (up to ~1e7 rad) and world
-/// vertices.
+/// The other terms cover rounding: of the drifted angle (half a unit in its last place,
+/// which grows with the angle), of positions and world vertices (a few units in the last
+/// place of the coordinates), and of the walk's distance.
 #[inline(always)]
 pub fn approach_bound(a: &Body, b: &Body, dt: f64) -> f64 {
     let dv = (a.vel[0] - b.vel[0]).abs() + (a.vel[1] - b.vel[1]).abs();
     let turn = a.omega.abs() * a.radius + b.omega.abs() * b.radius;
+    let angles = a.angle.abs() * a.radius + b.angle.abs() * b.radius;
     let coords = a.pos[0].abs() + a.pos[1].abs() + b.pos[0].abs() + b.pos[1].abs();
-    dt * (dv + turn) + 1e-9 * (a.radius + b.radius) + 1e-15 * coords
+    dt * (dv + turn) + f64::EPSILON * angles + 1e-9 * (a.radius + b.radius) + 1e-15 * coords
 }
 
 /// Contact of polygons `a` (first) and `b`. `features` is the cached closest-feature pair
@@ -275,6 +280,7 @@ mod tests {
         let body = |v: &'static [[f64; 2]], x: f64| Body {
             vertices: v,
             pos: [x, 0.0],
+            angle: 0.0,
             vel: [0.0; 2],
             omega: 0.0,
             radius: 2f64.sqrt(),

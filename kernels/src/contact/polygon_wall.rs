@@ -107,6 +107,7 @@ mod tests {
         let b = Body {
             vertices: &v,
             pos: [0.0, 0.9],
+            angle: 0.0,
             vel: [0.0; 2],
             omega: 0.0,
             radius: 2.0,
