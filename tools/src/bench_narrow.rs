@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use clap::Args;
 use talus_kernels::geometry::closest_features::{closest_features, FeaturePair};
-use talus_kernels::geometry::crossings::{overlap_from_crossings, Crossings};
-use talus_kernels::geometry::overlap::{overlap_in, Overlap, OverlapScratch};
+use talus_kernels::geometry::crossings::{overlap_clipped, overlap_tracked};
+use talus_kernels::geometry::overlap::{overlap_in, OverlapScratch};
 
 #[derive(Args)]
 pub struct NarrowArgs {
@@ -93,11 +93,12 @@ pub fn bench_narrow(a: NarrowArgs) -> Result<(), String> {
             ov.push(t.elapsed().as_secs_f64() * 1e9 / a.queries as f64);
             // As the simulation does it: the crossing edges cached from the last call,
             // clipping only when they no longer hold.
-            let mut cache = None;
+            let mut cache = FeaturePair::START.pack();
             (hits, found) = (0, 0);
             let t = Instant::now();
             for q in 0..a.queries {
-                let (o, hit) = tracked(&pa, &overlapping[q % 1000], &mut cache, &mut s);
+                let pb = &overlapping[q % 1000];
+                let (o, hit) = overlap_tracked(&pa, pb, pa[0], pb[0], &mut cache, &mut s);
                 found += o.is_some() as u64;
                 black_box(o);
                 hits += hit as u64;
@@ -114,23 +115,6 @@ pub fn bench_narrow(a: NarrowArgs) -> Result<(), String> {
     }
     random_pairs(a.queries, a.repeats)?;
     Ok(())
-}
-
-/// The overlap from the cached crossings if they hold, else clipped (re-seeding the cache);
-/// and whether the cache held.
-fn tracked(
-    a: &[[f64; 2]],
-    b: &[[f64; 2]],
-    cache: &mut Option<Crossings>,
-    s: &mut OverlapScratch,
-) -> (Option<Overlap>, bool) {
-    let (ca, cb) = (a[0], b[0]);
-    if let Some(o) = cache.and_then(|c| overlap_from_crossings(a, b, ca, cb, c)) {
-        return (Some(o), true);
-    }
-    let o = talus_kernels::geometry::overlap::overlap_about(a, b, ca, cb, s);
-    *cache = o.and_then(|o| o.crossings);
-    (o, false)
 }
 
 /// Overlap calls on 1000 random pairs of random 5-8-gons (aspect up to 1.2) in shallow
@@ -182,9 +166,13 @@ fn random_pairs(queries: usize, repeats: usize) -> Result<(), String> {
     }
     let mut s = OverlapScratch::default();
     // Each pair's crossings, as a lasting contact has them cached.
-    let mut caches: Vec<Option<Crossings>> = pairs
+    let mut caches: Vec<u32> = pairs
         .iter()
-        .map(|(pa, pb)| overlap_in(pa, pb, &mut s).and_then(|o| o.crossings))
+        .map(|(pa, pb)| {
+            let mut c = FeaturePair::START.pack();
+            overlap_clipped(pa, pb, pa[0], pb[0], &mut c, &mut s);
+            c
+        })
         .collect();
     let (mut ov, mut tr) = (Vec::new(), Vec::new());
     let mut hits = 0u64;
@@ -200,7 +188,7 @@ fn random_pairs(queries: usize, repeats: usize) -> Result<(), String> {
         for q in 0..queries {
             let k = (q * 389) % 1000;
             let (pa, pb) = &pairs[k];
-            let (o, hit) = tracked(pa, pb, &mut caches[k], &mut s);
+            let (o, hit) = overlap_tracked(pa, pb, pa[0], pb[0], &mut caches[k], &mut s);
             black_box(o);
             hits += hit as u64;
         }

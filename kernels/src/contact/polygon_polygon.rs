@@ -7,8 +7,8 @@
 use super::disc_disc::ContactForce;
 use super::law::{coulomb_spring, ContactParams};
 use crate::geometry::closest_features::{closest_features, Feature, FeaturePair, Proximity};
-use crate::geometry::crossings::{overlap_from_crossings, Crossings};
-use crate::geometry::overlap::{overlap_about, Overlap, OverlapScratch};
+use crate::geometry::crossings::{overlap_clipped, overlap_tracked, Crossings};
+use crate::geometry::overlap::OverlapScratch;
 
 /// One body of a contact: world vertices, centre of mass, velocity, spin, bounding radius.
 #[derive(Debug, Clone, Copy)]
@@ -120,19 +120,12 @@ pub fn polygon_polygon(
         *features = pair.pack();
         t
     };
-    let clip = |features: &mut u32, scratch: &mut OverlapScratch| -> Option<Overlap> {
-        let ov = overlap_about(a.vertices, b.vertices, a.pos, b.pos, scratch)?;
-        if let Some(c) = ov.crossings {
-            *features = c.pack();
-        }
-        Some(ov)
-    };
+    let (va, vb) = (a.vertices, b.vertices);
     let mut tracked = false;
     let (ov, t) = if *prev_area > 0.0 {
-        let from_cache =
-            Crossings::unpack(*features).and_then(|c| overlap_from_crossings(a.vertices, b.vertices, a.pos, b.pos, c));
-        tracked = from_cache.is_some();
-        match from_cache.or_else(|| clip(features, scratch)) {
+        let (ov, hit) = overlap_tracked(va, vb, a.pos, b.pos, features, scratch);
+        tracked = hit;
+        match ov {
             Some(ov) => (Some(ov), None),
             None => (None, Some(walk(features))),
         }
@@ -140,7 +133,7 @@ pub fn polygon_polygon(
         let t = walk(features);
         let ov = match t.proximity {
             Proximity::Separated { .. } => None,
-            Proximity::Penetrating => clip(features, scratch),
+            Proximity::Penetrating => overlap_clipped(va, vb, a.pos, b.pos, features, scratch),
         };
         (ov, Some(t))
     };

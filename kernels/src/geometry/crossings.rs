@@ -12,7 +12,7 @@
 //! is exact; where it fails (the crossing moved to another edge, a deep overlap with four
 //! or more crossings) the caller clips ([`super::overlap::overlap_about`]), which finds
 //! the new crossing edges.
-use super::overlap::Overlap;
+use super::overlap::{overlap_about, Overlap, OverlapScratch};
 use super::{next, sub};
 
 /// The edges on which the boundaries of a and b cross (edge k runs from vertex k to k+1,
@@ -207,6 +207,41 @@ pub fn overlap_from_crossings(
         line_length: len,
         crossings: Some(c),
     })
+}
+
+/// The overlap of a pair that overlapped at the last step: from the crossings packed in
+/// `cache` if they check out, else clipped (which packs the new crossings into `cache`,
+/// when it finds exactly two). Also whether the cache served.
+#[inline]
+pub fn overlap_tracked(
+    a: &[[f64; 2]],
+    b: &[[f64; 2]],
+    ca: [f64; 2],
+    cb: [f64; 2],
+    cache: &mut u32,
+    scratch: &mut OverlapScratch,
+) -> (Option<Overlap>, bool) {
+    if let Some(o) = Crossings::unpack(*cache).and_then(|c| overlap_from_crossings(a, b, ca, cb, c)) {
+        return (Some(o), true);
+    }
+    (overlap_clipped(a, b, ca, cb, cache, scratch), false)
+}
+
+/// [`overlap_about`] (clipping), packing the crossing edges it found into `cache` for
+/// [`overlap_tracked`] (left as it was when there are not exactly two).
+pub fn overlap_clipped(
+    a: &[[f64; 2]],
+    b: &[[f64; 2]],
+    ca: [f64; 2],
+    cb: [f64; 2],
+    cache: &mut u32,
+    scratch: &mut OverlapScratch,
+) -> Option<Overlap> {
+    let o = overlap_about(a, b, ca, cb, scratch)?;
+    if let Some(c) = o.crossings {
+        *cache = c.pack();
+    }
+    Some(o)
 }
 
 #[cfg(test)]
