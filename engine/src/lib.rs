@@ -5,6 +5,7 @@ pub mod drive;
 pub mod error;
 pub mod generate;
 pub mod material;
+mod owner_sum;
 pub mod parallel;
 pub mod pool;
 pub mod shapes;

@@ -8,10 +8,11 @@
 //! sees disjoint data, and an uncontended lock costs two atomic operations per chunk.
 //!
 //! Summing the pair forces into the particles is where threads meet. Three strategies:
-//! - `deterministic` (default): each slot's force goes to a per-slot buffer; a second
-//!   parallel pass sums, per particle, its slots in slot order, which is the order of the
-//!   serial loop, so the loads are bitwise those of the serial run for any thread count
-//!   (the force of a slot never depends on the thread that computed it).
+//! - `deterministic` (default): the chunk of slots holding a particle's first slot folds
+//!   its forces straight into the loads; later chunks defer theirs to a short fix-up pass
+//!   that continues the fold in slot order (`owner_sum`). The loads are bitwise those of
+//!   the serial run for any thread count (the force of a slot never depends on the thread
+//!   that computed it, and each particle's additions happen in slot order).
 //! - `per-thread`: each thread adds into its own force arrays, which a second pass sums
 //!   (Chen & Matuttis 2013, Fig. 7); the order of additions depends on the thread count.
 //! - `mutex`: one lock per particle, held for the addition (Schinner 1999, Fig. 12); the
@@ -24,6 +25,7 @@ use parking_lot::Mutex;
 
 use crate::contacts::{ContactTable, FREE};
 use crate::error::Result;
+use crate::owner_sum::{fix_up, OwnerPlan, OwnerSink, SharedLoad, SharedLoads, SharedSink};
 use crate::pool::{chunk, Dynamic, Phase, Pool};
 use crate::shapes::Shapes;
 use crate::sim::{
@@ -37,6 +39,11 @@ use talus_kernels::integrate::verlet::{self, Check, CheckResult, Dof, Inertia, L
 
 /// Contact-table slots per dynamically claimed chunk.
 const SLOT_CHUNK: usize = 2048;
+
+/// Deterministic sum, disc pairs: the smallest guided chunk. Larger chunks defer fewer
+/// contributions (a chunk's rim shrinks relative to its area), smaller ones even out the
+/// threads' finish; the guided split has both.
+const OWNER_MIN_CHUNK: usize = 8192;
 
 /// How the pair forces are summed into the particles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, PartialOrd, Ord, Hash)]
@@ -96,13 +103,10 @@ pub struct Parallel {
     pub(crate) pool: Pool,
     pub strategy: ForceStrategy,
     pub(crate) threads: Vec<Mutex<ThreadState>>,
-    /// Deterministic: the force of each slot (fx, fy, torque on i, torque on j).
+    /// Deterministic: the force of each deferred slot (fx, fy, torque on i, torque on j).
     slot_force: Vec<[f64; 4]>,
-    /// Deterministic: per particle, its slots in slot order (slot * 2 + 1 if it is j),
-    /// CSR; valid for the contact table generation `incidence_of`.
-    inc_start: Vec<u32>,
-    inc: Vec<u32>,
-    incidence_of: Option<u64>,
+    /// Deterministic: which contributions are deferred.
+    owners: OwnerPlan,
     /// Mutex strategy: the accumulators.
     locks: Vec<Mutex<[f64; 3]>>,
     /// The hot arrays were reallocated by thread 0 (reorder, removal, growth): first
@@ -147,22 +151,6 @@ fn split_or_empty<'a, T>(s: &'a mut [T], lengths: &[usize]) -> Vec<&'a mut [T]> 
     }
 }
 
-/// Deterministic: each slot's force into its own entry of the slot buffer.
-struct SlotSink<'a> {
-    out: &'a mut [[f64; 4]],
-}
-
-impl ForceSink for SlotSink<'_> {
-    #[inline(always)]
-    fn add(&mut self, o: usize, _i: usize, _j: usize, f: &ContactForce) {
-        self.out[o] = [f.fx, f.fy, f.ti, f.tj];
-    }
-    #[inline(always)]
-    fn none(&mut self, o: usize) {
-        self.out[o] = [0.0; 4];
-    }
-}
-
 /// Mutex: each addition under the particle's lock (Schinner 1999, Fig. 12).
 struct LockSink<'a> {
     locks: &'a [Mutex<[f64; 3]>],
@@ -186,7 +174,7 @@ impl ForceSink for LockSink<'_> {
 
 /// The pairs of one chunk of slots, into `sink`. Returns touching pairs.
 #[allow(clippy::too_many_arguments)]
-#[inline(always)]
+#[inline(never)]
 fn chunk_forces<S: ForceSink>(
     ps: &ParticleStore,
     view: &DiscView,
@@ -238,6 +226,15 @@ struct Slots<'a> {
     features: &'a mut [u32],
 }
 
+/// What the force phase needs besides the store and the table.
+struct PairWork<'a> {
+    shapes: Option<&'a Shapes>,
+    params: &'a crate::material::PairTable,
+    dt: f64,
+    rejection: Rejection,
+    gap_budget: bool,
+}
+
 /// One dynamically claimed piece of the contact table.
 struct SlotChunk<'a> {
     start: usize,
@@ -245,6 +242,7 @@ struct SlotChunk<'a> {
     area: &'a mut [f64],
     features: &'a mut [u32],
     out: &'a mut [[f64; 4]],
+    defer: &'a [u8],
 }
 
 impl Parallel {
@@ -265,9 +263,7 @@ impl Parallel {
             strategy,
             threads,
             slot_force: Vec::new(),
-            inc_start: Vec::new(),
-            inc: Vec::new(),
-            incidence_of: None,
+            owners: OwnerPlan::default(),
             locks: Vec::new(),
             untouched: true,
         })
@@ -335,6 +331,7 @@ impl Parallel {
         let (parts, radius) = verlet_parts(ps, &lens);
         let boxes = split_ref(&boxes[..n], lens.iter().copied());
         let (left, outside) = (AtomicBool::new(false), AtomicBool::new(false));
+        let reset = self.strategy == ForceStrategy::Deterministic;
         self.pool.run(Phase::Predict, &|t| {
             let mut part = parts[t].lock();
             let (d, l, m) = &mut *part;
@@ -344,8 +341,9 @@ impl Parallel {
                 domain_min,
                 domain_max,
             };
-            // The loads are not reset: every strategy's reduction assigns them.
-            let r = verlet::kick_drift_check(d, l, m, dt, g, pending, false, &c);
+            // Only the deterministic sum adds into the loads; the other strategies'
+            // reductions assign them.
+            let r = verlet::kick_drift_check(d, l, m, dt, g, pending, reset, &c);
             left.fetch_or(r.left_box, Ordering::Relaxed);
             outside.fetch_or(r.outside, Ordering::Relaxed);
         })?;
@@ -400,50 +398,124 @@ impl Parallel {
         gap_budget: bool,
         stats: &mut NarrowStats,
     ) -> Result<u64> {
+        let work = PairWork {
+            shapes,
+            params,
+            dt,
+            rejection,
+            gap_budget,
+        };
+        if self.strategy == ForceStrategy::Deterministic {
+            // The loads leave the store for the two phases, so that the force phase can
+            // read the store while it adds into them; they go back on every path.
+            let n = ps.len();
+            let mut taken = [
+                std::mem::take(&mut ps.fx),
+                std::mem::take(&mut ps.fy),
+                std::mem::take(&mut ps.torque),
+            ];
+            let r = {
+                let [a, b, c] = &mut taken;
+                let loads = SharedLoads {
+                    fx: SharedLoad::new(&mut a[..n]),
+                    fy: SharedLoad::new(&mut b[..n]),
+                    tq: SharedLoad::new(&mut c[..n]),
+                };
+                self.force_phase(ps, ct, &work, Some(&loads))
+                    .and_then(|()| self.fix_up_phase(&loads))
+            };
+            [ps.fx, ps.fy, ps.torque] = taken;
+            r?;
+        } else {
+            self.force_phase(ps, ct, &work, None)?;
+            self.reduce_phase(ps)?;
+        }
+        let mut touching = 0;
+        for t in &self.threads {
+            let mut ts = t.lock();
+            touching += ts.touching;
+            let s = std::mem::take(&mut ts.stats);
+            stats.add(&s);
+        }
+        Ok(touching)
+    }
+
+    /// The pairs of the contact table in dynamically claimed chunks, into each strategy's
+    /// sink (`loads`: the deterministic sum's).
+    fn force_phase(
+        &mut self,
+        ps: &ParticleStore,
+        ct: &mut ContactTable,
+        w: &PairWork,
+        loads: Option<&SharedLoads>,
+    ) -> Result<()> {
         let n = ps.len();
         let slots = ct.i.len();
         let strategy = self.strategy;
-        if strategy == ForceStrategy::Deterministic && self.incidence_of != Some(ct.generation()) {
-            build_incidence(ct, n, &mut self.inc_start, &mut self.inc);
-            self.incidence_of = Some(ct.generation());
-        }
-        if strategy == ForceStrategy::Deterministic {
-            self.slot_force.resize(slots, [0.0; 4]);
-        }
+        let det = strategy == ForceStrategy::Deterministic;
+        // The chunks, claimed dynamically. Deterministic: guided, one chunk on one thread
+        // (nothing deferred); polygon pairs cost ten times a disc pair, so their chunks
+        // go down to the finer SLOT_CHUNK. Otherwise fixed chunks of SLOT_CHUNK.
+        let bounds: Vec<usize> = if det {
+            let min = if w.shapes.is_some() {
+                SLOT_CHUNK
+            } else {
+                OWNER_MIN_CHUNK
+            };
+            self.owners
+                .prepare(ct.generation(), &ct.i, &ct.j, n, self.threads(), min);
+            if self.slot_force.len() < slots {
+                // Only deferred slots are written and read: the contents do not matter.
+                self.slot_force.resize(slots, [0.0; 4]);
+            }
+            self.owners.bounds.clone()
+        } else {
+            (0..slots.div_ceil(SLOT_CHUNK))
+                .map(|k| k * SLOT_CHUNK)
+                .chain([slots])
+                .collect()
+        };
         if strategy == ForceStrategy::Mutex && self.locks.len() != n {
             self.locks = (0..n).map(|_| Mutex::new([0.0; 3])).collect();
         }
-        let chunks = slots.div_ceil(SLOT_CHUNK);
-        let lens: Vec<usize> = (0..chunks).map(|k| SLOT_CHUNK.min(slots - k * SLOT_CHUNK)).collect();
-        let out = if strategy == ForceStrategy::Deterministic {
-            split_lengths(&mut self.slot_force[..slots], lens.iter().copied())
+        let chunks = bounds.len() - 1;
+        let lens: Vec<usize> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
+        let (out, defer) = if det {
+            (
+                split_lengths(&mut self.slot_force[..slots], lens.iter().copied()),
+                split_ref(&self.owners.defer[..slots], lens.iter().copied()),
+            )
         } else {
-            (0..chunks).map(|_| Default::default()).collect()
+            (
+                (0..chunks).map(|_| Default::default()).collect(),
+                (0..chunks).map(|_| Default::default()).collect(),
+            )
         };
         let (ci, cj) = (&ct.i[..], &ct.j[..]);
         let work: Vec<Mutex<SlotChunk>> = split_lengths(&mut ct.xi, lens.iter().copied())
             .into_iter()
             .zip(split_or_empty(&mut ct.area, &lens))
             .zip(split_or_empty(&mut ct.features, &lens))
-            .zip(out)
+            .zip(out.into_iter().zip(defer))
             .enumerate()
-            .map(|(k, (((xi, area), features), out))| {
+            .map(|(k, (((xi, area), features), (out, defer)))| {
                 Mutex::new(SlotChunk {
-                    start: k * SLOT_CHUNK,
+                    start: bounds[k],
                     xi,
                     area,
                     features,
                     out,
+                    defer,
                 })
             })
             .collect();
-        let dynamic = Dynamic::new(slots, SLOT_CHUNK);
+        let dynamic = Dynamic::new(chunks, 1);
         let view = DiscView::of(ps);
-        let psr: &ParticleStore = ps;
-        let one = (params.n == 1).then(|| OneMaterial(params.params[0]));
+        let one = (w.params.n == 1).then(|| OneMaterial(w.params.params[0]));
         let locks = &self.locks;
+        let threads = &self.threads;
         self.pool.run(Phase::Forces, &|t| {
-            let mut guard = self.threads[t].lock();
+            let mut guard = threads[t].lock();
             let ts = &mut *guard;
             if strategy == ForceStrategy::PerThread && ts.acc[0].len() != n {
                 // Zeroed here once; afterwards the reduction zeroes what it has read.
@@ -456,8 +528,8 @@ impl Parallel {
             let mut narrow = NarrowWork {
                 stats: &mut ts.stats,
                 scratch: &mut ts.scratch,
-                rejection,
-                gap_budget,
+                rejection: w.rejection,
+                gap_budget: w.gap_budget,
             };
             let [ax, ay, at] = &mut ts.acc;
             let mut per_thread = LoadSink { fx: ax, fy: ay, tq: at };
@@ -469,6 +541,7 @@ impl Parallel {
                     area,
                     features,
                     out,
+                    defer,
                 } = &mut *guard;
                 let r = *start..*start + xi.len();
                 let (ci, cj) = (&ci[r.clone()], &cj[r]);
@@ -478,43 +551,62 @@ impl Parallel {
                 macro_rules! pairs_into {
                     ($sink:expr) => {
                         chunk_forces(
-                            psr,
+                            ps,
                             &view,
-                            shapes,
+                            w.shapes,
                             one.as_ref(),
-                            params,
+                            w.params,
                             ci,
                             cj,
                             c,
-                            dt,
+                            w.dt,
                             &mut narrow,
                             $sink,
                         )
                     };
                 }
-                touching += match strategy {
-                    ForceStrategy::Deterministic => pairs_into!(&mut SlotSink { out }),
-                    ForceStrategy::PerThread => pairs_into!(&mut per_thread),
-                    ForceStrategy::Mutex => pairs_into!(&mut LockSink { locks }),
+                touching += match (strategy, loads) {
+                    (ForceStrategy::Deterministic, Some(loads)) if chunks == 1 => {
+                        pairs_into!(&mut SharedSink { loads })
+                    }
+                    (ForceStrategy::Deterministic, Some(loads)) => pairs_into!(&mut OwnerSink { defer, out, loads }),
+                    (ForceStrategy::Deterministic, None) => unreachable!("the deterministic sum needs its loads"),
+                    (ForceStrategy::PerThread, _) => pairs_into!(&mut per_thread),
+                    (ForceStrategy::Mutex, _) => pairs_into!(&mut LockSink { locks }),
                 };
             }
             ts.touching = touching;
-        })?;
-        drop(work);
-        // The reduction: every particle's loads from the accumulators (the loads are zero
-        // here: the predict phase reset them).
-        let lens: Vec<usize> = self.ranges(n).iter().map(|r| r.len()).collect();
+        })
+    }
+
+    /// Deterministic: the deferred contributions, each particle's on one thread.
+    fn fix_up_phase(&mut self, loads: &SharedLoads) -> Result<()> {
+        if self.owners.fix.is_empty() {
+            return Ok(());
+        }
+        let threads = self.threads();
+        let (owners, slot_force) = (&self.owners, &self.slot_force);
+        self.pool.run(Phase::Reduce, &|t| {
+            fix_up(owners.fix_piece(t, threads), slot_force, loads);
+        })
+    }
+
+    /// Per-thread and mutex: every particle's loads from the accumulators (the loads are
+    /// not reset by the predict phase: this assigns them).
+    fn reduce_phase(&mut self, ps: &mut ParticleStore) -> Result<()> {
+        let n = ps.len();
+        let strategy = self.strategy;
         let ranges = self.ranges(n);
+        let lens: Vec<usize> = ranges.iter().map(|r| r.len()).collect();
         let loads: Vec<Mutex<[&mut [f64]; 3]>> = split_lengths(&mut ps.fx[..n], lens.iter().copied())
             .into_iter()
             .zip(split_lengths(&mut ps.fy[..n], lens.iter().copied()))
             .zip(split_lengths(&mut ps.torque[..n], lens.iter().copied()))
             .map(|((a, b), c)| Mutex::new([a, b, c]))
             .collect();
-        let (inc_start, inc, slot_force) = (&self.inc_start, &self.inc, &self.slot_force);
-        let threads = &self.threads;
+        let locks = &self.locks;
         let mut guards: Vec<_> = if strategy == ForceStrategy::PerThread {
-            threads.iter().map(|t| t.lock()).collect()
+            self.threads.iter().map(|t| t.lock()).collect()
         } else {
             Vec::new()
         };
@@ -537,28 +629,7 @@ impl Parallel {
             let [fx, fy, tq] = &mut *l;
             let base = ranges[t].start;
             match strategy {
-                ForceStrategy::Deterministic => {
-                    for p in ranges[t].clone() {
-                        let (mut x, mut y, mut q) = (0.0, 0.0, 0.0);
-                        for &e in &inc[inc_start[p] as usize..inc_start[p + 1] as usize] {
-                            let f = &slot_force[(e >> 1) as usize];
-                            // The serial loop's operations, in its order: `+=` for i,
-                            // `-=` for j (not `+= -f`, which is the same number anyway).
-                            if e & 1 == 0 {
-                                x += f[0];
-                                y += f[1];
-                                q += f[2];
-                            } else {
-                                x -= f[0];
-                                y -= f[1];
-                                q += f[3];
-                            }
-                        }
-                        fx[p - base] = x;
-                        fy[p - base] = y;
-                        tq[p - base] = q;
-                    }
-                }
+                ForceStrategy::Deterministic => unreachable!("the deterministic sum has no reduction"),
                 ForceStrategy::PerThread => {
                     let mut mine = pieces[t].lock();
                     for o in 0..ranges[t].len() {
@@ -584,14 +655,7 @@ impl Parallel {
             }
         })?;
         drop(guards);
-        let mut touching = 0;
-        for t in &self.threads {
-            let mut ts = t.lock();
-            touching += ts.touching;
-            let s = std::mem::take(&mut ts.stats);
-            stats.add(&s);
-        }
-        Ok(touching)
+        Ok(())
     }
 
     /// The quadtree's refresh on the pool (Watanabe et al.: the migration through unchanged
@@ -705,31 +769,4 @@ fn verlet_parts<'a>(ps: &'a mut ParticleStore, lens: &[usize]) -> (Vec<VerletPar
         })
         .collect();
     (parts, split_ref(&radius[..n], lens.iter().copied()))
-}
-
-/// Per particle, the slots it is in, in slot order (slot * 2, + 1 where it is j).
-fn build_incidence(ct: &ContactTable, n: usize, start: &mut Vec<u32>, inc: &mut Vec<u32>) {
-    start.clear();
-    start.resize(n + 1, 0);
-    for (&i, &j) in ct.i.iter().zip(&ct.j) {
-        if i != FREE {
-            start[i as usize + 1] += 1;
-            start[j as usize + 1] += 1;
-        }
-    }
-    for p in 0..n {
-        start[p + 1] += start[p];
-    }
-    inc.clear();
-    inc.resize(start[n] as usize, 0);
-    let mut fill: Vec<u32> = start[..n].to_vec();
-    for (s, (&i, &j)) in ct.i.iter().zip(&ct.j).enumerate() {
-        if i != FREE {
-            let (i, j) = (i as usize, j as usize);
-            inc[fill[i] as usize] = (s as u32) << 1;
-            fill[i] += 1;
-            inc[fill[j] as usize] = ((s as u32) << 1) | 1;
-            fill[j] += 1;
-        }
-    }
 }

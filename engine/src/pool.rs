@@ -366,9 +366,40 @@ impl Dynamic {
     }
 }
 
+/// Chunk bounds for a guided split of 0..n over `threads` (OpenMP's schedule(guided)):
+/// each chunk takes 1/(2 threads) of what is left, never fewer than `min` items, so the
+/// first chunks are large and the last ones small enough to even out the finish. One
+/// thread gets one chunk. Returns the starts and the end: `bounds[k]..bounds[k + 1]`.
+pub fn guided_bounds(n: usize, threads: usize, min: usize) -> Vec<usize> {
+    let mut bounds = vec![0];
+    let mut at = 0;
+    while at < n {
+        let size = if threads <= 1 {
+            n
+        } else {
+            ((n - at) / (2 * threads)).max(min.max(1))
+        };
+        at = (at + size).min(n);
+        bounds.push(at);
+    }
+    bounds
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn guided_bounds_shrink_and_cover() {
+        assert_eq!(guided_bounds(0, 2, 10), vec![0]);
+        assert_eq!(guided_bounds(1000, 1, 10), vec![0, 1000]);
+        let b = guided_bounds(100_000, 2, 1000);
+        assert_eq!((b[0], *b.last().unwrap()), (0, 100_000));
+        assert_eq!(b[1], 25_000);
+        let sizes: Vec<usize> = b.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(sizes.windows(2).all(|w| w[1] <= w[0]), "{sizes:?}");
+        assert!(sizes[..sizes.len() - 1].iter().all(|&s| s >= 1000), "{sizes:?}");
+    }
 
     #[test]
     fn every_thread_runs_every_phase_once() {

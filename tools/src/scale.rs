@@ -46,7 +46,7 @@ pub struct ScaleArgs {
     /// Timed steps per repeat.
     #[arg(long, default_value_t = 100)]
     pub steps: u64,
-    /// Timed repeats per configuration (the median is reported).
+    /// Timed rounds: each runs every configuration once, in turn (medians are reported).
     #[arg(long, default_value_t = 3)]
     pub repeats: usize,
     /// Also time the serial code path (no pool), as a reference row.
@@ -71,7 +71,9 @@ struct Row {
     placement: String,
     strategy: String,
     threads: usize,
+    /// Median wall time of a timed run, and each round's.
     wall: f64,
+    walls: Vec<f64>,
     ups: f64,
     /// Share of the step per phase (in Phase::ALL order), then outside the pool.
     shares: Vec<f64>,
@@ -156,18 +158,24 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
         }
     }
     let pb = ProgressBar::with_draw_target(
-        Some((configs.len() * a.repeats.max(1)) as u64),
+        Some((configs.len() * (a.repeats.max(1) + 1)) as u64),
         ProgressDrawTarget::stderr_with_hz(4),
     );
-    pb.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} timed runs  ETA {eta}  {msg}").expect("valid"));
-    let mut rows = Vec::new();
+    pb.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} set-ups and timed runs  ETA {eta}  {msg}").expect("valid"),
+    );
+    // Every configuration is set up and warmed first; then the timed runs go round the
+    // configurations, `repeats` times, each round starting one configuration later. A
+    // shared machine whose speed drifts over minutes then slows every configuration
+    // alike, and each speedup is the median of ratios of runs made next to each other.
+    let mut sims = Vec::new();
     let mut title = String::new();
     let mut n = 0;
     for (cfg, threads) in &configs {
         let (mut sim, t) = make()?;
         title = t;
         n = sim.len();
-        let (pname, sname) = match cfg {
+        let names = match cfg {
             Some((p, s)) => {
                 let pins = plan(&topo, p, *threads)?;
                 sim.set_parallel(&pins, *s).map_err(|e| e.to_string())?;
@@ -175,17 +183,29 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
             }
             None => ("-".to_string(), "serial".to_string()),
         };
-        pb.set_message(format!("{pname} {sname} {threads} thread(s)"));
+        pb.set_message(format!("set-up: {} {} {threads} thread(s)", names.0, names.1));
         sim.run(a.warmup).map_err(|e| e.to_string())?;
         sim.reset_times();
-        let mut walls = Vec::new();
-        for _ in 0..a.repeats.max(1) {
+        pb.inc(1);
+        sims.push((sim, names, Vec::new()));
+    }
+    for round in 0..a.repeats.max(1) {
+        for k in 0..sims.len() {
+            let c = (round + k) % sims.len();
+            let (sim, (pname, sname), walls) = &mut sims[c];
+            pb.set_message(format!(
+                "round {}: {pname} {sname} {} thread(s)",
+                round + 1,
+                configs[c].1
+            ));
             let t0 = Instant::now();
             sim.run(a.steps).map_err(|e| e.to_string())?;
             walls.push(t0.elapsed().as_secs_f64());
             pb.inc(1);
         }
-        let wall = median(walls);
+    }
+    let mut rows = Vec::new();
+    for ((sim, (pname, sname), walls), (_, threads)) in sims.into_iter().zip(&configs) {
         let total = sim.times.total();
         let (shares, wait) = match sim.profile() {
             Some(p) => {
@@ -204,55 +224,64 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
             }
             None => (vec![f64::NAN; Phase::ALL.len() + 1], 0.0),
         };
+        let wall = median(walls.clone());
         rows.push(Row {
             placement: pname,
             strategy: sname,
             threads: *threads,
             wall,
+            walls,
             ups: n as f64 * a.steps as f64 / wall,
             shares,
             wait,
         });
     }
     pb.finish_and_clear();
-    // Speedup against the same placement and strategy on the fewest threads.
-    let t1 = |r: &Row| {
-        rows.iter()
+    // Speedup against the same placement and strategy on the fewest threads (times their
+    // thread count): the median over the rounds of the ratio of the two runs' walls.
+    let paired = |b: &Row, r: &Row| median(b.walls.iter().zip(&r.walls).map(|(x, y)| x / y).collect());
+    let speedup_of = |r: &Row| {
+        let b = rows
+            .iter()
             .filter(|q| q.placement == r.placement && q.strategy == r.strategy)
             .min_by_key(|q| q.threads)
-            .map(|q| (q.threads, q.wall))
-            .unwrap_or((r.threads, r.wall))
+            .unwrap_or(r);
+        paired(b, r) * b.threads as f64
     };
+    // And against the serial code path, when it was timed.
+    let serial = rows.iter().find(|r| r.strategy == "serial");
+    let vs_serial = |r: &Row| serial.map_or(f64::NAN, |s| paired(s, r));
     let mut table = String::new();
     let _ = writeln!(
         table,
-        "talus scale: {title}, N = {n}, {} timed steps x {} repeats (median), commit {commit}",
+        "talus scale: {title}, N = {n}, {} timed steps x {} rounds (medians; speedups paired per round), commit {commit}",
         a.steps, a.repeats
     );
     let _ = writeln!(table, "machine: {}", topo.summary());
     let names: Vec<&str> = Phase::ALL.iter().map(|p| p.name()).collect();
     let _ = write!(
         table,
-        "{:<9} {:<14} {:>3} {:>9} {:>10} {:>7} {:>6}",
-        "placement", "strategy", "thr", "wall s", "upd/s", "speedup", "effic"
+        "{:<9} {:<14} {:>3} {:>9} {:>10} {:>7} {:>6} {:>9}",
+        "placement", "strategy", "thr", "wall s", "upd/s", "speedup", "effic", "vs serial"
     );
     for nm in &names {
         let _ = write!(table, " {:>9}", format!("{nm}%"));
     }
     let _ = writeln!(table, " {:>9} {:>6}", "outside%", "wait%");
-    let mut csv = String::from("placement,strategy,threads,n,steps,wall_s,updates_per_s,speedup,efficiency");
+    let mut csv =
+        String::from("placement,strategy,threads,n,steps,wall_s,updates_per_s,speedup,efficiency,speedup_vs_serial");
     for nm in &names {
         let _ = write!(csv, ",{nm}_share");
     }
     csv.push_str(",outside_share,barrier_wait_share\n");
     for r in &rows {
-        let (n1, w1) = t1(r);
-        let speedup = w1 / r.wall * n1 as f64;
+        let speedup = speedup_of(r);
         let eff = speedup / r.threads as f64;
+        let vs = vs_serial(r);
         let _ = write!(
             table,
-            "{:<9} {:<14} {:>3} {:>9.3} {:>10.3e} {:>7.3} {:>6.3}",
-            r.placement, r.strategy, r.threads, r.wall, r.ups, speedup, eff
+            "{:<9} {:<14} {:>3} {:>9.3} {:>10.3e} {:>7.3} {:>6.3} {:>9.3}",
+            r.placement, r.strategy, r.threads, r.wall, r.ups, speedup, eff, vs
         );
         for s in &r.shares {
             let _ = write!(table, " {:>9.1}", 100.0 * s);
@@ -260,7 +289,7 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
         let _ = writeln!(table, " {:>6.1}", 100.0 * r.wait);
         let _ = write!(
             csv,
-            "{},{},{},{n},{},{:.6},{:.6e},{speedup:.4},{eff:.4}",
+            "{},{},{},{n},{},{:.6},{:.6e},{speedup:.4},{eff:.4},{vs:.4}",
             r.placement, r.strategy, r.threads, a.steps, r.wall, r.ups
         );
         for s in &r.shares {
@@ -275,8 +304,7 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
     let mut series: Vec<Series> = Vec::new();
     for r in rows.iter().filter(|r| r.strategy != "serial") {
         let label = format!("{}, {}", r.placement, r.strategy);
-        let (n1, w1) = t1(r);
-        let point = (r.threads as f64, w1 / r.wall * n1 as f64);
+        let point = (r.threads as f64, speedup_of(r));
         match series.iter_mut().find(|s| s.label == label) {
             Some(s) => s.points.push(point),
             None => series.push(Series {

@@ -1,0 +1,343 @@
+//! Deterministic force summation by first-chunk owners: the loads of every particle are
+//! bitwise those of the serial loop, for any thread count, with almost no second pass.
+//!
+//! The serial loop adds the pair forces into the loads slot after slot, so a particle's
+//! load is the fold `((0 + f1) + f2) + ...` over its slots in slot order. Cut the slots
+//! into contiguous chunks; each chunk is processed by one thread, in slot order. The chunk
+//! holding a particle's first slot is its *owner*: it folds its contributions straight into
+//! the particle's loads, and it comes first in the fold, so nothing is out of order. The
+//! contributions of the particle's slots in later chunks are *deferred*: their chunk stores
+//! the slot's force, and a fix-up pass continues each such particle's fold with them in
+//! slot order. Every load element has one writer in each pass (its owner chunk, then the
+//! fix-up thread that has the particle), so no locks are needed.
+//!
+//! With the slots sorted by first particle and the particles in Morton order, a chunk's
+//! pairs lie in a patch of the domain; only particles on the rim of a patch have slots in
+//! two chunks. The chunks are guided (large first, small last: `pool::guided_bounds`), so
+//! there are few rims and the threads still finish together. A gather over all slots
+//! (the previous scheme) wrote and re-read every slot's force.
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::contacts::FREE;
+use crate::pool::guided_bounds;
+use crate::sim::ForceSink;
+use talus_kernels::contact::disc_disc::ContactForce;
+
+/// A load array written by several threads at disjoint elements.
+pub(crate) struct SharedLoad<'a>(&'a [AtomicU64]);
+
+impl<'a> SharedLoad<'a> {
+    pub fn new(s: &'a mut [f64]) -> Self {
+        const _: () = assert!(
+            std::mem::size_of::<f64>() == std::mem::size_of::<AtomicU64>()
+                && std::mem::align_of::<f64>() == std::mem::align_of::<AtomicU64>()
+        );
+        // SAFETY: AtomicU64 has the size and bit validity of u64, which f64 shares, and
+        // (asserted above) the same alignment. `s` is borrowed exclusively for 'a, so all
+        // access to it during 'a goes through these atomics.
+        SharedLoad(unsafe { &*(s as *mut [f64] as *const [AtomicU64]) })
+    }
+
+    /// `a[p] += v`. Relaxed
+    /// loads and stores are plain moves on x86-64; the one writer per element (module
+    /// notes) makes the read-modify-write safe without an atomic add.
+    #[inline(always)]
+    fn add(&self, p: usize, v: f64) {
+        let a = &self.0[p];
+        a.store(
+            (f64::from_bits(a.load(Ordering::Relaxed)) + v).to_bits(),
+            Ordering::Relaxed,
+        );
+    }
+
+    #[inline(always)]
+    fn get(&self, p: usize) -> f64 {
+        f64::from_bits(self.0[p].load(Ordering::Relaxed))
+    }
+
+    #[inline(always)]
+    fn set(&self, p: usize, v: f64) {
+        self.0[p].store(v.to_bits(), Ordering::Relaxed)
+    }
+}
+
+/// The three loads, shared.
+pub(crate) struct SharedLoads<'a> {
+    pub fx: SharedLoad<'a>,
+    pub fy: SharedLoad<'a>,
+    pub tq: SharedLoad<'a>,
+}
+
+/// Which contributions are deferred, for one contact-table generation and chunking.
+#[derive(Default)]
+pub(crate) struct OwnerPlan {
+    built_for: Option<(u64, usize, usize, usize, usize)>,
+    /// The chunks: `bounds[k]..bounds[k + 1]`, guided (large first, small last).
+    pub bounds: Vec<usize>,
+    /// Per slot: bit 0 if i's share is deferred, bit 1 if j's is.
+    pub defer: Vec<u8>,
+    /// The deferred contributions, `particle << 32 | slot << 1 | (1 if it is j)`, sorted:
+    /// by particle, then in slot order.
+    pub fix: Vec<u64>,
+    first: Vec<u32>,
+}
+
+impl OwnerPlan {
+    /// Bring the plan up to date with the table (`generation`, `ci`, `cj`) for `n`
+    /// particles, split for `threads` with chunks of at least `min_chunk` slots (see
+    /// [`guided_bounds`]). O(N + slots), only when something changed.
+    pub fn prepare(&mut self, generation: u64, ci: &[u32], cj: &[u32], n: usize, threads: usize, min_chunk: usize) {
+        let slots = ci.len();
+        let key = (generation, slots, n, threads, min_chunk);
+        if self.built_for == Some(key) {
+            return;
+        }
+        assert!(slots < 1 << 31, "contact table too large for the deterministic sum");
+        self.bounds = guided_bounds(slots, threads, min_chunk);
+        self.first.clear();
+        self.first.resize(n, u32::MAX);
+        self.defer.clear();
+        self.defer.resize(slots, 0);
+        self.fix.clear();
+        for (c, w) in self.bounds.windows(2).enumerate() {
+            let c = c as u32;
+            for o in w[0]..w[1] {
+                let i = ci[o];
+                if i == FREE {
+                    continue;
+                }
+                for (side, p) in [(0u64, i), (1u64, cj[o])] {
+                    let owner = &mut self.first[p as usize];
+                    if *owner == u32::MAX {
+                        *owner = c;
+                    } else if *owner != c {
+                        self.defer[o] |= 1 << side;
+                        self.fix.push((u64::from(p) << 32) | ((o as u64) << 1) | side);
+                    }
+                }
+            }
+        }
+        self.fix.sort_unstable();
+        self.built_for = Some(key);
+    }
+
+    /// Thread `t`'s piece of the fix-up list of `threads`: cut near equal lengths, moved
+    /// forward to a particle boundary so that each particle's fold stays on one thread.
+    pub fn fix_piece(&self, t: usize, threads: usize) -> &[u64] {
+        let cut = |k: usize| {
+            let mut b = self.fix.len() * k / threads;
+            while b > 0 && b < self.fix.len() && self.fix[b] >> 32 == self.fix[b - 1] >> 32 {
+                b += 1;
+            }
+            b
+        };
+        &self.fix[cut(t)..cut(t + 1)]
+    }
+}
+
+/// The force phase's sink: the owner's contributions into the loads, a deferred slot's
+/// force into its entry of the slot buffer.
+pub(crate) struct OwnerSink<'a> {
+    pub defer: &'a [u8],
+    pub out: &'a mut [[f64; 4]],
+    pub loads: &'a SharedLoads<'a>,
+}
+
+impl ForceSink for OwnerSink<'_> {
+    #[inline(always)]
+    fn add(&mut self, o: usize, i: usize, j: usize, f: &ContactForce) {
+        let d = self.defer[o];
+        let l = self.loads;
+        // Per particle and component, the serial loop's operation: `+=` for i, `-=` for j
+        // (`x - f` and `x + (-f)` round alike).
+        if d & 1 == 0 {
+            l.fx.add(i, f.fx);
+            l.fy.add(i, f.fy);
+            l.tq.add(i, f.ti);
+        }
+        if d & 2 == 0 {
+            l.fx.add(j, -f.fx);
+            l.fy.add(j, -f.fy);
+            l.tq.add(j, f.tj);
+        }
+        if d != 0 {
+            self.out[o] = [f.fx, f.fy, f.ti, f.tj];
+        }
+    }
+
+    /// A deferred slot without a force adds zeros in the fix-up: exact, because a fold
+    /// that starts at +0 never holds -0 (x + 0 = x - 0 = x for every other x).
+    #[inline(always)]
+    fn none(&mut self, o: usize) {
+        if self.defer[o] != 0 {
+            self.out[o] = [0.0; 4];
+        }
+    }
+}
+
+/// The sink of a single chunk (one thread), which defers nothing: the owner sink without
+/// its per-slot test.
+pub(crate) struct SharedSink<'a> {
+    pub loads: &'a SharedLoads<'a>,
+}
+
+impl ForceSink for SharedSink<'_> {
+    #[inline(always)]
+    fn add(&mut self, _o: usize, i: usize, j: usize, f: &ContactForce) {
+        let l = self.loads;
+        l.fx.add(i, f.fx);
+        l.fy.add(i, f.fy);
+        l.tq.add(i, f.ti);
+        l.fx.add(j, -f.fx);
+        l.fy.add(j, -f.fy);
+        l.tq.add(j, f.tj);
+    }
+}
+
+/// Continue the folds of the particles in `fix` (a piece from [`OwnerPlan::fix_piece`])
+/// with their deferred slots' forces, in slot order.
+pub(crate) fn fix_up(fix: &[u64], slot_force: &[[f64; 4]], loads: &SharedLoads) {
+    let mut k = 0;
+    while k < fix.len() {
+        let p = (fix[k] >> 32) as usize;
+        let (mut x, mut y, mut q) = (loads.fx.get(p), loads.fy.get(p), loads.tq.get(p));
+        while k < fix.len() && (fix[k] >> 32) as usize == p {
+            let e = fix[k] as u32;
+            let f = &slot_force[(e >> 1) as usize];
+            if e & 1 == 0 {
+                x += f[0];
+                y += f[1];
+                q += f[2];
+            } else {
+                x -= f[0];
+                y -= f[1];
+                q += f[3];
+            }
+            k += 1;
+        }
+        loads.fx.set(p, x);
+        loads.fy.set(p, y);
+        loads.tq.set(p, q);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The serial fold, and the owner scheme run chunk by chunk in a shuffled chunk order
+    /// (as threads would claim them) followed by the fix-up: bitwise equal.
+    #[test]
+    fn owner_fold_equals_serial_fold() {
+        let mut seed = 12345u64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let n = 300;
+        for (threads, min_chunk) in [(1, 1), (2, 1), (2, 7), (3, 64), (8, 2), (2, 5000)] {
+            let slots = 2000;
+            let (mut ci, mut cj) = (Vec::new(), Vec::new());
+            for _ in 0..slots {
+                if rnd() % 10 == 0 {
+                    ci.push(FREE);
+                    cj.push(FREE);
+                    continue;
+                }
+                let a = (rnd() % n as u64) as u32;
+                let b = (a + 1 + (rnd() % (n as u64 - 1)) as u32) % n as u32;
+                ci.push(a.min(b));
+                cj.push(a.max(b));
+            }
+            let forces: Vec<Option<ContactForce>> = (0..slots)
+                .map(|_| {
+                    let v = |r: u64| (r % 2001) as f64 / 7.0 - 140.0 + 1e-9 * (r % 97) as f64;
+                    (rnd() % 5 != 0).then(|| ContactForce {
+                        fx: v(rnd()),
+                        fy: v(rnd()),
+                        ti: v(rnd()),
+                        tj: v(rnd()),
+                        overlap: 0.0,
+                    })
+                })
+                .collect();
+            let mut serial = [vec![0.0; n], vec![0.0; n], vec![0.0; n]];
+            for o in 0..slots {
+                if let (Some(f), false) = (&forces[o], ci[o] == FREE) {
+                    let (i, j) = (ci[o] as usize, cj[o] as usize);
+                    serial[0][i] += f.fx;
+                    serial[1][i] += f.fy;
+                    serial[0][j] -= f.fx;
+                    serial[1][j] -= f.fy;
+                    serial[2][i] += f.ti;
+                    serial[2][j] += f.tj;
+                }
+            }
+            let mut plan = OwnerPlan::default();
+            plan.prepare(1, &ci, &cj, n, threads, min_chunk);
+            let chunks = plan.bounds.len() - 1;
+            assert_eq!(chunks == 1, plan.fix.is_empty(), "one chunk defers nothing");
+            let mut slot_force = vec![[f64::NAN; 4]; slots];
+            let [mut fx, mut fy, mut tq] = [vec![0.0; n], vec![0.0; n], vec![0.0; n]];
+            let loads = SharedLoads {
+                fx: SharedLoad::new(&mut fx),
+                fy: SharedLoad::new(&mut fy),
+                tq: SharedLoad::new(&mut tq),
+            };
+            let mut order: Vec<usize> = (0..chunks).collect();
+            for k in (1..chunks).rev() {
+                order.swap(k, (rnd() % (k as u64 + 1)) as usize);
+            }
+            for c in order {
+                let r = plan.bounds[c]..plan.bounds[c + 1];
+                let mut sink = OwnerSink {
+                    defer: &plan.defer[r.clone()],
+                    out: &mut slot_force[r.clone()],
+                    loads: &loads,
+                };
+                for o in r.clone() {
+                    match (&forces[o], ci[o] == FREE) {
+                        (Some(f), false) => sink.add(o - r.start, ci[o] as usize, cj[o] as usize, f),
+                        _ => sink.none(o - r.start),
+                    }
+                }
+            }
+            for t in 0..3 {
+                fix_up(plan.fix_piece(t, 3), &slot_force, &loads);
+            }
+            for (a, b) in [(&fx, &serial[0]), (&fy, &serial[1]), (&tq, &serial[2])] {
+                for p in 0..n {
+                    assert_eq!(
+                        a[p].to_bits(),
+                        b[p].to_bits(),
+                        "{threads} threads, chunks of >= {min_chunk}, particle {p}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fix_pieces_cover_the_list_at_particle_boundaries() {
+        let plan = OwnerPlan {
+            fix: [1u64, 1, 1, 2, 5, 5, 5, 5, 9, 9]
+                .iter()
+                .enumerate()
+                .map(|(k, &p)| (p << 32) | k as u64)
+                .collect(),
+            ..Default::default()
+        };
+        for threads in 1..6 {
+            let pieces: Vec<&[u64]> = (0..threads).map(|t| plan.fix_piece(t, threads)).collect();
+            let joined: Vec<u64> = pieces.iter().flat_map(|p| p.iter().copied()).collect();
+            assert_eq!(joined, plan.fix);
+            for w in pieces.windows(2) {
+                if let (Some(a), Some(b)) = (w[0].last(), w[1].first()) {
+                    assert_ne!(a >> 32, b >> 32, "a particle split over two threads");
+                }
+            }
+        }
+    }
+}
