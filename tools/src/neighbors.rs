@@ -386,7 +386,7 @@ fn tree_update(a: &NeighborsArgs) -> String {
     // Two trees on the same motion: one only migrated, one built from scratch every step
     // (each keeps its own allocations, so neither pays for the other's).
     let mut tree = Quadtree::with_capacity(Some(sys.domain()), a.leaf_capacity);
-    let mut fresh = Quadtree::with_capacity(Some(sys.domain()), a.leaf_capacity);
+    let mut fresh = Quadtree::with_capacity(Some(sys.domain()), a.leaf_capacity).rebuilt_only();
     let mut pairs = Vec::new();
     tree.rebuild(&sys.boxes(), &mut pairs);
     fresh.rebuild(&sys.boxes(), &mut pairs);

@@ -28,6 +28,19 @@ use super::{
 };
 
 const NONE: u32 = u32::MAX;
+
+/// [lo, hi) in f32, rounded inwards: every f64 in the result lies in the f64 interval.
+fn inner_f32(lo: f64, hi: f64) -> [f32; 2] {
+    let mut l = lo as f32;
+    if f64::from(l) < lo {
+        l = l.next_up();
+    }
+    let mut h = hi as f32;
+    if f64::from(h) > hi {
+        h = h.next_down();
+    }
+    [l, h]
+}
 /// Deeper than this a leaf chains its entries instead of splitting (coincident centres).
 const MAX_DEPTH: u8 = 40;
 /// A box whose half-size exceeds this many typical half-sizes is cut into tiles.
@@ -89,8 +102,11 @@ pub struct Quadtree {
     leaf: Vec<u32>,
     /// The square of each entry's leaf [lo_x, hi_x, lo_y, hi_y], kept with the entry so
     /// that the per-step "still inside?" scan reads entries in order instead of jumping to
-    /// each one's leaf (at 10^5 entries that scan was as costly as the moves).
-    leaf_box: Vec<[f64; 4]>,
+    /// each one's leaf (at 10^5 entries that scan was as costly as the moves). In f32,
+    /// rounded inwards ([`inner_f32`]): half the bytes to stream, and a centre inside it is
+    /// inside the leaf; the few centres within f32 rounding of an edge are flagged and
+    /// then found still at home by the exact test of the move.
+    leaf_box: Vec<[f32; 4]>,
     next: Vec<u32>,
     prev: Vec<u32>,
     /// Nodes; children come in blocks of four (quadrant = (x >= mid) + 2 (y >= mid)).
@@ -103,6 +119,10 @@ pub struct Quadtree {
     search_scratch: SearchScratch,
     /// Entries a leaf holds before it splits: 1 in Watanabe et al.
     capacity: u32,
+    /// A tree that is only ever rebuilt keeps no `leaf_box` (see [`Quadtree::rebuilt_only`]).
+    rebuilt_only: bool,
+    /// Inside `insert_all`: `link` leaves `leaf_box` to one pass at the end.
+    bulk: bool,
     pub stats: QuadtreeStats,
 }
 
@@ -123,6 +143,13 @@ impl Quadtree {
             capacity: capacity.max(1),
             ..Default::default()
         }
+    }
+
+    /// A tree that will only ever be rebuilt (the reference of the tree-update benchmark):
+    /// it skips the per-entry leaf squares that only the migration scan reads.
+    pub fn rebuilt_only(mut self) -> Self {
+        self.rebuilt_only = true;
+        self
     }
 
     /// Leaf capacity (a `Default` tree has 0 stored: it means 1).
@@ -384,8 +411,17 @@ impl Quadtree {
         self.nodes[n as usize].head = e;
         self.nodes[n as usize].count += 1;
         self.leaf[e as usize] = n;
+        if !self.bulk {
+            self.leaf_box[e as usize] = self.leaf_square(n);
+        }
+    }
+
+    /// Node n's square as stored in `leaf_box`.
+    #[inline]
+    fn leaf_square(&self, n: u32) -> [f32; 4] {
         let (lo, hi) = (self.nodes[n as usize].lo, self.nodes[n as usize].hi);
-        self.leaf_box[e as usize] = [lo[0], hi[0], lo[1], hi[1]];
+        let ([x0, x1], [y0, y1]) = (inner_f32(lo[0], hi[0]), inner_f32(lo[1], hi[1]));
+        [x0, x1, y0, y1]
     }
 
     fn unlink(&mut self, e: u32) {
@@ -503,14 +539,22 @@ impl Quadtree {
         let m = self.owner.len();
         self.leaf.clear();
         self.leaf.resize(m, NONE);
-        self.leaf_box.clear();
-        self.leaf_box.resize(m, [0.0; 4]);
         self.next.clear();
         self.next.resize(m, NONE);
         self.prev.clear();
         self.prev.resize(m, NONE);
+        // The leaf squares once at the end, not at every link of every split on the way.
+        self.bulk = true;
         for e in 0..m as u32 {
             self.descend(e, 0);
+        }
+        self.bulk = false;
+        self.leaf_box.clear();
+        if !self.rebuilt_only {
+            for e in 0..m {
+                let sq = self.leaf_square(self.leaf[e]);
+                self.leaf_box.push(sq);
+            }
         }
     }
 
@@ -521,12 +565,16 @@ impl Quadtree {
         self.migrate_listed(&movers);
     }
 
-    /// The entries of `range` whose centre has left their leaf, appended to `out` in
-    /// order. Read-only, so that threads can share the scan (the moves stay serial).
+    /// The entries of `range` whose centre may have left their leaf, appended to `out` in
+    /// order: every one that left, and a few that did not (centres within f32 rounding of
+    /// their leaf's edge, and centres outside the root, which are filed clamped), which
+    /// [`Quadtree::migrate_listed`] leaves alone. Read-only, so that threads can share the
+    /// scan (the moves stay serial).
     pub fn leavers(&self, range: std::ops::Range<usize>, out: &mut Vec<u32>) {
+        assert!(!self.rebuilt_only, "quadtree: a rebuilt-only tree cannot migrate");
         for e in range {
-            let c = self.key(self.centre[e]);
-            let b = &self.leaf_box[e];
+            let c = self.centre[e];
+            let b = self.leaf_box[e].map(f64::from);
             if !(c[0] >= b[0] && c[0] < b[1] && c[1] >= b[2] && c[1] < b[3]) {
                 out.push(e as u32);
             }
@@ -681,8 +729,7 @@ impl Quadtree {
                 }
                 seen[eu] = true;
                 let c = self.centre[eu];
-                let nd = &self.nodes[nu];
-                if self.leaf_box[eu] != [nd.lo[0], nd.hi[0], nd.lo[1], nd.hi[1]] {
+                if !self.rebuilt_only && self.leaf_box[eu] != self.leaf_square(n) {
                     return Err(format!("entry {e}: cached leaf square differs from leaf {n}'s"));
                 }
                 if !self.holds(n, self.key(c)) {
@@ -811,7 +858,7 @@ impl NeighborSearch for Quadtree {
         let entries = self.owner.capacity() * 4
             + (self.centre.capacity() + self.half.capacity()) * 16
             + (self.leaf.capacity() + self.next.capacity() + self.prev.capacity()) * 4
-            + self.leaf_box.capacity() * 32;
+            + self.leaf_box.capacity() * 16;
         let nodes = self.nodes.capacity() * std::mem::size_of::<Node>();
         self.boxes.capacity() * 16
             + entries
@@ -819,5 +866,29 @@ impl NeighborSearch for Quadtree {
             + (self.first_entry.capacity() + self.free_blocks.capacity()) * 4
             + self.tiles.capacity() * 4
             + (self.pairs.capacity() + self.scratch.capacity()) * 8
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inner_f32;
+
+    /// The f32 square lies inside the f64 one, and is at most one f32 step smaller.
+    #[test]
+    fn inner_f32_rounds_inwards() {
+        let mut seed = 99u64;
+        for _ in 0..100_000 {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let a = ((seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 10f64.powi((seed % 13) as i32 - 6);
+            let w = ((seed >> 20) % 1000 + 1) as f64 * 1e-4 * a.abs().max(1e-9);
+            let (lo, hi) = (a, a + w);
+            let [l, h] = inner_f32(lo, hi);
+            assert!(f64::from(l) >= lo && f64::from(h) <= hi, "{lo} {hi} -> {l} {h}");
+            assert!(
+                f64::from(l.next_down()) < lo && f64::from(h.next_up()) > hi,
+                "{lo} {hi} -> {l} {h}"
+            );
+        }
+        assert_eq!(inner_f32(0.5, 1.0), [0.5, 1.0]);
     }
 }
