@@ -24,23 +24,12 @@
 //! The whole pair set is collected anew at each refresh (particle by particle, so that it
 //! comes out sorted) and diffed with the previous one.
 use super::{
-    boxes_overlap, diff_pairs, renumber_boxes, renumber_pairs, store_boxes, BoxSource, NeighborSearch, EMPTY_BOX,
+    boxes_overlap, diff_pairs, renumber_boxes, renumber_pairs, round_down, round_up, store_boxes, BoxSource,
+    NeighborSearch, EMPTY_BOX,
 };
 
 const NONE: u32 = u32::MAX;
 
-/// [lo, hi) in f32, rounded inwards: every f64 in the result lies in the f64 interval.
-fn inner_f32(lo: f64, hi: f64) -> [f32; 2] {
-    let mut l = lo as f32;
-    if f64::from(l) < lo {
-        l = l.next_up();
-    }
-    let mut h = hi as f32;
-    if f64::from(h) > hi {
-        h = h.next_down();
-    }
-    [l, h]
-}
 /// Deeper than this a leaf chains its entries instead of splitting (coincident centres).
 const MAX_DEPTH: u8 = 40;
 /// A box whose half-size exceeds this many typical half-sizes is cut into tiles.
@@ -103,7 +92,7 @@ pub struct Quadtree {
     /// The square of each entry's leaf [lo_x, hi_x, lo_y, hi_y], kept with the entry so
     /// that the per-step "still inside?" scan reads entries in order instead of jumping to
     /// each one's leaf (at 10^5 entries that scan was as costly as the moves). In f32,
-    /// rounded inwards ([`inner_f32`]): half the bytes to stream, and a centre inside it is
+    /// rounded inwards (by at most two f32 steps): half the bytes to stream, and a centre inside it is
     /// inside the leaf; the few centres within f32 rounding of an edge are flagged and
     /// then found still at home by the exact test of the move.
     leaf_box: Vec<[f32; 4]>,
@@ -420,8 +409,8 @@ impl Quadtree {
     #[inline]
     fn leaf_square(&self, n: u32) -> [f32; 4] {
         let (lo, hi) = (self.nodes[n as usize].lo, self.nodes[n as usize].hi);
-        let ([x0, x1], [y0, y1]) = (inner_f32(lo[0], hi[0]), inner_f32(lo[1], hi[1]));
-        [x0, x1, y0, y1]
+        // Rounded inwards: up from the lower edges, down from the upper ones.
+        [round_up(lo[0]), round_down(hi[0]), round_up(lo[1]), round_down(hi[1])]
     }
 
     fn unlink(&mut self, e: u32) {
@@ -866,29 +855,5 @@ impl NeighborSearch for Quadtree {
             + (self.first_entry.capacity() + self.free_blocks.capacity()) * 4
             + self.tiles.capacity() * 4
             + (self.pairs.capacity() + self.scratch.capacity()) * 8
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::inner_f32;
-
-    /// The f32 square lies inside the f64 one, and is at most one f32 step smaller.
-    #[test]
-    fn inner_f32_rounds_inwards() {
-        let mut seed = 99u64;
-        for _ in 0..100_000 {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let a = ((seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 10f64.powi((seed % 13) as i32 - 6);
-            let w = ((seed >> 20) % 1000 + 1) as f64 * 1e-4 * a.abs().max(1e-9);
-            let (lo, hi) = (a, a + w);
-            let [l, h] = inner_f32(lo, hi);
-            assert!(f64::from(l) >= lo && f64::from(h) <= hi, "{lo} {hi} -> {l} {h}");
-            assert!(
-                f64::from(l.next_down()) < lo && f64::from(h.next_up()) > hi,
-                "{lo} {hi} -> {l} {h}"
-            );
-        }
-        assert_eq!(inner_f32(0.5, 1.0), [0.5, 1.0]);
     }
 }
