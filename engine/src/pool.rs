@@ -148,7 +148,37 @@ pub struct Pool {
     shared: Arc<Shared>,
     handles: Vec<JoinHandle<()>>,
     threads: usize,
+    /// Where thread 0 (the caller) runs: a processing unit, or None for unpinned.
+    caller_pin: Option<usize>,
     pub profile: Profile,
+}
+
+/// Give the calling thread back the affinity mask it had before any pool pinned it (for
+/// code that runs without a pool after pools were made; a no-op if no pool was made).
+pub fn unpin_caller() -> Result<()> {
+    if let Some(set) = original_mask() {
+        // SAFETY: `set` is a valid cpu_set_t of the size passed.
+        let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+        if rc != 0 {
+            return Err(EngineError::Setup(
+                "restoring the calling thread's affinity failed".into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The calling thread's affinity mask as the first pool found it (Linux), or None if it
+/// could not be read.
+fn original_mask() -> Option<libc::cpu_set_t> {
+    static MASK: std::sync::OnceLock<Option<libc::cpu_set_t>> = std::sync::OnceLock::new();
+    *MASK.get_or_init(|| {
+        // SAFETY: cpu_set_t is a plain bit array, valid when zeroed; sched_getaffinity
+        // writes at most `size_of::<cpu_set_t>()` bytes into it.
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        let rc = unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+        (rc == 0).then_some(set)
+    })
 }
 
 fn panic_message(p: Box<dyn Any + Send>) -> String {
@@ -179,8 +209,10 @@ impl Pool {
             busy: (0..threads).map(|_| CachePadded::new(AtomicU64::new(0))).collect(),
             panic: Mutex::new(None),
         });
-        // The processing units the process may use, read once: after thread 0 is pinned
-        // its own mask (which core_affinity reads) holds one unit only.
+        // The caller's mask before any pool pinned it (for `pin_caller` of an unpinned
+        // pool), and the processing units the process may use, read once: after thread 0
+        // is pinned its own mask (which core_affinity reads) holds one unit only.
+        original_mask();
         static UNITS: std::sync::OnceLock<Vec<core_affinity::CoreId>> = std::sync::OnceLock::new();
         let cores = UNITS.get_or_init(|| core_affinity::get_core_ids().unwrap_or_default());
         let pin = |pu: Option<usize>| -> Result<()> {
@@ -222,6 +254,7 @@ impl Pool {
             shared,
             handles,
             threads,
+            caller_pin: pins[0],
             profile: Profile {
                 threads,
                 phases: Vec::new(),
@@ -234,6 +267,23 @@ impl Pool {
     }
 
     /// Run `job(t)` on every thread t in 0..threads and wait for all (the barrier).
+    /// Put the calling thread (thread 0) back where this pool placed it: pinned to its
+    /// unit, or, for an unpinned pool, on the mask it had before any pool pinned it. The
+    /// caller is pinned once, when the pool is made; a program that makes several pools
+    /// and runs them in turn (`talus scale`) must call this before running another's
+    /// phases, or thread 0 stays where the last-made pool put it.
+    pub fn pin_caller(&self) -> Result<()> {
+        match self.caller_pin {
+            Some(pu) => {
+                if !core_affinity::set_for_current(core_affinity::CoreId { id: pu }) {
+                    return Err(EngineError::Setup(format!("pinning to processing unit {pu} failed")));
+                }
+            }
+            None => unpin_caller()?,
+        }
+        Ok(())
+    }
+
     pub fn run<F: Fn(usize) + Sync>(&mut self, phase: Phase, job: &F) -> Result<()> {
         let start = Instant::now();
         let sh = &*self.shared;
@@ -388,6 +438,28 @@ pub fn guided_bounds(n: usize, threads: usize, min: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two pools made one after the other, run in turn: each puts thread 0 back on its
+    /// own unit (the caller was left where the last-made pool pinned it).
+    #[test]
+    fn pin_caller_restores_each_pools_placement() {
+        let units = core_affinity::get_core_ids().unwrap_or_default();
+        if units.len() < 2 {
+            return; // one unit: nothing to tell apart
+        }
+        let (u0, u1) = (units[0].id, units[1].id);
+        let a = Pool::new(&[Some(u1)]).unwrap();
+        let b = Pool::new(&[Some(u0)]).unwrap();
+        let here = || core_affinity::get_core_ids().unwrap_or_default();
+        assert_eq!(here(), vec![units[0]], "the last-made pool pinned the caller");
+        a.pin_caller().unwrap();
+        assert_eq!(here(), vec![units[1]]);
+        b.pin_caller().unwrap();
+        assert_eq!(here(), vec![units[0]]);
+        let c = Pool::new(&[None]).unwrap();
+        c.pin_caller().unwrap();
+        assert_eq!(here().len(), units.len(), "an unpinned pool frees the caller again");
+    }
 
     #[test]
     fn guided_bounds_shrink_and_cover() {

@@ -655,6 +655,10 @@ impl Simulation {
     /// two); the state returned is synchronised, and bitwise the same as `steps` calls of
     /// [`Simulation::step`].
     pub fn run(&mut self, steps: u64) -> Result<()> {
+        if let Some(par) = &self.par {
+            // Another pool made since this one may have moved the calling thread.
+            par.pool.pin_caller()?;
+        }
         if !self.primed {
             self.prime()?;
         }

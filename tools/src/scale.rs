@@ -167,7 +167,7 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
     // Every configuration is set up and warmed first; then the timed runs go round the
     // configurations, `repeats` times, each round starting one configuration later. A
     // shared machine whose speed drifts over minutes then slows every configuration
-    // alike, and each speedup is the median of ratios of runs made next to each other.
+    // alike, and each speedup is the median of ratios of runs from the same round.
     let mut sims = Vec::new();
     let mut title = String::new();
     let mut n = 0;
@@ -198,6 +198,11 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
                 round + 1,
                 configs[c].1
             ));
+            if configs[c].0.is_none() {
+                // The serial path unpinned, as it runs without a pool (a pool's run puts
+                // thread 0 back on its own unit).
+                talus_engine::pool::unpin_caller().map_err(|e| e.to_string())?;
+            }
             let t0 = Instant::now();
             sim.run(a.steps).map_err(|e| e.to_string())?;
             walls.push(t0.elapsed().as_secs_f64());
