@@ -68,6 +68,25 @@ pub(crate) struct SharedLoads<'a> {
     pub tq: SharedLoad<'a>,
 }
 
+impl SharedLoads<'_> {
+    /// Pair force `f` into first particle i, as the serial loop adds it (`+=`).
+    #[inline(always)]
+    fn add_i(&self, i: usize, f: &ContactForce) {
+        self.fx.add(i, f.fx);
+        self.fy.add(i, f.fy);
+        self.tq.add(i, f.ti);
+    }
+
+    /// Its reaction into second particle j, as the serial loop's `-=` (`x - f` and
+    /// `x + (-f)` round alike).
+    #[inline(always)]
+    fn add_j(&self, j: usize, f: &ContactForce) {
+        self.fx.add(j, -f.fx);
+        self.fy.add(j, -f.fy);
+        self.tq.add(j, f.tj);
+    }
+}
+
 /// Which contributions are deferred, for one contact-table generation and chunking.
 #[derive(Default)]
 pub(crate) struct OwnerPlan {
@@ -147,18 +166,11 @@ impl ForceSink for OwnerSink<'_> {
     #[inline(always)]
     fn add(&mut self, o: usize, i: usize, j: usize, f: &ContactForce) {
         let d = self.defer[o];
-        let l = self.loads;
-        // Per particle and component, the serial loop's operation: `+=` for i, `-=` for j
-        // (`x - f` and `x + (-f)` round alike).
         if d & 1 == 0 {
-            l.fx.add(i, f.fx);
-            l.fy.add(i, f.fy);
-            l.tq.add(i, f.ti);
+            self.loads.add_i(i, f);
         }
         if d & 2 == 0 {
-            l.fx.add(j, -f.fx);
-            l.fy.add(j, -f.fy);
-            l.tq.add(j, f.tj);
+            self.loads.add_j(j, f);
         }
         if d != 0 {
             self.out[o] = [f.fx, f.fy, f.ti, f.tj];
@@ -184,13 +196,8 @@ pub(crate) struct SharedSink<'a> {
 impl ForceSink for SharedSink<'_> {
     #[inline(always)]
     fn add(&mut self, _o: usize, i: usize, j: usize, f: &ContactForce) {
-        let l = self.loads;
-        l.fx.add(i, f.fx);
-        l.fy.add(i, f.fy);
-        l.tq.add(i, f.ti);
-        l.fx.add(j, -f.fx);
-        l.fy.add(j, -f.fy);
-        l.tq.add(j, f.tj);
+        self.loads.add_i(i, f);
+        self.loads.add_j(j, f);
     }
 }
 

@@ -168,6 +168,15 @@ pub fn unpin_caller() -> Result<()> {
     Ok(())
 }
 
+/// Pin the calling thread to processing unit `pu`.
+fn pin_current(pu: usize) -> Result<()> {
+    if core_affinity::set_for_current(core_affinity::CoreId { id: pu }) {
+        Ok(())
+    } else {
+        Err(EngineError::Setup(format!("pinning to processing unit {pu} failed")))
+    }
+}
+
 /// The calling thread's affinity mask as the first pool found it (Linux), or None if it
 /// could not be read.
 fn original_mask() -> Option<libc::cpu_set_t> {
@@ -215,20 +224,15 @@ impl Pool {
         original_mask();
         static UNITS: std::sync::OnceLock<Vec<core_affinity::CoreId>> = std::sync::OnceLock::new();
         let cores = UNITS.get_or_init(|| core_affinity::get_core_ids().unwrap_or_default());
-        let pin = |pu: Option<usize>| -> Result<()> {
-            if let Some(pu) = pu {
-                let id = cores
-                    .iter()
-                    .find(|c| c.id == pu)
-                    .ok_or_else(|| EngineError::Setup(format!("cannot pin to processing unit {pu}: not available")))?;
-                if !core_affinity::set_for_current(*id) {
-                    return Err(EngineError::Setup(format!("pinning to processing unit {pu} failed")));
-                }
-            }
-            Ok(())
-        };
         // Thread 0 is the caller: pinned here, as OpenMP pins its master thread.
-        pin(pins[0])?;
+        if let Some(pu) = pins[0] {
+            if !cores.iter().any(|c| c.id == pu) {
+                return Err(EngineError::Setup(format!(
+                    "cannot pin to processing unit {pu}: not available"
+                )));
+            }
+            pin_current(pu)?;
+        }
         let mut handles = Vec::with_capacity(threads - 1);
         for (t, &pu) in pins.iter().enumerate().skip(1) {
             if let Some(pu) = pu {
@@ -266,7 +270,6 @@ impl Pool {
         self.threads
     }
 
-    /// Run `job(t)` on every thread t in 0..threads and wait for all (the barrier).
     /// Put the calling thread (thread 0) back where this pool placed it: pinned to its
     /// unit, or, for an unpinned pool, on the mask it had before any pool pinned it. The
     /// caller is pinned once, when the pool is made; a program that makes several pools
@@ -274,16 +277,13 @@ impl Pool {
     /// phases, or thread 0 stays where the last-made pool put it.
     pub fn pin_caller(&self) -> Result<()> {
         match self.caller_pin {
-            Some(pu) => {
-                if !core_affinity::set_for_current(core_affinity::CoreId { id: pu }) {
-                    return Err(EngineError::Setup(format!("pinning to processing unit {pu} failed")));
-                }
-            }
+            Some(pu) => pin_current(pu)?,
             None => unpin_caller()?,
         }
         Ok(())
     }
 
+    /// Run `job(t)` on every thread t in 0..threads and wait for all (the barrier).
     pub fn run<F: Fn(usize) + Sync>(&mut self, phase: Phase, job: &F) -> Result<()> {
         let start = Instant::now();
         let sh = &*self.shared;

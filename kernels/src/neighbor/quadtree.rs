@@ -92,9 +92,9 @@ pub struct Quadtree {
     /// The square of each entry's leaf [lo_x, hi_x, lo_y, hi_y], kept with the entry so
     /// that the per-step "still inside?" scan reads entries in order instead of jumping to
     /// each one's leaf (at 10^5 entries that scan was as costly as the moves). In f32,
-    /// rounded inwards (by at most two f32 steps): half the bytes to stream, and a centre inside it is
-    /// inside the leaf; the few centres within f32 rounding of an edge are flagged and
-    /// then found still at home by the exact test of the move.
+    /// rounded inwards (by at most two f32 steps): half the bytes to stream, and a centre
+    /// inside it is inside the leaf; the few centres within f32 rounding of an edge are
+    /// flagged and then found still at home by the exact test of the move.
     leaf_box: Vec<[f32; 4]>,
     next: Vec<u32>,
     prev: Vec<u32>,
