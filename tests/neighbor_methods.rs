@@ -226,7 +226,9 @@ fn check_queries<M: NeighborSearch>(mut m: M, b: &[[f64; 4]], stored: &[[f32; 4]
 
 /// 10^4 steps of random migration, particles crossing the root's quadrants (a fixed
 /// domain, reflecting walls, and random jumps): the structure stays valid throughout,
-/// and nodes are reused rather than piling up.
+/// and nodes are reused rather than piling up. A second tree takes the pool's path (the
+/// walk to each leaver's new leaf done first, in three chunks, then the moves) and must
+/// grow exactly as the first.
 #[test]
 fn quadtree_stays_valid_under_long_migration() {
     let mut rng = StdRng::seed_from_u64(11);
@@ -244,18 +246,36 @@ fn long_migration(mut cloud: Cloud, d: [f64; 4], capacity: u32, rng: &mut StdRng
         v[1] *= 8.0;
     }
     let mut t = Quadtree::with_capacity(Some(d), capacity);
+    let mut w = Quadtree::with_capacity(Some(d), capacity);
     let mut pairs = Vec::new();
     t.rebuild(&Boxes(&cloud.boxes()), &mut pairs);
+    w.rebuild(&Boxes(&cloud.boxes()), &mut pairs);
     let (mut adds, mut removes) = (Vec::new(), Vec::new());
     let mut most_nodes = 0;
+    let mut moves = Vec::new();
     for step in 0..10_000 {
         cloud.step(rng);
         let b = cloud.boxes();
         t.refresh(&Boxes(&b), &mut adds, &mut removes);
         most_nodes = most_nodes.max(t.nodes());
+        assert!(w.set_boxes(&Boxes(&b)));
+        moves.clear();
+        let m = w.entries();
+        for r in [0..m / 3, m / 3..m / 2, m / 2..m] {
+            w.leavers(r, true, &mut moves);
+        }
+        w.migrate_listed(&moves);
+        let (st, sw) = (t.stats, w.stats);
+        assert_eq!(
+            (w.nodes(), sw.migrations, sw.splits, sw.merges),
+            (t.nodes(), st.migrations, st.splits, st.merges),
+            "capacity {capacity}, step {step}: the walked moves grew another tree"
+        );
         if step % 100 == 0 || step > 9_990 {
             t.validate()
                 .unwrap_or_else(|e| panic!("capacity {capacity}, step {step}: {e}"));
+            w.validate()
+                .unwrap_or_else(|e| panic!("capacity {capacity}, step {step}, walked: {e}"));
         }
     }
     assert!(t.stats.migrations > 10_000, "too little migration: {:?}", t.stats);

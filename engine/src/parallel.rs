@@ -682,14 +682,15 @@ impl Parallel {
         }
         let threads = self.threads();
         let entries = tree.entries();
-        let movers: Vec<Mutex<Vec<u32>>> = (0..threads).map(|_| Mutex::new(Vec::new())).collect();
+        // The scan and the walk to each leaver's new leaf in parallel, the moves serial.
+        let movers: Vec<Mutex<Vec<(u32, u32)>>> = (0..threads).map(|_| Mutex::new(Vec::new())).collect();
         {
             let t: &talus_kernels::neighbor::Quadtree = tree;
             self.pool.run(Phase::Neighbor, &|k| {
-                t.leavers(chunk(entries, k, threads), &mut movers[k].lock());
+                t.leavers(chunk(entries, k, threads), true, &mut movers[k].lock());
             })?;
         }
-        let all: Vec<u32> = movers.into_iter().flat_map(|m| m.into_inner()).collect();
+        let all: Vec<(u32, u32)> = movers.into_iter().flat_map(|m| m.into_inner()).collect();
         tree.migrate_listed(&all);
         let n = tree.particles();
         type Part = (Vec<(u32, u32)>, SearchScratch);

@@ -4,7 +4,7 @@
 //! The kinematic experiments (test1, test2, muth, tree-update) move discs at constant
 //! velocity between reflecting walls, with no forces: what is timed is the neighbour
 //! search alone (each method's `refresh` to the new boxes, every step, no skin), on
-//! identical motion for every method. The drum runs the whole simulation.
+//! identical motion for every method. test1-dem and the drum run the whole simulation.
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -12,7 +12,9 @@ use std::time::Instant;
 use clap::Args;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use talus_engine::{NeighborMethod, Rejection};
+use talus_engine::{
+    Config, ContactParams, Integrator, Material, NeighborMethod, ParticleInit, Rejection, Simulation, Wall,
+};
 use talus_kernels::neighbor::{
     BoundingVolumes, BruteForce, Dess, DiscBoxes, LinkedCells, NeighborSearch, Quadtree, SpatialHash, StripedSort,
     SweepAndPrune, VerletLists,
@@ -24,7 +26,9 @@ use crate::plot::{fitted_exponent, loglog_plot, Series};
 #[derive(Args)]
 pub struct NeighborsArgs {
     /// Experiments: test1 (Perkins' Test 1: a square of equal discs with alternating
-    /// velocities, over --sizes), test2 (Perkins' Test 2: size ratios --ratios at
+    /// velocities, passing through one another at 2 % of a radius per step, over --sizes),
+    /// test1-dem (the same square as a DEM run: the discs collide, at the time step of
+    /// the contact law, over --sizes), test2 (Perkins' Test 2: size ratios --ratios at
     /// --test2-n discs), muth (Muth et al.'s 2D polydisperse series, over --sizes), drum
     /// (random 5-8-gons in a rotating drum, the whole simulation, over --drum-sizes),
     /// tree-update (the quadtree's incremental update against rebuilding it, at --tree-n)
@@ -52,6 +56,10 @@ pub struct NeighborsArgs {
     /// Untimed drum steps before the timing (the bed forms and turns)
     #[arg(long, default_value_t = 2000)]
     pub drum_warmup: u64,
+    /// Untimed test1-dem steps before the timing (a binary contact lasts 50 steps; the
+    /// first collisions happen after about 100)
+    #[arg(long, default_value_t = 1000)]
+    pub dem_warmup: u64,
     /// Discs of tree-update
     #[arg(long, default_value_t = 100_000)]
     pub tree_n: usize,
@@ -297,15 +305,16 @@ pub fn neighbors(a: NeighborsArgs) -> Result<(), String> {
                 rows
             }
             "drum" => drum_series(&a)?,
+            "test1-dem" => test1_dem_series(&a)?,
             "tree-update" => {
-                let text = tree_update(&a);
+                let text = tree_update(&a)?;
                 print!("{text}");
                 report.push_str(&text);
                 continue;
             }
             other => {
                 return Err(format!(
-                    "unknown experiment {other:?} (test1, test2, muth, drum, tree-update)"
+                    "unknown experiment {other:?} (test1, test1-dem, test2, muth, drum, tree-update)"
                 ))
             }
         };
@@ -378,11 +387,193 @@ fn drum_series(a: &NeighborsArgs) -> Result<Vec<Row>, String> {
     Ok(rows)
 }
 
+/// Perkins' Test 1 run as DEM (his Test 1 is a simulation: a square of discs held at
+/// the exterior, given alternating velocities "to ensure object rearrangement"): equal
+/// discs of radius 1 mm on the lattice of [`Kinematic::test1`] inside four fixed walls,
+/// no gravity, the LAMMPS peer's stiffness (k_n = 1e6 N/m) without damping so that the
+/// motion does not die out, time step t_c / 50. Velocities: +-0.1 m/s in x and +-0.05 m/s
+/// in y as in test1, plus a random part of up to +-0.05 m/s on each axis; without it the
+/// lattice only breathes (every pair collides in step with the others and the square
+/// never rearranges). Head-on pairs then overlap by 2 % of a radius at most.
+pub fn test1_dem(n: usize) -> Result<Simulation, String> {
+    let r = 1e-3;
+    let density = 2500.0;
+    let mass = density * std::f64::consts::PI * r * r;
+    let kn = 1e6;
+    let contact = ContactParams {
+        kn,
+        kt: 2.0 / 7.0 * kn,
+        gamma_n: 0.0,
+        gamma_t: 0.0,
+        mu: 0.5,
+    };
+    let dt = contact.contact_time(0.5 * mass) / 50.0;
+    let cols = (n as f64).sqrt().ceil() as usize;
+    let spacing = 2.1 * r;
+    let side = cols as f64 * spacing;
+    let v = 0.1;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    let inits: Vec<ParticleInit> = (0..n)
+        .map(|p| {
+            let (i, j) = (p % cols, p / cols);
+            let jitter = [rng.random_range(-0.5..0.5) * v, rng.random_range(-0.5..0.5) * v];
+            ParticleInit {
+                id: p as u64 + 1,
+                x: (i as f64 + 0.5) * spacing,
+                y: (j as f64 + 0.5) * spacing,
+                angle: 0.0,
+                vx: if (i + j) % 2 == 0 { v } else { -v } + jitter[0],
+                vy: if j % 2 == 0 { 0.5 * v } else { -0.5 * v } + jitter[1],
+                omega: 0.0,
+                radius: r,
+                mass,
+                material: 0,
+                ptype: 1,
+                flags: 0,
+            }
+        })
+        .collect();
+    let rows = n.div_ceil(cols);
+    let top = rows as f64 * spacing;
+    let walls = vec![
+        Wall::fixed([0.0, 0.0], [1.0, 0.0], 0),
+        Wall::fixed([0.0, 0.0], [0.0, 1.0], 0),
+        Wall::fixed([side, 0.0], [-1.0, 0.0], 0),
+        Wall::fixed([0.0, top], [0.0, -1.0], 0),
+    ];
+    let config = Config {
+        dt,
+        gravity: [0.0, 0.0],
+        domain_min: [-0.01, -0.01],
+        domain_max: [side + 0.01, top + 0.01],
+        integrator: Integrator::Verlet,
+        neighbor: NeighborMethod::Sweep,
+        margin: 0.0,
+        every_step: true,
+        sort_every: 1000,
+        rejection: Rejection::Circle,
+    };
+    let material = Material {
+        name: "test1".into(),
+        density,
+        contact,
+    };
+    Simulation::new(config, vec![material], walls, &inits).map_err(|e| e.to_string())
+}
+
+/// Mean distance a particle moves in one step, in radii.
+fn step_fraction(sim: &Simulation) -> f64 {
+    let p = &sim.particles;
+    let n = p.x.len().max(1) as f64;
+    let s: f64 = (0..p.x.len()).map(|i| p.vx[i].hypot(p.vy[i]) / p.radius[i]).sum();
+    s * sim.config.dt / n
+}
+
+/// test1-dem over --sizes: one simulation per N, warmed up once; each method then takes
+/// over the running simulation (a fresh search built on the current state) for its timed
+/// steps, so the methods see the same (statistically steady, undamped) motion.
+fn test1_dem_series(a: &NeighborsArgs) -> Result<Vec<Row>, String> {
+    let mut rows = Vec::new();
+    for &n in &a.sizes {
+        let mut sim = test1_dem(n)?;
+        sim.run(a.dem_warmup).map_err(|e| e.to_string())?;
+        println!(
+            "  test1-dem N = {n}: {:.2e} radii per step (mean), {:.2} contacts per particle",
+            step_fraction(&sim),
+            sim.contacts_per_particle()
+        );
+        for &m in &a.methods {
+            if m == NeighborMethod::Brute && n > a.brute_max {
+                continue;
+            }
+            sim.set_neighbor_method(m);
+            sim.config.every_step = true;
+            // A few untimed steps: the first builds the search from scratch.
+            sim.run(3).map_err(|e| e.to_string())?;
+            let mut per = Vec::new();
+            for _ in 0..a.repeats.max(1) {
+                sim.reset_times();
+                sim.run(a.steps.max(1) as u64).map_err(|e| e.to_string())?;
+                per.push(sim.times.neighbor / a.steps.max(1) as f64);
+            }
+            rows.push(Row {
+                experiment: "test1-dem",
+                method: m.name(),
+                x: n as f64,
+                n,
+                secs_per_step: median(per),
+                pairs_per_particle: sim.candidate_pairs() as f64 / n as f64,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// What moves the discs of tree-update.
+enum Motion {
+    /// test1: discs passing through one another at 2 % of a radius per step.
+    Kinematic(Kinematic),
+    /// test1-dem: the colliding discs of the DEM run.
+    Dem(Box<Simulation>),
+}
+
+impl Motion {
+    fn step(&mut self) -> Result<(), String> {
+        match self {
+            Motion::Kinematic(k) => {
+                k.step();
+                Ok(())
+            }
+            Motion::Dem(sim) => sim.run(1).map_err(|e| e.to_string()),
+        }
+    }
+
+    fn boxes(&self) -> DiscBoxes<'_> {
+        match self {
+            Motion::Kinematic(k) => k.boxes(),
+            Motion::Dem(sim) => DiscBoxes {
+                x: &sim.particles.x,
+                y: &sim.particles.y,
+                radius: &sim.particles.radius,
+                margin: 0.0,
+            },
+        }
+    }
+
+    fn domain(&self) -> [f64; 4] {
+        match self {
+            Motion::Kinematic(k) => k.domain(),
+            Motion::Dem(sim) => {
+                let c = &sim.config;
+                [c.domain_min[0], c.domain_max[0], c.domain_min[1], c.domain_max[1]]
+            }
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Motion::Kinematic(_) => "test1 (discs passing through one another, 2.2e-2 radii per step)".into(),
+            Motion::Dem(sim) => format!("test1-dem (colliding discs, {:.1e} radii per step)", step_fraction(sim)),
+        }
+    }
+}
+
 /// The quadtree's incremental update (migration of the entries that left their leaf)
-/// against building the tree from scratch, on the same motion (test1 at --tree-n discs).
-fn tree_update(a: &NeighborsArgs) -> String {
+/// against building the tree from scratch, on the same motion (test1 and test1-dem at
+/// --tree-n discs).
+fn tree_update(a: &NeighborsArgs) -> Result<String, String> {
     let n = a.tree_n;
-    let mut sys = Kinematic::test1(n);
+    let mut dem = test1_dem(n)?;
+    dem.run(a.dem_warmup).map_err(|e| e.to_string())?;
+    let mut s = String::new();
+    for motion in [Motion::Kinematic(Kinematic::test1(n)), Motion::Dem(Box::new(dem))] {
+        s.push_str(&tree_update_on(a, motion)?);
+    }
+    Ok(s)
+}
+
+fn tree_update_on(a: &NeighborsArgs, mut sys: Motion) -> Result<String, String> {
+    let n = a.tree_n;
     // Two trees on the same motion: one only migrated, one built from scratch every step
     // (each keeps its own allocations, so neither pays for the other's).
     let mut tree = Quadtree::with_capacity(Some(sys.domain()), a.leaf_capacity);
@@ -392,7 +583,7 @@ fn tree_update(a: &NeighborsArgs) -> String {
     fresh.rebuild(&sys.boxes(), &mut pairs);
     // Untimed steps first: the migrated tree reaches its steady size.
     for _ in 0..a.steps.max(1) {
-        sys.step();
+        sys.step()?;
         tree.set_boxes(&sys.boxes());
         tree.migrate_only();
     }
@@ -401,7 +592,7 @@ fn tree_update(a: &NeighborsArgs) -> String {
     for _ in 0..a.repeats.max(1) {
         let (mut ti, mut tf) = (0.0, 0.0);
         for _ in 0..a.steps.max(1) {
-            sys.step();
+            sys.step()?;
             tree.set_boxes(&sys.boxes());
             fresh.set_boxes(&sys.boxes());
             let s = Instant::now();
@@ -419,7 +610,9 @@ fn tree_update(a: &NeighborsArgs) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "\ntree-update: quadtree over test1 at N = {n} ({} entries, {} nodes)",
+        "\ntree-update: quadtree (leaves of {}) over {} at N = {n} ({} entries, {} nodes)",
+        a.leaf_capacity,
+        sys.describe(),
         tree.entries(),
         tree.nodes()
     );
@@ -431,7 +624,7 @@ fn tree_update(a: &NeighborsArgs) -> String {
         tf * 1e3,
         tf / ti
     );
-    s
+    Ok(s)
 }
 
 /// Table, CSV and plot of one experiment; returns the table.
@@ -491,6 +684,7 @@ fn write_experiment(out: &Path, name: &str, rows: &[Row]) -> Result<String, Stri
         "test2" => "Perkins Test 2: size ratios",
         "muth" => "2D polydisperse series (Muth et al.)",
         "drum" => "rotating drum, random 5-8-gons (whole simulation)",
+        "test1-dem" => "Perkins Test 1 as a DEM run (whole simulation)",
         _ => name,
     };
     loglog_plot(
