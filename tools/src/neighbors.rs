@@ -490,11 +490,19 @@ fn test1_dem_series(a: &NeighborsArgs) -> Result<Vec<Row>, String> {
             sim.config.every_step = true;
             // A few untimed steps: the first builds the search from scratch.
             sim.run(3).map_err(|e| e.to_string())?;
+            let swaps0 = sim.sweep_stats().map(|s| s.swaps);
             let mut per = Vec::new();
             for _ in 0..a.repeats.max(1) {
                 sim.reset_times();
                 sim.run(a.steps.max(1) as u64).map_err(|e| e.to_string())?;
                 per.push(sim.times.neighbor / a.steps.max(1) as f64);
+            }
+            if let (Some(s0), Some(s1)) = (swaps0, sim.sweep_stats().map(|s| s.swaps)) {
+                let steps = (a.steps.max(1) * a.repeats.max(1)) as f64;
+                println!(
+                    "  test1-dem N = {n}: the sweep made {:.3} insertion-sort swaps per particle per step",
+                    (s1 - s0) as f64 / (steps * n as f64)
+                );
             }
             rows.push(Row {
                 experiment: "test1-dem",
