@@ -445,3 +445,84 @@ fn neighbor_choice_on_the_command_line() {
     let err = text(&out.stderr);
     assert!(err.contains("octree") && err.contains("quadtree"), "{err}");
 }
+
+/// `talus neighbors` on small sizes: the tables, CSV and plots are written; on the
+/// kinematic test1 every method sees the same motion and so reports the same pair set;
+/// test1-dem is a real DEM run (the discs collide, at a time step far below the
+/// kinematic test's 2 % of a radius); tree-update reports both motions.
+#[test]
+fn neighbors_study_writes_tables_and_methods_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        &[
+            "neighbors",
+            "--experiments",
+            "test1,test1-dem,tree-update",
+            "--sizes",
+            "400,1600",
+            "--methods",
+            "sweep,cells,quadtree,verlet,brute",
+            "--steps",
+            "3",
+            "--repeats",
+            "1",
+            "--dem-warmup",
+            "150",
+            "--tree-n",
+            "2000",
+            "--out",
+            "nb",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", describe(&out));
+    let nb = dir.path().join("nb");
+    for f in [
+        "report.txt",
+        "test1.csv",
+        "test1-dem.csv",
+        "test1-dem.png",
+        "test1-dem.svg",
+    ] {
+        assert!(nb.join(f).is_file(), "{f} not written");
+    }
+    let rows = |f: &str| -> Vec<Vec<String>> {
+        std::fs::read_to_string(nb.join(f))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').map(str::to_string).collect())
+            .collect()
+    };
+    let test1 = rows("test1.csv");
+    for n in ["400", "1600"] {
+        let pairs: Vec<&str> = test1.iter().filter(|r| r[3] == n).map(|r| r[6].as_str()).collect();
+        assert_eq!(pairs.len(), 5, "test1 N = {n}: {pairs:?}");
+        assert!(pairs.iter().all(|p| *p == pairs[0]), "test1 N = {n}: {pairs:?}");
+        let dem: Vec<Vec<String>> = rows("test1-dem.csv").into_iter().filter(|r| r[3] == n).collect();
+        assert_eq!(dem.len(), 5, "test1-dem N = {n}");
+        assert!(dem.iter().all(|r| r[4].parse::<f64>().unwrap() > 0.0), "{dem:?}");
+    }
+    let stdout = text(&out.stdout);
+    let dem_line = stdout
+        .lines()
+        .find(|l| l.contains("test1-dem N = 1600") && l.contains("radii per step"))
+        .unwrap_or_else(|| panic!("no test1-dem line:\n{stdout}"));
+    let words: Vec<&str> = dem_line.split_whitespace().collect();
+    let step: f64 = words[words.iter().position(|w| *w == "radii").unwrap() - 1]
+        .parse()
+        .unwrap();
+    let contacts: f64 = words[words.iter().position(|w| *w == "contacts").unwrap() - 1]
+        .parse()
+        .unwrap();
+    assert!(step > 1e-5 && step < 2e-3, "{dem_line}");
+    assert!(contacts > 0.05, "the discs do not collide: {dem_line}");
+    assert!(
+        stdout.contains("insertion-sort swaps per particle per step"),
+        "{stdout}"
+    );
+    let report = std::fs::read_to_string(nb.join("report.txt")).unwrap();
+    for motion in ["over test1 (", "over test1-dem ("] {
+        assert!(report.contains(motion), "no tree-update {motion}:\n{report}");
+    }
+}

@@ -32,7 +32,11 @@ pub struct NeighborsArgs {
     /// --test2-n discs), muth (Muth et al.'s 2D polydisperse series, over --sizes), drum
     /// (random 5-8-gons in a rotating drum, the whole simulation, over --drum-sizes),
     /// tree-update (the quadtree's incremental update against rebuilding it, at --tree-n)
-    #[arg(long, value_delimiter = ',', default_value = "test1,test2,muth,drum,tree-update")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "test1,test1-dem,test2,muth,drum,tree-update"
+    )]
     pub experiments: Vec<String>,
     /// Methods to compare
     #[arg(
