@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use talus::kernels::neighbor::sweep::stage_boxes;
 use talus::kernels::neighbor::{brute_force_pairs, BoxSource, DiscBoxes, SweepAndPrune};
 
 struct World {
@@ -120,13 +121,20 @@ fn run_case(seed: u64, n0: usize, ratio: f64, jump: f64, margin: f64, steps: usi
         };
         sweep.update(&src);
         {
-            let [mut ax, mut ay] = twin.axes(src.len());
+            // Staged in two pieces on two threads, as the pool does.
+            let n = src.len();
+            let (lo, hi) = twin.staging(n).split_at_mut(n / 2);
             std::thread::scope(|sc| {
-                sc.spawn(|| ax.run(&src));
-                sc.spawn(|| ay.run(&src));
+                sc.spawn(|| stage_boxes(&src, 0, lo));
+                sc.spawn(|| stage_boxes(&src, n / 2, hi));
+            });
+            let [mut ax, mut ay] = twin.axes(n);
+            std::thread::scope(|sc| {
+                sc.spawn(|| ax.run());
+                sc.spawn(|| ay.run());
             });
         }
-        twin.finish_update(&src);
+        twin.finish_update();
         assert_eq!(
             sweep.adds, twin.adds,
             "seed {seed} step {step}: axis-per-thread additions differ"

@@ -708,25 +708,39 @@ impl Parallel {
         Ok(())
     }
 
-    /// The sort-and-sweep update with one thread per axis (threads beyond two idle).
+    /// The sort-and-sweep update with one thread per axis (threads beyond two idle), after
+    /// the new boxes are staged by all threads.
     pub(crate) fn sweep_update<B: talus_kernels::neighbor::BoxSource + Sync>(
         &mut self,
         sweep: &mut talus_kernels::neighbor::SweepAndPrune,
         src: &B,
     ) -> Result<()> {
+        use talus_kernels::neighbor::sweep::stage_boxes;
         if self.threads() < 2 {
             sweep.update(src);
             return Ok(());
         }
+        let (n, threads) = (src.len(), self.threads());
         {
-            let axes: Vec<_> = sweep.axes(src.len()).into_iter().map(Mutex::new).collect();
+            let staging = sweep.staging(n);
+            let lens: Vec<usize> = (0..threads).map(|k| chunk(n, k, threads).len()).collect();
+            let parts: Vec<Mutex<&mut [[f32; 4]]>> = split_lengths(staging, lens.into_iter())
+                .into_iter()
+                .map(Mutex::new)
+                .collect();
+            self.pool.run(Phase::Neighbor, &|t| {
+                stage_boxes(src, chunk(n, t, threads).start, &mut parts[t].lock());
+            })?;
+        }
+        {
+            let axes: Vec<_> = sweep.axes(n).into_iter().map(Mutex::new).collect();
             self.pool.run(Phase::Neighbor, &|t| {
                 if let Some(a) = axes.get(t) {
-                    a.lock().run(src);
+                    a.lock().run();
                 }
             })?;
         }
-        sweep.finish_update(src);
+        sweep.finish_update();
         Ok(())
     }
 }

@@ -27,7 +27,7 @@
 //! values a begin sorts before an end, so touching boxes (closed intervals) overlap.
 //! Two sentinels (key 0 and `u64::MAX`) bound every array, so the inner loop of the
 //! insertion sort needs no bounds test.
-use super::{boxes_overlap, round_down, round_up, rounded_box, BoxSource, EMPTY_BOX};
+use super::{boxes_overlap, rounded_box, BoxSource, EMPTY_BOX};
 
 const END_BIT: u64 = 1 << 31;
 const IDX_MASK: u64 = END_BIT - 1;
@@ -93,10 +93,13 @@ pub struct SweepAndPrune {
     /// Rounded enlarged boxes of the last update (the set is consistent with these). During
     /// an update they are the *old* boxes the rules need.
     boxes: Vec<[f32; 4]>,
-    /// New [lo, hi] per axis, computed in one sequential pass so that each end gathers one
-    /// 8-byte value (the rare swap events recompute the other axis from the source). One
-    /// array per axis, so that the two axes can be sorted by two threads at once.
-    scratch: [Vec<[f32; 2]>; 2],
+    /// The new rounded boxes, staged in one sequential pass before the axes are sorted
+    /// (split between threads on the pool); both axis sorts read them: each end gathers
+    /// its new value, and a swap of a begin and an end reads the two particles' new boxes
+    /// here, one cache line each, instead of their position and radius from three arrays
+    /// (at 10^6 discs a swap is a cache miss per array read). Swapped with `boxes` at the
+    /// end of the update.
+    staged: Vec<[f32; 4]>,
     /// Changes found on each axis, merged into `adds` and `removes` (x first) after both
     /// axes are sorted: the same order whether the axes ran one after the other or not.
     axis_adds: [Vec<(u32, u32)>; 2],
@@ -135,7 +138,7 @@ impl SweepAndPrune {
     pub fn memory_bytes(&self) -> usize {
         (self.ends[0].capacity() + self.ends[1].capacity()) * 8
             + self.boxes.capacity() * 16
-            + (self.scratch[0].capacity() + self.scratch[1].capacity()) * 8
+            + self.staged.capacity() * 16
             + (self.adds.capacity() + self.removes.capacity()) * 8
             + self
                 .axis_adds
@@ -229,7 +232,7 @@ impl SweepAndPrune {
             self.ends[axis] = saved.to_vec();
         }
         self.boxes = boxes.to_vec();
-        self.scratch = [vec![[0.0; 2]; n], vec![[0.0; 2]; n]];
+        self.staged = vec![EMPTY_BOX; n];
         self.adds.clear();
         self.removes.clear();
         Ok(())
@@ -286,43 +289,55 @@ impl SweepAndPrune {
     /// Incremental update: recompute all box ends from `src`, insertion-sort both axes and
     /// collect the changes of the pair set into `adds` and `removes`.
     pub fn update<B: BoxSource>(&mut self, src: &B) {
-        for mut axis in self.axes(src.len()) {
-            axis.run(src);
+        let n = src.len();
+        stage_boxes(src, 0, self.staging(n));
+        for mut axis in self.axes(n) {
+            axis.run();
         }
-        self.finish_update(src);
+        self.finish_update();
     }
 
-    /// The two halves of an incremental update that may run at the same time, one per
-    /// thread (Chen & Matuttis 2013, Appendix A.2: the x pass checks y overlap *now*, the y
-    /// pass x overlap *before*, so neither needs the other's result). Run both, then
-    /// [`SweepAndPrune::finish_update`]; `update` does exactly that on one thread.
-    pub fn axes(&mut self, n: usize) -> [AxisSort<'_>; 2] {
+    /// The array of new boxes to fill (with [`stage_boxes`], whole or in pieces) before
+    /// [`SweepAndPrune::axes`].
+    pub fn staging(&mut self, n: usize) -> &mut [[f32; 4]] {
         assert_eq!(
             n,
             self.boxes.len(),
             "sweep: particle count changed without insert/renumber"
         );
+        self.staged.resize(n, EMPTY_BOX);
+        &mut self.staged
+    }
+
+    /// The two halves of an incremental update that may run at the same time, one per
+    /// thread (Chen & Matuttis 2013, Appendix A.2: the x pass checks y overlap *now*, the y
+    /// pass x overlap *before*, so neither needs the other's result). Stage the new boxes
+    /// ([`SweepAndPrune::staging`]), run both, then [`SweepAndPrune::finish_update`];
+    /// `update` does exactly that on one thread.
+    pub fn axes(&mut self, n: usize) -> [AxisSort<'_>; 2] {
+        assert!(
+            n == self.boxes.len() && n == self.staged.len(),
+            "sweep: particle count changed without insert/renumber, or boxes not staged"
+        );
         let [e0, e1] = &mut self.ends;
-        let [s0, s1] = &mut self.scratch;
         let [a0, a1] = &mut self.axis_adds;
         let [r0, r1] = &mut self.axis_removes;
         let [w0, w1] = &mut self.axis_swaps;
-        let old = &self.boxes;
-        let part = |axis, ends, scratch, adds, removes, swaps| AxisSort {
+        let (old, new) = (&self.boxes[..], &self.staged[..]);
+        let part = |axis, ends, adds, removes, swaps| AxisSort {
             axis,
             ends,
-            scratch,
+            new,
             old,
             adds,
             removes,
             swaps,
         };
-        [part(0, e0, s0, a0, r0, w0), part(1, e1, s1, a1, r1, w1)]
+        [part(0, e0, a0, r0, w0), part(1, e1, a1, r1, w1)]
     }
 
     /// Merge the changes found on the two axes (x first) and store the new boxes.
-    pub fn finish_update<B: BoxSource>(&mut self, src: &B) {
-        let n = src.len();
+    pub fn finish_update(&mut self) {
         self.adds.clear();
         self.removes.clear();
         for axis in 0..2 {
@@ -330,11 +345,9 @@ impl SweepAndPrune {
             self.removes.append(&mut self.axis_removes[axis]);
             self.stats.swaps += std::mem::take(&mut self.axis_swaps[axis]);
         }
-        // Only now may the stored boxes change: the y pass needed the old x boxes.
-        let (sx, sy) = (&self.scratch[0][..n], &self.scratch[1][..n]);
-        for ((b, x), y) in self.boxes.iter_mut().zip(sx).zip(sy) {
-            *b = [x[0], x[1], y[0], y[1]];
-        }
+        // Only now may the stored boxes change: the y pass needed the old x boxes. The old
+        // ones become the next update's staging array.
+        std::mem::swap(&mut self.boxes, &mut self.staged);
         self.stats.updates += 1;
     }
 
@@ -344,7 +357,7 @@ impl SweepAndPrune {
         let p = self.boxes.len();
         assert!(p < MAX_PARTICLES, "sweep: at most {MAX_PARTICLES} particles");
         self.boxes.push(EMPTY_BOX);
-        self.scratch.iter_mut().for_each(|s| s.push([0.0; 2]));
+        self.staged.push(EMPTY_BOX);
         for ends in &mut self.ends {
             if ends.is_empty() {
                 ends.push(0);
@@ -388,7 +401,7 @@ impl SweepAndPrune {
             }
         }
         self.boxes = nb;
-        self.scratch.iter_mut().for_each(|s| s.truncate(kept));
+        self.staged.truncate(kept);
     }
 }
 
@@ -396,7 +409,7 @@ impl SweepAndPrune {
 pub struct AxisSort<'a> {
     axis: usize,
     ends: &'a mut Vec<u64>,
-    scratch: &'a mut Vec<[f32; 2]>,
+    new: &'a [[f32; 4]],
     old: &'a [[f32; 4]],
     adds: &'a mut Vec<(u32, u32)>,
     removes: &'a mut Vec<(u32, u32)>,
@@ -404,33 +417,36 @@ pub struct AxisSort<'a> {
 }
 
 impl AxisSort<'_> {
-    /// Recompute this axis' box ends from `src` and insertion-sort them, collecting the
+    /// Set this axis' box ends to the staged boxes and insertion-sort them, collecting the
     /// pair changes found on this axis.
-    pub fn run<B: BoxSource>(&mut self, src: &B) {
-        let (n, axis) = (src.len(), self.axis);
+    pub fn run(&mut self) {
+        let axis = self.axis;
         self.adds.clear();
         self.removes.clear();
-        self.scratch.resize(n, [0.0; 2]);
-        for (p, sc) in self.scratch.iter_mut().enumerate() {
-            let b = src.bbox(p);
-            *sc = [round_down(b[2 * axis]), round_up(b[2 * axis + 1])];
-        }
         let m = self.ends.len() - 1;
         for k in &mut self.ends[1..m] {
             let p = idx(*k);
             let e = is_end(*k);
-            *k = key(self.scratch[p][e as usize], e, p as u32);
+            *k = key(self.new[p][2 * axis + e as usize], e, p as u32);
         }
-        *self.swaps = sort_axis(self.ends, axis, self.old, src, self.adds, self.removes);
+        *self.swaps = sort_axis(self.ends, axis, self.old, self.new, self.adds, self.removes);
+    }
+}
+
+/// The new rounded boxes of particles `start..start + out.len()` into `out`: one piece of
+/// the staging array of [`SweepAndPrune::staging`].
+pub fn stage_boxes<B: BoxSource>(src: &B, start: usize, out: &mut [[f32; 4]]) {
+    for (k, b) in out.iter_mut().enumerate() {
+        *b = rounded_box(src.bbox(start + k));
     }
 }
 
 /// Insertion sort of one axis' ends, applying the swap rules. Returns the swap count.
-fn sort_axis<B: BoxSource>(
+fn sort_axis(
     ends: &mut [u64],
     axis: usize,
     old: &[[f32; 4]],
-    src: &B,
+    new: &[[f32; 4]],
     adds: &mut Vec<(u32, u32)>,
     removes: &mut Vec<(u32, u32)>,
 ) -> u64 {
@@ -448,8 +464,7 @@ fn sort_axis<B: BoxSource>(
             swaps += 1;
             if is_end(e) != is_end(f) {
                 let (pe, pf) = (idx(e), idx(f));
-                // New boxes, recomputed (swaps are rare next to the O(N) pass).
-                let (ne, nf) = (&rounded_box(src.bbox(pe)), &rounded_box(src.bbox(pf)));
+                let (ne, nf) = (&new[pe], &new[pf]);
                 if !is_end(e) {
                     // Begin of pe moved below the end of pf: overlap on this axis may start.
                     let add = overlap_axis(ne, nf, axis)
