@@ -9,7 +9,6 @@ use std::collections::BTreeSet;
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use talus::kernels::neighbor::sweep::stage_boxes;
 use talus::kernels::neighbor::{brute_force_pairs, BoxSource, DiscBoxes, SweepAndPrune};
 
 struct World {
@@ -123,10 +122,11 @@ fn run_case(seed: u64, n0: usize, ratio: f64, jump: f64, margin: f64, steps: usi
         {
             // Staged in two pieces on two threads, as the pool does.
             let n = src.len();
-            let (lo, hi) = twin.staging(n).split_at_mut(n / 2);
+            let mut parts = twin.staging(n).split([n / 2, n - n / 2].into_iter());
+            let (lo, hi) = parts.split_at_mut(1);
             std::thread::scope(|sc| {
-                sc.spawn(|| stage_boxes(&src, 0, lo));
-                sc.spawn(|| stage_boxes(&src, n / 2, hi));
+                sc.spawn(|| lo[0].fill(&src, 0));
+                sc.spawn(|| hi[0].fill(&src, n / 2));
             });
             let [mut ax, mut ay] = twin.axes(n);
             std::thread::scope(|sc| {

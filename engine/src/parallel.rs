@@ -715,21 +715,16 @@ impl Parallel {
         sweep: &mut talus_kernels::neighbor::SweepAndPrune,
         src: &B,
     ) -> Result<()> {
-        use talus_kernels::neighbor::sweep::stage_boxes;
         if self.threads() < 2 {
             sweep.update(src);
             return Ok(());
         }
         let (n, threads) = (src.len(), self.threads());
         {
-            let staging = sweep.staging(n);
-            let lens: Vec<usize> = (0..threads).map(|k| chunk(n, k, threads).len()).collect();
-            let parts: Vec<Mutex<&mut [[f32; 4]]>> = split_lengths(staging, lens.into_iter())
-                .into_iter()
-                .map(Mutex::new)
-                .collect();
+            let lens = (0..threads).map(|k| chunk(n, k, threads).len());
+            let parts: Vec<_> = sweep.staging(n).split(lens).into_iter().map(Mutex::new).collect();
             self.pool.run(Phase::Neighbor, &|t| {
-                stage_boxes(src, chunk(n, t, threads).start, &mut parts[t].lock());
+                parts[t].lock().fill(src, chunk(n, t, threads).start);
             })?;
         }
         {
