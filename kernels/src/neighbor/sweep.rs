@@ -93,17 +93,12 @@ pub struct SweepAndPrune {
     /// Rounded enlarged boxes of the last update (the set is consistent with these). During
     /// an update they are the *old* boxes the rules need.
     boxes: Vec<[f32; 4]>,
-    /// The new rounded boxes, staged in one sequential pass before the axes are sorted
-    /// (split between threads on the pool); both axis sorts read them: each end gathers
-    /// its new value, and a swap of a begin and an end reads the two particles' new boxes
-    /// here, one cache line each, instead of their position and radius from three arrays
-    /// (at 10^6 discs a swap is a cache miss per array read). Swapped with `boxes` at the
-    /// end of the update.
-    staged: Vec<[f32; 4]>,
-    /// The same new boxes per axis, [lo, hi], for the key pass: it visits the ends in
-    /// sorted order, so its reads are scattered, and 8-byte records put twice as many
-    /// particles in a cache line as the 16-byte boxes (at 10^6 discs the key pass was
-    /// three quarters of the sort, waiting on memory).
+    /// The new rounded boxes per axis, [lo, hi], staged in one sequential pass before the
+    /// axes are sorted (split between threads on the pool), and read by both axis sorts:
+    /// each end gathers its new value from its own axis' array, a swap of a begin and an
+    /// end the two particles' new boxes from both. The key pass visits the ends in sorted
+    /// order, so its reads are scattered: 8-byte records put eight particles in a cache
+    /// line (at 10^6 discs the key pass was three quarters of the sort, waiting on memory).
     staged_axis: [Vec<[f32; 2]>; 2],
     /// Changes found on each axis, merged into `adds` and `removes` (x first) after both
     /// axes are sorted: the same order whether the axes ran one after the other or not.
@@ -143,7 +138,6 @@ impl SweepAndPrune {
     pub fn memory_bytes(&self) -> usize {
         (self.ends[0].capacity() + self.ends[1].capacity()) * 8
             + self.boxes.capacity() * 16
-            + self.staged.capacity() * 16
             + (self.staged_axis[0].capacity() + self.staged_axis[1].capacity()) * 8
             + (self.adds.capacity() + self.removes.capacity()) * 8
             + self
@@ -238,7 +232,6 @@ impl SweepAndPrune {
             self.ends[axis] = saved.to_vec();
         }
         self.boxes = boxes.to_vec();
-        self.staged = vec![EMPTY_BOX; n];
         self.staged_axis = [vec![[0.0; 2]; n], vec![[0.0; 2]; n]];
         self.adds.clear();
         self.removes.clear();
@@ -312,15 +305,10 @@ impl SweepAndPrune {
             self.boxes.len(),
             "sweep: particle count changed without insert/renumber"
         );
-        self.staged.resize(n, EMPTY_BOX);
         let [sx, sy] = &mut self.staged_axis;
         sx.resize(n, [0.0; 2]);
         sy.resize(n, [0.0; 2]);
-        Staging {
-            boxes: &mut self.staged,
-            x: sx,
-            y: sy,
-        }
+        Staging { x: sx, y: sy }
     }
 
     /// The two halves of an incremental update that may run at the same time, one per
@@ -330,15 +318,16 @@ impl SweepAndPrune {
     /// `update` does exactly that on one thread.
     pub fn axes(&mut self, n: usize) -> [AxisSort<'_>; 2] {
         assert!(
-            n == self.boxes.len() && n == self.staged.len(),
+            n == self.boxes.len() && n == self.staged_axis[0].len() && n == self.staged_axis[1].len(),
             "sweep: particle count changed without insert/renumber, or boxes not staged"
         );
         let [e0, e1] = &mut self.ends;
         let [a0, a1] = &mut self.axis_adds;
         let [r0, r1] = &mut self.axis_removes;
         let [w0, w1] = &mut self.axis_swaps;
-        let (old, new) = (&self.boxes[..], &self.staged[..]);
+        let old = &self.boxes[..];
         let [s0, s1] = &self.staged_axis;
+        let new = [&s0[..], &s1[..]];
         let part = |axis, ends, ends_new, adds, removes, swaps| AxisSort {
             axis,
             ends,
@@ -363,7 +352,10 @@ impl SweepAndPrune {
         }
         // Only now may the stored boxes change: the y pass needed the old x boxes. The old
         // ones become the next update's staging array.
-        std::mem::swap(&mut self.boxes, &mut self.staged);
+        let [sx, sy] = &self.staged_axis;
+        for ((b, x), y) in self.boxes.iter_mut().zip(sx).zip(sy) {
+            *b = [x[0], x[1], y[0], y[1]];
+        }
         self.stats.updates += 1;
     }
 
@@ -373,7 +365,6 @@ impl SweepAndPrune {
         let p = self.boxes.len();
         assert!(p < MAX_PARTICLES, "sweep: at most {MAX_PARTICLES} particles");
         self.boxes.push(EMPTY_BOX);
-        self.staged.push(EMPTY_BOX);
         self.staged_axis.iter_mut().for_each(|s| s.push([0.0; 2]));
         for ends in &mut self.ends {
             if ends.is_empty() {
@@ -418,7 +409,6 @@ impl SweepAndPrune {
             }
         }
         self.boxes = nb;
-        self.staged.truncate(kept);
         self.staged_axis.iter_mut().for_each(|s| s.truncate(kept));
     }
 }
@@ -429,7 +419,7 @@ pub struct AxisSort<'a> {
     ends: &'a mut Vec<u64>,
     /// This axis' new [lo, hi] per particle.
     ends_new: &'a [[f32; 2]],
-    new: &'a [[f32; 4]],
+    new: [&'a [[f32; 2]]; 2],
     old: &'a [[f32; 4]],
     adds: &'a mut Vec<(u32, u32)>,
     removes: &'a mut Vec<(u32, u32)>,
@@ -455,7 +445,6 @@ impl AxisSort<'_> {
 
 /// The new boxes of an update, or a piece of them (see [`SweepAndPrune::staging`]).
 pub struct Staging<'a> {
-    boxes: &'a mut [[f32; 4]],
     x: &'a mut [[f32; 2]],
     y: &'a mut [[f32; 2]],
 }
@@ -463,33 +452,21 @@ pub struct Staging<'a> {
 impl<'a> Staging<'a> {
     /// Pieces of the given lengths, one after another (for threads to fill).
     pub fn split(self, lens: impl Iterator<Item = usize>) -> Vec<Staging<'a>> {
-        let (mut b, mut x, mut y) = (self.boxes, self.x, self.y);
+        let (mut x, mut y) = (self.x, self.y);
         let mut out = Vec::new();
         for len in lens {
-            let (b0, b1) = std::mem::take(&mut b).split_at_mut(len);
             let (x0, x1) = std::mem::take(&mut x).split_at_mut(len);
             let (y0, y1) = std::mem::take(&mut y).split_at_mut(len);
-            out.push(Staging {
-                boxes: b0,
-                x: x0,
-                y: y0,
-            });
-            (b, x, y) = (b1, x1, y1);
+            out.push(Staging { x: x0, y: y0 });
+            (x, y) = (x1, y1);
         }
         out
     }
 
     /// The new rounded boxes of particles `start..`, as many as this piece holds.
     pub fn fill<B: BoxSource>(&mut self, src: &B, start: usize) {
-        for (k, ((b, x), y)) in self
-            .boxes
-            .iter_mut()
-            .zip(self.x.iter_mut())
-            .zip(self.y.iter_mut())
-            .enumerate()
-        {
+        for (k, (x, y)) in self.x.iter_mut().zip(self.y.iter_mut()).enumerate() {
             let r = rounded_box(src.bbox(start + k));
-            *b = r;
             *x = [r[0], r[1]];
             *y = [r[2], r[3]];
         }
@@ -501,7 +478,7 @@ fn sort_axis(
     ends: &mut [u64],
     axis: usize,
     old: &[[f32; 4]],
-    new: &[[f32; 4]],
+    new: [&[[f32; 2]]; 2],
     adds: &mut Vec<(u32, u32)>,
     removes: &mut Vec<(u32, u32)>,
 ) -> u64 {
@@ -519,7 +496,8 @@ fn sort_axis(
             swaps += 1;
             if is_end(e) != is_end(f) {
                 let (pe, pf) = (idx(e), idx(f));
-                let (ne, nf) = (&new[pe], &new[pf]);
+                let b = |p: usize| [new[0][p][0], new[0][p][1], new[1][p][0], new[1][p][1]];
+                let (ne, nf) = (&b(pe), &b(pf));
                 if !is_end(e) {
                     // Begin of pe moved below the end of pf: overlap on this axis may start.
                     let add = overlap_axis(ne, nf, axis)
