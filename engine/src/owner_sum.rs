@@ -140,17 +140,41 @@ impl OwnerPlan {
         self.built_for = Some(key);
     }
 
-    /// Thread `t`'s piece of the fix-up list of `threads`: cut near equal lengths, moved
-    /// forward to a particle boundary so that each particle's fold stays on one thread.
-    pub fn fix_piece(&self, t: usize, threads: usize) -> &[u64] {
-        let cut = |k: usize| {
-            let mut b = self.fix.len() * k / threads;
-            while b > 0 && b < self.fix.len() && self.fix[b] >> 32 == self.fix[b - 1] >> 32 {
-                b += 1;
-            }
-            b
+    /// Where the threads' shares of the work after the force phase begin: thread t
+    /// continues the folds of particles `firsts[t]..firsts[t + 1]` and then adds their wall
+    /// forces (`walls`: the particles of the wall contacts, sorted), so that each particle's
+    /// loads have one writer and get the walls after the pairs, as in the serial step. The
+    /// cuts balance fix-up entries plus `wall_weight` per wall contact. `threads + 1`
+    /// entries, the last `n`.
+    pub fn particle_cuts(&self, threads: usize, n: usize, walls: &[u32], wall_weight: usize) -> Vec<usize> {
+        let cost = |q: usize| {
+            self.fix.partition_point(|&e| ((e >> 32) as usize) < q)
+                + wall_weight * walls.partition_point(|&p| (p as usize) < q)
         };
-        &self.fix[cut(t)..cut(t + 1)]
+        let total = cost(n);
+        let mut cuts = vec![0; threads + 1];
+        for (t, cut) in cuts.iter_mut().enumerate().skip(1) {
+            // The first particle at which the cost before it reaches t / threads of all.
+            let target = total * t / threads;
+            let (mut lo, mut hi) = (0, n);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if cost(mid) < target {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            *cut = lo;
+        }
+        cuts[threads] = n;
+        cuts
+    }
+
+    /// The fix-up entries of particles `particles` (see [`OwnerPlan::particle_cuts`]).
+    pub fn fix_piece(&self, particles: std::ops::Range<usize>) -> &[u64] {
+        let at = |q: usize| self.fix.partition_point(|&e| ((e >> 32) as usize) < q);
+        &self.fix[at(particles.start)..at(particles.end)]
     }
 }
 
@@ -198,6 +222,12 @@ impl ForceSink for SharedSink<'_> {
     fn add(&mut self, _o: usize, i: usize, j: usize, f: &ContactForce) {
         self.loads.add_i(i, f);
         self.loads.add_j(j, f);
+    }
+
+    /// A wall's force, as the serial step adds it (after the particle's pair forces).
+    #[inline(always)]
+    fn wall(&mut self, p: usize, f: &ContactForce) {
+        self.loads.add_i(p, f);
     }
 }
 
@@ -311,8 +341,9 @@ mod tests {
                     }
                 }
             }
+            let cuts = plan.particle_cuts(3, n, &[], 1);
             for t in 0..3 {
-                fix_up(plan.fix_piece(t, 3), &slot_force, &loads);
+                fix_up(plan.fix_piece(cuts[t]..cuts[t + 1]), &slot_force, &loads);
             }
             for (a, b) in [(&fx, &serial[0]), (&fy, &serial[1]), (&tq, &serial[2])] {
                 for p in 0..n {
@@ -327,7 +358,7 @@ mod tests {
     }
 
     #[test]
-    fn fix_pieces_cover_the_list_at_particle_boundaries() {
+    fn cuts_cover_the_particles_and_balance_the_work() {
         let plan = OwnerPlan {
             fix: [1u64, 1, 1, 2, 5, 5, 5, 5, 9, 9]
                 .iter()
@@ -336,13 +367,27 @@ mod tests {
                 .collect(),
             ..Default::default()
         };
+        let walls = [0u32, 3, 3, 4, 11];
         for threads in 1..6 {
-            let pieces: Vec<&[u64]> = (0..threads).map(|t| plan.fix_piece(t, threads)).collect();
-            let joined: Vec<u64> = pieces.iter().flat_map(|p| p.iter().copied()).collect();
-            assert_eq!(joined, plan.fix);
-            for w in pieces.windows(2) {
-                if let (Some(a), Some(b)) = (w[0].last(), w[1].first()) {
-                    assert_ne!(a >> 32, b >> 32, "a particle split over two threads");
+            for weight in [0, 1, 3] {
+                let cuts = plan.particle_cuts(threads, 12, &walls, weight);
+                assert_eq!((cuts.len(), cuts[0], cuts[threads]), (threads + 1, 0, 12));
+                assert!(cuts.windows(2).all(|w| w[0] <= w[1]), "{cuts:?}");
+                let pieces: Vec<&[u64]> = cuts.windows(2).map(|w| plan.fix_piece(w[0]..w[1])).collect();
+                let joined: Vec<u64> = pieces.iter().flat_map(|p| p.iter().copied()).collect();
+                assert_eq!(joined, plan.fix, "every entry once, in order");
+                for (w, piece) in cuts.windows(2).zip(&pieces) {
+                    assert!(piece.iter().all(|&e| (w[0]..w[1]).contains(&((e >> 32) as usize))));
+                }
+                // No share exceeds its due by more than the largest single particle's work.
+                let cost = |a: usize, b: usize| {
+                    plan.fix.iter().filter(|&&e| (a..b).contains(&((e >> 32) as usize))).count()
+                        + weight * walls.iter().filter(|&&p| (a..b).contains(&(p as usize))).count()
+                };
+                let total = cost(0, 12);
+                let heaviest = (0..12).map(|q| cost(q, q + 1)).max().unwrap();
+                for w in cuts.windows(2) {
+                    assert!(cost(w[0], w[1]) <= total.div_ceil(threads) + heaviest, "{threads} {weight} {cuts:?}");
                 }
             }
         }

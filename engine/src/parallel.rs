@@ -26,11 +26,13 @@ use parking_lot::Mutex;
 use crate::contacts::{ContactTable, FREE};
 use crate::error::Result;
 use crate::owner_sum::{fix_up, OwnerPlan, OwnerSink, SharedLoad, SharedLoads, SharedSink};
-use crate::pool::{chunk, Dynamic, Phase, Pool};
+use crate::pool::{chunk, Dynamic, Phase, Pool, Stealing};
 use crate::shapes::Shapes;
 use crate::sim::{
     disc_slots, mixed_slot, DiscView, ForceSink, LoadSink, NarrowStats, NarrowWork, OneMaterial, Rejection, SlotState,
+    WallWork,
 };
+use crate::walls::WallContacts;
 use crate::store::ParticleStore;
 use talus_kernels::contact::disc_disc::ContactForce;
 use talus_kernels::geometry::overlap::OverlapScratch;
@@ -44,6 +46,11 @@ const SLOT_CHUNK: usize = 2048;
 /// contributions (a chunk's rim shrinks relative to its area), smaller ones even out the
 /// threads' finish; the guided split has both.
 const OWNER_MIN_CHUNK: usize = 8192;
+
+/// Deterministic sum: a wall contact costs about this many fix-up entries, for balancing
+/// the phase that does both (a disc-wall force against a few additions; both read the
+/// particle's loads from memory).
+const WALL_WEIGHT: usize = 4;
 
 /// How the pair forces are summed into the particles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, PartialOrd, Ord, Hash)]
@@ -315,8 +322,25 @@ impl Parallel {
         (0..self.threads()).map(|t| chunk(n, t, self.threads())).collect()
     }
 
-    /// Verlet kicks, drift, load reset and position check, one chunk of particles per
-    /// thread.
+    /// The static shares of `n` particles cut into blocks for [`Stealing`]: the block
+    /// lengths in block order (thread 0's blocks first), and the claims.
+    fn blocks(&self, n: usize) -> (Vec<usize>, Stealing) {
+        let threads = self.threads();
+        // Blocks of at least MIN_BLOCK particles, at most MAX_BLOCKS per thread: enough to
+        // even out a late or slow thread, few enough that claiming costs nothing.
+        const MIN_BLOCK: usize = 4096;
+        const MAX_BLOCKS: usize = 32;
+        let per = (n / threads / MIN_BLOCK).clamp(1, MAX_BLOCKS);
+        let lens = self
+            .ranges(n)
+            .iter()
+            .flat_map(|r| (0..per).map(move |k| chunk(r.len(), k, per).len()))
+            .collect();
+        (lens, Stealing::new(threads, per))
+    }
+
+    /// Verlet kicks, drift, load reset and position check, over blocks of each thread's
+    /// static share (stolen by the other threads once they run out of their own).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn kick_drift_check(
         &mut self,
@@ -329,25 +353,27 @@ impl Parallel {
         domain_max: [f64; 2],
     ) -> Result<CheckResult> {
         let n = ps.len();
-        let lens: Vec<usize> = self.ranges(n).iter().map(|r| r.len()).collect();
+        let (lens, stealing) = self.blocks(n);
         let (parts, radius) = verlet_parts(ps, &lens);
         let boxes = split_ref(&boxes[..n], lens.iter().copied());
         let (left, outside) = (AtomicBool::new(false), AtomicBool::new(false));
         let reset = self.strategy == ForceStrategy::Deterministic;
         self.pool.run(Phase::Predict, &|t| {
-            let mut part = parts[t].lock();
-            let (d, l, m) = &mut *part;
-            let c = Check {
-                radius: radius[t],
-                boxes: boxes[t],
-                domain_min,
-                domain_max,
-            };
-            // Only the deterministic sum adds into the loads; the other strategies'
-            // reductions assign them.
-            let r = verlet::kick_drift_check(d, l, m, dt, g, pending, reset, &c);
-            left.fetch_or(r.left_box, Ordering::Relaxed);
-            outside.fetch_or(r.outside, Ordering::Relaxed);
+            while let Some(b) = stealing.claim(t) {
+                let mut part = parts[b].lock();
+                let (d, l, m) = &mut *part;
+                let c = Check {
+                    radius: radius[b],
+                    boxes: boxes[b],
+                    domain_min,
+                    domain_max,
+                };
+                // Only the deterministic sum adds into the loads; the other strategies'
+                // reductions assign them.
+                let r = verlet::kick_drift_check(d, l, m, dt, g, pending, reset, &c);
+                left.fetch_or(r.left_box, Ordering::Relaxed);
+                outside.fetch_or(r.outside, Ordering::Relaxed);
+            }
         })?;
         Ok(CheckResult {
             left_box: left.into_inner(),
@@ -355,14 +381,16 @@ impl Parallel {
         })
     }
 
-    /// Verlet second half kick, one chunk of particles per thread.
+    /// Verlet second half kick, over blocks as [`Parallel::kick_drift_check`].
     pub(crate) fn kick(&mut self, ps: &mut ParticleStore, dt: f64, g: [f64; 2]) -> Result<()> {
-        let lens: Vec<usize> = self.ranges(ps.len()).iter().map(|r| r.len()).collect();
+        let (lens, stealing) = self.blocks(ps.len());
         let (parts, _) = verlet_parts(ps, &lens);
         self.pool.run(Phase::Correct, &|t| {
-            let mut part = parts[t].lock();
-            let (d, l, m) = &mut *part;
-            verlet::kick(d, l, m, dt, g);
+            while let Some(b) = stealing.claim(t) {
+                let mut part = parts[b].lock();
+                let (d, l, m) = &mut *part;
+                verlet::kick(d, l, m, dt, g);
+            }
         })
     }
 
@@ -387,7 +415,10 @@ impl Parallel {
     }
 
     /// Pair forces over the contact table, summed into the particles' loads by the chosen
-    /// strategy. Returns the touching pairs; narrow-phase counts are added to `stats`.
+    /// strategy, then the wall forces (`wc`, `ww`) added after them, each particle's on the
+    /// thread that completes its pair sum: the loads are summed in the serial step's order
+    /// (pairs, then walls), and the walls no longer run on thread 0 alone. Returns the
+    /// touching pairs; narrow-phase counts are added to `stats`.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn pair_forces(
         &mut self,
@@ -399,6 +430,8 @@ impl Parallel {
         rejection: Rejection,
         gap_budget: bool,
         stats: &mut NarrowStats,
+        wc: &mut WallContacts,
+        ww: &WallWork,
     ) -> Result<u64> {
         let work = PairWork {
             shapes,
@@ -407,31 +440,32 @@ impl Parallel {
             rejection,
             gap_budget,
         };
-        if self.strategy == ForceStrategy::Deterministic {
-            // The loads leave the store for the two phases, so that the force phase can
-            // read the store while it adds into them; they go back on every path.
-            let n = ps.len();
-            let mut taken = [
-                std::mem::take(&mut ps.fx),
-                std::mem::take(&mut ps.fy),
-                std::mem::take(&mut ps.torque),
-            ];
-            let r = {
-                let [a, b, c] = &mut taken;
+        // The loads leave the store for the phases, so that the phases can read the store
+        // while they add into them; they go back on every path.
+        let n = ps.len();
+        let mut taken = [
+            std::mem::take(&mut ps.fx),
+            std::mem::take(&mut ps.fy),
+            std::mem::take(&mut ps.torque),
+        ];
+        let r = {
+            let [a, b, c] = &mut taken;
+            let (a, b, c) = (&mut a[..n], &mut b[..n], &mut c[..n]);
+            if self.strategy == ForceStrategy::Deterministic {
                 let loads = SharedLoads {
-                    fx: SharedLoad::new(&mut a[..n]),
-                    fy: SharedLoad::new(&mut b[..n]),
-                    tq: SharedLoad::new(&mut c[..n]),
+                    fx: SharedLoad::new(a),
+                    fy: SharedLoad::new(b),
+                    tq: SharedLoad::new(c),
                 };
                 self.force_phase(ps, ct, &work, Some(&loads))
-                    .and_then(|()| self.fix_up_phase(&loads))
-            };
-            [ps.fx, ps.fy, ps.torque] = taken;
-            r?;
-        } else {
-            self.force_phase(ps, ct, &work, None)?;
-            self.reduce_phase(ps)?;
-        }
+                    .and_then(|()| self.fix_up_phase(ps, &loads, wc, ww))
+            } else {
+                self.force_phase(ps, ct, &work, None)
+                    .and_then(|()| self.reduce_phase(ps, [a, b, c], wc, ww))
+            }
+        };
+        [ps.fx, ps.fy, ps.torque] = taken;
+        r?;
         let mut touching = 0;
         for t in &self.threads {
             let mut ts = t.lock();
@@ -583,29 +617,51 @@ impl Parallel {
         })
     }
 
-    /// Deterministic: the deferred contributions, each particle's on one thread.
-    fn fix_up_phase(&mut self, loads: &SharedLoads) -> Result<()> {
-        if self.owners.fix.is_empty() {
+    /// Deterministic: the deferred contributions, each particle's on one thread, then the
+    /// wall forces of the same particles on the same thread.
+    fn fix_up_phase(
+        &mut self,
+        ps: &ParticleStore,
+        loads: &SharedLoads,
+        wc: &mut WallContacts,
+        ww: &WallWork,
+    ) -> Result<()> {
+        if self.owners.fix.is_empty() && wc.is_empty() {
             return Ok(());
         }
-        let threads = self.threads();
-        let (owners, slot_force) = (&self.owners, &self.slot_force);
+        let (n, threads) = (ps.len(), self.threads());
+        let owners = &self.owners;
+        let cuts = owners.particle_cuts(threads, n, &wc.p, WALL_WEIGHT);
+        let walls = wall_pieces(wc, &cuts);
+        let slot_force = &self.slot_force;
         self.pool.run(Phase::Reduce, &|t| {
-            fix_up(owners.fix_piece(t, threads), slot_force, loads);
+            fix_up(owners.fix_piece(cuts[t]..cuts[t + 1]), slot_force, loads);
+            let mut piece = walls[t].lock();
+            let WallPiece { p, w, xi, area } = &mut *piece;
+            ww.contacts(ps, p, w, xi, area, &mut SharedSink { loads });
         })
     }
 
     /// Per-thread and mutex: every particle's loads from the accumulators (the loads are
-    /// not reset by the predict phase: this assigns them).
-    fn reduce_phase(&mut self, ps: &mut ParticleStore) -> Result<()> {
+    /// not reset by the predict phase: this assigns them), then the wall forces of the same
+    /// particles on the same thread.
+    fn reduce_phase(
+        &mut self,
+        ps: &ParticleStore,
+        [fx, fy, tq]: [&mut [f64]; 3],
+        wc: &mut WallContacts,
+        ww: &WallWork,
+    ) -> Result<()> {
         let n = ps.len();
         let strategy = self.strategy;
         let ranges = self.ranges(n);
         let lens: Vec<usize> = ranges.iter().map(|r| r.len()).collect();
-        let loads: Vec<Mutex<[&mut [f64]; 3]>> = split_lengths(&mut ps.fx[..n], lens.iter().copied())
+        let firsts: Vec<usize> = ranges.iter().map(|r| r.start).chain([n]).collect();
+        let walls = wall_pieces(wc, &firsts);
+        let loads: Vec<Mutex<[&mut [f64]; 3]>> = split_lengths(fx, lens.iter().copied())
             .into_iter()
-            .zip(split_lengths(&mut ps.fy[..n], lens.iter().copied()))
-            .zip(split_lengths(&mut ps.torque[..n], lens.iter().copied()))
+            .zip(split_lengths(fy, lens.iter().copied()))
+            .zip(split_lengths(tq, lens.iter().copied()))
             .map(|((a, b), c)| Mutex::new([a, b, c]))
             .collect();
         let locks = &self.locks;
@@ -657,6 +713,15 @@ impl Parallel {
                     }
                 }
             }
+            let mut piece = walls[t].lock();
+            let WallPiece { p, w, xi, area } = &mut *piece;
+            let mut sink = OffsetSink {
+                base,
+                fx: &mut **fx,
+                fy: &mut **fy,
+                tq: &mut **tq,
+            };
+            ww.contacts(ps, p, w, xi, area, &mut sink);
         })?;
         drop(guards);
         Ok(())
@@ -737,6 +802,53 @@ impl Parallel {
         }
         sweep.finish_update();
         Ok(())
+    }
+}
+
+/// The wall contacts of one thread's particles.
+struct WallPiece<'a> {
+    p: &'a [u32],
+    w: &'a [u16],
+    xi: &'a mut [f64],
+    area: &'a mut [f64],
+}
+
+/// The wall contacts (sorted by particle) cut at the particles `firsts` (`firsts[t]` is
+/// thread t's first particle, the last entry the particle count): one piece per thread.
+fn wall_pieces<'a>(wc: &'a mut WallContacts, firsts: &[usize]) -> Vec<Mutex<WallPiece<'a>>> {
+    let at: Vec<usize> = firsts
+        .iter()
+        .map(|&f| wc.p.partition_point(|&q| (q as usize) < f))
+        .collect();
+    let lens = at.windows(2).map(|w| w[1] - w[0]);
+    split_ref(&wc.p[at[0]..], lens.clone())
+        .into_iter()
+        .zip(split_ref(&wc.w[at[0]..], lens.clone()))
+        .zip(split_lengths(&mut wc.xi[at[0]..], lens.clone()))
+        .zip(split_lengths(&mut wc.area[at[0]..], lens))
+        .map(|(((p, w), xi), area)| Mutex::new(WallPiece { p, w, xi, area }))
+        .collect()
+}
+
+/// Wall forces into one thread's piece of the loads, which starts at particle `base`.
+struct OffsetSink<'a> {
+    base: usize,
+    fx: &'a mut [f64],
+    fy: &'a mut [f64],
+    tq: &'a mut [f64],
+}
+
+impl ForceSink for OffsetSink<'_> {
+    fn add(&mut self, _o: usize, _i: usize, _j: usize, _f: &ContactForce) {
+        unreachable!("only wall forces go into a thread's piece of the loads")
+    }
+
+    #[inline(always)]
+    fn wall(&mut self, p: usize, c: &ContactForce) {
+        let q = p - self.base;
+        self.fx[q] += c.fx;
+        self.fy[q] += c.fy;
+        self.tq[q] += c.ti;
     }
 }
 

@@ -393,6 +393,42 @@ pub fn chunk(n: usize, t: usize, threads: usize) -> std::ops::Range<usize> {
     start..start + q + usize::from(t < r)
 }
 
+/// Each thread's static share cut into blocks, claimed first by the thread that owns the
+/// share (front to back), then by any thread that has run out of its own (work stealing).
+/// The streaming passes keep the static split's locality (a thread works on the particles
+/// whose pages it first touched) while a thread that starts late or runs slow, on a
+/// machine shared with others, is helped instead of waited for at the barrier.
+pub struct Stealing {
+    next: Vec<CachePadded<AtomicUsize>>,
+    per: usize,
+}
+
+impl Stealing {
+    /// `per` blocks per thread for `threads` threads; blocks are numbered
+    /// `t * per + k` for the k-th block of thread t's share.
+    pub fn new(threads: usize, per: usize) -> Stealing {
+        Stealing {
+            next: (0..threads).map(|_| CachePadded::new(AtomicUsize::new(0))).collect(),
+            per: per.max(1),
+        }
+    }
+
+    pub fn per(&self) -> usize {
+        self.per
+    }
+
+    /// The next block for thread `t`: its own first, then the others', or None when every
+    /// block is taken. Each block is handed out once.
+    pub fn claim(&self, t: usize) -> Option<usize> {
+        let threads = self.next.len();
+        (0..threads).find_map(|k| {
+            let owner = (t + k) % threads;
+            let b = self.next[owner].fetch_add(1, Ordering::Relaxed);
+            (b < self.per).then_some(owner * self.per + b)
+        })
+    }
+}
+
 /// Chunks of 0..n claimed one after another from an atomic counter (dynamic split).
 pub struct Dynamic {
     next: CachePadded<AtomicUsize>,
@@ -532,6 +568,34 @@ mod tests {
         let (_, p) = &pool.profile.phases[0];
         assert!(p.wait[0] >= 0.015 && p.busy[1] >= 0.015, "{p:?}");
         assert!(p.busy[0] < 0.005, "{p:?}");
+    }
+
+    #[test]
+    fn stolen_blocks_are_each_handed_out_once() {
+        for (threads, per) in [(1, 1), (2, 8), (3, 5), (4, 1)] {
+            let st = Stealing::new(threads, per);
+            let seen: Vec<AtomicUsize> = (0..threads * per).map(|_| AtomicUsize::new(0)).collect();
+            let own: Vec<AtomicUsize> = (0..threads).map(|_| AtomicUsize::new(0)).collect();
+            std::thread::scope(|sc| {
+                for t in 0..threads {
+                    let (st, seen, own) = (&st, &seen, &own);
+                    sc.spawn(move || {
+                        while let Some(b) = st.claim(t) {
+                            seen[b].fetch_add(1, Ordering::Relaxed);
+                            if b / per == t {
+                                own[t].fetch_add(1, Ordering::Relaxed);
+                            }
+                        }
+                    });
+                }
+            });
+            assert!(seen.iter().all(|c| c.load(Ordering::Relaxed) == 1), "{threads} x {per}");
+            assert!(st.claim(0).is_none());
+        }
+        // A lone thread takes its own blocks in order, then the others' in thread order.
+        let st = Stealing::new(3, 2);
+        let order: Vec<usize> = std::iter::from_fn(|| st.claim(1)).collect();
+        assert_eq!(order, [2, 3, 4, 5, 0, 1]);
     }
 
     #[test]

@@ -904,7 +904,14 @@ impl Simulation {
 
     /// Pair and wall forces. `dt` advances the tangential springs (0 = evaluate only).
     fn forces(&mut self, dt: f64) -> Result<()> {
+        let walls = WallWork {
+            walls: &self.walls,
+            params: &self.params,
+            shapes: self.shapes.as_ref(),
+            dt,
+        };
         if let Some(par) = &mut self.par {
+            // The pool adds the wall forces after the pair forces, in its reduction.
             self.last_contacts = par.pair_forces(
                 &mut self.particles,
                 &mut self.contacts,
@@ -914,8 +921,12 @@ impl Simulation {
                 self.config.rejection,
                 self.config.integrator == Integrator::Verlet,
                 &mut self.narrow,
+                &mut self.wall_contacts,
+                &walls,
             )?;
-        } else if let Some(sh) = &self.shapes {
+            return Ok(());
+        }
+        if let Some(sh) = &self.shapes {
             self.last_contacts = pair_forces_mixed(
                 &mut self.particles,
                 &mut self.contacts,
@@ -935,15 +946,8 @@ impl Simulation {
         } else {
             self.last_contacts = pair_forces(&mut self.particles, &mut self.contacts, &self.params, dt);
         }
-        // Walls after the pairs, on the calling thread: few particles touch them.
-        wall_forces(
-            &mut self.particles,
-            &mut self.wall_contacts,
-            &self.walls,
-            &self.params,
-            self.shapes.as_ref(),
-            dt,
-        );
+        // Walls after the pairs: few particles touch them.
+        wall_forces(&mut self.particles, &mut self.wall_contacts, &walls);
         Ok(())
     }
 
@@ -1327,6 +1331,10 @@ pub(crate) trait ForceSink {
     /// Slot `o` produced no force.
     #[inline(always)]
     fn none(&mut self, _o: usize) {}
+    /// A wall's force `f` on particle p (its `ti`; walls take no reaction).
+    fn wall(&mut self, _p: usize, _f: &ContactForce) {
+        unreachable!("this sink takes no wall forces")
+    }
 }
 
 /// Loads summed in place: fx, fy, torque.
@@ -1345,6 +1353,13 @@ impl ForceSink for LoadSink<'_> {
         self.fy[j] -= c.fy;
         self.tq[i] += c.ti;
         self.tq[j] += c.tj;
+    }
+
+    #[inline(always)]
+    fn wall(&mut self, p: usize, c: &ContactForce) {
+        self.fx[p] += c.fx;
+        self.fy[p] += c.fy;
+        self.tq[p] += c.ti;
     }
 }
 
@@ -1408,47 +1423,75 @@ fn pair_forces<P: Params>(ps: &mut ParticleStore, ct: &mut ContactTable, params:
     disc_slots(&v, params, &ct.i, &ct.j, &mut ct.xi[..slots], dt, &mut sink)
 }
 
-fn wall_forces(
-    ps: &mut ParticleStore,
-    wc: &mut WallContacts,
-    walls: &[Wall],
-    params: &PairTable,
-    shapes: Option<&Shapes>,
-    dt: f64,
-) {
-    for k in 0..wc.p.len() {
-        let p = wc.p[k] as usize;
-        if ps.inv_mass[p] == 0.0 {
-            continue;
-        }
-        let wall = &walls[wc.w[k] as usize];
-        let prm = params.get(ps.material[p], wall.material);
-        let c = match shapes {
-            Some(sh) if sh.is_polygon(p) => {
-                let b = polygon_body(ps, sh, p);
-                polygon_wall(prm, &wall.line, &b, ps.inv_mass[p], &mut wc.area[k], &mut wc.xi[k], dt)
+fn wall_forces(ps: &mut ParticleStore, wc: &mut WallContacts, walls: &WallWork) {
+    // The loads leave the store while the contacts read it.
+    let mut loads = [
+        std::mem::take(&mut ps.fx),
+        std::mem::take(&mut ps.fy),
+        std::mem::take(&mut ps.torque),
+    ];
+    {
+        let [fx, fy, tq] = &mut loads;
+        let mut sink = LoadSink { fx, fy, tq };
+        walls.contacts(ps, &wc.p, &wc.w, &mut wc.xi, &mut wc.area, &mut sink);
+    }
+    [ps.fx, ps.fy, ps.torque] = loads;
+}
+
+/// What the wall contacts need besides the particles and the contacts themselves.
+pub(crate) struct WallWork<'a> {
+    pub walls: &'a [Wall],
+    pub params: &'a PairTable,
+    pub shapes: Option<&'a Shapes>,
+    pub dt: f64,
+}
+
+impl WallWork<'_> {
+    /// The forces of a run of wall contacts (`p`, `w`, `xi`, `area` start at the same
+    /// contact), each added into its particle's loads through `sink` (`j` unused), in list
+    /// order: after a particle's pair forces, as the serial step adds them. Shared by the
+    /// serial step and the pool, where each thread takes the contacts of its own particles.
+    pub(crate) fn contacts<S: ForceSink>(
+        &self,
+        ps: &ParticleStore,
+        p: &[u32],
+        w: &[u16],
+        xi: &mut [f64],
+        area: &mut [f64],
+        sink: &mut S,
+    ) {
+        let n = xi.len();
+        let (p, w, area) = (&p[..n], &w[..n], &mut area[..n]);
+        for k in 0..n {
+            let q = p[k] as usize;
+            if ps.inv_mass[q] == 0.0 {
+                continue;
             }
-            _ => disc_wall(
-                prm,
-                &wall.line,
-                ps.x[p],
-                ps.y[p],
-                ps.radius[p],
-                ps.vx[p],
-                ps.vy[p],
-                ps.omega[p],
-                ps.inv_mass[p],
-                &mut wc.xi[k],
-                dt,
-            ),
-        };
-        match c {
-            Some(c) => {
-                ps.fx[p] += c.fx;
-                ps.fy[p] += c.fy;
-                ps.torque[p] += c.ti;
+            let wall = &self.walls[w[k] as usize];
+            let prm = self.params.get(ps.material[q], wall.material);
+            let c = match self.shapes {
+                Some(sh) if sh.is_polygon(q) => {
+                    let b = polygon_body(ps, sh, q);
+                    polygon_wall(prm, &wall.line, &b, ps.inv_mass[q], &mut area[k], &mut xi[k], self.dt)
+                }
+                _ => disc_wall(
+                    prm,
+                    &wall.line,
+                    ps.x[q],
+                    ps.y[q],
+                    ps.radius[q],
+                    ps.vx[q],
+                    ps.vy[q],
+                    ps.omega[q],
+                    ps.inv_mass[q],
+                    &mut xi[k],
+                    self.dt,
+                ),
+            };
+            match c {
+                Some(c) => sink.wall(q, &c),
+                None => xi[k] = 0.0,
             }
-            None => wc.xi[k] = 0.0,
         }
     }
 }

@@ -17,6 +17,7 @@ use talus_io::lammps_data::read_lammps_data;
 
 use crate::bench::peer_sim;
 use crate::bench_polygons::polygon_bed;
+use crate::parallel_opts::profile_table;
 use crate::plot::{speedup_plot, Series};
 
 #[derive(Args)]
@@ -65,6 +66,10 @@ pub struct ScaleArgs {
     /// The LAMMPS-settled base bed for --bed discs.
     #[arg(long, default_value = "../shared/peers/lammps/base/s2d_base.data")]
     pub base: PathBuf,
+    /// Also print each pool configuration's per-phase, per-thread profile (busy and
+    /// barrier-wait times, summed over its timed rounds).
+    #[arg(long)]
+    pub profile: bool,
 }
 
 struct Row {
@@ -210,8 +215,18 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
         }
     }
     let mut rows = Vec::new();
+    let mut profiles = String::new();
     for ((sim, (pname, sname), walls), (_, threads)) in sims.into_iter().zip(&configs) {
         let total = sim.times.total();
+        if let (true, Some(p)) = (a.profile, sim.profile()) {
+            let _ = writeln!(profiles, "\n{pname} {sname}, {threads} thread(s):");
+            profiles.push_str(&profile_table(p, total));
+            let _ = writeln!(
+                profiles,
+                "neighbour updates (the pool's share included): {:.3} s; reordering and first touch: {:.3} s",
+                sim.times.neighbor_update, sim.times.other
+            );
+        }
         let (shares, wait) = match sim.profile() {
             Some(p) => {
                 let mut sh: Vec<f64> = Phase::ALL
@@ -303,6 +318,7 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
         let _ = writeln!(csv, ",{:.5}", r.wait);
     }
     print!("{table}");
+    print!("{profiles}");
     std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
     let csv_path = a.out.join("scale.csv");
     std::fs::write(&csv_path, csv).map_err(|e| format!("{}: {e}", csv_path.display()))?;
