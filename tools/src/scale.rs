@@ -242,7 +242,23 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
                 let wait: f64 = p.phases.iter().flat_map(|(_, pr)| &pr.wait).sum();
                 (sh, wait / (total * p.threads as f64))
             }
-            None => (vec![f64::NAN; Phase::ALL.len() + 1], 0.0),
+            // The serial path: its own phase timers (the vertices run inside predict, the
+            // reduction inside forces there).
+            None => {
+                let t = &sim.times;
+                let sh = Phase::ALL
+                    .iter()
+                    .map(|ph| match ph {
+                        Phase::Predict => t.predict / total,
+                        Phase::Neighbor => t.neighbor / total,
+                        Phase::Forces => t.forces / total,
+                        Phase::Correct => t.correct / total,
+                        _ => f64::NAN,
+                    })
+                    .chain([t.other / total])
+                    .collect();
+                (sh, 0.0)
+            }
         };
         let wall = median(walls.clone());
         rows.push(Row {
