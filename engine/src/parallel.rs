@@ -47,10 +47,13 @@ const SLOT_CHUNK: usize = 2048;
 /// threads' finish; the guided split has both.
 const OWNER_MIN_CHUNK: usize = 8192;
 
-/// Deterministic sum: a wall contact costs about this many fix-up entries, for balancing
-/// the phase that does both (a disc-wall force against a few additions; both read the
-/// particle's loads from memory).
-const WALL_WEIGHT: usize = 4;
+/// Deterministic sum: what a disc's (polygon's) wall contact costs in fix-up entries, for
+/// balancing the phase that does both: a disc-wall force against a few additions (both
+/// read the particle's loads from memory); a polygon is clipped against the wall.
+const WALL_WEIGHT: [usize; 2] = [4, 24];
+
+/// Deterministic sum: runs of particles per thread in the fix-up phase.
+const FIX_RUNS: usize = 16;
 
 /// How the pair forces are summed into the particles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, PartialOrd, Ord, Hash)]
@@ -617,8 +620,11 @@ impl Parallel {
         })
     }
 
-    /// Deterministic: the deferred contributions, each particle's on one thread, then the
-    /// wall forces of the same particles on the same thread.
+    /// Deterministic: the deferred contributions, then the wall forces, of runs of
+    /// particles claimed dynamically: each particle's by one thread, in the serial order.
+    /// The runs are many (a deferred contribution in a region of large chunks costs more
+    /// than one among the last, small chunks, so equal shares of entries are not equal
+    /// shares of time).
     fn fix_up_phase(
         &mut self,
         ps: &ParticleStore,
@@ -631,14 +637,19 @@ impl Parallel {
         }
         let (n, threads) = (ps.len(), self.threads());
         let owners = &self.owners;
-        let cuts = owners.particle_cuts(threads, n, &wc.p, WALL_WEIGHT);
+        let weight = WALL_WEIGHT[usize::from(ww.shapes.is_some())];
+        let runs = if threads > 1 { threads * FIX_RUNS } else { 1 };
+        let cuts = owners.particle_cuts(runs, n, &wc.p, weight);
         let walls = wall_pieces(wc, &cuts);
         let slot_force = &self.slot_force;
-        self.pool.run(Phase::Reduce, &|t| {
-            fix_up(owners.fix_piece(cuts[t]..cuts[t + 1]), slot_force, loads);
-            let mut piece = walls[t].lock();
-            let WallPiece { p, w, xi, area } = &mut *piece;
-            ww.contacts(ps, p, w, xi, area, &mut SharedSink { loads });
+        let dynamic = Dynamic::new(runs, 1);
+        self.pool.run(Phase::Reduce, &|_| {
+            while let Some(k) = dynamic.claim() {
+                fix_up(owners.fix_piece(cuts[k]..cuts[k + 1]), slot_force, loads);
+                let mut piece = walls[k].lock();
+                let WallPiece { p, w, xi, area } = &mut *piece;
+                ww.contacts(ps, p, w, xi, area, &mut SharedSink { loads });
+            }
         })
     }
 
