@@ -57,7 +57,7 @@ impl ParallelArgs {
 
 /// The per-phase table: wall time, share of the step, per-thread busy and barrier wait.
 /// `step_total` is the whole stepping time, so that the time outside the pool's phases
-/// (serial work: walls, contact-table updates, reordering) shows too.
+/// (serial work: contact-table and wall-list updates, reordering) shows too.
 pub fn profile_table(p: &Profile, step_total: f64) -> String {
     let mut s = String::new();
     let threads = p.threads;
@@ -86,7 +86,7 @@ pub fn profile_table(p: &Profile, step_total: f64) -> String {
     let outside = (step_total - p.wall()).max(0.0);
     let _ = writeln!(
         s,
-        "{:<20} {:>8} {:>9.3} {:>5.1}%  (on thread 0 alone: walls, contact-table updates, reordering)",
+        "{:<20} {:>8} {:>9.3} {:>5.1}%  (on thread 0 alone: contact-table and wall-list updates, reordering)",
         "outside the pool",
         "",
         outside,
