@@ -504,6 +504,19 @@ fn inconsistent_contents_with_valid_checksums_are_refused() {
                     .for_each(|c| c.copy_from_slice(&(1.0e-5f64).to_le_bytes()))
             }),
         ),
+        // Wall contacts out of order (the pool cuts the list at particles).
+        (
+            "wallc.p",
+            Box::new(|b: &mut [u8]| {
+                let mut v: Vec<u32> = b
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                    .collect();
+                assert!(v.first() != v.last(), "the test file needs two particles at walls");
+                v.reverse();
+                b.copy_from_slice(bytemuck::cast_slice(&v));
+            }),
+        ),
         // An unknown integrator.
         (
             "config",

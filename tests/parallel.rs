@@ -118,6 +118,79 @@ fn polygon_bed(n: usize) -> Simulation {
     Simulation::new_with_shapes(config, vec![material], walls, &inits, &shapes).unwrap()
 }
 
+/// A column of discs (hexagonal rows of 24, radii 0.9-1.1 mm) in a box, shaken: many of
+/// them touch the side walls, also where the deterministic sum's chunks meet, so that
+/// rim particles get deferred pair forces and wall forces in one phase. Self-contained
+/// (the LAMMPS bed above needs a file outside the repository).
+fn disc_column(n: usize) -> Simulation {
+    let mut g = generate::rng(7);
+    let per_row = 24;
+    let (s, h) = (2.0e-3, 2.0e-3 * 3f64.sqrt() / 2.0);
+    let v = 0.2e-3 / (100.0 * 1e-6);
+    let inits: Vec<ParticleInit> = (0..n)
+        .map(|k| {
+            let (row, col) = (k / per_row, k % per_row);
+            let r = 1e-3 * g.random_range(0.9..1.1);
+            ParticleInit {
+                id: k as u64 + 1,
+                x: 1e-3 + col as f64 * s + if row % 2 == 1 { 0.5 * s } else { 0.0 },
+                y: 1e-3 + row as f64 * h,
+                angle: 0.0,
+                vx: g.random_range(-v..v),
+                vy: g.random_range(-v..v),
+                omega: 0.0,
+                radius: r,
+                mass: 2500.0 * std::f64::consts::PI * r * r,
+                material: 0,
+                ptype: 1,
+                flags: 0,
+            }
+        })
+        .collect();
+    // The side walls pass through the outer discs' centres' reach: they touch from the
+    // first step.
+    let (width, height) = ((per_row as f64 + 0.5) * s, 2e-3 + (n / per_row + 1) as f64 * h);
+    let walls = vec![
+        Wall::fixed([0.0, 0.0], [0.0, 1.0], 0),
+        Wall::fixed([0.0, 0.0], [1.0, 0.0], 0),
+        Wall::fixed([width, 0.0], [-1.0, 0.0], 0),
+        Wall::fixed([0.0, height], [0.0, -1.0], 0),
+    ];
+    let m = inits.iter().map(|p| p.mass).fold(f64::INFINITY, f64::min);
+    let kn = 1e6;
+    let gn = ContactParams::gamma_for_restitution(kn, 0.5 * m, 0.5);
+    let contact = ContactParams {
+        kn,
+        kt: 2.0 / 7.0 * kn,
+        gamma_n: gn,
+        gamma_t: 0.5 * gn,
+        mu: 0.5,
+    };
+    let config = Config {
+        dt: contact.contact_time(0.5 * m) / 50.0,
+        gravity: [0.0, -9.81],
+        domain_min: [-0.01, -0.01],
+        domain_max: [width + 0.01, height + 0.01],
+        integrator: Integrator::Verlet,
+        neighbor: NeighborMethod::Sweep,
+        margin: 0.1e-3,
+        every_step: true,
+        sort_every: 100,
+        rejection: Default::default(),
+    };
+    let material = Material {
+        name: "grain".into(),
+        density: 2500.0,
+        contact,
+    };
+    let sim = Simulation::new(config, vec![material], walls, &inits).unwrap();
+    assert!(
+        sim.wall_contacts.len() > n / per_row,
+        "the column must lean on its walls"
+    );
+    sim
+}
+
 /// Largest difference over the state, and the state's scale per component kind.
 fn compare(a: &[[f64; 6]], b: &[[f64; 6]]) -> (f64, bool) {
     let mut scale = [0.0f64; 6];
@@ -183,6 +256,12 @@ fn check(make: &dyn Fn() -> Option<Simulation>, steps: u64, label: &str) {
 #[test]
 fn parallel_discs_match_serial() {
     check(&lammps_bed, 1000, "LAMMPS bed, shaken");
+}
+
+/// Walls and deferred rim forces in one phase, on any machine (see `disc_column`).
+#[test]
+fn parallel_disc_column_with_walls_matches_serial() {
+    check(&|| Some(disc_column(12_000)), 300, "disc column");
 }
 
 #[test]

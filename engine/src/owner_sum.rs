@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::contacts::FREE;
 use crate::pool::guided_bounds;
-use crate::sim::ForceSink;
+use crate::sim::{ForceSink, WallSink};
 use talus_kernels::contact::disc_disc::ContactForce;
 
 /// A load array written by several threads at disjoint elements.
@@ -140,22 +140,22 @@ impl OwnerPlan {
         self.built_for = Some(key);
     }
 
-    /// Where the threads' shares of the work after the force phase begin: thread t
-    /// continues the folds of particles `firsts[t]..firsts[t + 1]` and then adds their wall
-    /// forces (`walls`: the particles of the wall contacts, sorted), so that each particle's
-    /// loads have one writer and get the walls after the pairs, as in the serial step. The
-    /// cuts balance fix-up entries plus `wall_weight` per wall contact. `threads + 1`
-    /// entries, the last `n`.
-    pub fn particle_cuts(&self, threads: usize, n: usize, walls: &[u32], wall_weight: usize) -> Vec<usize> {
+    /// Where the runs of the work after the force phase begin: run k continues the folds
+    /// of particles `cuts[k]..cuts[k + 1]` and then adds their wall forces (`walls`: the
+    /// particles of the wall contacts, sorted), so that each particle's loads have one
+    /// writer and get the walls after the pairs, as in the serial step. The cuts balance
+    /// fix-up entries plus `wall_weight` per wall contact. `runs + 1` entries, the first 0,
+    /// the last `n`.
+    pub fn particle_cuts(&self, runs: usize, n: usize, walls: &[u32], wall_weight: usize) -> Vec<usize> {
         let cost = |q: usize| {
             self.fix.partition_point(|&e| ((e >> 32) as usize) < q)
                 + wall_weight * walls.partition_point(|&p| (p as usize) < q)
         };
         let total = cost(n);
-        let mut cuts = vec![0; threads + 1];
-        for (t, cut) in cuts.iter_mut().enumerate().skip(1) {
-            // The first particle at which the cost before it reaches t / threads of all.
-            let target = total * t / threads;
+        let mut cuts = vec![0; runs + 1];
+        for (k, cut) in cuts.iter_mut().enumerate().skip(1) {
+            // The first particle at which the cost before it reaches k / runs of all.
+            let target = total * k / runs;
             let (mut lo, mut hi) = (0, n);
             while lo < hi {
                 let mid = lo + (hi - lo) / 2;
@@ -167,7 +167,7 @@ impl OwnerPlan {
             }
             *cut = lo;
         }
-        cuts[threads] = n;
+        cuts[runs] = n;
         cuts
     }
 
@@ -223,7 +223,9 @@ impl ForceSink for SharedSink<'_> {
         self.loads.add_i(i, f);
         self.loads.add_j(j, f);
     }
+}
 
+impl WallSink for SharedSink<'_> {
     /// A wall's force, as the serial step adds it (after the particle's pair forces).
     #[inline(always)]
     fn wall(&mut self, p: usize, f: &ContactForce) {
@@ -381,13 +383,19 @@ mod tests {
                 }
                 // No share exceeds its due by more than the largest single particle's work.
                 let cost = |a: usize, b: usize| {
-                    plan.fix.iter().filter(|&&e| (a..b).contains(&((e >> 32) as usize))).count()
+                    plan.fix
+                        .iter()
+                        .filter(|&&e| (a..b).contains(&((e >> 32) as usize)))
+                        .count()
                         + weight * walls.iter().filter(|&&p| (a..b).contains(&(p as usize))).count()
                 };
                 let total = cost(0, 12);
                 let heaviest = (0..12).map(|q| cost(q, q + 1)).max().unwrap();
                 for w in cuts.windows(2) {
-                    assert!(cost(w[0], w[1]) <= total.div_ceil(threads) + heaviest, "{threads} {weight} {cuts:?}");
+                    assert!(
+                        cost(w[0], w[1]) <= total.div_ceil(threads) + heaviest,
+                        "{threads} {weight} {cuts:?}"
+                    );
                 }
             }
         }

@@ -1,9 +1,10 @@
 //! The phases of a step on the worker pool, and the force-summation strategies.
 //!
 //! Work is split without locks on the hot data: the particle arrays are cut into one
-//! contiguous chunk per thread (static split, for the even per-particle passes), the
-//! contact table into many small chunks claimed from an atomic counter (dynamic split:
-//! a polygon pair costs ten times a disc pair). Each chunk's mutable slices sit behind a
+//! contiguous share per thread (static split, for the even per-particle passes; the Verlet
+//! passes cut each share into blocks that an idle thread steals from its end, see
+//! `pool::Stealing`), the contact table into many small chunks claimed from an atomic
+//! counter (dynamic split: a polygon pair costs ten times a disc pair). Each chunk's mutable slices sit behind a
 //! `parking_lot::Mutex` that exactly one thread locks, once per phase: the borrow checker
 //! sees disjoint data, and an uncontended lock costs two atomic operations per chunk.
 //!
@@ -17,6 +18,10 @@
 //!   (Chen & Matuttis 2013, Fig. 7); the order of additions depends on the thread count.
 //! - `mutex`: one lock per particle, held for the addition (Schinner 1999, Fig. 12); the
 //!   order depends on the timing.
+//!
+//! The wall forces follow in the same phase as the fix-up or the reduction: each
+//! particle's are added by the thread that completed its pair sum, after it, as the serial
+//! step adds them.
 use std::ops::Range;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,10 +35,10 @@ use crate::pool::{chunk, Dynamic, Phase, Pool, Stealing};
 use crate::shapes::Shapes;
 use crate::sim::{
     disc_slots, mixed_slot, DiscView, ForceSink, LoadSink, NarrowStats, NarrowWork, OneMaterial, Rejection, SlotState,
-    WallWork,
+    WallSink, WallWork,
 };
-use crate::walls::WallContacts;
 use crate::store::ParticleStore;
+use crate::walls::WallContacts;
 use talus_kernels::contact::disc_disc::ContactForce;
 use talus_kernels::geometry::overlap::OverlapScratch;
 use talus_kernels::geometry::polygon::to_world;
@@ -47,9 +52,10 @@ const SLOT_CHUNK: usize = 2048;
 /// threads' finish; the guided split has both.
 const OWNER_MIN_CHUNK: usize = 8192;
 
-/// Deterministic sum: what a disc's (polygon's) wall contact costs in fix-up entries, for
-/// balancing the phase that does both: a disc-wall force against a few additions (both
-/// read the particle's loads from memory); a polygon is clipped against the wall.
+/// Deterministic sum: what a wall contact costs in fix-up entries, for balancing the phase
+/// that does both, in a simulation of discs only (a disc-wall force against a few
+/// additions; both read the particle's loads from memory) and in one with polygons
+/// (clipped against the wall; every wall contact of such a simulation is weighed so).
 const WALL_WEIGHT: [usize; 2] = [4, 24];
 
 /// Deterministic sum: runs of particles per thread in the fix-up phase.
@@ -418,10 +424,10 @@ impl Parallel {
     }
 
     /// Pair forces over the contact table, summed into the particles' loads by the chosen
-    /// strategy, then the wall forces (`wc`, `ww`) added after them, each particle's on the
+    /// strategy, then the wall forces (`wc`, `ww`) added after them, each particle's by the
     /// thread that completes its pair sum: the loads are summed in the serial step's order
-    /// (pairs, then walls), and the walls no longer run on thread 0 alone. Returns the
-    /// touching pairs; narrow-phase counts are added to `stats`.
+    /// (pairs, then walls), and the walls are shared by the threads. Returns the touching
+    /// pairs; narrow-phase counts are added to `stats`.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn pair_forces(
         &mut self,
@@ -443,17 +449,8 @@ impl Parallel {
             rejection,
             gap_budget,
         };
-        // The loads leave the store for the phases, so that the phases can read the store
-        // while they add into them; they go back on every path.
-        let n = ps.len();
-        let mut taken = [
-            std::mem::take(&mut ps.fx),
-            std::mem::take(&mut ps.fy),
-            std::mem::take(&mut ps.torque),
-        ];
-        let r = {
-            let [a, b, c] = &mut taken;
-            let (a, b, c) = (&mut a[..n], &mut b[..n], &mut c[..n]);
+        // The phases read the store while they add into the loads.
+        ps.with_loads(|ps, [a, b, c]| {
             if self.strategy == ForceStrategy::Deterministic {
                 let loads = SharedLoads {
                     fx: SharedLoad::new(a),
@@ -466,9 +463,7 @@ impl Parallel {
                 self.force_phase(ps, ct, &work, None)
                     .and_then(|()| self.reduce_phase(ps, [a, b, c], wc, ww))
             }
-        };
-        [ps.fx, ps.fy, ps.torque] = taken;
-        r?;
+        })?;
         let mut touching = 0;
         for t in &self.threads {
             let mut ts = t.lock();
@@ -726,12 +721,7 @@ impl Parallel {
             }
             let mut piece = walls[t].lock();
             let WallPiece { p, w, xi, area } = &mut *piece;
-            let mut sink = OffsetSink {
-                base,
-                fx: &mut **fx,
-                fy: &mut **fy,
-                tq: &mut **tq,
-            };
+            let mut sink = OffsetSink { base, fx, fy, tq };
             ww.contacts(ps, p, w, xi, area, &mut sink);
         })?;
         drop(guards);
@@ -816,7 +806,7 @@ impl Parallel {
     }
 }
 
-/// The wall contacts of one thread's particles.
+/// The wall contacts of one run of particles.
 struct WallPiece<'a> {
     p: &'a [u32],
     w: &'a [u16],
@@ -824,10 +814,12 @@ struct WallPiece<'a> {
     area: &'a mut [f64],
 }
 
-/// The wall contacts (sorted by particle) cut at the particles `firsts` (`firsts[t]` is
-/// thread t's first particle, the last entry the particle count): one piece per thread.
-fn wall_pieces<'a>(wc: &'a mut WallContacts, firsts: &[usize]) -> Vec<Mutex<WallPiece<'a>>> {
-    let at: Vec<usize> = firsts
+/// The wall contacts (sorted by particle: checked on restore, kept by the rebuild) cut at
+/// the particles `cuts` (`cuts[k]` is run k's first particle, the last entry the particle
+/// count): one piece per run.
+fn wall_pieces<'a>(wc: &'a mut WallContacts, cuts: &[usize]) -> Vec<Mutex<WallPiece<'a>>> {
+    debug_assert!(wc.p.windows(2).all(|w| w[0] <= w[1]), "wall contacts not sorted");
+    let at: Vec<usize> = cuts
         .iter()
         .map(|&f| wc.p.partition_point(|&q| (q as usize) < f))
         .collect();
@@ -841,7 +833,8 @@ fn wall_pieces<'a>(wc: &'a mut WallContacts, firsts: &[usize]) -> Vec<Mutex<Wall
         .collect()
 }
 
-/// Wall forces into one thread's piece of the loads, which starts at particle `base`.
+/// Wall forces into one thread's piece of the loads, which starts at particle `base`
+/// (the per-thread and mutex reductions assign loads by static ranges).
 struct OffsetSink<'a> {
     base: usize,
     fx: &'a mut [f64],
@@ -849,11 +842,7 @@ struct OffsetSink<'a> {
     tq: &'a mut [f64],
 }
 
-impl ForceSink for OffsetSink<'_> {
-    fn add(&mut self, _o: usize, _i: usize, _j: usize, _f: &ContactForce) {
-        unreachable!("only wall forces go into a thread's piece of the loads")
-    }
-
+impl WallSink for OffsetSink<'_> {
     #[inline(always)]
     fn wall(&mut self, p: usize, c: &ContactForce) {
         let q = p - self.base;

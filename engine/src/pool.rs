@@ -393,13 +393,16 @@ pub fn chunk(n: usize, t: usize, threads: usize) -> std::ops::Range<usize> {
     start..start + q + usize::from(t < r)
 }
 
-/// Each thread's static share cut into blocks, claimed first by the thread that owns the
-/// share (front to back), then by any thread that has run out of its own (work stealing).
-/// The streaming passes keep the static split's locality (a thread works on the particles
-/// whose pages it first touched) while a thread that starts late or runs slow, on a
-/// machine shared with others, is helped instead of waited for at the barrier.
+/// Each thread's static share cut into blocks, claimed by the thread that owns the share
+/// from its front, and by any thread that has run out of its own from its back (work
+/// stealing). The streaming passes keep the static split's locality (a thread works on the
+/// particles whose pages it first touched, and a thief takes the part the owner would
+/// reach last) while a thread that starts late or runs slow, on a machine shared with
+/// others, is helped instead of waited for at the barrier.
 pub struct Stealing {
-    next: Vec<CachePadded<AtomicUsize>>,
+    /// Per share: the next block from the front (low 32 bits) and one past the last
+    /// unclaimed block (high 32 bits), changed together by compare-and-swap.
+    ends: Vec<CachePadded<AtomicU64>>,
     per: usize,
 }
 
@@ -407,24 +410,39 @@ impl Stealing {
     /// `per` blocks per thread for `threads` threads; blocks are numbered
     /// `t * per + k` for the k-th block of thread t's share.
     pub fn new(threads: usize, per: usize) -> Stealing {
+        let per = per.clamp(1, u32::MAX as usize);
         Stealing {
-            next: (0..threads).map(|_| CachePadded::new(AtomicUsize::new(0))).collect(),
-            per: per.max(1),
+            ends: (0..threads)
+                .map(|_| CachePadded::new(AtomicU64::new((per as u64) << 32)))
+                .collect(),
+            per,
         }
     }
 
-    pub fn per(&self) -> usize {
-        self.per
-    }
-
-    /// The next block for thread `t`: its own first, then the others', or None when every
-    /// block is taken. Each block is handed out once.
+    /// The next block for thread `t`: its own from the front, then the others' from the
+    /// back, or None when every block is taken. Each block is handed out once.
     pub fn claim(&self, t: usize) -> Option<usize> {
-        let threads = self.next.len();
+        let threads = self.ends.len();
         (0..threads).find_map(|k| {
             let owner = (t + k) % threads;
-            let b = self.next[owner].fetch_add(1, Ordering::Relaxed);
-            (b < self.per).then_some(owner * self.per + b)
+            let own = k == 0;
+            let cell = &self.ends[owner];
+            let mut cur = cell.load(Ordering::Relaxed);
+            loop {
+                let (front, back) = (cur & 0xffff_ffff, cur >> 32);
+                if front >= back {
+                    return None;
+                }
+                let (next, block) = if own {
+                    (cur + 1, front)
+                } else {
+                    (cur - (1 << 32), back - 1)
+                };
+                match cell.compare_exchange_weak(cur, next, Ordering::Relaxed, Ordering::Relaxed) {
+                    Ok(_) => return Some(owner * self.per + block as usize),
+                    Err(now) => cur = now,
+                }
+            }
         })
     }
 }
@@ -592,10 +610,17 @@ mod tests {
             assert!(seen.iter().all(|c| c.load(Ordering::Relaxed) == 1), "{threads} x {per}");
             assert!(st.claim(0).is_none());
         }
-        // A lone thread takes its own blocks in order, then the others' in thread order.
+        // A lone thread takes its own blocks front to back, then the others' back to
+        // front, in thread order.
         let st = Stealing::new(3, 2);
         let order: Vec<usize> = std::iter::from_fn(|| st.claim(1)).collect();
-        assert_eq!(order, [2, 3, 4, 5, 0, 1]);
+        assert_eq!(order, [2, 3, 5, 4, 1, 0]);
+        // Owner and thief meet in the middle of a share.
+        let st = Stealing::new(2, 5);
+        let (a, b) = (st.claim(0), st.claim(1));
+        assert_eq!((a, b), (Some(0), Some(5)));
+        let taken: Vec<usize> = [1, 1, 1, 1, 1, 0].iter().filter_map(|&t| st.claim(t)).collect();
+        assert_eq!(taken, [6, 7, 8, 9, 4, 1]);
     }
 
     #[test]

@@ -1331,10 +1331,13 @@ pub(crate) trait ForceSink {
     /// Slot `o` produced no force.
     #[inline(always)]
     fn none(&mut self, _o: usize) {}
-    /// A wall's force `f` on particle p (its `ti`; walls take no reaction).
-    fn wall(&mut self, _p: usize, _f: &ContactForce) {
-        unreachable!("this sink takes no wall forces")
-    }
+}
+
+/// Where a wall's force on a particle goes (walls take no reaction): the loads, or the
+/// loads shared by the pool's threads, each particle's written by one.
+pub(crate) trait WallSink {
+    /// Wall force `f` on particle `p` (its torque in `f.ti`).
+    fn wall(&mut self, p: usize, f: &ContactForce);
 }
 
 /// Loads summed in place: fx, fy, torque.
@@ -1354,7 +1357,9 @@ impl ForceSink for LoadSink<'_> {
         self.tq[i] += c.ti;
         self.tq[j] += c.tj;
     }
+}
 
+impl WallSink for LoadSink<'_> {
     #[inline(always)]
     fn wall(&mut self, p: usize, c: &ContactForce) {
         self.fx[p] += c.fx;
@@ -1471,18 +1476,10 @@ fn pair_forces<P: Params>(ps: &mut ParticleStore, ct: &mut ContactTable, params:
 }
 
 fn wall_forces(ps: &mut ParticleStore, wc: &mut WallContacts, walls: &WallWork) {
-    // The loads leave the store while the contacts read it.
-    let mut loads = [
-        std::mem::take(&mut ps.fx),
-        std::mem::take(&mut ps.fy),
-        std::mem::take(&mut ps.torque),
-    ];
-    {
-        let [fx, fy, tq] = &mut loads;
+    ps.with_loads(|ps, [fx, fy, tq]| {
         let mut sink = LoadSink { fx, fy, tq };
         walls.contacts(ps, &wc.p, &wc.w, &mut wc.xi, &mut wc.area, &mut sink);
-    }
-    [ps.fx, ps.fy, ps.torque] = loads;
+    });
 }
 
 /// What the wall contacts need besides the particles and the contacts themselves.
@@ -1495,10 +1492,10 @@ pub(crate) struct WallWork<'a> {
 
 impl WallWork<'_> {
     /// The forces of a run of wall contacts (`p`, `w`, `xi`, `area` start at the same
-    /// contact), each added into its particle's loads through `sink` (`j` unused), in list
-    /// order: after a particle's pair forces, as the serial step adds them. Shared by the
-    /// serial step and the pool, where each thread takes the contacts of its own particles.
-    pub(crate) fn contacts<S: ForceSink>(
+    /// contact), each added into its particle's loads through `sink`, in list order: after
+    /// the particle's pair forces, as the serial step adds them. Shared by the serial step
+    /// and the pool, where a run of particles' contacts is taken by one thread.
+    pub(crate) fn contacts<S: WallSink>(
         &self,
         ps: &ParticleStore,
         p: &[u32],

@@ -85,6 +85,24 @@ impl ParticleStore {
         self.x.len()
     }
 
+    /// Run `f` with the loads (fx, fy, torque, cut to the particle count) taken out of the
+    /// store, so that it can read the rest of the store while it writes them; they go back
+    /// afterwards, whatever `f` returns.
+    pub(crate) fn with_loads<R>(&mut self, f: impl FnOnce(&ParticleStore, [&mut [f64]; 3]) -> R) -> R {
+        let n = self.len();
+        let mut taken = [
+            std::mem::take(&mut self.fx),
+            std::mem::take(&mut self.fy),
+            std::mem::take(&mut self.torque),
+        ];
+        let r = {
+            let [a, b, c] = &mut taken;
+            f(self, [&mut a[..n], &mut b[..n], &mut c[..n]])
+        };
+        [self.fx, self.fy, self.torque] = taken;
+        r
+    }
+
     pub fn is_empty(&self) -> bool {
         self.x.is_empty()
     }

@@ -616,6 +616,14 @@ impl Simulation {
             if wc.w[k] as usize >= walls.len() {
                 return Err(r.err("wallc.w", format!("entry {k}: wall {} of {}", wc.w[k], walls.len())));
             }
+            // The list's rebuild merges by (particle, wall) and the pool cuts it at
+            // particles: it must be sorted, each pair once.
+            if k > 0 && (wc.p[k - 1], wc.w[k - 1]) >= (wc.p[k], wc.w[k]) {
+                return Err(r.err(
+                    "wallc.p",
+                    format!("entry {k}: (particle, wall) pairs not in increasing order"),
+                ));
+            }
         }
 
         let mut driven = Driven {
