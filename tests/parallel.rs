@@ -50,6 +50,45 @@ fn lammps_bed() -> Option<Simulation> {
     Some(sim)
 }
 
+/// A box of four walls, a grain material for the lightest particle of `inits` (kn 1e6
+/// N/m, restitution 0.5, friction 0.5), gravity, and the time step of its contact.
+fn boxed(inits: &[ParticleInit], width: f64, height: f64, every_step: bool) -> (Config, Material, Vec<Wall>) {
+    let walls = vec![
+        Wall::fixed([0.0, 0.0], [0.0, 1.0], 0),
+        Wall::fixed([0.0, 0.0], [1.0, 0.0], 0),
+        Wall::fixed([width, 0.0], [-1.0, 0.0], 0),
+        Wall::fixed([0.0, height], [0.0, -1.0], 0),
+    ];
+    let m = inits.iter().map(|p| p.mass).fold(f64::INFINITY, f64::min);
+    let kn = 1e6;
+    let gn = ContactParams::gamma_for_restitution(kn, 0.5 * m, 0.5);
+    let contact = ContactParams {
+        kn,
+        kt: 2.0 / 7.0 * kn,
+        gamma_n: gn,
+        gamma_t: 0.5 * gn,
+        mu: 0.5,
+    };
+    let config = Config {
+        dt: contact.contact_time(0.5 * m) / 50.0,
+        gravity: [0.0, -9.81],
+        domain_min: [-0.01, -0.01],
+        domain_max: [width + 0.01, height + 0.01],
+        integrator: Integrator::Verlet,
+        neighbor: NeighborMethod::Sweep,
+        margin: 0.1e-3,
+        every_step,
+        sort_every: 100,
+        rejection: Default::default(),
+    };
+    let material = Material {
+        name: "grain".into(),
+        density: 2500.0,
+        contact,
+    };
+    (config, material, walls)
+}
+
 fn polygon_bed(n: usize) -> Simulation {
     let mut g = generate::rng(11);
     let spec = ShapeSpec::Random {
@@ -82,39 +121,7 @@ fn polygon_bed(n: usize) -> Simulation {
         shapes.push(Some(shape));
     }
     let (width, height) = (4e-3 + (per_row as f64 + 0.5) * s, 3e-3 + (n / per_row + 1) as f64 * h);
-    let walls = vec![
-        Wall::fixed([0.0, 0.0], [0.0, 1.0], 0),
-        Wall::fixed([0.0, 0.0], [1.0, 0.0], 0),
-        Wall::fixed([width, 0.0], [-1.0, 0.0], 0),
-        Wall::fixed([0.0, height], [0.0, -1.0], 0),
-    ];
-    let m = inits.iter().map(|p| p.mass).fold(f64::INFINITY, f64::min);
-    let kn = 1e6;
-    let gn = ContactParams::gamma_for_restitution(kn, 0.5 * m, 0.5);
-    let contact = ContactParams {
-        kn,
-        kt: 2.0 / 7.0 * kn,
-        gamma_n: gn,
-        gamma_t: 0.5 * gn,
-        mu: 0.5,
-    };
-    let config = Config {
-        dt: contact.contact_time(0.5 * m) / 50.0,
-        gravity: [0.0, -9.81],
-        domain_min: [-0.01, -0.01],
-        domain_max: [width + 0.01, height + 0.01],
-        integrator: Integrator::Verlet,
-        neighbor: NeighborMethod::Sweep,
-        margin: 0.1e-3,
-        every_step: false,
-        sort_every: 100,
-        rejection: Default::default(),
-    };
-    let material = Material {
-        name: "grain".into(),
-        density: 2500.0,
-        contact,
-    };
+    let (config, material, walls) = boxed(&inits, width, height, false);
     Simulation::new_with_shapes(config, vec![material], walls, &inits, &shapes).unwrap()
 }
 
@@ -150,39 +157,7 @@ fn disc_column(n: usize) -> Simulation {
     // The side walls pass through the outer discs' centres' reach: they touch from the
     // first step.
     let (width, height) = ((per_row as f64 + 0.5) * s, 2e-3 + (n / per_row + 1) as f64 * h);
-    let walls = vec![
-        Wall::fixed([0.0, 0.0], [0.0, 1.0], 0),
-        Wall::fixed([0.0, 0.0], [1.0, 0.0], 0),
-        Wall::fixed([width, 0.0], [-1.0, 0.0], 0),
-        Wall::fixed([0.0, height], [0.0, -1.0], 0),
-    ];
-    let m = inits.iter().map(|p| p.mass).fold(f64::INFINITY, f64::min);
-    let kn = 1e6;
-    let gn = ContactParams::gamma_for_restitution(kn, 0.5 * m, 0.5);
-    let contact = ContactParams {
-        kn,
-        kt: 2.0 / 7.0 * kn,
-        gamma_n: gn,
-        gamma_t: 0.5 * gn,
-        mu: 0.5,
-    };
-    let config = Config {
-        dt: contact.contact_time(0.5 * m) / 50.0,
-        gravity: [0.0, -9.81],
-        domain_min: [-0.01, -0.01],
-        domain_max: [width + 0.01, height + 0.01],
-        integrator: Integrator::Verlet,
-        neighbor: NeighborMethod::Sweep,
-        margin: 0.1e-3,
-        every_step: true,
-        sort_every: 100,
-        rejection: Default::default(),
-    };
-    let material = Material {
-        name: "grain".into(),
-        density: 2500.0,
-        contact,
-    };
+    let (config, material, walls) = boxed(&inits, width, height, true);
     let sim = Simulation::new(config, vec![material], walls, &inits).unwrap();
     assert!(
         sim.wall_contacts.len() > n / per_row,
