@@ -147,10 +147,7 @@ impl OwnerPlan {
     /// fix-up entries plus `wall_weight` per wall contact. `runs + 1` entries, the first 0,
     /// the last `n`.
     pub fn particle_cuts(&self, runs: usize, n: usize, walls: &[u32], wall_weight: usize) -> Vec<usize> {
-        let cost = |q: usize| {
-            self.fix.partition_point(|&e| ((e >> 32) as usize) < q)
-                + wall_weight * walls.partition_point(|&p| (p as usize) < q)
-        };
+        let cost = |q: usize| self.fix_before(q) + wall_weight * walls.partition_point(|&p| (p as usize) < q);
         let total = cost(n);
         let mut cuts = vec![0; runs + 1];
         for (k, cut) in cuts.iter_mut().enumerate().skip(1) {
@@ -173,8 +170,12 @@ impl OwnerPlan {
 
     /// The fix-up entries of particles `particles` (see [`OwnerPlan::particle_cuts`]).
     pub fn fix_piece(&self, particles: std::ops::Range<usize>) -> &[u64] {
-        let at = |q: usize| self.fix.partition_point(|&e| ((e >> 32) as usize) < q);
-        &self.fix[at(particles.start)..at(particles.end)]
+        &self.fix[self.fix_before(particles.start)..self.fix_before(particles.end)]
+    }
+
+    /// Fix-up entries of particles below `q` (the list is sorted by particle).
+    fn fix_before(&self, q: usize) -> usize {
+        self.fix.partition_point(|&e| ((e >> 32) as usize) < q)
     }
 }
 

@@ -4,9 +4,10 @@
 //! contiguous share per thread (static split, for the even per-particle passes; the Verlet
 //! passes cut each share into blocks that an idle thread steals from its end, see
 //! `pool::Stealing`), the contact table into many small chunks claimed from an atomic
-//! counter (dynamic split: a polygon pair costs ten times a disc pair). Each chunk's mutable slices sit behind a
-//! `parking_lot::Mutex` that exactly one thread locks, once per phase: the borrow checker
-//! sees disjoint data, and an uncontended lock costs two atomic operations per chunk.
+//! counter (dynamic split: a polygon pair costs ten times a disc pair). Each chunk's
+//! mutable slices sit behind a `parking_lot::Mutex` that exactly one thread locks, once per
+//! phase: the borrow checker sees disjoint data, and an uncontended lock costs two atomic
+//! operations per chunk.
 //!
 //! Summing the pair forces into the particles is where threads meet. Three strategies:
 //! - `deterministic` (default): the chunk of slots holding a particle's first slot folds
@@ -662,8 +663,8 @@ impl Parallel {
         let strategy = self.strategy;
         let ranges = self.ranges(n);
         let lens: Vec<usize> = ranges.iter().map(|r| r.len()).collect();
-        let firsts: Vec<usize> = ranges.iter().map(|r| r.start).chain([n]).collect();
-        let walls = wall_pieces(wc, &firsts);
+        let cuts: Vec<usize> = ranges.iter().map(|r| r.start).chain([n]).collect();
+        let walls = wall_pieces(wc, &cuts);
         let loads: Vec<Mutex<[&mut [f64]; 3]>> = split_lengths(fx, lens.iter().copied())
             .into_iter()
             .zip(split_lengths(fy, lens.iter().copied()))
@@ -721,7 +722,10 @@ impl Parallel {
             }
             let mut piece = walls[t].lock();
             let WallPiece { p, w, xi, area } = &mut *piece;
-            let mut sink = OffsetSink { base, fx, fy, tq };
+            let mut sink = OffsetSink {
+                base,
+                loads: LoadSink { fx, fy, tq },
+            };
             ww.contacts(ps, p, w, xi, area, &mut sink);
         })?;
         drop(guards);
@@ -837,18 +841,13 @@ fn wall_pieces<'a>(wc: &'a mut WallContacts, cuts: &[usize]) -> Vec<Mutex<WallPi
 /// (the per-thread and mutex reductions assign loads by static ranges).
 struct OffsetSink<'a> {
     base: usize,
-    fx: &'a mut [f64],
-    fy: &'a mut [f64],
-    tq: &'a mut [f64],
+    loads: LoadSink<'a>,
 }
 
 impl WallSink for OffsetSink<'_> {
     #[inline(always)]
     fn wall(&mut self, p: usize, c: &ContactForce) {
-        let q = p - self.base;
-        self.fx[q] += c.fx;
-        self.fy[q] += c.fy;
-        self.tq[q] += c.ti;
+        self.loads.wall(p - self.base, c);
     }
 }
 
