@@ -4,6 +4,10 @@
 //! either from hwloc ([`Topology::detect`]) or from hwloc's synthetic syntax
 //! ([`Topology::parse_synthetic`]), so that large machines can be tested on this small one.
 
+#[cfg(feature = "hwloc")]
+mod hwloc;
+pub mod sysfs;
+
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::str::FromStr;
@@ -24,6 +28,56 @@ pub struct Pu {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Topology {
     pub pus: Vec<Pu>,
+}
+
+/// Where [`Topology::detect`] got the machine's description.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TopologySource {
+    /// hwloc (built with the `hwloc` feature).
+    Hwloc,
+    /// Linux's /sys (the default build).
+    Sysfs,
+    /// Linux's /sys, because hwloc failed with this message.
+    SysfsAfterHwlocFailed(String),
+}
+
+impl fmt::Display for TopologySource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TopologySource::Hwloc => write!(f, "hwloc"),
+            TopologySource::Sysfs => write!(f, "Linux /sys (built without the hwloc feature)"),
+            TopologySource::SysfsAfterHwlocFailed(e) => write!(f, "Linux /sys (hwloc failed: {e})"),
+        }
+    }
+}
+
+/// Number sorted raw PUs (package key, NUMA key, core key, OS index): packages and cores
+/// densely in order of appearance, NUMA nodes densely in key order, as both sources need.
+fn numbered(raw: Vec<(usize, usize, usize, usize)>) -> Topology {
+    fn dense<K: Eq + std::hash::Hash>(keys: impl Iterator<Item = K>) -> Vec<usize> {
+        let mut seen: HashMap<K, usize> = HashMap::new();
+        keys.map(|k| {
+            let next = seen.len();
+            *seen.entry(k).or_insert(next)
+        })
+        .collect()
+    }
+    let packages = dense(raw.iter().map(|r| r.0));
+    let mut numa_ids: Vec<usize> = raw.iter().map(|r| r.1).collect();
+    numa_ids.sort_unstable();
+    numa_ids.dedup();
+    let cores = dense(raw.iter().map(|r| (r.0, r.2)));
+    let pus = raw
+        .iter()
+        .enumerate()
+        .map(|(i, r)| Pu {
+            os_index: r.3,
+            core: cores[i],
+            numa: numa_ids.binary_search(&r.1).unwrap_or(0),
+            package: packages[i],
+        })
+        .collect();
+    Topology { pus }
 }
 
 /// More PUs than any real machine: guards against allocating billions for a typo.
@@ -152,89 +206,28 @@ impl Topology {
         Ok(topo)
     }
 
-    /// This machine, read with hwloc2.
-    ///
-    /// Walks up from each PU to its core and package. NUMA objects cannot be reached through
-    /// hwloc2 2.2 (looking them up panics), so a PU's NUMA node is the first node of its core's
-    /// nodeset, numbered among the machine's nodes that hold PUs.
-    pub fn detect() -> Result<Topology, String> {
-        use hwloc2::ObjectType;
-        let hw = hwloc2::Topology::new().ok_or("hwloc could not load this machine's topology")?;
-        let root_nodes: Vec<u32> = match hw.object_at_root().nodeset() {
-            Some(ns) if ns.weight() > 0 => ns.into_iter().collect(),
-            _ => Vec::new(),
-        };
-        let pu_objs = hw
-            .objects_with_type(&ObjectType::PU)
-            .map_err(|e| format!("hwloc: no PU level: {e:?}"))?;
-        if pu_objs.is_empty() {
-            return Err("hwloc found no processing units".into());
-        }
-        // Sort key and OS index: (package, numa, core (0, logical index) or (1, PU index) for a
-        // PU with no core object, logical PU index, OS index).
-        type RawPu = (usize, usize, (u8, usize), usize, usize);
-        let mut raw: Vec<RawPu> = Vec::with_capacity(pu_objs.len());
-        for &pu in &pu_objs {
-            let mut core = None;
-            let mut package = None;
-            let mut p = pu.parent();
-            while let Some(o) = p {
-                match o.object_type() {
-                    ObjectType::Core if core.is_none() => core = Some(o),
-                    ObjectType::Package if package.is_none() => package = Some(o),
-                    _ => {}
+    /// This machine, and where its description came from: hwloc when talus is built with the
+    /// `hwloc` feature and the library loads it, Linux's /sys otherwise.
+    pub fn detect() -> Result<(Topology, TopologySource), String> {
+        #[cfg(feature = "hwloc")]
+        {
+            match hwloc::read() {
+                Ok(t) => return Ok((t, TopologySource::Hwloc)),
+                Err(e) => {
+                    let t = sysfs::read(std::path::Path::new(sysfs::SYS_ROOT), sysfs::allowed_cpus().as_ref())
+                        .map_err(|s| format!("{e}; and /sys: {s}"))?;
+                    return Ok((t, TopologySource::SysfsAfterHwlocFailed(e)));
                 }
-                p = o.parent();
             }
-            // A PU without a core object (some VMs and architectures) is its own core.
-            let core_key = match core {
-                Some(c) => (0u8, c.logical_index() as usize),
-                None => (1u8, pu.logical_index() as usize),
-            };
-            let node = core
-                .unwrap_or(pu)
-                .nodeset()
-                .filter(|ns| ns.weight() > 0)
-                .map(|ns| ns.first());
-            let numa_key = match node {
-                Some(n) if n >= 0 => root_nodes.iter().position(|&r| r == n as u32).unwrap_or(0),
-                _ => 0,
-            };
-            let package_key = package.map_or(0, |p| p.logical_index() as usize);
-            raw.push((
-                package_key,
-                numa_key,
-                core_key,
-                pu.logical_index() as usize,
-                pu.os_index() as usize,
-            ));
         }
-        raw.sort();
-        // Dense numbering in order of appearance, so indices match the synthetic ones.
-        fn dense<K: Eq + std::hash::Hash>(keys: impl Iterator<Item = K>) -> Vec<usize> {
-            let mut seen: HashMap<K, usize> = HashMap::new();
-            keys.map(|k| {
-                let next = seen.len();
-                *seen.entry(k).or_insert(next)
-            })
-            .collect()
+        #[cfg(not(feature = "hwloc"))]
+        {
+            let allowed = sysfs::allowed_cpus();
+            Ok((
+                sysfs::read(std::path::Path::new(sysfs::SYS_ROOT), allowed.as_ref())?,
+                TopologySource::Sysfs,
+            ))
         }
-        let packages = dense(raw.iter().map(|r| r.0));
-        let mut numa_ids: Vec<usize> = raw.iter().map(|r| r.1).collect();
-        numa_ids.sort_unstable();
-        numa_ids.dedup();
-        let cores = dense(raw.iter().map(|r| r.2));
-        let pus = raw
-            .iter()
-            .enumerate()
-            .map(|(i, r)| Pu {
-                os_index: r.4,
-                core: cores[i],
-                numa: numa_ids.binary_search(&r.1).unwrap_or(0),
-                package: packages[i],
-            })
-            .collect();
-        Ok(Topology { pus })
     }
 
     fn distinct(&self, f: impl Fn(&Pu) -> usize) -> usize {
@@ -809,7 +802,8 @@ cores, 3 threads:
 
     #[test]
     fn topology_detect_this_machine() {
-        let t = Topology::detect().expect("detect");
+        let (t, source) = Topology::detect().expect("detect");
+        println!("source: {source}");
         let [packs, numas, cores, pus] = counts(&t);
         assert!(pus >= 1);
         assert!(pus >= cores && cores >= numas && numas >= 1, "{}", t.summary());
@@ -828,5 +822,28 @@ cores, 3 threads:
         assert_eq!(plan(&t, &Placement::Compact, pus).map(|v| v.len()), Ok(pus));
         assert_eq!(plan(&t, &Placement::Cores, cores).map(|v| v.len()), Ok(cores));
         println!("{}\n{}", t.summary(), t.tree());
+    }
+
+    /// Built with hwloc: the library and /sys describe this machine alike, numbering included.
+    #[cfg(feature = "hwloc")]
+    #[test]
+    fn topology_hwloc_and_sysfs_agree() {
+        let from_hwloc = super::hwloc::read().expect("hwloc reads this machine");
+        let allowed = sysfs::allowed_cpus();
+        let from_sys = sysfs::read(std::path::Path::new(sysfs::SYS_ROOT), allowed.as_ref()).expect("/sys");
+        assert_eq!(
+            from_hwloc,
+            from_sys,
+            "hwloc:\n{}\n/sys:\n{}",
+            from_hwloc.tree(),
+            from_sys.tree()
+        );
+        assert_eq!(Topology::detect().unwrap().1, TopologySource::Hwloc);
+    }
+
+    #[cfg(not(feature = "hwloc"))]
+    #[test]
+    fn topology_default_build_reads_sysfs() {
+        assert_eq!(Topology::detect().unwrap().1, TopologySource::Sysfs);
     }
 }

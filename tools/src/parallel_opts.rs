@@ -35,7 +35,7 @@ pub fn use_pool(
     placement: &Placement,
     strategy: ForceStrategy,
 ) -> Result<(), String> {
-    let topo = Topology::detect()?;
+    let (topo, _) = Topology::detect()?;
     let pins = plan(&topo, placement, threads)?;
     sim.set_parallel(&pins, strategy).map_err(|e| e.to_string())
 }

@@ -93,7 +93,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 pub fn scale(a: ScaleArgs) -> Result<(), String> {
     let topo = match &a.topology {
         Some(t) => Topology::parse_synthetic(t)?,
-        None => Topology::detect()?,
+        None => Topology::detect()?.0,
     };
     let placements: Vec<Placement> = a.placements.iter().map(|p| p.parse()).collect::<Result<_, _>>()?;
     let strategies: Vec<ForceStrategy> = a.strategies.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;

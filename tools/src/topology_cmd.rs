@@ -12,10 +12,17 @@ pub struct TopologyArgs {
 }
 
 pub fn topology(a: TopologyArgs) -> Result<(), String> {
-    let topo = match &a.synthetic {
-        Some(s) => Topology::parse_synthetic(s)?,
-        None => Topology::detect()?,
+    let (topo, source) = match &a.synthetic {
+        Some(s) => (
+            Topology::parse_synthetic(s)?,
+            "the synthetic description given".to_string(),
+        ),
+        None => {
+            let (t, s) = Topology::detect()?;
+            (t, s.to_string())
+        }
     };
+    println!("source: {source}");
     println!("{}", topo.summary());
     print!("{}", topo.tree());
     if !a.threads.is_empty() {
