@@ -32,11 +32,10 @@ fn state(sim: &Simulation) -> Vec<[f64; 6]> {
 
 fn lammps_bed() -> Option<Simulation> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let data = root.join("../shared/peers/lammps/base/s2d_base.data");
-    if !data.exists() {
-        println!("note: {} does not exist; skipping", data.display());
-        return None;
-    }
+    assert!(
+        root.join("data/s2d_base.data").exists(),
+        "data/s2d_base.data is shipped with the repository"
+    );
     let built = talus::io::build::build_file(&root.join("scenarios/lammps_s2d.toml")).unwrap_or_else(|e| panic!("{e}"));
     let mut sim = built.sim;
     sim.config.every_step = true;

@@ -779,11 +779,10 @@ fn removal_and_insertion_keep_contacts_complete() {
 fn lammps_settled_bed_stays_at_rest() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let scenario = root.join("scenarios/lammps_s2d.toml");
-    let data = root.join("../shared/peers/lammps/base/s2d_base.data");
-    if !data.exists() {
-        println!("note: {} does not exist; skipping the LAMMPS bed test", data.display());
-        return;
-    }
+    assert!(
+        root.join("data/s2d_base.data").exists(),
+        "data/s2d_base.data is shipped with the repository"
+    );
     let t = Instant::now();
     let built = talus::io::build::build_file(&scenario).unwrap_or_else(|e| panic!("{e}"));
     let mut sim = built.sim;

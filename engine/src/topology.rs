@@ -209,25 +209,18 @@ impl Topology {
     /// This machine, and where its description came from: hwloc when talus is built with the
     /// `hwloc` feature and the library loads it, Linux's /sys otherwise.
     pub fn detect() -> Result<(Topology, TopologySource), String> {
+        let from_sys = || sysfs::read(std::path::Path::new(sysfs::SYS_ROOT), sysfs::allowed_cpus().as_ref());
         #[cfg(feature = "hwloc")]
-        {
-            match hwloc::read() {
-                Ok(t) => return Ok((t, TopologySource::Hwloc)),
-                Err(e) => {
-                    let t = sysfs::read(std::path::Path::new(sysfs::SYS_ROOT), sysfs::allowed_cpus().as_ref())
-                        .map_err(|s| format!("{e}; and /sys: {s}"))?;
-                    return Ok((t, TopologySource::SysfsAfterHwlocFailed(e)));
-                }
+        let found = match hwloc::read() {
+            Ok(t) => (t, TopologySource::Hwloc),
+            Err(e) => {
+                let t = from_sys().map_err(|s| format!("{e}; and /sys: {s}"))?;
+                (t, TopologySource::SysfsAfterHwlocFailed(e))
             }
-        }
+        };
         #[cfg(not(feature = "hwloc"))]
-        {
-            let allowed = sysfs::allowed_cpus();
-            Ok((
-                sysfs::read(std::path::Path::new(sysfs::SYS_ROOT), allowed.as_ref())?,
-                TopologySource::Sysfs,
-            ))
-        }
+        let found = (from_sys()?, TopologySource::Sysfs);
+        Ok(found)
     }
 
     fn distinct(&self, f: impl Fn(&Pu) -> usize) -> usize {

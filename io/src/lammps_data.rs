@@ -650,15 +650,11 @@ Velocities
         }
     }
 
-    /// The LAMMPS reference packing of the project, when present on this machine.
+    /// The LAMMPS reference packing shipped in data/.
     #[test]
     fn reads_reference_packing() {
-        let p = Path::new("/work/shared/peers/lammps/base/s2d_base.data");
-        if !p.exists() {
-            eprintln!("skipping: {} not present", p.display());
-            return;
-        }
-        let d = read_lammps_data(p).unwrap();
+        let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/s2d_base.data");
+        let d = read_lammps_data(&p).unwrap();
         assert_eq!(d.len(), 10_000);
         assert_eq!(d.box_lo, [0.0, -0.002, -0.0005]);
         assert_eq!(d.box_hi, [0.306525, 0.274137748154254, 0.0005]);

@@ -13,7 +13,7 @@ use talus_io::lammps_data::{read_lammps_data, LammpsData};
 #[derive(Args)]
 pub struct BenchArgs {
     /// The settled base bed (LAMMPS data file, 10,000 discs).
-    #[arg(long, default_value = "../shared/peers/lammps/base/s2d_base.data")]
+    #[arg(long, default_value = "data/s2d_base.data")]
     pub base: PathBuf,
     /// Bed sizes (must be multiples of the base bed's size).
     #[arg(long, value_delimiter = ',', default_value = "10000,100000,1000000")]

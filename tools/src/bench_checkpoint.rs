@@ -22,7 +22,7 @@ use crate::bench_polygons::polygon_bed;
 #[derive(Args)]
 pub struct CheckpointBenchArgs {
     /// The settled base bed (LAMMPS data file, 10,000 discs).
-    #[arg(long, default_value = "../shared/peers/lammps/base/s2d_base.data")]
+    #[arg(long, default_value = "data/s2d_base.data")]
     pub base: PathBuf,
     /// Disc bed sizes (multiples of the base bed's size; empty: none).
     #[arg(long, value_delimiter = ',', default_value = "1000000")]

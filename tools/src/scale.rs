@@ -64,7 +64,7 @@ pub struct ScaleArgs {
     #[arg(long)]
     pub dry_run: bool,
     /// The LAMMPS-settled base bed for --bed discs.
-    #[arg(long, default_value = "../shared/peers/lammps/base/s2d_base.data")]
+    #[arg(long, default_value = "data/s2d_base.data")]
     pub base: PathBuf,
     /// Also print each pool configuration's per-phase, per-thread profile (busy and
     /// barrier-wait times, summed over its timed rounds).

@@ -1,6 +1,6 @@
 //! The machine's topology read with hwloc (cargo feature `hwloc`; needs libhwloc).
 
-use super::{Pu, Topology};
+use super::Topology;
 
 /// This machine, read with hwloc2.
 ///

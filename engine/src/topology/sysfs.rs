@@ -7,7 +7,7 @@
 //! hwloc's logical order (packages and cores by their first PU, NUMA nodes by OS number), so
 //! both sources number the same machine the same way.
 
-use super::{Pu, Topology};
+use super::Topology;
 use std::collections::{BTreeSet, HashMap};
 use std::fs;
 use std::path::Path;
@@ -142,6 +142,7 @@ pub fn read(root: &Path, allowed: Option<&BTreeSet<usize>>) -> Result<Topology, 
 
 #[cfg(test)]
 mod tests {
+    use super::super::Pu;
     use super::*;
 
     #[test]
