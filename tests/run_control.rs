@@ -318,6 +318,7 @@ fn arguments_are_checked() {
     refused(&["run", "s.toml", "--every", "0"], "'0' for '--every <EVERY>'");
     refused(&["run", "s.toml", "--steps", "0"], "'0' for '--steps <STEPS>'");
     refused(&["run", "s.toml", "--keep", "0"], "'0' for '--keep <KEEP>'");
+    refused(&["run", "s.toml", "--thermo", "inf"], "is not a number of seconds");
     refused(&["restart", "x", "--steps", "0"], "'0' for '--steps <STEPS>'");
     refused(
         &["run", "s.toml", "-q", "--threads", "50000", "--placement", "none"],

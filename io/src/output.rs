@@ -144,7 +144,7 @@ fn remove_frames_from(dir: &Path, basename: &str, step: u64) -> Result<()> {
             match std::fs::remove_file(entry.path()) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(IoError::os(&entry.path(), e)),
+                Err(e) => return Err(IoError::os(entry.path(), e)),
             }
         }
     }

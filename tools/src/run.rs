@@ -59,7 +59,7 @@ pub struct StepArgs {
     /// When standard error is not a terminal (a log file), a progress line every this many
     /// seconds: step, simulated time, energies, contacts, updates/s, time left (0: every
     /// 50 steps at most).
-    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS", value_parser = seconds)]
     pub thermo: f64,
     /// Write a checkpoint every this many steps (overrides [checkpoint] every; 0: none).
     #[arg(long)]
@@ -70,6 +70,14 @@ pub struct StepArgs {
     /// Keep the newest K checkpoints, at least 1 (overrides [checkpoint] keep).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub keep: Option<u64>,
+}
+
+/// A number of seconds: finite, not negative.
+fn seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(format!("{s:?} is not a number of seconds (0 or more)")),
+    }
 }
 
 /// The scenario's settings a [`Plan`] starts from.
