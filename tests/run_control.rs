@@ -81,7 +81,7 @@ fn now_at(summary: &str) -> u64 {
         .unwrap_or_else(|| panic!("no 'now at step' in {summary}"))
 }
 
-/// SIGTERM (a batch system's time limit) stops a run after the current step: it writes a
+/// SIGTERM (a batch system's time limit) stops a run on a whole step: it writes a
 /// final checkpoint of that step (although its interval would write none for a million
 /// steps), prints the summary and says how to continue, exits with 128 + 15, and leaves
 /// neither the prepared checkpoint file it held nor its folder lock behind. `talus restart`

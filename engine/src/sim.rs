@@ -655,14 +655,6 @@ impl Simulation {
     /// two); the state returned is synchronised, and bitwise the same as `steps` calls of
     /// [`Simulation::step`].
     pub fn run(&mut self, steps: u64) -> Result<()> {
-        self.run_until(steps, &std::sync::atomic::AtomicBool::new(false))
-            .map(|_| ())
-    }
-
-    /// [`Simulation::run`], but stopping after the step during which `stop` became true
-    /// (a signal handler's flag: an interrupted run ends on a whole, synchronised step).
-    /// Returns the steps run.
-    pub fn run_until(&mut self, steps: u64, stop: &std::sync::atomic::AtomicBool) -> Result<u64> {
         if let Some(par) = &self.par {
             // Another pool made since this one may have moved the calling thread.
             par.pool.pin_caller()?;
@@ -670,10 +662,7 @@ impl Simulation {
         if !self.primed {
             self.prime()?;
         }
-        let mut done = 0;
-        while done < steps {
-            let k = done;
-            done += 1;
+        for k in 0..steps {
             if let Err(e) = self.advance(k > 0) {
                 // Keep the state synchronised; the first error is the one to report. The
                 // bodies may have moved without the gap budgets being charged: drop them.
@@ -681,14 +670,11 @@ impl Simulation {
                 self.contacts.forget_gaps();
                 return Err(e);
             }
-            if stop.load(std::sync::atomic::Ordering::Relaxed) {
-                break;
-            }
         }
-        if done > 0 {
+        if steps > 0 {
             self.finish_kick()?;
         }
-        Ok(done)
+        Ok(())
     }
 
     /// One step up to the forces; the Verlet second half kick is left pending.

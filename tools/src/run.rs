@@ -271,6 +271,9 @@ pub struct Plan {
     pub append: bool,
 }
 
+/// The longest a batch of steps should take: how long a signal may wait to be seen.
+const BATCH_SECONDS: f64 = 0.1;
+
 /// Checkpoint files are named `checkpoint-STEP.talus`.
 pub const CHECKPOINT_PREFIX: &str = "checkpoint";
 
@@ -372,17 +375,29 @@ pub fn step_and_report(
     let t0 = Instant::now();
     let next_multiple = |s: u64, k: u64| s.checked_div(k).map_or(u64::MAX, |q| (q + 1) * k);
     let mut last_checkpoint = None;
+    // Seconds per step, measured: batches are cut to about BATCH_SECONDS.
+    let mut per_step = 0.0f64;
     // Steps run in batches (fused kicks inside a batch), up to the next output or
-    // checkpoint and at most 50 steps so that the progress bar moves; a signal ends a
-    // batch after the current step.
+    // checkpoint and at most 50 steps so that the progress bar moves, and at most about
+    // BATCH_SECONDS of steps, after which a signal is seen: an interrupted run stops on a
+    // whole step soon after the signal, however large the system.
     while sim.step < end && !signals::stop_requested() {
+        let by_time = if per_step > 0.0 {
+            ((BATCH_SECONDS / per_step) as u64).max(1)
+        } else {
+            1
+        };
         let stop = next_multiple(sim.step, plan.every)
             .min(next_multiple(sim.step, plan.checkpoint_every))
             .min(end)
-            .min(sim.step + 50);
+            .min(sim.step + by_time.min(50));
         let batch = stop - sim.step;
-        let ran = match sim.run_until(batch, &signals::STOP) {
-            Ok(n) => n,
+        let tb = Instant::now();
+        let ran = match sim.run(batch) {
+            Ok(()) => {
+                per_step = tb.elapsed().as_secs_f64() / batch as f64;
+                batch
+            }
             Err(e) => {
                 pb.abandon();
                 let saved = match ckpt.take().map(|c| c.finish()) {

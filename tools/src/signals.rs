@@ -1,12 +1,13 @@
 //! Ctrl-C (SIGINT) and SIGTERM (a batch system's time limit) end a run cleanly: the
-//! handler only raises a flag, which the run loop reads after every step; the run then
+//! handler only raises a flag, which the run loop reads after every batch of steps (a
+//! tenth of a second of them at most, see `run::BATCH_SECONDS`); the run then
 //! writes a final checkpoint and its summary and removes its temporary files. A second
 //! signal while the first is being handled kills the process at once (the default action),
 //! for a user who does not want to wait.
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
-/// Raised by the handler; the engine's step loop polls it (`Simulation::run_until`).
-pub static STOP: AtomicBool = AtomicBool::new(false);
+/// Raised by the handler; the run loop polls it.
+static STOP: AtomicBool = AtomicBool::new(false);
 /// The signal that raised [`STOP`] (0: none).
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
 
