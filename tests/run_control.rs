@@ -186,7 +186,8 @@ fn a_second_run_into_a_busy_folder_is_refused() {
 }
 
 /// Progress lines go to standard error when it is not a terminal (here a pipe): a header
-/// and one line per batch with `--thermo 0`, from the first step to the last; `-q` has none.
+/// and a line after every batch of steps with `--thermo 0`, from the first step to the last;
+/// `-q` has none.
 #[test]
 fn progress_lines_when_standard_error_is_not_a_terminal() {
     let dir = tempfile::tempdir().unwrap();
@@ -205,8 +206,17 @@ fn progress_lines_when_standard_error_is_not_a_terminal() {
         .map(|l| l.split_whitespace().collect::<Vec<_>>())
         .filter(|f| f.first().is_some_and(|s| s.parse::<u64>().is_ok()))
         .collect();
-    let steps: Vec<&str> = rows.iter().map(|r| r[0]).collect();
-    assert_eq!(steps, ["0", "50", "100", "120"], "{err}");
+    // A line per batch: batches end at the output steps (and more often, as they are cut
+    // to a time).
+    let steps: Vec<u64> = rows.iter().map(|r| r[0].parse().unwrap()).collect();
+    assert!(
+        steps.first() == Some(&0)
+            && steps.last() == Some(&120)
+            && steps.windows(2).all(|w| w[0] < w[1])
+            && steps.contains(&50)
+            && steps.contains(&100),
+        "{err}"
+    );
     assert!(rows.iter().all(|r| r.len() == 8), "{err}");
     // Contacts and energies are numbers; the kinetic energy of the jittered grains > 0.
     assert!(rows[1][2].parse::<f64>().unwrap() > 0.0 && rows[1][5].parse::<u64>().is_ok());
