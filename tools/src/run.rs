@@ -432,7 +432,7 @@ pub fn step_and_report(
     if interrupted.is_some() {
         pb.abandon();
         signals::mark_interrupted();
-        if let Some(th) = &mut thermo {
+        if let Some(th) = thermo.as_mut().filter(|th| th.behind(sim)) {
             eprintln!("{}", th.line(sim));
         }
         // The final checkpoint, even where the run writes none otherwise: the point of

@@ -38,6 +38,12 @@ impl Thermo {
         )
     }
 
+    /// Whether the previous line was of an earlier step (the last line of a stopped run
+    /// is not repeated).
+    pub fn behind(&self, sim: &Simulation) -> bool {
+        self.last_step != sim.step
+    }
+
     /// Whether the interval since the previous line is over.
     pub fn due(&self) -> bool {
         self.last.elapsed() >= self.interval
