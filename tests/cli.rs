@@ -366,6 +366,31 @@ fn escape_fails_and_keeps_earlier_output() {
     assert_eq!(listed, names, "frames listed in particles.pvd");
 }
 
+/// A run that fails (a particle escapes at about step 174) while writing checkpoints
+/// (every 40 steps, its next file always prepared) keeps the checkpoints it completed and
+/// leaves neither a temporary checkpoint file nor its folder lock behind.
+#[test]
+fn failed_run_leaves_no_temporary_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("escape.toml"), ESCAPE).unwrap();
+    let out = run(
+        &["run", "-q", "escape.toml", "--checkpoint-every", "40", "--keep", "9"],
+        dir.path(),
+    );
+    assert!(!out.status.success(), "{}", describe(&out));
+    let mut left: Vec<String> = std::fs::read_dir(dir.path().join("out/checkpoints"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    let expected: Vec<String> = [40, 80, 120, 160]
+        .iter()
+        .map(|s| format!("checkpoint-{s:012}.talus"))
+        .collect();
+    assert_eq!(left, expected);
+    assert!(!dir.path().join("out/.talus.lock").exists());
+}
+
 /// The built-in default scenario runs: `talus run --steps 20 --no-output -q`, exit 0, and no
 /// file is written.
 #[test]

@@ -51,6 +51,9 @@ impl Outputs {
     /// (an earlier attempt that went further) are dropped. Files not there yet are created.
     pub fn resume(dir: &Path, kinds: OutputKinds, step: u64) -> Result<Self> {
         std::fs::create_dir_all(dir).map_err(|e| IoError::os(dir, e))?;
+        if kinds.vtk {
+            remove_frames_from(dir, "particles", step)?;
+        }
         Ok(Outputs {
             dir: dir.to_path_buf(),
             pvd: if kinds.vtk {
@@ -74,6 +77,21 @@ impl Outputs {
 
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The files of the series written (for the summary).
+    pub fn files(&self) -> Vec<PathBuf> {
+        let mut v = Vec::new();
+        if let Some(p) = &self.pvd {
+            v.push(p.pvd_path());
+        }
+        if let Some(d) = &self.dump {
+            v.push(d.path().to_path_buf());
+        }
+        if let Some(e) = &self.energy {
+            v.push(e.path().to_path_buf());
+        }
+        v
     }
 
     /// Write the current state.
@@ -106,4 +124,29 @@ impl Outputs {
         }
         Ok(())
     }
+}
+
+/// Delete the frame files `BASENAME_STEP.vtu` of steps from `step` on: frames of an earlier
+/// attempt that the resumed series drops (and rewrites where the continued run has them), so
+/// that the folder holds exactly the files of one uninterrupted run.
+fn remove_frames_from(dir: &Path, basename: &str, step: u64) -> Result<()> {
+    let prefix = format!("{basename}_");
+    for entry in std::fs::read_dir(dir).map_err(|e| IoError::os(dir, e))? {
+        let entry = entry.map_err(|e| IoError::os(dir, e))?;
+        let name = entry.file_name();
+        let frame_step = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .and_then(|r| r.strip_suffix(".vtu"))
+            .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|n| n.parse::<u64>().ok());
+        if frame_step.is_some_and(|s| s >= step) {
+            match std::fs::remove_file(entry.path()) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(IoError::os(entry.path(), e)),
+            }
+        }
+    }
+    Ok(())
 }

@@ -258,7 +258,8 @@ pub struct CheckpointSettings {
     pub every: u64,
     /// Newest checkpoints kept (older ones are deleted once a newer one is complete).
     pub keep: usize,
-    /// Folder (relative to the current directory); default: `checkpoints` in the output folder.
+    /// Folder, relative to the output folder (so that `--out` moves it too) unless
+    /// absolute; default `checkpoints`.
     pub dir: PathBuf,
 }
 
@@ -811,12 +812,12 @@ impl Ctx<'_> {
             None => CheckpointSettings {
                 every: 0,
                 keep: DEFAULT_KEEP,
-                dir: output.dir.join("checkpoints"),
+                dir: PathBuf::from("checkpoints"),
             },
             Some(c) => CheckpointSettings {
                 every: c.every.unwrap_or(0),
                 keep: c.keep.map_or(DEFAULT_KEEP, |k| k.0 as usize),
-                dir: c.dir.map_or_else(|| output.dir.join("checkpoints"), PathBuf::from),
+                dir: c.dir.map_or_else(|| PathBuf::from("checkpoints"), PathBuf::from),
             },
         };
 

@@ -8,12 +8,15 @@ mod bench;
 mod bench_checkpoint;
 mod bench_narrow;
 mod bench_polygons;
+mod folder_lock;
 mod neighbors;
 mod parallel_opts;
 mod plot;
 mod restart;
 mod run;
 mod scale;
+mod signals;
+mod thermo;
 mod topology_cmd;
 
 /// talus: a discrete element method engine for granular matter (2D discs and convex polygons).
@@ -33,7 +36,8 @@ enum Command {
     Run(run::RunArgs),
     /// Continue a run from a checkpoint (a file, or the newest in a folder), exactly.
     Restart(restart::RestartArgs),
-    /// Print a checkpoint's header and section table and verify every checksum.
+    /// Print a checkpoint's header and section table (a file, or the newest in a folder) and
+    /// verify every checksum.
     Inspect(restart::InspectArgs),
     /// Measure particle-updates per second on dense polydisperse beds tiled from the
     /// LAMMPS-settled bed, per integrator and neighbour-update mode.
@@ -69,6 +73,12 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // `talus ... | head`: end quietly when the reader goes, as Unix tools do, instead of
+    // panicking on the failed print.
+    // SAFETY: restoring the default action of SIGPIPE before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(a) => run::run(a),
@@ -93,7 +103,8 @@ fn main() -> ExitCode {
         },
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        // Stopped by a signal, cleanly: not a complete run.
+        Ok(()) => signals::exit_status().map_or(ExitCode::SUCCESS, ExitCode::from),
         Err(msg) => {
             eprintln!("talus: error: {msg}");
             ExitCode::FAILURE

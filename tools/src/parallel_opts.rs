@@ -40,7 +40,26 @@ pub fn use_pool(
     sim.set_parallel(&pins, strategy).map_err(|e| e.to_string())
 }
 
+/// More threads than this many per processing unit only wait for each other (and enough
+/// of them exhaust the process's memory maps for thread stacks, an abort, not an error).
+pub const MAX_THREADS_PER_PU: usize = 4;
+
 impl ParallelArgs {
+    /// Whether the worker pool runs the steps (otherwise the serial code paths do).
+    pub fn uses_pool(&self) -> bool {
+        self.threads > 1 || self.profile || self.profile_csv.is_some()
+    }
+
+    /// The force summation that actually runs: the serial code path sums as the
+    /// deterministic strategy does, whatever --force-strategy says.
+    pub fn effective_strategy(&self) -> &str {
+        if self.uses_pool() {
+            &self.force_strategy
+        } else {
+            "deterministic"
+        }
+    }
+
     /// Configure `sim` as asked.
     pub fn apply(&self, sim: &mut Simulation) -> Result<(), String> {
         let placement: Placement = self.placement.parse()?;
@@ -48,8 +67,24 @@ impl ParallelArgs {
         if self.threads == 0 {
             return Err("--threads must be at least 1".into());
         }
-        if self.threads > 1 || self.profile || self.profile_csv.is_some() {
+        if self.uses_pool() {
+            let (topo, _) = Topology::detect()?;
+            let limit = MAX_THREADS_PER_PU * topo.pu_count();
+            if self.threads > limit {
+                return Err(format!(
+                    "--threads {}: this machine has {} processing units; at most {MAX_THREADS_PER_PU} threads \
+                     per unit ({limit}) are allowed, more would only wait for each other",
+                    self.threads,
+                    topo.pu_count()
+                ));
+            }
             use_pool(sim, self.threads, &placement, strategy)?;
+        } else if self.force_strategy != "deterministic" {
+            eprintln!(
+                "talus: warning: --force-strategy {} has no effect with one thread: the serial code path \
+                 runs (add --profile to run one thread on the worker pool)",
+                self.force_strategy
+            );
         }
         Ok(())
     }

@@ -12,14 +12,16 @@ use crate::run::{step_and_report, Defaults, StepArgs, CHECKPOINT_PREFIX};
 
 #[derive(Args)]
 pub struct RestartArgs {
-    /// A checkpoint file, or a folder of checkpoints: the newest complete one there.
+    /// A checkpoint file, or a folder: the newest complete checkpoint in it or in its
+    /// subfolders (a run's output folder holds them in checkpoints/).
     pub path: PathBuf,
     /// Refuse the checkpoint unless it was made from this scenario file.
     #[arg(long)]
     pub scenario: Option<PathBuf>,
-    /// Continue the output series (.pvd, dump, energy.csv) in the output folder (the
-    /// scenario's, or --out) instead of writing new ones in restart-STEP/: frames of steps
-    /// before the restart step are kept, later ones (of a run that went further) dropped.
+    /// Continue the output series (.pvd, dump, energy.csv) in the folder of the run it
+    /// continues (or --out) instead of writing new ones in restart-STEP/ there: frames of
+    /// steps before the restart step are kept, later ones (of a run that went further)
+    /// dropped. The restart's checkpoints go where the checkpoint came from.
     #[arg(long)]
     pub append: bool,
     #[command(flatten)]
@@ -31,13 +33,38 @@ pub struct RestartArgs {
     pub parallel: ParallelArgs,
 }
 
+/// The checkpoint files in `dir` and in its immediate subfolders (a run's folder holds
+/// them in `checkpoints/`), oldest first.
+fn candidates(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut all = list(dir, CHECKPOINT_PREFIX).map_err(|e| e.to_string())?;
+    for entry in std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .flatten()
+    {
+        if entry.path().is_dir() {
+            all.extend(list(&entry.path(), CHECKPOINT_PREFIX).unwrap_or_default());
+        }
+    }
+    // The names carry the step, zero-padded: their order is the steps'.
+    all.sort_by(|a, b| a.file_name().cmp(&b.file_name()).then_with(|| a.cmp(b)));
+    Ok(all)
+}
+
+/// No checkpoint in a folder.
+fn none_in(dir: &Path) -> String {
+    format!(
+        "{}: no checkpoints ({CHECKPOINT_PREFIX}-STEP.talus) in this folder or its subfolders",
+        dir.display()
+    )
+}
+
 /// The checkpoint `path` names: the file itself, or the newest in a folder (an older one,
 /// with a warning, if the newest cannot be read).
 fn open(path: &Path) -> Result<Checkpoint, String> {
     if !path.is_dir() {
         return Checkpoint::open(path).map_err(|e| e.to_string());
     }
-    let all = list(path, CHECKPOINT_PREFIX).map_err(|e| e.to_string())?;
+    let all = candidates(path)?;
     let mut errors = Vec::new();
     for p in all.iter().rev() {
         match Checkpoint::open(p) {
@@ -51,10 +78,7 @@ fn open(path: &Path) -> Result<Checkpoint, String> {
         }
     }
     Err(if errors.is_empty() {
-        format!(
-            "{}: no checkpoints ({CHECKPOINT_PREFIX}-STEP.talus) in this folder",
-            path.display()
-        )
+        none_in(path)
     } else {
         format!("{}: no usable checkpoint: {}", path.display(), errors.join("; "))
     })
@@ -99,18 +123,20 @@ pub fn restart(a: RestartArgs) -> Result<(), String> {
         .to_string()
     })?;
     let mut sim = ck.simulation().map_err(|e| e.to_string())?;
-    if let Some(saved) = ck.text("run.settings") {
-        let get = |key: &str| {
-            saved.lines().find_map(|l| {
-                l.split_once(" = ")
-                    .filter(|(k, _)| *k == key)
-                    .map(|(_, v)| v.trim().to_string())
-            })
-        };
+    let saved = ck.text("run.settings").unwrap_or_default().to_string();
+    let get = |key: &str| {
+        saved.lines().find_map(|l| {
+            l.split_once(" =")
+                .filter(|(k, _)| *k == key)
+                .map(|(_, v)| v.trim().to_string())
+        })
+    };
+    if ck.text("run.settings").is_some() {
         let (threads, strategy) = (get("threads"), get("force_strategy"));
         let p = &a.parallel;
-        let same_strategy = strategy.as_deref() == Some(p.force_strategy.as_str());
-        let exact = same_strategy && (p.force_strategy == "deterministic" || threads == Some(p.threads.to_string()));
+        let mine = p.effective_strategy();
+        let same_strategy = strategy.as_deref() == Some(mine);
+        let exact = same_strategy && (mine == "deterministic" || threads == Some(p.threads.to_string()));
         if !exact {
             eprintln!(
                 "talus: warning: the checkpointed run used {} threads and {} force summation, this one {} and {}: \
@@ -119,7 +145,7 @@ pub fn restart(a: RestartArgs) -> Result<(), String> {
                 threads.as_deref().unwrap_or("?"),
                 strategy.as_deref().unwrap_or("?"),
                 p.threads,
-                p.force_strategy
+                mine
             );
         }
     }
@@ -132,16 +158,24 @@ pub fn restart(a: RestartArgs) -> Result<(), String> {
         sim.time,
         setup.as_secs_f64()
     );
+    let ck_folder = match ck.path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let run_dir = continued_run_dir(&ck_folder, get("run_dir"), get("checkpoint_dir_in_run"))
+        .unwrap_or_else(|| scenario.output.dir.clone());
     let mut plan = a.stepping.plan(
         Defaults {
             steps: scenario.run.steps.saturating_sub(step),
             output: &scenario.output,
             dir: if a.append {
-                scenario.output.dir.clone()
+                run_dir.clone()
             } else {
-                scenario.output.dir.join(format!("restart-{step}"))
+                run_dir.join(format!("restart-{step}"))
             },
+            run_dir,
             checkpoint: &scenario.checkpoint,
+            checkpoint_dir: Some(ck_folder),
             scenario_text: text,
             title: scenario.title.clone().unwrap_or_else(|| ck.path.display().to_string()),
             dt_note: format!("dt = {:.4e} s", sim.config.dt),
@@ -153,9 +187,28 @@ pub fn restart(a: RestartArgs) -> Result<(), String> {
     step_and_report(&mut sim, &plan, setup, &a.parallel)
 }
 
+/// The folder of the run that wrote the checkpoints in `ck_folder`, from what its run
+/// settings recorded: the checkpoint folder's place in the run's folder (which holds after
+/// the whole folder was moved), else the run's folder as it was. `None`: checkpoints of a
+/// talus that did not record it.
+fn continued_run_dir(ck_folder: &Path, run_dir: Option<String>, ck_in_run: Option<String>) -> Option<PathBuf> {
+    if let Some(rel) = ck_in_run {
+        let folder = std::path::absolute(ck_folder).ok()?;
+        let rel = Path::new(&rel);
+        if folder.ends_with(rel) {
+            let mut up = folder.as_path();
+            for _ in rel.components() {
+                up = up.parent()?;
+            }
+            return Some(up.to_path_buf());
+        }
+    }
+    run_dir.map(PathBuf::from)
+}
+
 #[derive(Args)]
 pub struct InspectArgs {
-    /// The checkpoint file.
+    /// The checkpoint file, or a folder: the newest checkpoint in it or in its subfolders.
     pub file: PathBuf,
     /// Also print the scenario text and run settings the checkpoint carries.
     #[arg(long)]
@@ -165,7 +218,13 @@ pub struct InspectArgs {
 /// Print the header and the section table, verify every checksum; an error (non-zero exit)
 /// if any section is damaged.
 pub fn inspect(a: InspectArgs) -> Result<(), String> {
-    let ck = Checkpoint::open_unverified(&a.file).map_err(|e| e.to_string())?;
+    let file = if a.file.is_dir() {
+        // The newest by name: a damaged one is what inspect is for, so no skipping here.
+        candidates(&a.file)?.pop().ok_or_else(|| none_in(&a.file))?
+    } else {
+        a.file.clone()
+    };
+    let ck = Checkpoint::open_unverified(&file).map_err(|e| e.to_string())?;
     let h = &ck.header;
     println!("checkpoint {}", ck.path.display());
     println!(

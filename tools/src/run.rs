@@ -1,5 +1,6 @@
 //! `talus run`: build a scenario, step it with a progress bar, write output, summarise.
-use std::path::PathBuf;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -11,7 +12,10 @@ use talus_io::checkpoint::fnv1a;
 use talus_io::checkpointer::Checkpointer;
 use talus_io::output::{OutputKinds, Outputs};
 
+use crate::folder_lock::FolderLock;
 use crate::parallel_opts::{profile_table, write_profile_csv, ParallelArgs};
+use crate::signals;
+use crate::thermo::Thermo;
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -33,32 +37,47 @@ pub struct RunArgs {
 /// option overriding the scenario's setting.
 #[derive(Args)]
 pub struct StepArgs {
-    /// Number of steps (overrides [run] steps; `talus restart` runs this many more, by
-    /// default up to [run] steps).
-    #[arg(long)]
+    /// Number of steps, at least 1 (overrides [run] steps; `talus restart` runs this many
+    /// more, by default up to [run] steps).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub steps: Option<u64>,
-    /// Output folder (overrides [output] dir; a restart writes to restart-STEP in it by
-    /// default, so that the first run's files are never overwritten).
+    /// Output folder, for everything the run writes: output series, and checkpoints in
+    /// its `checkpoints/` unless [checkpoint] dir or --checkpoint-dir say otherwise
+    /// (overrides [output] dir; a restart writes into the folder of the run it continues,
+    /// see `talus restart --help`).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Write output every this many steps (overrides [output] every).
-    #[arg(long)]
+    /// Write output every this many steps, at least 1 (overrides [output] every).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub every: Option<u64>,
     /// Write no output files at all.
     #[arg(long)]
     pub no_output: bool,
-    /// No progress bar.
+    /// No progress bar, and no progress lines in a log.
     #[arg(long, short)]
     pub quiet: bool,
+    /// When standard error is not a terminal (a log file), a progress line every this many
+    /// seconds: step, simulated time, energies, contacts, updates/s, time left (0: every
+    /// 50 steps at most).
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS", value_parser = seconds)]
+    pub thermo: f64,
     /// Write a checkpoint every this many steps (overrides [checkpoint] every; 0: none).
     #[arg(long)]
     pub checkpoint_every: Option<u64>,
-    /// Checkpoint folder (overrides [checkpoint] dir).
+    /// Checkpoint folder (overrides [checkpoint] dir; relative to the current folder).
     #[arg(long)]
     pub checkpoint_dir: Option<PathBuf>,
-    /// Keep the newest K checkpoints (overrides [checkpoint] keep).
-    #[arg(long)]
-    pub keep: Option<usize>,
+    /// Keep the newest K checkpoints, at least 1 (overrides [checkpoint] keep).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub keep: Option<u64>,
+}
+
+/// A number of seconds: finite, not negative.
+fn seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(format!("{s:?} is not a number of seconds (0 or more)")),
+    }
 }
 
 /// The scenario's settings a [`Plan`] starts from.
@@ -67,7 +86,13 @@ pub struct Defaults<'a> {
     pub output: &'a talus_io::scenario::Output,
     /// Output folder when `--out` is not given.
     pub dir: PathBuf,
+    /// The run's folder when `--out` is not given (see [`Plan::run_dir`]).
+    pub run_dir: PathBuf,
     pub checkpoint: &'a talus_io::scenario::CheckpointSettings,
+    /// Checkpoint folder when neither `--checkpoint-dir` nor `--out` is given (a restart:
+    /// the folder of the checkpoint it continues); otherwise `[checkpoint] dir` in the
+    /// output folder.
+    pub checkpoint_dir: Option<PathBuf>,
     pub scenario_text: String,
     pub title: String,
     pub dt_note: String,
@@ -77,21 +102,31 @@ impl StepArgs {
     /// The plan: these options over the scenario's settings.
     pub fn plan(&self, d: Defaults<'_>, parallel: &ParallelArgs) -> Plan {
         let o = d.output;
+        let dir = self.out.clone().unwrap_or(d.dir);
+        // A relative [checkpoint] dir is relative to the output folder (an absolute one
+        // replaces it in the join).
+        let checkpoint_dir = match (&self.checkpoint_dir, &self.out, d.checkpoint_dir) {
+            (Some(c), _, _) => c.clone(),
+            (None, None, Some(c)) => c,
+            _ => dir.join(&d.checkpoint.dir),
+        };
         Plan {
             steps: self.steps.unwrap_or(d.steps),
             every: self.every.unwrap_or(o.every).max(1),
-            dir: self.out.clone().unwrap_or(d.dir),
+            run_dir: self.out.clone().unwrap_or(d.run_dir),
+            dir,
             kinds: OutputKinds {
                 vtk: o.vtk && !self.no_output,
                 dump: o.dump && !self.no_output,
                 energy: o.energy && !self.no_output,
             },
             checkpoint_every: self.checkpoint_every.unwrap_or(d.checkpoint.every),
-            checkpoint_dir: self.checkpoint_dir.clone().unwrap_or(d.checkpoint.dir.clone()),
-            keep: self.keep.unwrap_or(d.checkpoint.keep),
+            checkpoint_dir,
+            keep: self.keep.map_or(d.checkpoint.keep, |k| k as usize),
             scenario_text: d.scenario_text,
             run_settings: run_settings(parallel),
             quiet: self.quiet,
+            thermo: self.thermo,
             title: d.title,
             dt_note: d.dt_note,
             append: false,
@@ -187,7 +222,9 @@ pub fn run(a: RunArgs) -> Result<(), String> {
             steps,
             output: &built.output,
             dir: built.output.dir.clone(),
+            run_dir: built.output.dir.clone(),
             checkpoint: &built.checkpoint,
+            checkpoint_dir: None,
             scenario_text: built.scenario_text.clone(),
             title: built.title.clone(),
             dt_note: built.dt_note.clone(),
@@ -204,7 +241,7 @@ pub fn run_settings(p: &ParallelArgs) -> String {
         "threads = {}\nplacement = {}\nforce_strategy = {}\ntalus = {}\n",
         p.threads,
         p.placement,
-        p.force_strategy,
+        p.effective_strategy(),
         env!("CARGO_PKG_VERSION")
     )
 }
@@ -213,7 +250,11 @@ pub fn run_settings(p: &ParallelArgs) -> String {
 pub struct Plan {
     pub steps: u64,
     pub every: u64,
+    /// Output folder.
     pub dir: PathBuf,
+    /// The run's folder: the output folder of `talus run`; for a restart, the folder of the
+    /// run it continues (its output goes there, or into restart-STEP/ in it).
+    pub run_dir: PathBuf,
     pub kinds: OutputKinds,
     /// 0: no checkpoints.
     pub checkpoint_every: u64,
@@ -222,11 +263,16 @@ pub struct Plan {
     pub scenario_text: String,
     pub run_settings: String,
     pub quiet: bool,
+    /// Seconds between progress lines when standard error is not a terminal.
+    pub thermo: f64,
     pub title: String,
     pub dt_note: String,
     /// Continue the output series already in `dir` (a restart) instead of starting them.
     pub append: bool,
 }
+
+/// The longest a batch of steps should take: how long a signal may wait to be seen.
+const BATCH_SECONDS: f64 = 0.1;
 
 /// Checkpoint files are named `checkpoint-STEP.talus`.
 pub const CHECKPOINT_PREFIX: &str = "checkpoint";
@@ -241,7 +287,20 @@ pub fn step_and_report(
     parallel: &ParallelArgs,
 ) -> Result<(), String> {
     let t_setup = Instant::now();
+    // From here on Ctrl-C and SIGTERM end the run after the current step, with a final
+    // checkpoint and the summary (installed before any temporary file exists).
+    signals::install()?;
     let any_output = plan.kinds.vtk || plan.kinds.dump || plan.kinds.energy;
+    // The folders are locked before anything is written into them: a second run into
+    // them is refused. Declared first, so that they are released last, after the
+    // checkpoint writer has finished.
+    let mut locks = Locks::default();
+    if any_output {
+        locks.take(&plan.dir)?;
+    }
+    if plan.checkpoint_every > 0 {
+        locks.take(&plan.checkpoint_dir)?;
+    }
     let mut out = if any_output {
         let o = if plan.append {
             Outputs::resume(&plan.dir, plan.kinds, sim.step)
@@ -252,21 +311,25 @@ pub fn step_and_report(
     } else {
         None
     };
-    let mut ckpt = if plan.checkpoint_every > 0 {
-        Some(
-            Checkpointer::new(
-                &plan.checkpoint_dir,
-                CHECKPOINT_PREFIX,
-                plan.keep,
-                fnv1a(plan.scenario_text.as_bytes()),
-                vec![
-                    ("scenario.toml", plan.scenario_text.clone().into_bytes()),
-                    ("run.settings", plan.run_settings.clone().into_bytes()),
-                ],
-                sim,
-            )
-            .map_err(|e| e.to_string())?,
+    let new_checkpointer = |sim: &Simulation| {
+        Checkpointer::new(
+            &plan.checkpoint_dir,
+            CHECKPOINT_PREFIX,
+            plan.keep,
+            fnv1a(plan.scenario_text.as_bytes()),
+            vec![
+                ("scenario.toml", plan.scenario_text.clone().into_bytes()),
+                (
+                    "run.settings",
+                    format!("{}{}", plan.run_settings, folder_settings(plan)).into_bytes(),
+                ),
+            ],
+            sim,
         )
+        .map_err(|e| e.to_string())
+    };
+    let mut ckpt = if plan.checkpoint_every > 0 {
+        Some(new_checkpointer(sim)?)
     } else {
         None
     };
@@ -274,6 +337,8 @@ pub fn step_and_report(
     eprintln!("talus: {} ({} particles, {})", plan.title, sim.len(), plan.dt_note);
 
     let steps = plan.steps;
+    let start_step = sim.step;
+    let end = start_step + steps;
     let pb = if plan.quiet {
         ProgressBar::hidden()
     } else {
@@ -284,6 +349,8 @@ pub fn step_and_report(
         );
         pb
     };
+    // A log instead of a terminal: no progress bar can show there, so progress lines.
+    let mut thermo = (!plan.quiet && !std::io::stderr().is_terminal()).then(|| Thermo::new(plan.thermo, sim, end));
     let mut io_time = Duration::ZERO;
     let write = |sim: &Simulation, out: &mut Option<Outputs>, io: &mut Duration| {
         if let Some(o) = out {
@@ -293,45 +360,95 @@ pub fn step_and_report(
         }
         Ok::<(), String>(())
     };
-    write(sim, &mut out, &mut io_time)?;
+    // The first frame: always for a new series; for a continued one only where the
+    // uninterrupted run has one (an output step, or the end), so that run + restart
+    // --append give its files byte for byte from any checkpoint.
+    if !plan.append || sim.step.is_multiple_of(plan.every) || sim.step == end {
+        write(sim, &mut out, &mut io_time)?;
+    }
+    if let Some(th) = &mut thermo {
+        eprintln!("{}", Thermo::header());
+        eprintln!("{}", th.line(sim));
+    }
     // The first frame is written before the clock starts: it is not part of the run.
     io_time = Duration::ZERO;
     let t0 = Instant::now();
-    let start_step = sim.step;
-    let end = start_step + steps;
     let next_multiple = |s: u64, k: u64| s.checked_div(k).map_or(u64::MAX, |q| (q + 1) * k);
+    let mut last_checkpoint = None;
+    // Seconds per step, measured: batches are cut to about BATCH_SECONDS.
+    let mut per_step = 0.0f64;
     // Steps run in batches (fused kicks inside a batch), up to the next output or
-    // checkpoint and at most 50 steps so that the progress bar moves.
-    while sim.step < end {
+    // checkpoint and at most 50 steps so that the progress bar moves, and at most about
+    // BATCH_SECONDS of steps, after which a signal is seen: an interrupted run stops on a
+    // whole step soon after the signal, however large the system.
+    while sim.step < end && !signals::stop_requested() {
+        let by_time = if per_step > 0.0 {
+            ((BATCH_SECONDS / per_step) as u64).max(1)
+        } else {
+            1
+        };
         let stop = next_multiple(sim.step, plan.every)
             .min(next_multiple(sim.step, plan.checkpoint_every))
             .min(end)
-            .min(sim.step + 50);
+            .min(sim.step + by_time.min(50));
         let batch = stop - sim.step;
-        if let Err(e) = sim.run(batch) {
-            pb.abandon();
-            let saved = match ckpt.take().map(|c| c.finish()) {
-                Some(Ok(st)) => st
-                    .last
-                    .map(|p| format!("; newest checkpoint {}", p.display()))
-                    .unwrap_or_default(),
-                Some(Err(ce)) => format!("; checkpoint writing also failed: {ce}"),
-                None => String::new(),
-            };
-            // What was written so far stays: every writer flushes per frame.
-            return Err(format!("{e} (output so far is in {}{saved})", plan.dir.display()));
-        }
+        let tb = Instant::now();
+        let ran = match sim.run(batch) {
+            Ok(()) => {
+                per_step = tb.elapsed().as_secs_f64() / batch as f64;
+                batch
+            }
+            Err(e) => {
+                pb.abandon();
+                let saved = match ckpt.take().map(|c| c.finish()) {
+                    Some(Ok(st)) => st
+                        .last
+                        .map(|p| format!("; newest checkpoint {}", p.display()))
+                        .unwrap_or_default(),
+                    Some(Err(ce)) => format!("; checkpoint writing also failed: {ce}"),
+                    None => String::new(),
+                };
+                // What was written so far stays: every writer flushes per frame.
+                return Err(format!("{e} (output so far is in {}{saved})", plan.dir.display()));
+            }
+        };
         if sim.step.is_multiple_of(plan.every) || sim.step == end {
             write(sim, &mut out, &mut io_time)?;
         }
         if let Some(c) = &mut ckpt {
             if sim.step.is_multiple_of(plan.checkpoint_every) {
                 c.write(sim).map_err(|e| e.to_string())?;
+                last_checkpoint = Some(sim.step);
             }
         }
-        pb.inc(batch);
+        pb.inc(ran);
+        if let Some(th) = &mut thermo {
+            if th.due() || sim.step == end {
+                eprintln!("{}", th.line(sim));
+            }
+        }
     }
-    pb.finish_and_clear();
+    let interrupted = (sim.step < end).then(|| signals::stopped_by().unwrap_or(0));
+    if interrupted.is_some() {
+        pb.abandon();
+        signals::mark_interrupted();
+        if let Some(th) = thermo.as_mut().filter(|th| th.behind(sim)) {
+            eprintln!("{}", th.line(sim));
+        }
+        // The final checkpoint, even where the run writes none otherwise: the point of
+        // stopping cleanly is to be able to go on.
+        if last_checkpoint != Some(sim.step) {
+            if ckpt.is_none() {
+                locks.take(&plan.checkpoint_dir)?;
+                ckpt = Some(new_checkpointer(sim)?);
+            }
+            if let Some(c) = &mut ckpt {
+                c.write(sim).map_err(|e| e.to_string())?;
+            }
+        }
+    } else {
+        pb.finish_and_clear();
+    }
     let wall = t0.elapsed().as_secs_f64();
     let ckpt_stats = match ckpt {
         Some(c) => Some(c.finish().map_err(|e| e.to_string())?),
@@ -412,15 +529,23 @@ pub fn step_and_report(
         "  memory              {:.0} bytes per particle (arrays)",
         sim.memory_bytes() as f64 / n as f64
     );
-    if let Some(o) = &out {
-        println!("  output              {}", o.dir().display());
+    match &out {
+        Some(o) => {
+            let files: Vec<String> = o.files().iter().map(|f| f.display().to_string()).collect();
+            let frames = if plan.kinds.vtk { " (+ .vtu frames)" } else { "" };
+            println!("  output              {}{frames}", files.join(", "));
+        }
+        None => println!("  output              none"),
+    }
+    if ckpt_stats.is_none() {
+        println!("  checkpoints         none");
     }
     if let Some(c) = &ckpt_stats {
         let gb = c.bytes as f64 / 1e9;
         let step_s = t.total() / done.max(1) as f64;
         println!(
             "  checkpoints         {} written ({:.3} GB), run stalled {:.3} s in all ({:.2} GB/s; longest stop {:.1} ms = {:.1} steps), \
-             background {:.3} s; newest {}",
+             background {:.3} s; in {}, newest {}",
             c.count,
             gb,
             c.stall.as_secs_f64(),
@@ -428,7 +553,23 @@ pub fn step_and_report(
             c.max_stall.as_secs_f64() * 1e3,
             c.max_stall.as_secs_f64() / step_s.max(1e-300),
             c.background.as_secs_f64(),
+            plan.checkpoint_dir.display(),
             c.last.as_ref().map_or("none".into(), |p| p.display().to_string())
+        );
+    }
+    if let Some(sig) = interrupted {
+        let newest = ckpt_stats.as_ref().and_then(|c| c.last.clone());
+        println!(
+            "  stopped             by {} at step {} of {end}; final checkpoint {}",
+            signals::name(sig),
+            sim.step,
+            newest.as_ref().map_or("none".into(), |p| p.display().to_string())
+        );
+        eprintln!(
+            "talus: stopped by {} at step {}; continue with: talus restart {}",
+            signals::name(sig),
+            sim.step,
+            restart_hint(plan).display()
         );
     }
     if let Some(strategy) = sim.force_strategy() {
@@ -445,4 +586,45 @@ pub fn step_and_report(
         }
     }
     Ok(())
+}
+
+/// The locks of the folders a run writes into, each taken once.
+#[derive(Default)]
+struct Locks(Vec<(PathBuf, FolderLock)>);
+
+impl Locks {
+    fn take(&mut self, dir: &Path) -> Result<(), String> {
+        let key = std::path::absolute(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        if !self.0.iter().any(|(k, _)| *k == key) {
+            let lock = FolderLock::take(dir)?;
+            self.0.push((key, lock));
+        }
+        Ok(())
+    }
+}
+
+/// Where a checkpoint's run wrote, recorded in its run settings so that `talus restart`
+/// continues in the same folders: the run's folder (absolute) and the checkpoint folder
+/// relative to it (which still holds when the whole folder is moved or copied).
+pub fn folder_settings(plan: &Plan) -> String {
+    let run = std::path::absolute(&plan.run_dir).unwrap_or_else(|_| plan.run_dir.clone());
+    let ck = std::path::absolute(&plan.checkpoint_dir).unwrap_or_else(|_| plan.checkpoint_dir.clone());
+    let mut s = format!("run_dir = {}\n", run.display());
+    if let Ok(rel) = ck.strip_prefix(&run) {
+        s += &format!("checkpoint_dir_in_run = {}\n", rel.display());
+    }
+    s
+}
+
+/// The folder to give `talus restart` to continue this run: the run's folder when the
+/// checkpoints are in it (the restart finds them there), else the checkpoint folder.
+fn restart_hint(plan: &Plan) -> PathBuf {
+    let run = std::path::absolute(&plan.run_dir).unwrap_or_else(|_| plan.run_dir.clone());
+    let ck = std::path::absolute(&plan.checkpoint_dir).unwrap_or_else(|_| plan.checkpoint_dir.clone());
+    // One level down is as far as `restart` looks.
+    if ck == run || ck.parent() == Some(run.as_path()) {
+        plan.run_dir.clone()
+    } else {
+        plan.checkpoint_dir.clone()
+    }
 }
