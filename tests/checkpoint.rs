@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 
 use talus::engine::{ForceStrategy, NeighborMethod, SectionSource, Simulation};
 use talus::io::build::build;
-use talus::io::checkpoint::{fnv1a, list, seal, Checkpoint, Header, BYTE_ORDER_MARK, HEADER_BYTES};
+use talus::io::checkpoint::{
+    fnv1a, list, seal, settings_hash, Checkpoint, Entry, Header, BYTE_ORDER_MARK, HEADER_BYTES,
+};
 use talus::io::checkpointer::Checkpointer;
 use talus::io::scenario::parse_scenario;
 
@@ -561,6 +563,246 @@ fn inconsistent_contents_with_valid_checksums_are_refused() {
     seal(&mut bad).unwrap();
     let msg = refused(dir.path(), "missing.talus", &bad);
     assert!(msg.contains("section p.vx: missing"), "{msg}");
+}
+
+/// Seal a forged image: the settings digest of the header recomputed (so that a changed
+/// settings section is judged on its contents), then every CRC.
+fn reseal(bytes: &mut [u8]) {
+    let mut h = header(bytes);
+    let n = h.sections as usize;
+    let entries: Vec<Entry> = (0..n)
+        .map(|k| bytemuck::pod_read_unaligned(&bytes[HEADER_BYTES + 64 * k..][..64]))
+        .collect();
+    h.settings_hash = settings_hash(|name| {
+        entries
+            .iter()
+            .find(|e| e.name() == name)
+            .map(|e| &bytes[e.offset as usize..(e.offset + e.len) as usize])
+    });
+    bytes[..HEADER_BYTES].copy_from_slice(bytemuck::bytes_of(&h));
+    seal(bytes).unwrap();
+}
+
+/// Overwrite element `k` of an f64 (or u64) section.
+type Spoil = Box<dyn Fn(&mut [u8])>;
+
+fn set_f64(k: usize, v: f64) -> Spoil {
+    Box::new(move |b: &mut [u8]| b[8 * k..8 * k + 8].copy_from_slice(&v.to_ne_bytes()))
+}
+
+/// Values no scenario could produce, in sections whose checksums (and settings digest)
+/// are made right again: each refused by the content checks, naming the section and the
+/// particle, slot or entry, and the problem.
+#[test]
+fn impossible_contents_with_valid_checksums_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, good) = valid_file(dir.path());
+    let ck = Checkpoint::open(&path).unwrap();
+    // (section, forgery, words the message must hold)
+    let cases: Vec<(&str, Spoil, &[&str])> = vec![
+        ("p.inv_mass", set_f64(3, -2.0), &["particle index 3", "inverse mass -2"]),
+        (
+            "p.inv_mass",
+            set_f64(3, f64::INFINITY),
+            &["particle index 3", "not finite"],
+        ),
+        (
+            "p.id",
+            Box::new(|b: &mut [u8]| {
+                let first: [u8; 8] = b[..8].try_into().unwrap();
+                b[40..48].copy_from_slice(&first);
+            }),
+            &["particle indices 0 and 5", "both have id"],
+        ),
+        ("scalars", set_f64(2, f64::NAN), &["simulated time NaN"]),
+        ("scalars", set_f64(2, -1.0), &["simulated time -1"]),
+        (
+            "p.angle",
+            set_f64(7, f64::NAN),
+            &["particle index 7", "NaN is not finite"],
+        ),
+        (
+            "p.omega",
+            set_f64(2, f64::INFINITY),
+            &["particle index 2", "inf is not finite"],
+        ),
+        (
+            "p.vy",
+            set_f64(9, f64::NEG_INFINITY),
+            &["particle index 9", "not finite"],
+        ),
+        ("p.fx", set_f64(1, f64::NAN), &["particle index 1", "not finite"]),
+        ("p.torque", set_f64(1, f64::NAN), &["particle index 1", "not finite"]),
+        ("contact.xi", set_f64(0, f64::NAN), &["slot 0", "tangential spring NaN"]),
+        (
+            "wallc.xi",
+            set_f64(0, f64::INFINITY),
+            &["entry 0", "tangential spring inf"],
+        ),
+        ("wallc.area", set_f64(0, f64::NAN), &["entry 0", "overlap area NaN"]),
+        (
+            "gear.b.angle",
+            set_f64(4, f64::NAN),
+            &["particle index 4", "not finite"],
+        ),
+        (
+            "p.inv_inertia",
+            set_f64(6, -1.0),
+            &["particle index 6", "inverse moment of inertia -1"],
+        ),
+        (
+            "p.inv_inertia",
+            Box::new(|b: &mut [u8]| {
+                let v = f64::from_ne_bytes(b[48..56].try_into().unwrap());
+                b[48..56].copy_from_slice(&(2.0 * v).to_ne_bytes())
+            }),
+            &["particle index 6", "its mass and shape give"],
+        ),
+        (
+            "p.flags",
+            Box::new(|b: &mut [u8]| b[2] = 0x40),
+            &["particle index 2", "flags 0x40"],
+        ),
+        // Fixed, but with the mass of a free grain.
+        (
+            "p.flags",
+            Box::new(|b: &mut [u8]| b[2] = 1),
+            &[
+                "section p.inv_mass: particle index 2",
+                "fixed or driven with inverse mass",
+            ],
+        ),
+        // The first polygon's body frame moved off its centroid (shrunk so that it still
+        // fits its bounding radius and stays convex).
+        (
+            "shape.body",
+            Box::new(|b: &mut [u8]| {
+                let mut v: Vec<f64> = b
+                    .chunks_exact(8)
+                    .map(|c| f64::from_ne_bytes(c.try_into().unwrap()))
+                    .collect();
+                v.iter_mut().for_each(|c| *c *= 0.5);
+                v[0] += 1e-4;
+                b.copy_from_slice(bytemuck::cast_slice(&v));
+            }),
+            &["particle index 0", "centroid at"],
+        ),
+        // Two corners of the first polygon swapped: concave (a bow tie) and not where
+        // the body frame and pose put them.
+        (
+            "shape.world",
+            Box::new(|b: &mut [u8]| {
+                let (c0, c1): ([u8; 16], [u8; 16]) = (b[..16].try_into().unwrap(), b[16..32].try_into().unwrap());
+                b[..16].copy_from_slice(&c1);
+                b[16..32].copy_from_slice(&c0);
+            }),
+            &["particle index 0", "corner 0", "its shape and pose put it"],
+        ),
+        // Settings sections (the header's digest recomputed).
+        ("materials", set_f64(5, -0.3), &["material 0", "mu = -0.3"]),
+        ("materials", set_f64(0, f64::NAN), &["material 0", "density = NaN"]),
+        ("walls", set_f64(0, f64::NAN), &["wall 0", "must be finite"]),
+    ];
+    let entry = |name: &str| *ck.entries.iter().find(|e| e.name() == name).unwrap();
+    for (name, spoil, words) in cases {
+        let e = entry(name);
+        let mut bad = good.clone();
+        spoil(&mut bad[e.offset as usize..(e.offset + e.len) as usize]);
+        reseal(&mut bad);
+        let msg = refused(dir.path(), "impossible.talus", &bad);
+        // The forged section is named, unless the case names another one.
+        if !words.iter().any(|w| w.starts_with("section ")) {
+            assert!(msg.contains(&format!("section {name}:")), "{name}: {msg}");
+        }
+        for w in words {
+            assert!(msg.contains(w), "{name}: {msg} lacks {w:?}");
+        }
+    }
+
+    // The rotating drum's drives: a driven wall segment that lost its flag, a drive
+    // spinning at an infinite rate.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("scenarios/drum.toml")).unwrap();
+    let mut sim = simulation(&text);
+    sim.run(10).unwrap();
+    let sub = dir.path().join("drum");
+    let dpath = checkpoint(&sim, &sub, &text);
+    let dgood = std::fs::read(&dpath).unwrap();
+    let dck = Checkpoint::open(&dpath).unwrap();
+    let dentry = |name: &str| *dck.entries.iter().find(|e| e.name() == name).unwrap();
+    let first_driven = {
+        let e = dentry("driven.index");
+        u32::from_ne_bytes(dgood[e.offset as usize..][..4].try_into().unwrap()) as usize
+    };
+    let cases: Vec<(&str, Spoil, String)> = vec![
+        (
+            "drives",
+            set_f64(4, f64::INFINITY),
+            "section drives: drive 0".to_string(),
+        ),
+        ("driven.t0", set_f64(0, 1e9), "section driven.t0: entry 0".to_string()),
+        (
+            "driven.rel",
+            set_f64(1, f64::NAN),
+            "section driven.rel: entry 0".to_string(),
+        ),
+    ];
+    for (name, spoil, words) in cases {
+        let e = dentry(name);
+        let mut bad = dgood.clone();
+        spoil(&mut bad[e.offset as usize..(e.offset + e.len) as usize]);
+        reseal(&mut bad);
+        let msg = refused(dir.path(), "drum.talus", &bad);
+        assert!(msg.contains(&words), "{name}: {msg}");
+    }
+    // The driven particle made free: its inverse mass stays 0.
+    let e = dentry("p.flags");
+    let mut bad = dgood.clone();
+    bad[e.offset as usize + first_driven] = 0;
+    reseal(&mut bad);
+    let msg = refused(dir.path(), "drum.talus", &bad);
+    assert!(
+        msg.contains("section p.inv_mass") && msg.contains(&format!("particle index {first_driven}")),
+        "{msg}"
+    );
+}
+
+/// The alignment padding no checksum covers must be zero: a byte set in it (after the
+/// table, between two sections, after the last) is refused, naming where it is.
+#[test]
+fn padding_bytes_must_be_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, good) = valid_file(dir.path());
+    let ck = Checkpoint::open(&path).unwrap();
+    let mut ends: Vec<(u64, u64)> = ck.entries.iter().map(|e| (e.offset, e.offset + e.len)).collect();
+    ends.sort();
+    // The gaps: after the table, and after each section that does not end on the
+    // alignment.
+    let mut gaps = vec![(ck.header.table_end, ends[0].0)];
+    gaps.extend(ends.windows(2).map(|w| (w[0].1, w[1].0)).filter(|g| g.1 > g.0));
+    gaps.push((ends.last().unwrap().1, good.len() as u64));
+    let gaps: Vec<(u64, u64)> = gaps.into_iter().filter(|g| g.1 > g.0).collect();
+    assert!(gaps.len() >= 3, "the test file needs some padding: {gaps:?}");
+    for (from, to) in [gaps[0], gaps[gaps.len() / 2], gaps[gaps.len() - 1]] {
+        let at = (from + to) / 2;
+        let mut bad = good.clone();
+        bad[at as usize] = 0x5a;
+        seal(&mut bad).unwrap();
+        let msg = refused(dir.path(), "padding.talus", &bad);
+        assert!(
+            msg.contains(&format!("padding byte {at}")) && msg.contains("0x5a"),
+            "byte {at}: {msg}"
+        );
+    }
+    // Two sections sharing bytes: the second one's table entry pointed into the first.
+    let mut bad = good.clone();
+    let k = ck.entries.iter().position(|e| e.name() == "p.y").unwrap();
+    let x = ck.entries.iter().find(|e| e.name() == "p.x").unwrap();
+    let at = HEADER_BYTES + 64 * k + 40; // Entry::offset
+    bad[at..at + 8].copy_from_slice(&x.offset.to_ne_bytes());
+    seal(&mut bad).unwrap();
+    let msg = refused(dir.path(), "overlap.talus", &bad);
+    assert!(msg.contains("overlaps"), "{msg}");
 }
 
 #[test]

@@ -247,7 +247,13 @@ fn restart_append_continues_the_output_series_exactly() {
         v
     };
     assert_eq!(files("straight"), files("pieces"));
-    assert_eq!(files("straight").iter().filter(|f| f.ends_with(".vtu")).count(), 7);
+    for series in ["particles_", "walls_"] {
+        let frames = files("straight")
+            .iter()
+            .filter(|f| f.starts_with(series) && f.ends_with(".vtu"))
+            .count();
+        assert_eq!(frames, 7, "{series}");
+    }
     for f in files("straight") {
         let a = std::fs::read(dir.path().join("straight").join(&f)).unwrap();
         let b = std::fs::read(dir.path().join("pieces").join(&f)).unwrap();

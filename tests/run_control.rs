@@ -4,7 +4,7 @@
 //! run's files from any checkpoint, and the command line's argument checks.
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Output};
 use std::time::{Duration, Instant};
 
 mod common;
@@ -386,7 +386,18 @@ fn restart_append_is_the_uninterrupted_run_from_every_checkpoint() {
     ]));
     let expected = tree(&d.join("straight"));
     assert_eq!(
-        expected.iter().filter(|f| f.ends_with(".vtu")).count(),
+        expected
+            .iter()
+            .filter(|f| f.starts_with("particles_") && f.ends_with(".vtu"))
+            .count(),
+        8,
+        "{expected:?}"
+    );
+    assert_eq!(
+        expected
+            .iter()
+            .filter(|f| f.starts_with("walls_") && f.ends_with(".vtu"))
+            .count(),
         8,
         "{expected:?}"
     );

@@ -286,6 +286,7 @@ macro_rules! with_broad {
 }
 
 mod state;
+mod state_check;
 pub use state::{Elem, Section, SectionSource, SETTINGS_SECTIONS};
 
 /// Not `Clone`: it may own a pool of threads.

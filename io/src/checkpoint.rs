@@ -232,6 +232,7 @@ impl Checkpoint {
                 "checksum mismatch: the section was changed or damaged".into(),
             ));
         }
+        crate::checkpoint_validate::check_padding(&c.map, &c.header, &c.entries).map_err(|m| c.error(None, m))?;
         Ok(c)
     }
 
@@ -376,15 +377,20 @@ impl Checkpoint {
             talus_engine::EngineError::State { section, msg } => self.error(Some(&section), msg),
             other => self.error(None, other.to_string()),
         })?;
-        if sim.len() as u64 != self.header.particles || sim.step != self.header.step {
+        if sim.len() as u64 != self.header.particles
+            || sim.step != self.header.step
+            || sim.time.to_bits() != self.header.time.to_bits()
+        {
             return Err(self.error(
                 Some("scalars"),
                 format!(
-                    "{} particles at step {}, the header says {} at step {}",
+                    "{} particles at step {} (time {}), the header says {} at step {} (time {})",
                     sim.len(),
                     sim.step,
+                    sim.time,
                     self.header.particles,
-                    self.header.step
+                    self.header.step,
+                    self.header.time
                 ),
             ));
         }

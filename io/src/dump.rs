@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 use crate::vtk::Frame;
 use crate::{IoError, Result};
 
+/// The per-atom columns of every snapshot.
+pub const DUMP_COLUMNS: &str = "id type x y z vx vy vz radius omegaz fx fy angle quatw quati quatj quatk";
+
 /// Appends snapshots to a LAMMPS text dump file.
 #[derive(Debug)]
 pub struct DumpWriter {
@@ -110,7 +113,9 @@ fn write_snapshot_to<W: Write>(
         w.write_all(b"\n")?;
     }
     writeln!(w, "-0.5 0.5")?;
-    writeln!(w, "ITEM: ATOMS id type x y z vx vy vz radius omegaz fx fy angle")?;
+    // fx fy: the total force (contacts and gravity), as LAMMPS writes it. The orientation
+    // as OVITO reads it: a quaternion of the rotation by `angle` about z.
+    writeln!(w, "ITEM: ATOMS {DUMP_COLUMNS}")?;
     for i in 0..n {
         write!(w, "{} {} ", f.ids[i], f.types[i])?;
         write_f64(w, f.x[i])?;
@@ -126,6 +131,11 @@ fn write_snapshot_to<W: Write>(
             w.write_all(b" ")?;
         }
         write_f64(w, f.angle[i])?;
+        let (s, c) = (0.5 * f.angle[i]).sin_cos();
+        w.write_all(b" ")?;
+        write_f64(w, c)?;
+        w.write_all(b" 0 0 ")?;
+        write_f64(w, s)?;
         w.write_all(b"\n")?;
     }
     Ok(())
@@ -195,6 +205,7 @@ mod tests {
                 fx: &c[6],
                 fy: &c[7],
                 angle: &c[8],
+                polygons: None,
             }
         }
     }
@@ -218,10 +229,7 @@ mod tests {
                 (lo[d], hi[d]) = (b[0], b[1]);
             }
             assert_eq!(lines.next().unwrap(), "-0.5 0.5");
-            assert_eq!(
-                lines.next().unwrap(),
-                "ITEM: ATOMS id type x y z vx vy vz radius omegaz fx fy angle"
-            );
+            assert_eq!(lines.next().unwrap(), format!("ITEM: ATOMS {DUMP_COLUMNS}"));
             let mut s = Snap {
                 step,
                 lo,
@@ -232,7 +240,11 @@ mod tests {
             };
             for _ in 0..n {
                 let t: Vec<&str> = lines.next().unwrap().split(' ').collect();
-                assert_eq!(t.len(), 13);
+                assert_eq!(t.len(), 17);
+                // The orientation: a unit quaternion about z of half the angle.
+                let (a, q) = (num(t[12]), [num(t[13]), num(t[14]), num(t[15]), num(t[16])]);
+                assert_eq!([q[1], q[2]], [0.0, 0.0]);
+                assert!((q[0] - (0.5 * a).cos()).abs() < 1e-15 && (q[3] - (0.5 * a).sin()).abs() < 1e-15);
                 s.ids.push(t[0].parse().unwrap());
                 s.types.push(t[1].parse().unwrap());
                 assert_eq!(num(t[4]), 0.0, "z");

@@ -5,8 +5,9 @@ use std::path::{Path, PathBuf};
 use talus_engine::Simulation;
 
 use crate::dump::DumpWriter;
-use crate::series::EnergySeries;
-use crate::vtk::{Frame, PvdSeries};
+use crate::series::{gravitational_potential, EnergySeries};
+use crate::vtk::{Frame, Polygons, PvdSeries};
+use crate::walls_vtu::{is_wall_body, write_walls_vtu};
 use crate::{IoError, Result};
 
 /// Which files to write.
@@ -20,9 +21,79 @@ pub struct OutputKinds {
 pub struct Outputs {
     dir: PathBuf,
     pvd: Option<PvdSeries>,
+    walls: Option<PvdSeries>,
     dump: Option<DumpWriter>,
     energy: Option<EnergySeries>,
+    grains: Grains,
+}
+
+/// The grains of a frame (wall bodies left out: they go to the walls series), copied out
+/// of the store, with the total force on each (contacts and gravity).
+#[derive(Default)]
+struct Grains {
+    ids: Vec<u64>,
     types: Vec<u32>,
+    cols: [Vec<f64>; 10],
+    start: Vec<u32>,
+    corners: Vec<[f64; 2]>,
+}
+
+impl Grains {
+    fn gather(&mut self, sim: &Simulation) {
+        let ps = &sim.particles;
+        let g = sim.config.gravity;
+        self.ids.clear();
+        self.types.clear();
+        self.cols.iter_mut().for_each(Vec::clear);
+        self.start.clear();
+        self.corners.clear();
+        self.start.push(0);
+        for p in (0..ps.len()).filter(|&p| !is_wall_body(sim, p)) {
+            self.ids.push(ps.id[p]);
+            self.types.push(ps.ptype[p] as u32);
+            // The store's loads are the contact forces; gravity is added in the kick. The
+            // output reports what LAMMPS' fx, fy do: the total force on the grain.
+            let m = ps.mass(p);
+            let v = [
+                ps.x[p],
+                ps.y[p],
+                ps.vx[p],
+                ps.vy[p],
+                ps.omega[p],
+                ps.radius[p],
+                ps.fx[p] + m * g[0],
+                ps.fy[p] + m * g[1],
+                ps.angle[p],
+                0.0,
+            ];
+            self.cols.iter_mut().zip(v).for_each(|(c, v)| c.push(v));
+            if let Some(sh) = &sim.shapes {
+                self.corners.extend_from_slice(&sh.world[sh.range(p)]);
+                self.start.push(self.corners.len() as u32);
+            }
+        }
+    }
+
+    fn frame(&self, polygons: bool) -> Frame<'_> {
+        let c = &self.cols;
+        Frame {
+            ids: &self.ids,
+            types: &self.types,
+            x: &c[0],
+            y: &c[1],
+            vx: &c[2],
+            vy: &c[3],
+            omega: &c[4],
+            radius: &c[5],
+            fx: &c[6],
+            fy: &c[7],
+            angle: &c[8],
+            polygons: polygons.then_some(Polygons {
+                start: &self.start,
+                corners: &self.corners,
+            }),
+        }
+    }
 }
 
 impl Outputs {
@@ -32,6 +103,7 @@ impl Outputs {
         Ok(Outputs {
             dir: dir.to_path_buf(),
             pvd: kinds.vtk.then(|| PvdSeries::new(dir, "particles")),
+            walls: kinds.vtk.then(|| PvdSeries::new(dir, "walls")),
             dump: if kinds.dump {
                 Some(DumpWriter::create(dir.join("particles.dump"))?)
             } else {
@@ -42,7 +114,7 @@ impl Outputs {
             } else {
                 None
             },
-            types: Vec::new(),
+            grains: Grains::default(),
         })
     }
 
@@ -53,11 +125,17 @@ impl Outputs {
         std::fs::create_dir_all(dir).map_err(|e| IoError::os(dir, e))?;
         if kinds.vtk {
             remove_frames_from(dir, "particles", step)?;
+            remove_frames_from(dir, "walls", step)?;
         }
         Ok(Outputs {
             dir: dir.to_path_buf(),
             pvd: if kinds.vtk {
                 Some(PvdSeries::resume(dir, "particles", step)?)
+            } else {
+                None
+            },
+            walls: if kinds.vtk {
+                Some(PvdSeries::resume(dir, "walls", step)?)
             } else {
                 None
             },
@@ -71,7 +149,7 @@ impl Outputs {
             } else {
                 None
             },
-            types: Vec::new(),
+            grains: Grains::default(),
         })
     }
 
@@ -82,8 +160,8 @@ impl Outputs {
     /// The files of the series written (for the summary).
     pub fn files(&self) -> Vec<PathBuf> {
         let mut v = Vec::new();
-        if let Some(p) = &self.pvd {
-            v.push(p.pvd_path());
+        for series in [&self.pvd, &self.walls].into_iter().flatten() {
+            v.push(series.pvd_path());
         }
         if let Some(d) = &self.dump {
             v.push(d.path().to_path_buf());
@@ -94,33 +172,42 @@ impl Outputs {
         v
     }
 
-    /// Write the current state.
+    /// Write the current state: a frame and an energy row.
     pub fn write(&mut self, sim: &Simulation) -> Result<()> {
-        let ps = &sim.particles;
-        self.types.clear();
-        self.types.extend(ps.ptype.iter().map(|&t| t as u32));
-        let frame = Frame {
-            ids: &ps.id,
-            types: &self.types,
-            x: &ps.x,
-            y: &ps.y,
-            vx: &ps.vx,
-            vy: &ps.vy,
-            omega: &ps.omega,
-            radius: &ps.radius,
-            fx: &ps.fx,
-            fy: &ps.fy,
-            angle: &ps.angle,
-        };
+        self.write_frame(sim)?;
+        self.write_energy(sim)
+    }
+
+    /// Write a frame of the particles (and of the walls) and a dump snapshot.
+    pub fn write_frame(&mut self, sim: &Simulation) -> Result<()> {
+        self.grains.gather(sim);
+        let frame = self.grains.frame(sim.shapes.is_some());
         if let Some(p) = &mut self.pvd {
             p.add_frame(sim.step, sim.time, &frame)?;
+        }
+        if let Some(w) = &mut self.walls {
+            w.add_file(sim.step, sim.time, |path| write_walls_vtu(path, sim))?;
         }
         if let Some(d) = &mut self.dump {
             d.write_snapshot(sim.step, sim.config.domain_min, sim.config.domain_max, &frame)?;
         }
+        Ok(())
+    }
+
+    /// Write a row of the energy series.
+    pub fn write_energy(&mut self, sim: &Simulation) -> Result<()> {
         if let Some(e) = &mut self.energy {
             let en = sim.energies();
-            e.record(sim.step, sim.time, en.kinetic, en.rotational, en.elastic, en.contacts)?;
+            let potential = gravitational_potential(sim);
+            e.record(
+                sim.step,
+                sim.time,
+                en.kinetic,
+                en.rotational,
+                en.elastic,
+                potential,
+                en.contacts,
+            )?;
         }
         Ok(())
     }

@@ -267,6 +267,8 @@ pub struct CheckpointSettings {
 pub struct Output {
     /// Write frames every this many steps (>= 1).
     pub every: u64,
+    /// Write an energy row every this many steps (None: with every frame).
+    pub energy_every: Option<u64>,
     /// Relative to the current directory.
     pub dir: PathBuf,
     pub vtk: bool,
@@ -609,6 +611,7 @@ struct RawRun {
 #[serde(deny_unknown_fields)]
 struct RawOutput {
     every: Option<PositiveInt>,
+    energy_every: Option<PositiveInt>,
     dir: Option<String>,
     vtk: Option<bool>,
     dump: Option<bool>,
@@ -794,6 +797,7 @@ impl Ctx<'_> {
         let output = match raw.output {
             None => Output {
                 every: default_every,
+                energy_every: None,
                 dir: PathBuf::from(DEFAULT_OUTPUT_DIR),
                 vtk: true,
                 dump: true,
@@ -801,6 +805,7 @@ impl Ctx<'_> {
             },
             Some(o) => Output {
                 every: o.every.map_or(default_every, |e| e.0),
+                energy_every: o.energy_every.map(|e| e.0),
                 dir: PathBuf::from(o.dir.as_deref().unwrap_or(DEFAULT_OUTPUT_DIR)),
                 vtk: o.vtk.unwrap_or(true),
                 dump: o.dump.unwrap_or(true),
@@ -1431,6 +1436,7 @@ energy = false
             s.output,
             Output {
                 every: 100,
+                energy_every: None,
                 dir: PathBuf::from("out"),
                 vtk: false,
                 dump: true,

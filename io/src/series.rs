@@ -7,9 +7,22 @@ use crate::dump::write_f64;
 use crate::{IoError, Result};
 
 /// The CSV header line (without newline).
-pub const ENERGY_HEADER: &str = "step,time,kinetic,rotational,elastic,total,contacts";
+pub const ENERGY_HEADER: &str = "step,time,kinetic,rotational,elastic,potential,total,contacts";
 
-/// Writes one CSV row per `record` call: `step,time,kinetic,rotational,elastic,total,contacts`.
+/// Gravitational potential energy of the free particles, zero at the origin:
+/// U = -sum m g . r (with g = (0, -9.81): m 9.81 y). Fixed and driven bodies (infinite
+/// mass, moved by no force) have none.
+pub fn gravitational_potential(sim: &talus_engine::Simulation) -> f64 {
+    let ps = &sim.particles;
+    let g = sim.config.gravity;
+    (0..ps.len())
+        .filter(|&p| ps.inv_mass[p] > 0.0)
+        .map(|p| -ps.mass(p) * (g[0] * ps.x[p] + g[1] * ps.y[p]))
+        .sum()
+}
+
+/// Writes one CSV row per `record` call:
+/// `step,time,kinetic,rotational,elastic,potential,total,contacts`.
 #[derive(Debug)]
 pub struct EnergySeries {
     path: PathBuf,
@@ -63,8 +76,9 @@ impl EnergySeries {
         &self.path
     }
 
-    /// Appends one row (total = kinetic + rotational + elastic) and flushes it: records are
-    /// rare, and a row on disk survives a crash of the run that follows.
+    /// Appends one row (total = kinetic + rotational + elastic + potential) and flushes
+    /// it: records are rare, and a row on disk survives a crash of the run that follows.
+    #[allow(clippy::too_many_arguments)]
     pub fn record(
         &mut self,
         step: u64,
@@ -72,13 +86,14 @@ impl EnergySeries {
         kinetic: f64,
         rotational: f64,
         elastic: f64,
+        potential: f64,
         contacts: u64,
     ) -> Result<()> {
-        let total = kinetic + rotational + elastic;
+        let total = kinetic + rotational + elastic + potential;
         let w = &mut self.out;
         let mut row = || -> std::io::Result<()> {
             write!(w, "{step}")?;
-            for v in [time, kinetic, rotational, elastic, total] {
+            for v in [time, kinetic, rotational, elastic, potential, total] {
                 w.write_all(b",")?;
                 write_f64(w, v)?;
             }
@@ -102,16 +117,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("energy.csv");
         let rows = [
-            (0u64, 0.0, 0.0, 0.0, 0.0, 0u64),
-            (100, 1e-4, 1.0 / 3.0, 2.5e-9, 7.125, 42),
-            (u64::MAX, 12.5, 1e-300, 0.1, 0.2, 1_000_000),
+            (0u64, 0.0, 0.0, 0.0, 0.0, 0.0, 0u64),
+            (100, 1e-4, 1.0 / 3.0, 2.5e-9, 7.125, -3.5, 42),
+            (u64::MAX, 12.5, 1e-300, 0.1, 0.2, 0.25, 1_000_000),
         ];
         let mut s = EnergySeries::create(&p).unwrap();
         assert_eq!(s.path(), p);
         // The header is on disk as soon as the file is created.
         assert_eq!(std::fs::read_to_string(&p).unwrap(), format!("{ENERGY_HEADER}\n"));
-        for (k, &(step, t, ke, re, ee, c)) in rows.iter().enumerate() {
-            s.record(step, t, ke, re, ee, c).unwrap();
+        for (k, &(step, t, ke, re, ee, pe, c)) in rows.iter().enumerate() {
+            s.record(step, t, ke, re, ee, pe, c).unwrap();
             // Flushed per record: the file already holds this row while the writer is alive.
             let n = std::fs::read_to_string(&p).unwrap().lines().count();
             assert_eq!(n, k + 2);
@@ -121,13 +136,13 @@ mod tests {
         let text = std::fs::read_to_string(&p).unwrap();
         let mut lines = text.lines();
         assert_eq!(lines.next(), Some(ENERGY_HEADER));
-        for &(step, t, ke, re, ee, c) in &rows {
+        for &(step, t, ke, re, ee, pe, c) in &rows {
             let f: Vec<&str> = lines.next().unwrap().split(',').collect();
-            assert_eq!(f.len(), 7);
+            assert_eq!(f.len(), 8);
             assert_eq!(f[0].parse::<u64>().unwrap(), step);
-            let v: Vec<f64> = f[1..6].iter().map(|x| x.parse().unwrap()).collect();
-            assert_eq!(v, vec![t, ke, re, ee, ke + re + ee]);
-            assert_eq!(f[6].parse::<u64>().unwrap(), c);
+            let v: Vec<f64> = f[1..7].iter().map(|x| x.parse().unwrap()).collect();
+            assert_eq!(v, vec![t, ke, re, ee, pe, ke + re + ee + pe]);
+            assert_eq!(f[7].parse::<u64>().unwrap(), c);
         }
         assert_eq!(lines.next(), None);
     }

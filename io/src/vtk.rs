@@ -23,6 +23,16 @@ pub struct Frame<'a> {
     pub fx: &'a [f64],
     pub fy: &'a [f64],
     pub angle: &'a [f64],
+    /// The polygons' world-frame corners, if any particle is a polygon.
+    pub polygons: Option<Polygons<'a>>,
+}
+
+/// Particle p of a frame is a polygon with corners `corners[start[p]..start[p + 1]]`
+/// (counter-clockwise), a disc where that range is empty (the engine's own layout).
+#[derive(Debug, Clone, Copy)]
+pub struct Polygons<'a> {
+    pub start: &'a [u32],
+    pub corners: &'a [[f64; 2]],
 }
 
 impl Frame<'_> {
@@ -59,12 +69,41 @@ impl Frame<'_> {
                 });
             }
         }
+        if let Some(pg) = &self.polygons {
+            let ok = pg.start.len() == n + 1
+                && pg.start.windows(2).all(|w| w[0] <= w[1])
+                && pg.start.last().is_some_and(|&e| e as usize == pg.corners.len());
+            if !ok {
+                return Err(IoError::Invalid {
+                    path: path.to_path_buf(),
+                    msg: format!(
+                        "polygon offsets ({} of them, {} corners) do not fit {n} particles",
+                        pg.start.len(),
+                        pg.corners.len()
+                    ),
+                });
+            }
+        }
         Ok(n)
+    }
+
+    /// The particle each point belongs to: a disc's centre, a polygon's corners in order.
+    /// None when every particle is a disc (point k is particle k).
+    fn point_owners(&self) -> Option<Vec<u32>> {
+        let pg = self.polygons.as_ref()?;
+        let mut owner = Vec::with_capacity(self.len() + pg.corners.len());
+        for p in 0..self.len() {
+            let k = (pg.start[p + 1] - pg.start[p]).max(1) as usize;
+            owner.extend(std::iter::repeat_n(p as u32, k));
+        }
+        Some(owner)
     }
 }
 
 /// VTK cell type of a single point.
 const VTK_VERTEX: u8 = 1;
+/// VTK cell type of a polygon (corners in order).
+const VTK_POLYGON: u8 = 7;
 
 /// One DataArray of the appended block.
 struct Array {
@@ -106,8 +145,13 @@ impl Array {
     }
 }
 
-/// Writes one frame as a `.vtu` file: one VTK_VERTEX cell per particle at (x, y, 0), with
-/// point data id, type, radius, velocity, omega, force and angle.
+/// Writes one frame as a `.vtu` file: one cell per particle, a VTK_VERTEX at the centre
+/// of a disc, a VTK_POLYGON through the world-frame corners of a polygon (so ParaView's
+/// Surface view shows each polygon as it was simulated). The per-particle values (id,
+/// type, radius, velocity, omega, force, angle) are point data when every particle is a
+/// disc (point k is particle k), cell data otherwise, with the points carrying only a
+/// `radius`, 0 at a polygon's corners: a Glyph filter scaled by `radius` draws the discs
+/// and leaves the polygons to their cells.
 pub fn write_vtu(path: &Path, frame: &Frame) -> Result<()> {
     let n = frame.check(path)?;
     let file = File::create(path).map_err(|e| IoError::os(path, e))?;
@@ -117,97 +161,153 @@ pub fn write_vtu(path: &Path, frame: &Frame) -> Result<()> {
 }
 
 fn write_vtu_to<W: Write>(w: &mut W, f: &Frame, n: usize) -> std::io::Result<()> {
+    let owners = f.point_owners();
+    let np = owners.as_ref().map_or(n, Vec::len);
+    let corner = |k: usize| f.polygons.as_ref().map(|pg| pg.corners[k]);
     writeln!(w, r#"<?xml version="1.0"?>"#)?;
     writeln!(
         w,
         r#"<VTKFile type="UnstructuredGrid" version="1.0" byte_order="LittleEndian" header_type="UInt64">"#
     )?;
     writeln!(w, "  <UnstructuredGrid>")?;
-    writeln!(w, r#"    <Piece NumberOfPoints="{n}" NumberOfCells="{n}">"#)?;
+    writeln!(w, r#"    <Piece NumberOfPoints="{np}" NumberOfCells="{n}">"#)?;
 
     // Offsets count from the byte after the '_' marker; each block is an 8-byte size + data.
     let mut offset = 0u64;
-    let mut decl = |w: &mut W, a: &Array| -> std::io::Result<()> {
+    let mut decl = |w: &mut W, a: &Array, count: usize| -> std::io::Result<()> {
         writeln!(
             w,
             r#"        <DataArray type="{}" Name="{}" NumberOfComponents="{}" format="appended" offset="{offset}"/>"#,
             a.ty, a.name, a.components
         )?;
-        offset += 8 + a.data_bytes(n);
+        offset += 8 + a.data_bytes(count);
         Ok(())
     };
-    writeln!(w, r#"      <PointData Scalars="radius" Vectors="velocity">"#)?;
-    for a in &POINT_DATA {
-        decl(w, a)?;
+    // Discs only: point k is particle k, all values are point data (no cell data: the
+    // same values again). With polygons: the values are cell data, and the points carry
+    // only the radius the discs' glyphs need (a copy per corner would double the file).
+    let cells = f.polygons.is_some();
+    if cells {
+        writeln!(w, r#"      <PointData Scalars="radius">"#)?;
+        decl(w, &POINT_DATA[2], np)?;
+        writeln!(w, "      </PointData>")?;
+        writeln!(w, r#"      <CellData Scalars="radius" Vectors="velocity">"#)?;
+        for a in &POINT_DATA {
+            decl(w, a, n)?;
+        }
+        writeln!(w, "      </CellData>")?;
+    } else {
+        writeln!(w, r#"      <PointData Scalars="radius" Vectors="velocity">"#)?;
+        for a in &POINT_DATA {
+            decl(w, a, np)?;
+        }
+        writeln!(w, "      </PointData>")?;
     }
-    writeln!(w, "      </PointData>")?;
     writeln!(w, "      <Points>")?;
-    decl(w, &POINTS)?;
+    decl(w, &POINTS, np)?;
     writeln!(w, "      </Points>")?;
     writeln!(w, "      <Cells>")?;
-    for a in &CELLS {
-        decl(w, a)?;
-    }
+    decl(w, &CELLS[0], np)?;
+    decl(w, &CELLS[1], n)?;
+    decl(w, &CELLS[2], n)?;
     writeln!(w, "      </Cells>")?;
     writeln!(w, "    </Piece>")?;
     writeln!(w, "  </UnstructuredGrid>")?;
     write!(w, "  <AppendedData encoding=\"raw\">\n   _")?;
 
-    let size = |w: &mut W, a: &Array| w.write_all(&a.data_bytes(n).to_le_bytes());
-    let f64s = |w: &mut W, v: &[f64]| -> std::io::Result<()> {
-        for x in v {
-            w.write_all(&x.to_le_bytes())?;
+    // The values of the per-particle arrays: once per cell, then once per point.
+    let data =
+        |w: &mut W, owner: &dyn Fn(usize) -> usize, count: usize, at_corner: &dyn Fn(usize) -> bool, all: bool| {
+            let size = |w: &mut W, a: &Array| w.write_all(&a.data_bytes(count).to_le_bytes());
+            let f64s = |w: &mut W, v: &[f64]| -> std::io::Result<()> {
+                (0..count).try_for_each(|k| w.write_all(&v[owner(k)].to_le_bytes()))
+            };
+            let vec3 = |w: &mut W, a: &[f64], b: &[f64]| -> std::io::Result<()> {
+                (0..count).try_for_each(|k| {
+                    let o = owner(k);
+                    w.write_all(&a[o].to_le_bytes())?;
+                    w.write_all(&b[o].to_le_bytes())?;
+                    w.write_all(&0f64.to_le_bytes())
+                })
+            };
+            if all {
+                // id: VTK has no unsigned 64-bit array type ParaView handles well; ids fit in i64.
+                size(w, &POINT_DATA[0])?;
+                (0..count).try_for_each(|k| w.write_all(&(f.ids[owner(k)] as i64).to_le_bytes()))?;
+                size(w, &POINT_DATA[1])?;
+                (0..count).try_for_each(|k| w.write_all(&(f.types[owner(k)] as i32).to_le_bytes()))?;
+            }
+            size(w, &POINT_DATA[2])?;
+            (0..count).try_for_each(|k| {
+                let r = if at_corner(k) { 0.0 } else { f.radius[owner(k)] };
+                w.write_all(&r.to_le_bytes())
+            })?;
+            if !all {
+                return Ok(());
+            }
+            size(w, &POINT_DATA[3])?;
+            vec3(w, f.vx, f.vy)?;
+            size(w, &POINT_DATA[4])?;
+            f64s(w, f.omega)?;
+            size(w, &POINT_DATA[5])?;
+            vec3(w, f.fx, f.fy)?;
+            size(w, &POINT_DATA[6])?;
+            f64s(w, f.angle)
+        };
+    // Point k of a polygon run: the owner's corner, unless the owner is a disc.
+    let is_polygon = |p: usize| f.polygons.as_ref().is_some_and(|pg| pg.start[p + 1] > pg.start[p]);
+    match &owners {
+        Some(o) => {
+            data(w, &|k| o[k] as usize, np, &|k| is_polygon(o[k] as usize), false)?;
+            data(w, &|p| p, n, &|_| false, true)?;
         }
-        Ok(())
+        None => data(w, &|k| k, np, &|_| false, true)?,
+    }
+
+    w.write_all(&POINTS.data_bytes(np).to_le_bytes())?;
+    let xyz = |w: &mut W, x: f64, y: f64| -> std::io::Result<()> {
+        w.write_all(&x.to_le_bytes())?;
+        w.write_all(&y.to_le_bytes())?;
+        w.write_all(&0f64.to_le_bytes())
     };
-    let vec3 = |w: &mut W, a: &[f64], b: &[f64]| -> std::io::Result<()> {
-        for (x, y) in a.iter().zip(b) {
-            w.write_all(&x.to_le_bytes())?;
-            w.write_all(&y.to_le_bytes())?;
-            w.write_all(&0f64.to_le_bytes())?;
+    for p in 0..n {
+        match f.polygons.as_ref().filter(|_| is_polygon(p)) {
+            Some(pg) => (pg.start[p] as usize..pg.start[p + 1] as usize).try_for_each(|k| {
+                let c = corner(k).expect("a polygon run");
+                xyz(w, c[0], c[1])
+            })?,
+            None => xyz(w, f.x[p], f.y[p])?,
         }
-        Ok(())
-    };
-
-    // id: VTK has no unsigned 64-bit array type ParaView handles well; ids fit in i64.
-    size(w, &POINT_DATA[0])?;
-    for &id in f.ids {
-        w.write_all(&(id as i64).to_le_bytes())?;
     }
-    size(w, &POINT_DATA[1])?;
-    for &t in f.types {
-        w.write_all(&(t as i32).to_le_bytes())?;
-    }
-    size(w, &POINT_DATA[2])?;
-    f64s(w, f.radius)?;
-    size(w, &POINT_DATA[3])?;
-    vec3(w, f.vx, f.vy)?;
-    size(w, &POINT_DATA[4])?;
-    f64s(w, f.omega)?;
-    size(w, &POINT_DATA[5])?;
-    vec3(w, f.fx, f.fy)?;
-    size(w, &POINT_DATA[6])?;
-    f64s(w, f.angle)?;
 
-    size(w, &POINTS)?;
-    vec3(w, f.x, f.y)?;
-
-    size(w, &CELLS[0])?;
-    for i in 0..n as i64 {
+    // Every cell's points are its own, in order: connectivity is 0..points.
+    w.write_all(&CELLS[0].data_bytes(np).to_le_bytes())?;
+    for i in 0..np as i64 {
         w.write_all(&i.to_le_bytes())?;
     }
-    size(w, &CELLS[1])?;
-    for i in 1..=n as i64 {
-        w.write_all(&i.to_le_bytes())?;
+    w.write_all(&CELLS[1].data_bytes(n).to_le_bytes())?;
+    let mut end = 0i64;
+    for p in 0..n {
+        end += match &f.polygons {
+            Some(pg) => (pg.start[p + 1] - pg.start[p]).max(1) as i64,
+            None => 1,
+        };
+        w.write_all(&end.to_le_bytes())?;
     }
-    size(w, &CELLS[2])?;
-    // All cells are vertices: write the type bytes in chunks rather than one at a time.
-    let chunk = [VTK_VERTEX; 4096];
-    let mut left = n;
-    while left > 0 {
-        let k = left.min(chunk.len());
-        w.write_all(&chunk[..k])?;
-        left -= k;
+    w.write_all(&CELLS[2].data_bytes(n).to_le_bytes())?;
+    if f.polygons.is_some() {
+        for p in 0..n {
+            w.write_all(&[if is_polygon(p) { VTK_POLYGON } else { VTK_VERTEX }])?;
+        }
+    } else {
+        // All cells are vertices: write the type bytes in chunks rather than one at a time.
+        let chunk = [VTK_VERTEX; 4096];
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(chunk.len());
+            w.write_all(&chunk[..k])?;
+            left -= k;
+        }
     }
 
     write!(w, "\n  </AppendedData>\n</VTKFile>\n")
@@ -302,6 +402,11 @@ impl PvdSeries {
     /// Writes the frame's `.vtu`, then rewrites the `.pvd`. Returns the `.vtu` path. A frame
     /// with a step already in the series replaces it (its file was just overwritten).
     pub fn add_frame(&mut self, step: u64, time: f64, frame: &Frame) -> Result<PathBuf> {
+        self.add_file(step, time, |vtu| write_vtu(vtu, frame))
+    }
+
+    /// As `add_frame`, the `.vtu` written by `write` (another grid than particles).
+    pub fn add_file(&mut self, step: u64, time: f64, write: impl FnOnce(&Path) -> Result<()>) -> Result<PathBuf> {
         let file = format!("{}_{step:08}.vtu", self.basename);
         let vtu = self.dir.join(&file);
         if !time.is_finite() {
@@ -311,7 +416,7 @@ impl PvdSeries {
             });
         }
         std::fs::create_dir_all(&self.dir).map_err(|e| IoError::os(&self.dir, e))?;
-        write_vtu(&vtu, frame)?;
+        write(&vtu)?;
         match self.frames.iter_mut().find(|e| e.step == step) {
             Some(e) => e.time = time,
             None => self.frames.push(PvdEntry { step, time, file }),
@@ -416,6 +521,7 @@ mod tests {
                 fx: &self.fx,
                 fy: &self.fy,
                 angle: &self.angle,
+                polygons: None,
             }
         }
     }
@@ -450,7 +556,14 @@ mod tests {
 
         let mut arrays = Vec::new();
         let mut end_of_data = 0;
+        let mut at = 0;
         for piece in header.split("<DataArray").skip(1) {
+            at = at + header[at..].find("<DataArray").unwrap() + 1;
+            // Cell data are named "cell:NAME".
+            let before = &header[..at];
+            let in_cells = before
+                .rfind("<CellData")
+                .is_some_and(|c| before.rfind("</CellData>").is_none_or(|e| e < c));
             let tag = &piece[..piece.find("/>").unwrap()];
             assert_eq!(attr(tag, "format"), "appended");
             let off: usize = attr(tag, "offset").parse().unwrap();
@@ -458,7 +571,7 @@ mod tests {
             let raw = data[off + 8..off + 8 + len].to_vec();
             end_of_data = end_of_data.max(off + 8 + len);
             arrays.push((
-                attr(tag, "Name").to_string(),
+                format!("{}{}", if in_cells { "cell:" } else { "" }, attr(tag, "Name")),
                 attr(tag, "type").to_string(),
                 attr(tag, "NumberOfComponents").parse().unwrap(),
                 raw,
@@ -526,7 +639,73 @@ mod tests {
         assert_eq!(v.i64s("connectivity"), vec![0, 1, 2, 3, 4]);
         assert_eq!(v.i64s("offsets"), vec![1, 2, 3, 4, 5]);
         assert_eq!(v.raw("types", "UInt8", 1), &[VTK_VERTEX; 5]);
+        // Discs only: no cell data (it would repeat the point data).
         assert_eq!(v.arrays.len(), 11);
+    }
+
+    /// Polygons are polygon cells through their corners; discs stay vertices. Every cell's
+    /// points are its own: the points, offsets and connectivity agree, and the corners are
+    /// the given world-frame corners, in order.
+    #[test]
+    fn polygons_are_polygon_cells() {
+        let c = Cols::new(4);
+        // Particle 0 a disc, 1 a triangle, 2 a disc, 3 a square.
+        let tri = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]];
+        let sq = [[5.0, 5.0], [6.0, 5.0], [6.0, 6.0], [5.0, 6.0]];
+        let corners: Vec<[f64; 2]> = tri.iter().chain(&sq).copied().collect();
+        let start = [0u32, 0, 3, 3, 7];
+        let mut f = c.frame();
+        f.polygons = Some(Polygons {
+            start: &start,
+            corners: &corners,
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("poly.vtu");
+        write_vtu(&p, &f).unwrap();
+        let v = parse_vtu(&std::fs::read(&p).unwrap());
+        assert!(
+            v.header.contains(r#"<Piece NumberOfPoints="9" NumberOfCells="4">"#),
+            "{}",
+            v.header
+        );
+        assert_eq!(
+            v.raw("types", "UInt8", 1),
+            &[VTK_VERTEX, VTK_POLYGON, VTK_VERTEX, VTK_POLYGON]
+        );
+        assert_eq!(v.i64s("offsets"), vec![1, 4, 5, 9]);
+        assert_eq!(v.i64s("connectivity"), (0..9).collect::<Vec<i64>>());
+        let pts = v.f64s("Points", 3);
+        let expect: Vec<[f64; 2]> = [[c.x[0], c.y[0]]]
+            .into_iter()
+            .chain(tri)
+            .chain([[c.x[2], c.y[2]]])
+            .chain(sq)
+            .collect();
+        let got: Vec<[f64; 2]> = pts.chunks_exact(3).map(|p| [p[0], p[1]]).collect();
+        assert_eq!(got, expect);
+        // Point data: the radius of a disc at its centre, 0 at corners (glyphs for discs
+        // only); the values per particle are cell data.
+        let owner = [0, 1, 1, 1, 2, 3, 3, 3, 3];
+        let ids: Vec<i64> = c.ids.iter().map(|&i| i as i64).collect();
+        assert_eq!(v.i64s("cell:id"), ids);
+        assert_eq!(v.f64s("cell:velocity", 3), interleave3(&c.vx, &c.vy));
+        assert_eq!(v.f64s("cell:force", 3), interleave3(&c.fx, &c.fy));
+        assert_eq!(v.f64s("cell:omega", 1), c.omega);
+        let radius: Vec<f64> = owner
+            .iter()
+            .map(|&o| if o % 2 == 0 { c.radius[o] } else { 0.0 })
+            .collect();
+        assert_eq!(v.f64s("radius", 1), radius);
+        assert_eq!(v.f64s("cell:radius", 1), c.radius);
+        assert_eq!(v.f64s("cell:angle", 1), c.angle);
+        assert_eq!(v.arrays.len(), 1 + 7 + 1 + 3);
+        // Offsets that do not fit the particles are refused.
+        let bad = [0u32, 0, 3, 3];
+        f.polygons = Some(Polygons {
+            start: &bad,
+            corners: &corners,
+        });
+        assert!(write_vtu(&p, &f).is_err());
     }
 
     #[test]

@@ -50,6 +50,10 @@ pub struct StepArgs {
     /// Write output every this many steps, at least 1 (overrides [output] every).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub every: Option<u64>,
+    /// Write an energy row every this many steps (overrides [output] energy_every;
+    /// default: with every frame), at least 1.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub energy_every: Option<u64>,
     /// Write no output files at all.
     #[arg(long)]
     pub no_output: bool,
@@ -113,6 +117,11 @@ impl StepArgs {
         Plan {
             steps: self.steps.unwrap_or(d.steps),
             every: self.every.unwrap_or(o.every).max(1),
+            energy_every: self
+                .energy_every
+                .or(o.energy_every)
+                .unwrap_or(self.every.unwrap_or(o.every))
+                .max(1),
             run_dir: self.out.clone().unwrap_or(d.run_dir),
             dir,
             kinds: OutputKinds {
@@ -250,6 +259,7 @@ pub fn run_settings(p: &ParallelArgs) -> String {
 pub struct Plan {
     pub steps: u64,
     pub every: u64,
+    pub energy_every: u64,
     /// Output folder.
     pub dir: PathBuf,
     /// The run's folder: the output folder of `talus run`; for a restart, the folder of the
@@ -352,20 +362,30 @@ pub fn step_and_report(
     // A log instead of a terminal: no progress bar can show there, so progress lines.
     let mut thermo = (!plan.quiet && !std::io::stderr().is_terminal()).then(|| Thermo::new(plan.thermo, sim, end));
     let mut io_time = Duration::ZERO;
-    let write = |sim: &Simulation, out: &mut Option<Outputs>, io: &mut Duration| {
+    let write = |sim: &Simulation, out: &mut Option<Outputs>, io: &mut Duration, frame: bool, energy: bool| {
         if let Some(o) = out {
             let t = Instant::now();
-            o.write(sim).map_err(|e| e.to_string())?;
+            if frame {
+                o.write_frame(sim).map_err(|e| e.to_string())?;
+            }
+            if energy {
+                o.write_energy(sim).map_err(|e| e.to_string())?;
+            }
             *io += t.elapsed();
         }
         Ok::<(), String>(())
     };
-    // The first frame: always for a new series; for a continued one only where the
-    // uninterrupted run has one (an output step, or the end), so that run + restart
-    // --append give its files byte for byte from any checkpoint.
-    if !plan.append || sim.step.is_multiple_of(plan.every) || sim.step == end {
-        write(sim, &mut out, &mut io_time)?;
-    }
+    // The first frame and energy row: always for a new series; for a continued one only
+    // where the uninterrupted run has them (an output step, or the end), so that run +
+    // restart --append give its files byte for byte from any checkpoint.
+    let at_end = sim.step == end;
+    write(
+        sim,
+        &mut out,
+        &mut io_time,
+        !plan.append || sim.step.is_multiple_of(plan.every) || at_end,
+        !plan.append || sim.step.is_multiple_of(plan.energy_every) || at_end,
+    )?;
     if let Some(th) = &mut thermo {
         eprintln!("{}", Thermo::header());
         eprintln!("{}", th.line(sim));
@@ -388,6 +408,7 @@ pub fn step_and_report(
             1
         };
         let stop = next_multiple(sim.step, plan.every)
+            .min(next_multiple(sim.step, plan.energy_every))
             .min(next_multiple(sim.step, plan.checkpoint_every))
             .min(end)
             .min(sim.step + by_time.min(50));
@@ -412,9 +433,9 @@ pub fn step_and_report(
                 return Err(format!("{e} (output so far is in {}{saved})", plan.dir.display()));
             }
         };
-        if sim.step.is_multiple_of(plan.every) || sim.step == end {
-            write(sim, &mut out, &mut io_time)?;
-        }
+        let frame = sim.step.is_multiple_of(plan.every) || sim.step == end;
+        let energy = sim.step.is_multiple_of(plan.energy_every) || sim.step == end;
+        write(sim, &mut out, &mut io_time, frame, energy)?;
         if let Some(c) = &mut ckpt {
             if sim.step.is_multiple_of(plan.checkpoint_every) {
                 c.write(sim).map_err(|e| e.to_string())?;
@@ -462,7 +483,16 @@ pub fn step_and_report(
     let pct = |x: f64| 100.0 * x / t.total().max(1e-300);
     println!("talus run summary");
     println!("  scenario            {}", plan.title);
-    println!("  particles           {n}");
+    // Wall bodies (fixed or driven: hopper plates, drum segments) are not grains.
+    let wall_bodies = (0..n).filter(|&p| talus_io::walls_vtu::is_wall_body(sim, p)).count();
+    if wall_bodies > 0 {
+        println!(
+            "  particles           {} (and {wall_bodies} wall bodies)",
+            n - wall_bodies
+        );
+    } else {
+        println!("  particles           {n}");
+    }
     println!(
         "  steps               {done} ({}), now at step {}",
         plan.dt_note, sim.step

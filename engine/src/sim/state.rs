@@ -662,7 +662,7 @@ impl Simulation {
         }
 
         let params = PairTable::new(&materials);
-        Ok(Simulation {
+        let sim = Simulation {
             params,
             gear,
             particles: ps,
@@ -691,7 +691,9 @@ impl Simulation {
             par: None,
             driven,
             config,
-        })
+        };
+        super::state_check::check_contents(&sim)?;
+        Ok(sim)
     }
 }
 

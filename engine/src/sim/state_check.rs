@@ -1,0 +1,290 @@
+//! The contents of a restored state checked as strictly as a scenario is: what
+//! [`Simulation::from_sections`] copied back passed its checksums and its structural
+//! checks (lengths, indices, orders), but a hand-made or damaged file can still hold
+//! values no scenario could produce (a negative inverse mass, a NaN angle or spring, an
+//! infinite spin, two particles with one id, a polygon whose corners are not where its
+//! pose puts them). Each is refused here with the section, the index and the problem,
+//! before a step could turn it into NaNs everywhere or a panic.
+use std::collections::HashMap;
+
+use talus_kernels::geometry::polygon::{area, centroid, polar_moment, to_world};
+
+use super::Simulation;
+use crate::error::{EngineError, Result};
+use crate::shapes::MAX_VERTICES;
+use crate::store::flags;
+
+/// Relative tolerance of the mass properties recomputed from the shape (they were
+/// computed by the same formulas; only the order of operations may differ).
+const MASS_TOL: f64 = 1e-9;
+/// How far a world-frame corner may lie from where the body frame and the pose put it,
+/// relative to the bounding radius: the Gear corrector moves a particle after its corners
+/// were placed (by far less than this in any stable run); Verlet leaves them exact.
+const WORLD_TOL: f64 = 1e-2;
+
+fn err(section: &str, msg: String) -> EngineError {
+    EngineError::State {
+        section: section.to_string(),
+        msg,
+    }
+}
+
+/// Check every value of a restored simulation that a scenario would have refused.
+pub(super) fn check_contents(sim: &Simulation) -> Result<()> {
+    if !(sim.time.is_finite() && sim.time >= 0.0) {
+        return Err(err(
+            "scalars",
+            format!("simulated time {} must be finite and >= 0", sim.time),
+        ));
+    }
+    for (k, m) in sim.materials.iter().enumerate() {
+        let c = &m.contact;
+        let checks = [
+            ("density", m.density, m.density > 0.0),
+            ("kn", c.kn, c.kn > 0.0),
+            ("kt", c.kt, c.kt >= 0.0),
+            ("gamma_n", c.gamma_n, c.gamma_n >= 0.0),
+            ("gamma_t", c.gamma_t, c.gamma_t >= 0.0),
+            ("mu", c.mu, c.mu >= 0.0),
+        ];
+        for (what, v, ok) in checks {
+            if !(ok && v.is_finite()) {
+                return Err(err("materials", format!("material {k} ({}): {what} = {v}", m.name)));
+            }
+        }
+    }
+    for (k, w) in sim.walls.iter().enumerate() {
+        let l = &w.line;
+        if !l
+            .point
+            .iter()
+            .chain(&l.normal)
+            .chain(&l.velocity)
+            .all(|v| v.is_finite())
+        {
+            return Err(err(
+                "walls",
+                format!("wall {k}: point, normal and velocity must be finite"),
+            ));
+        }
+    }
+    for (k, d) in sim.driven.drives.iter().enumerate() {
+        if !d.centre.iter().chain(&d.velocity).all(|v| v.is_finite()) || !d.omega.is_finite() {
+            return Err(err(
+                "drives",
+                format!("drive {k}: centre, velocity and omega must be finite"),
+            ));
+        }
+    }
+    // Finite values first: the shape and mass checks compute with them.
+    check_particles(sim)?;
+    check_shapes(sim)?;
+    check_inertia(sim)?;
+    check_springs(sim)?;
+    check_driven(sim)
+}
+
+fn check_particles(sim: &Simulation) -> Result<()> {
+    let ps = &sim.particles;
+    let n = ps.len();
+    // (section, array): every kinematic value and load must be finite.
+    let finite: [(&str, &[f64]); 8] = [
+        ("p.angle", &ps.angle),
+        ("p.vx", &ps.vx),
+        ("p.vy", &ps.vy),
+        ("p.omega", &ps.omega),
+        ("p.fx", &ps.fx),
+        ("p.fy", &ps.fy),
+        ("p.torque", &ps.torque),
+        ("p.inv_mass", &ps.inv_mass),
+    ];
+    for (name, v) in finite {
+        if let Some(p) = v.iter().position(|x| !x.is_finite()) {
+            return Err(err(
+                name,
+                format!("particle index {p} (id {}): {} is not finite", ps.id[p], v[p]),
+            ));
+        }
+    }
+    if let Some(g) = &sim.gear {
+        for (order, arrays) in ["a", "b", "c", "d"].iter().zip([&g.a, &g.b, &g.c, &g.d]) {
+            for (dof, v) in ["x", "y", "angle"].iter().zip(arrays) {
+                if let Some(p) = v.iter().position(|x| !x.is_finite()) {
+                    return Err(err(
+                        &format!("gear.{order}.{dof}"),
+                        format!("particle index {p}: {} is not finite", v[p]),
+                    ));
+                }
+            }
+        }
+    }
+    let mut ids: HashMap<u64, usize> = HashMap::with_capacity(n);
+    for p in 0..n {
+        let id = ps.id[p];
+        if let Some(q) = ids.insert(id, p) {
+            return Err(err("p.id", format!("particle indices {q} and {p} both have id {id}")));
+        }
+        let f = ps.flags[p];
+        if f & !(flags::FIXED | flags::DRIVEN) != 0 || f == flags::FIXED | flags::DRIVEN {
+            return Err(err(
+                "p.flags",
+                format!("particle index {p} (id {id}): flags {f:#04x} (0, 1 = fixed or 2 = driven)"),
+            ));
+        }
+        let moving = f == 0;
+        let im = ps.inv_mass[p];
+        if moving && im <= 0.0 {
+            return Err(err(
+                "p.inv_mass",
+                format!("particle index {p} (id {id}): inverse mass {im}, a free particle needs a positive one"),
+            ));
+        }
+        if !moving && im != 0.0 {
+            return Err(err(
+                "p.inv_mass",
+                format!("particle index {p} (id {id}): fixed or driven with inverse mass {im}, not 0"),
+            ));
+        }
+        if f == flags::FIXED && (ps.vx[p] != 0.0 || ps.vy[p] != 0.0 || ps.omega[p] != 0.0) {
+            return Err(err(
+                "p.vx",
+                format!("particle index {p} (id {id}) is fixed but has a velocity or spin"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_inertia(sim: &Simulation) -> Result<()> {
+    let ps = &sim.particles;
+    for p in 0..ps.len() {
+        let (id, im, ii) = (ps.id[p], ps.inv_mass[p], ps.inv_inertia[p]);
+        let moving = ps.flags[p] == 0;
+        // Moment of inertia of a uniform disc m r^2 / 2, of a polygon m J / A (as
+        // `add_particles_with_shapes` computes them).
+        let expected = if !moving {
+            0.0
+        } else {
+            match sim.shapes.as_ref().filter(|sh| sh.is_polygon(p)) {
+                Some(sh) => {
+                    let v = &sh.body[sh.range(p)];
+                    im * area(v) / polar_moment(v)
+                }
+                None => 2.0 * im / (ps.radius[p] * ps.radius[p]),
+            }
+        };
+        if !(ii.is_finite() && (ii - expected).abs() <= MASS_TOL * expected) {
+            return Err(err(
+                "p.inv_inertia",
+                format!(
+                    "particle index {p} (id {id}): inverse moment of inertia {ii}, its mass and shape give {expected}"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_shapes(sim: &Simulation) -> Result<()> {
+    let Some(sh) = &sim.shapes else { return Ok(()) };
+    let ps = &sim.particles;
+    let mut world = [[0.0; 2]; MAX_VERTICES];
+    for p in 0..ps.len() {
+        let r = sh.range(p);
+        if r.is_empty() {
+            continue;
+        }
+        let body = &sh.body[r.clone()];
+        // The body frame is centred on the centroid (the centre of mass the pose moves).
+        let c = centroid(body);
+        let rad = ps.radius[p];
+        if !(c[0].is_finite() && c[1].is_finite() && c[0].hypot(c[1]) <= 1e-6 * rad) {
+            return Err(err(
+                "shape.body",
+                format!("particle index {p}: centroid at {c:?}, not at the body origin"),
+            ));
+        }
+        let expected = &mut world[..body.len()];
+        to_world(body, [ps.x[p], ps.y[p]], ps.angle[p], expected);
+        for (k, (w, e)) in sh.world[r].iter().zip(expected.iter()).enumerate() {
+            let off = (w[0] - e[0]).hypot(w[1] - e[1]);
+            if !(off.is_finite() && off <= WORLD_TOL * rad) {
+                return Err(err(
+                    "shape.world",
+                    format!(
+                        "particle index {p}: corner {k} at {w:?}, its shape and pose put it at {e:?} ({off:e} away)"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_springs(sim: &Simulation) -> Result<()> {
+    let ct = &sim.contacts;
+    if let Some(s) = ct.xi.iter().position(|x| !x.is_finite()) {
+        return Err(err(
+            "contact.xi",
+            format!("slot {s}: tangential spring {} is not finite", ct.xi[s]),
+        ));
+    }
+    let wc = &sim.wall_contacts;
+    if let Some(k) = wc.xi.iter().position(|x| !x.is_finite()) {
+        return Err(err(
+            "wallc.xi",
+            format!("entry {k}: tangential spring {} is not finite", wc.xi[k]),
+        ));
+    }
+    if let Some(k) = wc.area.iter().position(|x| !x.is_finite()) {
+        return Err(err(
+            "wallc.area",
+            format!("entry {k}: overlap area {} is not finite", wc.area[k]),
+        ));
+    }
+    Ok(())
+}
+
+fn check_driven(sim: &Simulation) -> Result<()> {
+    let d = &sim.driven;
+    let ps = &sim.particles;
+    let mut seen = vec![false; ps.len()];
+    for e in 0..d.len() {
+        let p = d.index[e] as usize;
+        if ps.flags[p] != flags::DRIVEN {
+            return Err(err(
+                "driven.index",
+                format!("entry {e}: particle index {p} is driven but lacks the DRIVEN flag"),
+            ));
+        }
+        if std::mem::replace(&mut seen[p], true) {
+            return Err(err(
+                "driven.index",
+                format!("entry {e}: particle index {p} is driven twice"),
+            ));
+        }
+        if !d.rel[e].iter().all(|v| v.is_finite()) {
+            return Err(err(
+                "driven.rel",
+                format!("entry {e}: offset {:?} is not finite", d.rel[e]),
+            ));
+        }
+        if !d.angle0[e].is_finite() {
+            return Err(err(
+                "driven.angle0",
+                format!("entry {e}: angle {} is not finite", d.angle0[e]),
+            ));
+        }
+        // Registered at the time it was put under the drive: not later than now.
+        if !(d.t0[e].is_finite() && d.t0[e] <= sim.time) {
+            return Err(err(
+                "driven.t0",
+                format!(
+                    "entry {e}: start time {} is not a finite time before now ({})",
+                    d.t0[e], sim.time
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
