@@ -417,7 +417,7 @@ fn polygon_scenarios_run_and_report_the_narrow_phase() {
     for (file, n) in [
         ("polygons.toml", "2000\n"),
         ("drum.toml", "500 (and 64 wall bodies)"),
-        ("hopper.toml", "1500 (and 2 wall bodies)"),
+        ("hopper.toml", "600 (and 2 wall bodies)"),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios").join(file);

@@ -19,9 +19,9 @@ fn simulation(text: &str) -> Simulation {
 /// The hopper of scenarios/hopper.toml with 60 grains: two fixed polygon plates, a box.
 fn small_hopper() -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(root.join("scenarios/hopper.toml"))
-        .unwrap()
-        .replace("count = 1500", "count = 60")
+    let text = std::fs::read_to_string(root.join("scenarios/hopper.toml")).unwrap();
+    assert!(text.contains("count = 600"), "scenarios/hopper.toml changed its count");
+    text.replace("count = 600", "count = 60")
 }
 
 /// The DataArrays of a .vtu with appended raw data: (section, name, raw bytes), the
