@@ -96,10 +96,17 @@ impl Driven {
     pub fn set_velocities(&self, ps: &mut ParticleStore, t: f64, dt: f64) {
         for k in 0..self.index.len() {
             let p = self.index[k] as usize;
+            let d = &self.drives[self.drive[k] as usize];
+            if !d.at_full_speed(t) && d.elapsed(t + dt) == d.elapsed(t) {
+                // Not started: at rest where it is (exactly, not within rounding).
+                ps.vx[p] = 0.0;
+                ps.vy[p] = 0.0;
+                ps.omega[p] = 0.0;
+                continue;
+            }
             let (target, _) = self.pose(k, t + dt);
             ps.vx[p] = (target[0] - ps.x[p]) / dt;
             ps.vy[p] = (target[1] - ps.y[p]) / dt;
-            let d = &self.drives[self.drive[k] as usize];
             ps.omega[p] = if d.at_full_speed(t) {
                 d.omega
             } else {

@@ -34,8 +34,9 @@ use crate::walls::Wall;
 pub enum Amount {
     /// This many at every event.
     PerInsert(u64),
-    /// Particles per second: event k asks for floor(q (k + 1)) - floor(q k) with
-    /// q = rate x every x dt, the particles of the `every` steps that start with it.
+    /// Particles per second: with q = rate x every x dt the particles of an interval
+    /// between events, the first k events ask for ceil(q k) in all (so the first event,
+    /// at the start, has a particle, and the mean is exactly the rate).
     Rate(f64),
 }
 
@@ -109,7 +110,9 @@ impl InsertSpec {
             Amount::PerInsert(n) => n,
             Amount::Rate(rate) => {
                 let q = rate * self.every as f64 * dt;
-                ((k + 1) as f64 * q).floor() as u64 - (k as f64 * q).floor() as u64
+                // Products that should be whole numbers may come out a rounding above.
+                let upto = |n: u64| (n as f64 * q - 1e-9).ceil().max(0.0) as u64;
+                upto(k + 1) - upto(k)
             }
         }
     }
@@ -129,7 +132,7 @@ impl InsertSpec {
                 let events = stop.saturating_sub(self.start_step).div_ceil(self.every);
                 match self.amount {
                     Amount::PerInsert(n) => (n * events) as f64,
-                    Amount::Rate(rate) => (rate * (events * self.every) as f64 * dt).floor(),
+                    Amount::Rate(rate) => (rate * (events * self.every) as f64 * dt - 1e-9).ceil(),
                 }
             }
         };
@@ -677,7 +680,15 @@ mod tests {
         assert_eq!(sum(10), 3);
         assert_eq!(sum(1000), 300);
         assert!((0..1000).all(|k| s.scheduled(k, 1e-4) <= 1));
-        assert_eq!(s.expected_count(1e-4), (1000.0f64 * 4902.0 * 1e-4).floor());
+        assert_eq!(s.expected_count(1e-4), 491.0);
+        // The first event has a particle: 1 at events 0, 10, 20, ...
+        let q = InsertSpec {
+            amount: Amount::Rate(1000.0),
+            every: 1,
+            ..spec()
+        };
+        let at: Vec<u64> = (0..30).filter(|&k| q.scheduled(k, 1e-4) == 1).collect();
+        assert_eq!(at, vec![0, 10, 20]);
     }
 
     #[test]

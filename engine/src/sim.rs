@@ -582,9 +582,11 @@ impl Simulation {
         self.inserts.iter().any(|i| i.next_step() == Some(self.step))
     }
 
-    /// The insertion events due before the next step, stream by stream (each sees the
-    /// particles of the ones before). The state must be synchronised (no pending kick).
-    fn insert_due(&mut self) -> Result<()> {
+    /// Do the insertion events due before the next step now, stream by stream (each sees
+    /// the particles of the ones before); `run` does them itself, so calling this first
+    /// changes nothing but lets the caller see the particles as they were inserted. The
+    /// state must be synchronised (it is between calls of `run`).
+    pub fn insert_due(&mut self) -> Result<()> {
         let t = Instant::now();
         for s in 0..self.inserts.len() {
             if self.inserts[s].next_step() == Some(self.step) {
