@@ -505,8 +505,7 @@ steps = 1500
 #[test]
 fn a_full_region_gets_fewer_and_says_so() {
     // A region of 10 x 6 mm: room for a handful of discs of 1 mm, 50 asked for at once.
-    let scenario = format!(
-        r#"
+    let scenario = r#"
 gravity = [0.0, -9.81]
 [domain]
 min = [0.0, 0.0]
@@ -523,8 +522,8 @@ min = [0.0, 0.0]
 max = [0.05, 0.1]
 [[insert]]
 material = "grain"
-region = {{ min = [0.02, 0.06], max = [0.03, 0.066] }}
-radius = {{ kind = "fixed", value = 1.0e-3 }}
+region = { min = [0.02, 0.06], max = [0.03, 0.066] }
+radius = { kind = "fixed", value = 1.0e-3 }
 per_insert = 50
 every = 1000
 total = 60
@@ -532,8 +531,7 @@ total = 60
 dt = 7.62939453125e-6
 [run]
 steps = 1500
-"#
-    );
+"#;
     let mut sim = simulation(&format!("{scenario}{OUTPUT_OFF}"));
     sim.run(1).unwrap();
     let short = sim.take_shortfalls();

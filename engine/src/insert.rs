@@ -142,7 +142,7 @@ impl InsertSpec {
     /// The settings a stream needs to make sense, independent of the simulation.
     pub fn check(&self, domain_min: [f64; 2], domain_max: [f64; 2], materials: usize) -> Result<(), String> {
         let (lo, hi) = (self.region_min, self.region_max);
-        if !lo.iter().chain(&hi).all(|v| v.is_finite()) || !(lo[0] < hi[0] && lo[1] < hi[1]) {
+        if !(lo.iter().chain(&hi).all(|v| v.is_finite()) && lo[0] < hi[0] && lo[1] < hi[1]) {
             return Err(format!("region {lo:?}..{hi:?}: min must be below max, both finite"));
         }
         if !(0..2).all(|k| lo[k] >= domain_min[k] && hi[k] <= domain_max[k]) {
@@ -177,7 +177,7 @@ impl InsertSpec {
                 vertices: [a, b],
                 aspect,
             } => {
-                if !(MIN_VERTICES <= a && a <= b && b <= MAX_VERTICES) || !(aspect.is_finite() && aspect >= 1.0) {
+                if !(MIN_VERTICES <= a && a <= b && b <= MAX_VERTICES && aspect.is_finite() && aspect >= 1.0) {
                     return Err(format!(
                         "random polygons of {a} to {b} corners (in {MIN_VERTICES}..={MAX_VERTICES}) and aspect {aspect} (>= 1)"
                     ));
