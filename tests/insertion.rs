@@ -552,6 +552,22 @@ steps = 1500
     assert_eq!(c.short_events, 2);
     assert_eq!(c.inserted, sim.len() as u64);
     assert_eq!(sim.take_shortfalls().len(), 1);
+    // Asking for a billion: the insertion gives up once particles keep finding no place.
+    let mut big = simulation(&format!("{scenario}{OUTPUT_OFF}").replace("per_insert = 50", "per_insert = 1000000000"));
+    big.run(1).unwrap();
+    let b = big.insertions()[0].counts;
+    assert_eq!((b.requested, b.inserted), (60, f.inserted), "capped by the total");
+    let mut big = simulation(
+        &format!("{scenario}{OUTPUT_OFF}")
+            .replace("per_insert = 50", "per_insert = 1000000000")
+            .replace("total = 60", "stop = 0.01"),
+    );
+    big.run(1).unwrap();
+    let b = big.insertions()[0].counts;
+    assert_eq!(
+        (b.requested, b.inserted, b.short_events),
+        (1_000_000_000, f.inserted, 1)
+    );
 
     // The command line: a warning line per short insertion, and the summary.
     let dir = tempfile::tempdir().unwrap();
