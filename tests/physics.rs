@@ -1130,6 +1130,7 @@ fn rotating_drum_ring_follows_its_drive_and_holds_the_grains() {
             centre: c,
             velocity: [0.0; 2],
             omega,
+            ..Drive::default()
         },
         &ring,
     )

@@ -5,15 +5,45 @@
 //! ring stays on its circle for any number of steps; the velocity given to a driven body
 //! for a step is the one that carries it from its pose to the next exact pose (the
 //! integrators then move it there), so the contact dashpots see that velocity.
+//!
+//! A drive may start later than time zero and reach its speed gradually: before `start`
+//! its bodies rest; from `start` on its speed grows linearly to the full velocity and
+//! omega over `ramp` seconds (0: at once), then stays. The poses are still exact: they
+//! follow the integral of that speed profile.
 
 use crate::store::ParticleStore;
 
 /// A rigid prescribed motion.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Drive {
     pub centre: [f64; 2],
     pub velocity: [f64; 2],
     pub omega: f64,
+    /// Time (s) at which the motion starts; the bodies rest before it.
+    pub start: f64,
+    /// Seconds over which the speed grows linearly from zero to full after `start`.
+    pub ramp: f64,
+}
+
+impl Drive {
+    /// The distance factor of the speed profile: the time integral, from 0 to `t`, of the
+    /// fraction of full speed (0 before `start`, rising linearly to 1 over `ramp`). A drive
+    /// starting at 0 without a ramp gives `t` itself (for t >= 0), bit for bit.
+    pub fn elapsed(&self, t: f64) -> f64 {
+        let s = t - self.start;
+        if s <= 0.0 {
+            0.0
+        } else if s < self.ramp {
+            0.5 * s * s / self.ramp
+        } else {
+            s - 0.5 * self.ramp
+        }
+    }
+
+    /// At full speed from time `t` on?
+    pub fn at_full_speed(&self, t: f64) -> bool {
+        t - self.start >= self.ramp
+    }
 }
 
 /// The driven bodies: particle index, drive, pose relative to the drive's centre at the
@@ -50,7 +80,7 @@ impl Driven {
     /// Exact pose (position, angle) of driven body `k` at time `t`.
     pub fn pose(&self, k: usize, t: f64) -> ([f64; 2], f64) {
         let d = &self.drives[self.drive[k] as usize];
-        let s = t - self.t0[k];
+        let s = d.elapsed(t) - d.elapsed(self.t0[k]);
         let c = [d.centre[0] + d.velocity[0] * s, d.centre[1] + d.velocity[1] * s];
         let (sn, cs) = (d.omega * s).sin_cos();
         let r = self.rel[k];
@@ -61,14 +91,27 @@ impl Driven {
     }
 
     /// Set the velocities of the driven bodies for a step of `dt` from time `t`: linear
-    /// velocity from the current position to the exact pose at `t + dt`, spin `omega`.
+    /// velocity from the current position to the exact pose at `t + dt`, spin `omega` (at
+    /// full speed; while starting, the mean spin over the step).
     pub fn set_velocities(&self, ps: &mut ParticleStore, t: f64, dt: f64) {
         for k in 0..self.index.len() {
             let p = self.index[k] as usize;
+            let d = &self.drives[self.drive[k] as usize];
+            if !d.at_full_speed(t) && d.elapsed(t + dt) == d.elapsed(t) {
+                // Not started: at rest where it is (exactly, not within rounding).
+                ps.vx[p] = 0.0;
+                ps.vy[p] = 0.0;
+                ps.omega[p] = 0.0;
+                continue;
+            }
             let (target, _) = self.pose(k, t + dt);
             ps.vx[p] = (target[0] - ps.x[p]) / dt;
             ps.vy[p] = (target[1] - ps.y[p]) / dt;
-            ps.omega[p] = self.drives[self.drive[k] as usize].omega;
+            ps.omega[p] = if d.at_full_speed(t) {
+                d.omega
+            } else {
+                d.omega * (d.elapsed(t + dt) - d.elapsed(t)) / dt
+            };
         }
     }
 

@@ -27,6 +27,14 @@ impl RadiusDist {
         }
     }
 
+    pub fn min(&self) -> f64 {
+        match self {
+            RadiusDist::Fixed(r) => *r,
+            RadiusDist::Uniform { mean, width } => mean * (1.0 - width),
+            RadiusDist::List(v) => v.iter().copied().fold(f64::INFINITY, f64::min),
+        }
+    }
+
     pub fn mean(&self) -> f64 {
         match self {
             RadiusDist::Fixed(r) => *r,
@@ -35,7 +43,9 @@ impl RadiusDist {
         }
     }
 
-    fn draw(&self, k: usize, rng: &mut Xoshiro256PlusPlus) -> f64 {
+    /// The radius of the `k`-th particle of a source (a list is cycled through by `k`;
+    /// the other kinds draw from `rng`).
+    pub fn draw(&self, k: usize, rng: &mut Xoshiro256PlusPlus) -> f64 {
         match self {
             RadiusDist::Fixed(r) => *r,
             RadiusDist::Uniform { mean, width } => {

@@ -4,6 +4,7 @@ pub mod contacts;
 pub mod drive;
 pub mod error;
 pub mod generate;
+pub mod insert;
 pub mod material;
 mod owner_sum;
 pub mod parallel;
@@ -16,6 +17,7 @@ pub mod walls;
 
 pub use drive::Drive;
 pub use error::{EngineError, Result};
+pub use insert::{Amount, InsertCounts, InsertSpec, Inserter, Shortfall};
 pub use material::Material;
 pub use parallel::ForceStrategy;
 pub use shapes::PolygonShape;

@@ -22,6 +22,7 @@ use talus_kernels::neighbor::{
 use crate::contacts::{ContactTable, FREE};
 use crate::drive::{Drive, Driven};
 use crate::error::{EngineError, Result};
+use crate::insert::{InsertSpec, Inserter, Shortfall};
 use crate::material::{Material, PairTable};
 use crate::parallel::{ForceStrategy, Parallel};
 use crate::pool::Profile;
@@ -322,6 +323,12 @@ pub struct Simulation {
     par: Option<Box<Parallel>>,
     /// Bodies moved by prescribed motions (drum walls, moving boundaries).
     pub driven: Driven,
+    /// Insertion streams (particles poured in over time) and what they have done.
+    inserts: Vec<Inserter>,
+    /// The id the next inserted particle gets (at least one more than any id present).
+    next_id: u64,
+    /// Insertion events that fell short since the caller last took them.
+    shortfalls: Vec<Shortfall>,
 }
 
 /// Work of the narrow phase on pairs with a polygon: how many candidate pairs each stage
@@ -419,6 +426,9 @@ impl Simulation {
             overlap_scratch: Box::default(),
             par: None,
             driven: Driven::default(),
+            inserts: Vec::new(),
+            next_id: 1,
+            shortfalls: Vec::new(),
         };
         sim.add_particles_with_shapes(particles, shapes)?;
         sim.reorder();
@@ -442,6 +452,15 @@ impl Simulation {
 
     /// Append discs and polygons (`shapes[k]` for `new[k]`, as in `new_with_shapes`).
     pub fn add_particles_with_shapes(&mut self, new: &[ParticleInit], shapes: &[Option<PolygonShape>]) -> Result<()> {
+        self.append(new, shapes)?;
+        // Gear needs the accelerations of the new particles: recompute the forces.
+        self.primed = false;
+        Ok(())
+    }
+
+    /// Append particles: the store, the shapes, the neighbour search (which takes them in
+    /// at its next update), the contact table's chains and the Gear history grow.
+    fn append(&mut self, new: &[ParticleInit], shapes: &[Option<PolygonShape>]) -> Result<()> {
         let nmat = self.materials.len();
         for p in new {
             if let Err(msg) = check_radius(p.radius, &self.config) {
@@ -515,8 +534,127 @@ impl Simulation {
         if new.len() * 4 > before {
             self.needs_rebuild = true;
         }
-        // Gear needs the accelerations of the new particles: recompute the forces.
-        self.primed = false;
+        if let Some(m) = new.iter().map(|p| p.id).max() {
+            self.next_id = self.next_id.max(m.saturating_add(1));
+        }
+        Ok(())
+    }
+
+    /// Pour particles in over time (see [`crate::insert`]): from the next step on, the
+    /// stream inserts at its scheduled steps (events before the current step are skipped).
+    /// Returns the stream's index.
+    pub fn add_insertion(&mut self, spec: InsertSpec) -> Result<usize> {
+        let c = &self.config;
+        let setup = |m: String| EngineError::Setup(format!("insertion: {m}"));
+        spec.check(c.domain_min, c.domain_max, self.materials.len())
+            .map_err(setup)?;
+        for r in [spec.radius.min(), spec.radius.max()] {
+            check_radius(r, c).map_err(setup)?;
+        }
+        // A shape specification that cannot make polygons is a setup error, not one of
+        // the run: draw a few.
+        let mut rng = crate::generate::rng(spec.seed);
+        for _ in 0..16 {
+            let r = spec.radius.max();
+            if let Some(v) = crate::generate::polygon_vertices(&spec.shape, r, &mut rng) {
+                PolygonShape::new(&v).map_err(|e| setup(e.to_string()))?;
+            }
+        }
+        let mut ins = Inserter::new(spec);
+        ins.skip_to(self.step);
+        self.inserts.push(ins);
+        Ok(self.inserts.len() - 1)
+    }
+
+    /// The insertion streams and their counts.
+    pub fn insertions(&self) -> &[Inserter] {
+        &self.inserts
+    }
+
+    /// The insertion events that fell short since the last call (the region was too full
+    /// for all the particles asked for), oldest first.
+    pub fn take_shortfalls(&mut self) -> Vec<Shortfall> {
+        std::mem::take(&mut self.shortfalls)
+    }
+
+    /// Is some insertion stream due before the next step?
+    fn insertion_due(&self) -> bool {
+        self.inserts.iter().any(|i| i.next_step() == Some(self.step))
+    }
+
+    /// Do the insertion events due before the next step now, stream by stream (each sees
+    /// the particles of the ones before); `run` does them itself, so calling this first
+    /// changes nothing but lets the caller see the particles as they were inserted. The
+    /// state must be synchronised (it is between calls of `run`).
+    pub fn insert_due(&mut self) -> Result<()> {
+        let t = Instant::now();
+        for s in 0..self.inserts.len() {
+            if self.inserts[s].next_step() == Some(self.step) {
+                self.insert_event(s)?;
+            }
+        }
+        self.times.other += t.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    /// One event of stream `s`.
+    fn insert_event(&mut self, s: usize) -> Result<()> {
+        let ins = &self.inserts[s];
+        let want = ins
+            .spec
+            .scheduled(ins.counts.events, self.config.dt)
+            .min(ins.remaining());
+        let mut placed = None;
+        if want > 0 {
+            // Bounding circles of everything whose box meets the region, and ids above all
+            // present (particles may have been added by hand).
+            let (lo, hi) = (ins.spec.region_min, ins.spec.region_max);
+            let ps = &self.particles;
+            let mut obstacles = Vec::new();
+            let mut next_id = self.next_id;
+            for p in 0..ps.len() {
+                let (x, y, r) = (ps.x[p], ps.y[p], ps.radius[p]);
+                if x + r >= lo[0] && x - r <= hi[0] && y + r >= lo[1] && y - r <= hi[1] {
+                    obstacles.push([x, y, r]);
+                }
+                next_id = next_id.max(ps.id[p].saturating_add(1));
+            }
+            let density = self.materials[ins.spec.material as usize].density;
+            let p = crate::insert::place(ins, want, &obstacles, &self.walls, density, next_id)
+                .map_err(|e| EngineError::Setup(format!("insertion stream {s} at step {}: {e}", self.step)))?;
+            self.next_id = next_id;
+            placed = Some(p);
+        }
+        let got = placed.as_ref().map_or(0, |p| p.inits.len() as u64);
+        let c = &mut self.inserts[s].counts;
+        c.events += 1;
+        c.requested += want;
+        c.inserted += got;
+        if got < want {
+            c.short_events += 1;
+            self.shortfalls.push(Shortfall {
+                stream: s,
+                step: self.step,
+                requested: want,
+                inserted: got,
+            });
+        }
+        let Some(p) = placed.filter(|p| !p.inits.is_empty()) else {
+            return Ok(());
+        };
+        let before = self.len();
+        self.append(&p.inits, &p.shapes)?;
+        // Nothing touches a new particle: its force is zero, so what `prime` would give it
+        // (Gear: its acceleration is gravity) is set directly, and the others keep theirs.
+        if let Some(gh) = &mut self.gear {
+            let (ps, g) = (&self.particles, self.config.gravity);
+            for q in before..ps.len() {
+                let gm = if ps.inv_mass[q] > 0.0 { 1.0 } else { 0.0 };
+                gh.a[0][q] = ps.fx[q] * ps.inv_mass[q] + gm * g[0];
+                gh.a[1][q] = ps.fy[q] * ps.inv_mass[q] + gm * g[1];
+                gh.a[2][q] = ps.torque[q] * ps.inv_inertia[q];
+            }
+        }
         Ok(())
     }
 
@@ -664,7 +802,18 @@ impl Simulation {
             self.prime()?;
         }
         for k in 0..steps {
-            if let Err(e) = self.advance(k > 0) {
+            let mut pending = k > 0;
+            if self.insertion_due() {
+                // Particles are inserted in a synchronised state: the pending half kick
+                // first (bitwise what the fused kick would do), so that a batch split at
+                // an insertion, or a restart there, gives the same trajectory.
+                if pending {
+                    self.finish_kick()?;
+                    pending = false;
+                }
+                self.insert_due()?;
+            }
+            if let Err(e) = self.advance(pending) {
                 // Keep the state synchronised; the first error is the one to report. The
                 // bodies may have moved without the gap budgets being charged: drop them.
                 let _ = self.finish_kick();

@@ -131,6 +131,8 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
             centre: d.centre,
             velocity: [0.0; 2],
             omega: d.omega,
+            start: d.start,
+            ramp: d.ramp,
         });
         for seg in generate::drum_ring(d.centre, d.radius, d.thickness, d.segments as usize) {
             bodies.push((seg.to_vec(), d.material, 2, motion));
@@ -167,7 +169,9 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         shapes.push(Some(shape));
         next_id += 1;
     }
-    if inits.is_empty() {
+    // Particles poured in later count for the reference sizes and masses below.
+    let poured = insert_population(scenario);
+    if inits.is_empty() && poured.is_empty() {
         return Err(invalid("the scenario makes no particles".into()));
     }
     {
@@ -185,19 +189,11 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
     //    the effective mass of two discs of the material's mean radius).
     let mut materials = Vec::new();
     for (m, mat) in scenario.materials.iter().enumerate() {
-        let radii: Vec<f64> = inits
-            .iter()
-            .filter(|p| p.material as usize == m)
-            .map(|p| p.radius)
-            .collect();
         let gamma_n = match mat.damping {
             NormalDamping::GammaN(g) => g,
             NormalDamping::Restitution(e) => {
-                let r = if radii.is_empty() {
-                    inits.iter().map(|p| p.radius).sum::<f64>() / inits.len() as f64
-                } else {
-                    radii.iter().sum::<f64>() / radii.len() as f64
-                };
+                let r = mean_radius(&inits, &poured, Some(m))
+                    .unwrap_or_else(|| mean_radius(&inits, &poured, None).unwrap_or(0.0));
                 let meff = 0.5 * mat.density * std::f64::consts::PI * r * r;
                 ContactParams::gamma_for_restitution(mat.kn, meff, e)
             }
@@ -249,6 +245,9 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
     for p in &inits {
         mmin[p.material as usize] = mmin[p.material as usize].min(p.mass);
     }
+    for p in &poured {
+        mmin[p.material] = mmin[p.material].min(p.min_mass);
+    }
     let mix = talus_engine::material::PairTable::new(&materials);
     let mut tc = f64::INFINITY;
     for a in 0..nmat {
@@ -277,7 +276,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
             format!("dt = t_c/{f} = {:.4e} s (t_c = {tc:.4e} s, lightest contact)", tc / f),
         ),
     };
-    let mean_r = inits.iter().map(|p| p.radius).sum::<f64>() / inits.len() as f64;
+    let mean_r = mean_radius(&inits, &poured, None).unwrap_or(0.0);
     let config = Config {
         dt,
         gravity: scenario.gravity,
@@ -312,6 +311,10 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
     for (d, ids) in drives {
         sim.drive_particles(d, &ids).map_err(|e| invalid(e.to_string()))?;
     }
+    for (k, i) in scenario.inserts.iter().enumerate() {
+        sim.add_insertion(insert_spec(i, k, scenario.seed, dt))
+            .map_err(|e| invalid(format!("insert[{k}]: {e}")))?;
+    }
     Ok(Built {
         sim,
         steps: scenario.run.steps,
@@ -335,4 +338,95 @@ pub fn build_default() -> Result<Built> {
         &crate::scenario::default_scenario(),
         &PathBuf::from("<built-in default>"),
     )
+}
+
+/// What an insertion stream adds to the reference sizes and masses of the build: its
+/// material, the mean radius of its distribution counted `weight` times (its total, or
+/// what its rate pours until its stop; a `per_insert` stream with only a stop counts as
+/// one insertion, the number of insertions depending on the time step still to be found),
+/// and the lightest particle it can make (polygons: the lightest of a sample of shapes at
+/// the smallest radius).
+struct Poured {
+    material: usize,
+    mean_r: f64,
+    weight: f64,
+    min_mass: f64,
+}
+
+fn insert_population(scenario: &Scenario) -> Vec<Poured> {
+    scenario
+        .inserts
+        .iter()
+        .enumerate()
+        .map(|(k, i)| {
+            let density = scenario.materials[i.material].density;
+            let rmin = i.radius.min();
+            let mut rng = generate::rng(scenario.seed.wrapping_add(k as u64));
+            let min_mass = (0..64)
+                .map(|_| match generate::polygon_vertices(&i.shape, rmin, &mut rng) {
+                    Some(v) => PolygonShape::new(&v).map_or(f64::INFINITY, |sh| density * sh.area),
+                    None => density * std::f64::consts::PI * rmin * rmin,
+                })
+                .fold(f64::INFINITY, f64::min);
+            let duration = i.stop.map(|t| t - i.start);
+            let weight = match (i.total, i.amount, duration) {
+                (Some(t), sc::Amount::Rate(r), Some(d)) => (t as f64).min(r * d),
+                (Some(t), _, _) => t as f64,
+                (None, sc::Amount::Rate(r), Some(d)) => r * d,
+                (None, sc::Amount::PerInsert(n), _) => n as f64,
+                (None, sc::Amount::Rate(r), None) => r,
+            };
+            Poured {
+                material: i.material,
+                mean_r: i.radius.mean(),
+                weight: weight.max(1.0),
+                min_mass,
+            }
+        })
+        .collect()
+}
+
+/// Mean radius of the particles made at the start and those poured in later (of one
+/// material, or all); None if there are none.
+fn mean_radius(inits: &[ParticleInit], poured: &[Poured], material: Option<usize>) -> Option<f64> {
+    let mine = |m: usize| material.is_none_or(|k| k == m);
+    let (mut sum, mut count) = (0.0, 0.0);
+    for p in inits.iter().filter(|p| mine(p.material as usize)) {
+        sum += p.radius;
+        count += 1.0;
+    }
+    for p in poured.iter().filter(|p| mine(p.material)) {
+        sum += p.mean_r * p.weight;
+        count += p.weight;
+    }
+    (count > 0.0).then(|| sum / count)
+}
+
+/// The engine's stream of an `[[insert]]` (the `k`-th), its times turned into steps of `dt`:
+/// the first insertion at the first step at or after `start`, none at or after `stop`;
+/// with a `rate` and no `every`, one insertion every 1/rate seconds (at least every step).
+fn insert_spec(i: &sc::Insert, k: usize, seed: u64, dt: f64) -> talus_engine::InsertSpec {
+    let steps = |t: f64| (t / dt).ceil().min(u64::MAX as f64) as u64;
+    let every = i.every.unwrap_or(match i.amount {
+        sc::Amount::Rate(r) => ((1.0 / (r * dt)).round().min(u64::MAX as f64) as u64).max(1),
+        sc::Amount::PerInsert(_) => 1,
+    });
+    talus_engine::InsertSpec {
+        region_min: i.region_min,
+        region_max: i.region_max,
+        radius: i.radius.clone(),
+        shape: i.shape.clone(),
+        material: i.material as u16,
+        ptype: i.type_id.min(u16::MAX as u32) as u16,
+        velocity: i.velocity,
+        velocity_jitter: i.velocity_jitter,
+        amount: i.amount,
+        every,
+        start_step: steps(i.start),
+        stop_step: i.stop.map(steps),
+        total: i.total,
+        // Apart from the generators' seeds (seed + source index) and from one another.
+        seed: i.seed.unwrap_or_else(|| seed ^ (0x1_5eed_0000_0000 + k as u64)),
+        attempts: i.attempts,
+    }
 }

@@ -26,8 +26,13 @@ use talus_engine::{Elem, Section, SectionSource, SETTINGS_SECTIONS};
 use crate::{IoError, Result};
 
 pub const MAGIC: [u8; 8] = *b"TALUSCKP";
-/// Format version this talus writes and reads.
-pub const VERSION: u32 = 1;
+/// Format version this talus writes. Version 2 added the sections of drive start times
+/// (`drives.motion`) and insertion streams (`insert.spec`, `insert.state`): a talus that
+/// reads only version 1 refuses these files instead of dropping what they hold.
+pub const VERSION: u32 = 2;
+/// Oldest format version this talus reads (version 1 files lack those sections: their
+/// drives start at once, and they insert nothing).
+pub const MIN_VERSION: u32 = 1;
 /// Written as a native u32: reads back as 0x0403_0201 on a machine of the other order.
 pub const BYTE_ORDER_MARK: u32 = 0x0102_0304;
 pub const HEADER_BYTES: usize = 256;
@@ -92,12 +97,15 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-/// The digest of the settings sections.
+/// The digest of the settings sections present (a file of an older version lacks the
+/// newer ones: its digest is what that version computed).
 pub fn settings_hash<'a>(named: impl Fn(&str) -> Option<&'a [u8]>) -> u64 {
     let mut all = Vec::new();
     for name in SETTINGS_SECTIONS {
-        all.extend_from_slice(name.as_bytes());
-        all.extend_from_slice(named(name).unwrap_or(&[]));
+        if let Some(bytes) = named(name) {
+            all.extend_from_slice(name.as_bytes());
+            all.extend_from_slice(bytes);
+        }
     }
     fnv1a(&all)
 }
@@ -276,9 +284,9 @@ impl Checkpoint {
                 format!("byte-order mark {:#010x} is damaged", header.byte_order)
             }));
         }
-        if header.version != VERSION {
+        if !(MIN_VERSION..=VERSION).contains(&header.version) {
             return Err(err(format!(
-                "format version {}, this talus reads version {VERSION}",
+                "format version {}, this talus reads versions {MIN_VERSION} to {VERSION}",
                 header.version
             )));
         }

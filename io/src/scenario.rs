@@ -18,6 +18,10 @@ use toml::Spanned;
 
 use crate::{IoError, Result};
 
+#[path = "scenario_insert.rs"]
+mod insert;
+pub use insert::{Amount, Insert};
+
 /// The built-in default scenario (also an annotated example of the format).
 pub const DEFAULT_SCENARIO: &str = include_str!("../../scenarios/default.toml");
 
@@ -32,8 +36,10 @@ pub struct Scenario {
     /// At least one; walls and particle sources refer to them by index.
     pub materials: Vec<Material>,
     pub walls: Vec<Wall>,
-    /// At least one particle source.
+    /// Particle sources (at least one of them or of `inserts`).
     pub particles: Vec<Particles>,
+    /// Particles poured in over time (`[[insert]]`).
+    pub inserts: Vec<Insert>,
     /// Single polygons given by their vertices (walls, obstacles, hopper sides).
     pub bodies: Vec<Body>,
     /// Rotating drums: rings of driven wall polygons.
@@ -102,6 +108,10 @@ pub struct Drum {
     pub thickness: f64,
     pub segments: u64,
     pub omega: f64,
+    /// Time (s) at which the drum starts turning.
+    pub start: f64,
+    /// Seconds over which it reaches `omega` from rest, after `start`.
+    pub ramp: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -417,7 +427,9 @@ struct RawScenario {
     material: Spanned<Vec<Spanned<RawMaterial>>>,
     #[serde(default)]
     wall: Vec<Spanned<RawWall>>,
-    particles: Spanned<Vec<Spanned<RawParticles>>>,
+    particles: Option<Spanned<Vec<Spanned<RawParticles>>>>,
+    #[serde(default)]
+    insert: Vec<Spanned<insert::RawInsert>>,
     #[serde(default)]
     body: Vec<Spanned<RawBody>>,
     #[serde(default)]
@@ -451,6 +463,8 @@ struct RawDrive {
     centre: Vec2,
     omega: Option<Finite>,
     velocity: Option<Vec2>,
+    start: Option<NonNegative>,
+    ramp: Option<NonNegative>,
 }
 
 #[derive(Deserialize)]
@@ -473,6 +487,8 @@ struct RawDrum {
     thickness: Positive,
     segments: Spanned<PositiveInt>,
     omega: Finite,
+    start: Option<NonNegative>,
+    ramp: Option<NonNegative>,
 }
 
 #[derive(Deserialize)]
@@ -698,12 +714,27 @@ impl Ctx<'_> {
             walls.push(self.wall(w, &lookup)?);
         }
 
-        if raw.particles.get_ref().is_empty() {
-            return Err(self.err(raw.particles.span(), "at least one particle source is required"));
+        let mut particles = Vec::new();
+        match raw.particles {
+            Some(p) if p.get_ref().is_empty() => {
+                return Err(self.err(p.span(), "at least one particle source is required"));
+            }
+            Some(p) => {
+                for p in p.into_inner() {
+                    particles.push(self.particles(p, &domain, &lookup)?);
+                }
+            }
+            None if raw.insert.is_empty() => {
+                return Err(self.err(
+                    0..0,
+                    "at least one [[particles]] source or [[insert]] stream is required",
+                ));
+            }
+            None => {}
         }
-        let mut particles = Vec::with_capacity(raw.particles.get_ref().len());
-        for p in raw.particles.into_inner() {
-            particles.push(self.particles(p, &domain, &lookup)?);
+        let mut inserts = Vec::with_capacity(raw.insert.len());
+        for i in raw.insert {
+            inserts.push(self.insert(i, &domain, &lookup)?);
         }
 
         let mut bodies = Vec::with_capacity(raw.body.len());
@@ -731,6 +762,8 @@ impl Ctx<'_> {
                         centre: d.centre.0,
                         omega: d.omega.map_or(0.0, |w| w.0),
                         velocity: d.velocity.map_or([0.0; 2], |v| v.0),
+                        start: d.start.map_or(0.0, |s| s.0),
+                        ramp: d.ramp.map_or(0.0, |r| r.0),
                     })
                 }
             };
@@ -755,6 +788,8 @@ impl Ctx<'_> {
                 thickness: d.thickness.0,
                 segments,
                 omega: d.omega.0,
+                start: d.start.map_or(0.0, |s| s.0),
+                ramp: d.ramp.map_or(0.0, |r| r.0),
             });
         }
 
@@ -834,6 +869,7 @@ impl Ctx<'_> {
             materials,
             walls,
             particles,
+            inserts,
             bodies,
             drums,
             integrator,

@@ -304,6 +304,7 @@ pub fn drum_sim(n: usize, segments: usize, omega: f64, rejection: Rejection) -> 
         centre,
         velocity: [0.0; 2],
         omega,
+        ..Drive::default()
     };
     let mut driven = Vec::new();
     for seg in generate::drum_ring(centre, radius, thickness, segments) {

@@ -284,6 +284,9 @@ pub struct Plan {
 /// The longest a batch of steps should take: how long a signal may wait to be seen.
 const BATCH_SECONDS: f64 = 0.1;
 
+/// Insertion shortfalls reported as they happen (the rest only in the summary).
+const MAX_SHORTFALL_LINES: u64 = 10;
+
 /// Checkpoint files are named `checkpoint-STEP.talus`.
 pub const CHECKPOINT_PREFIX: &str = "checkpoint";
 
@@ -397,6 +400,9 @@ pub fn step_and_report(
     let mut last_checkpoint = None;
     // Seconds per step, measured: batches are cut to about BATCH_SECONDS.
     let mut per_step = 0.0f64;
+    // Particle-steps computed (the count grows where particles are poured in).
+    let mut updates = 0.0f64;
+    let mut shortfalls = 0u64;
     // Steps run in batches (fused kicks inside a batch), up to the next output or
     // checkpoint and at most 50 steps so that the progress bar moves, and at most about
     // BATCH_SECONDS of steps, after which a signal is seen: an interrupted run stops on a
@@ -417,6 +423,7 @@ pub fn step_and_report(
         let ran = match sim.run(batch) {
             Ok(()) => {
                 per_step = tb.elapsed().as_secs_f64() / batch as f64;
+                updates += sim.len() as f64 * batch as f64;
                 batch
             }
             Err(e) => {
@@ -433,6 +440,27 @@ pub fn step_and_report(
                 return Err(format!("{e} (output so far is in {}{saved})", plan.dir.display()));
             }
         };
+        // Insertions that fell short (LAMMPS: "Less insertions than requested"): the first
+        // few are reported as they happen, all of them in the summary.
+        for f in sim.take_shortfalls() {
+            shortfalls += 1;
+            if shortfalls <= MAX_SHORTFALL_LINES {
+                pb.suspend(|| {
+                    eprintln!(
+                        "talus: warning: step {}: insert[{}] placed {} of {} particles (no room left in its region){}",
+                        f.step,
+                        f.stream,
+                        f.inserted,
+                        f.requested,
+                        if shortfalls == MAX_SHORTFALL_LINES {
+                            "; further shortfalls are only counted in the summary"
+                        } else {
+                            ""
+                        }
+                    )
+                });
+            }
+        }
         let frame = sim.step.is_multiple_of(plan.every) || sim.step == end;
         let energy = sim.step.is_multiple_of(plan.energy_every) || sim.step == end;
         write(sim, &mut out, &mut io_time, frame, energy)?;
@@ -497,6 +525,28 @@ pub fn step_and_report(
         "  steps               {done} ({}), now at step {}",
         plan.dt_note, sim.step
     );
+    for (k, ins) in sim.insertions().iter().enumerate() {
+        let c = &ins.counts;
+        let next = match ins.next_step() {
+            Some(s) => format!("next insertion at step {s}"),
+            None => "done".into(),
+        };
+        println!(
+            "  inserted            insert[{k}]: {} particles of {} requested in {} insertions{} ({next})",
+            c.inserted,
+            c.requested,
+            c.events,
+            if c.short_events > 0 {
+                format!(
+                    ", {} short by {} in all (the region was full)",
+                    c.short_events,
+                    c.requested - c.inserted
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
     println!("  simulated time      {:.6e} s", sim.time);
     println!(
         "  wall time           {wall:.3} s (setup {:.3} s, output {:.3} s)",
@@ -505,8 +555,8 @@ pub fn step_and_report(
     );
     println!(
         "  particle-updates/s  {:.3e} (N x steps / wall seconds without output and checkpoints: {:.3e})",
-        n as f64 * done as f64 / wall,
-        n as f64 * done as f64 / compute.max(1e-300)
+        updates / wall,
+        updates / compute.max(1e-300)
     );
     println!(
         "  phases              predict {:.1}%  neighbour {:.1}%  forces {:.1}%  correct {:.1}%  other {:.1}%",
@@ -521,12 +571,12 @@ pub fn step_and_report(
         sim.neighbor_updates,
         sim.neighbor_method().name(),
         sim.candidate_pairs(),
-        sim.candidate_pairs() as f64 / n as f64
+        sim.candidate_pairs() as f64 / n.max(1) as f64
     );
     println!(
         "  contacts            {} pairs, {:.3} per particle (2 x pairs / N), {} with walls",
         e.contacts,
-        2.0 * e.contacts as f64 / n as f64,
+        2.0 * e.contacts as f64 / n.max(1) as f64,
         e.wall_contacts
     );
     println!(
@@ -557,7 +607,7 @@ pub fn step_and_report(
     }
     println!(
         "  memory              {:.0} bytes per particle (arrays)",
-        sim.memory_bytes() as f64 / n as f64
+        sim.memory_bytes() as f64 / n.max(1) as f64
     );
     match &out {
         Some(o) => {

@@ -94,8 +94,17 @@ pub trait SectionSource {
 }
 
 /// The sections that hold the settings that decide results (time step, domain, method,
-/// materials, walls, drives): a checkpoint's header carries a digest of them.
-pub const SETTINGS_SECTIONS: [&str; 5] = ["config", "materials", "material.names", "walls", "drives"];
+/// materials, walls, drives, insertion streams): a checkpoint's header carries a digest of
+/// them. The last two came with format version 2 (files of version 1 lack them).
+pub const SETTINGS_SECTIONS: [&str; 7] = [
+    "config",
+    "materials",
+    "material.names",
+    "walls",
+    "drives",
+    "drives.motion",
+    "insert.spec",
+];
 
 /// Names of [`ParticleStore::f64_fields`], in its order.
 const PARTICLE_F64: [&str; 12] = [
@@ -277,6 +286,20 @@ impl Simulation {
             .flat_map(|d| [d.centre[0], d.centre[1], d.velocity[0], d.velocity[1], d.omega])
             .collect();
         s.push(owned("drives", Elem::F64, drives));
+        // When each drive starts and how long it takes to reach full speed (format 2).
+        let motion: Vec<f64> = self.driven.drives.iter().flat_map(|d| [d.start, d.ramp]).collect();
+        s.push(owned("drives.motion", Elem::F64, motion));
+        // Insertion streams: their settings, and what they have done (format 2).
+        s.push(owned(
+            "insert.spec",
+            Elem::U64,
+            crate::insert::encode_specs(&self.inserts),
+        ));
+        s.push(owned(
+            "insert.state",
+            Elem::U64,
+            crate::insert::encode_counts(self.next_id, &self.inserts),
+        ));
         // The particle store, field by field.
         for (name, v) in PARTICLE_F64.into_iter().zip(ps.f64_fields()) {
             s.push(borrowed(name, Elem::F64, v));
@@ -439,12 +462,21 @@ impl Simulation {
         if !dv.len().is_multiple_of(5) {
             return Err(r.err("drives", format!("{} values, not 5 per drive", dv.len())));
         }
+        // Start and ramp of each drive: files of format 1 have none (all start at once).
+        let motion: Vec<f64> = if r.src.section("drives.motion").is_some() {
+            r.exact("drives.motion", 2 * (dv.len() / 5))?
+        } else {
+            vec![0.0; 2 * (dv.len() / 5)]
+        };
         let drives: Vec<Drive> = dv
             .chunks_exact(5)
-            .map(|d| Drive {
+            .zip(motion.chunks_exact(2))
+            .map(|(d, m)| Drive {
                 centre: [d[0], d[1]],
                 velocity: [d[2], d[3]],
                 omega: d[4],
+                start: m[0],
+                ramp: m[1],
             })
             .collect();
 
@@ -661,6 +693,27 @@ impl Simulation {
             check_table_is_the_set(&ct, &boxes, pairs).map_err(|msg| r.err("contact.i", msg))?;
         }
 
+        // Insertion streams: files of format 1 have none.
+        let (inserts, next_id) = match r.src.section("insert.spec") {
+            None => (Vec::new(), 1),
+            Some(_) => {
+                let words: Vec<u64> = r.get("insert.spec")?;
+                let specs = crate::insert::decode_specs(&words).map_err(|m| r.err("insert.spec", m))?;
+                let state: Vec<u64> = r.get("insert.state")?;
+                let (next_id, counts) =
+                    crate::insert::decode_counts(&state, specs.len()).map_err(|m| r.err("insert.state", m))?;
+                let inserts = specs
+                    .into_iter()
+                    .zip(counts)
+                    .map(|(spec, counts)| crate::insert::Inserter { spec, counts })
+                    .collect();
+                (inserts, next_id)
+            }
+        };
+        // Above every id present (so it is for files without the section too; an event
+        // takes the same maximum anyway).
+        let next_id = ps.id.iter().fold(next_id, |m, &id| m.max(id.saturating_add(1)));
+
         let params = PairTable::new(&materials);
         let sim = Simulation {
             params,
@@ -690,6 +743,9 @@ impl Simulation {
             overlap_scratch: Box::default(),
             par: None,
             driven,
+            inserts,
+            next_id,
+            shortfalls: Vec::new(),
             config,
         };
         super::state_check::check_contents(&sim)?;

@@ -75,7 +75,17 @@ pub(super) fn check_contents(sim: &Simulation) -> Result<()> {
                 format!("drive {k}: centre, velocity and omega must be finite"),
             ));
         }
+        if !(d.start.is_finite() && d.ramp.is_finite() && d.ramp >= 0.0) {
+            return Err(err(
+                "drives.motion",
+                format!(
+                    "drive {k}: start {} must be finite, ramp {} finite and >= 0",
+                    d.start, d.ramp
+                ),
+            ));
+        }
     }
+    check_inserts(sim)?;
     // Finite values first: the shape and mass checks compute with them.
     check_particles(sim)?;
     check_shapes(sim)?;
@@ -284,6 +294,40 @@ fn check_driven(sim: &Simulation) -> Result<()> {
                     d.t0[e], sim.time
                 ),
             ));
+        }
+    }
+    Ok(())
+}
+
+/// Insertion streams: settings a scenario could have made, counts that fit together, the
+/// next event not before the current step.
+fn check_inserts(sim: &Simulation) -> Result<()> {
+    let c = &sim.config;
+    for (k, ins) in sim.inserts.iter().enumerate() {
+        ins.spec
+            .check(c.domain_min, c.domain_max, sim.materials.len())
+            .map_err(|m| err("insert.spec", format!("stream {k}: {m}")))?;
+        for r in [ins.spec.radius.min(), ins.spec.radius.max()] {
+            super::check_radius(r, c).map_err(|m| err("insert.spec", format!("stream {k}: {m}")))?;
+        }
+        let n = &ins.counts;
+        let bad = |m: String| Err(err("insert.state", format!("stream {k}: {m}")));
+        if n.inserted > n.requested || n.short_events > n.events || n.requested > (1 << 62) {
+            return bad(format!(
+                "{} inserted of {} requested in {} events, {} short",
+                n.inserted, n.requested, n.events, n.short_events
+            ));
+        }
+        if ins.spec.total.is_some_and(|t| n.inserted > t) {
+            return bad(format!("{} inserted, more than the total", n.inserted));
+        }
+        if let Some(next) = ins.next_step() {
+            if next < sim.step {
+                return bad(format!(
+                    "next insertion at step {next}, before the current step {}",
+                    sim.step
+                ));
+            }
         }
     }
     Ok(())

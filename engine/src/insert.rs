@@ -1,0 +1,739 @@
+//! Particle insertion over time, as LAMMPS' `fix pour` and LIGGGHTS' `fix
+//! insert/rate/region` fill a drum, a hopper or a silo: a stream of discs or polygons
+//! poured into a box-shaped region at scheduled steps.
+//!
+//! A stream inserts at steps `start_step`, `start_step + every`, ... (an *event*), each
+//! time the particles its [`Amount`] schedules (a fixed count, or a rate in particles per
+//! second spread over the events), until `total` particles are in or the step reaches
+//! `stop_step`. Particles an event could not place are not carried over to the next event
+//! (as in LAMMPS: "Less insertions than requested"); the stream goes on until its total
+//! is reached or it stops, and each short event is reported ([`Shortfall`]).
+//!
+//! An event draws everything from a random number generator seeded by the stream's seed
+//! and the event's number, so the state of the random stream is the number of events done:
+//! a checkpoint holds that, and a restart continues the same insertions bit for bit. For
+//! each particle, in order: its radius, its shape and orientation (polygons), then up to
+//! `attempts` centres uniform over the positions that keep its bounding circle inside the
+//! region, the first one whose bounding circle overlaps no particle (grains, wall bodies,
+//! the particles inserted just before) and no line wall being taken, then the velocity
+//! spread. A bounding circle is a conservative test for polygons: nothing overlaps at
+//! insertion, so the new particles start without contact forces. A particle that finds no
+//! place is dropped; after [`GIVE_UP_AFTER`] such particles in a row the region is taken
+//! as full and the rest of the insertion is given up.
+//!
+//! The simulation inserts between steps (before the step it is about to compute), in a
+//! synchronised state: see `Simulation::run`.
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::generate::{polygon_vertices, RadiusDist, ShapeSpec};
+use crate::shapes::{PolygonShape, MAX_VERTICES, MIN_VERTICES};
+use crate::store::ParticleInit;
+use crate::walls::Wall;
+
+/// How many particles an event asks for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Amount {
+    /// This many at every event.
+    PerInsert(u64),
+    /// Particles per second: with q = rate x every x dt the particles of an interval
+    /// between events, the first k events ask for ceil(q k) in all (so the first event,
+    /// at the start, has a particle, and the mean is exactly the rate).
+    Rate(f64),
+}
+
+/// One insertion stream, in steps (the scenario's times are converted by the caller).
+#[derive(Debug, Clone, PartialEq)]
+pub struct InsertSpec {
+    /// The region (a box) the particles' bounding circles must lie in.
+    pub region_min: [f64; 2],
+    pub region_max: [f64; 2],
+    /// Radius (polygons: circumradius) distribution.
+    pub radius: RadiusDist,
+    pub shape: ShapeSpec,
+    pub material: u16,
+    /// The `type` column of outputs.
+    pub ptype: u16,
+    pub velocity: [f64; 2],
+    /// Each velocity component gets a uniform random number in [-j, j].
+    pub velocity_jitter: f64,
+    pub amount: Amount,
+    /// Steps between events (>= 1).
+    pub every: u64,
+    /// Step of the first event.
+    pub start_step: u64,
+    /// No event at this step or later (None: no end).
+    pub stop_step: Option<u64>,
+    /// Particles to insert in all (None: no limit).
+    pub total: Option<u64>,
+    pub seed: u64,
+    /// Centres tried per particle before it is given up.
+    pub attempts: u32,
+}
+
+/// What a stream has done so far (saved in checkpoints).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InsertCounts {
+    /// Events done: the next one is at `start_step + events x every`.
+    pub events: u64,
+    /// Particles inserted.
+    pub inserted: u64,
+    /// Particles the events asked for.
+    pub requested: u64,
+    /// Events that inserted fewer than they asked for.
+    pub short_events: u64,
+}
+
+/// A stream and its progress.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inserter {
+    pub spec: InsertSpec,
+    pub counts: InsertCounts,
+}
+
+/// An event that inserted fewer particles than it asked for (the region was too full).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shortfall {
+    /// Index of the stream.
+    pub stream: usize,
+    /// The step before which it inserted.
+    pub step: u64,
+    pub requested: u64,
+    pub inserted: u64,
+}
+
+/// Centres tried per particle when the caller does not say.
+pub const DEFAULT_ATTEMPTS: u32 = 100;
+
+/// Particles in a row that found no place after which an insertion gives up the rest of
+/// what it asked for: the region is full (so that an insertion asking for far more than
+/// the region holds does not try `attempts` centres for each of them).
+pub const GIVE_UP_AFTER: u32 = 20;
+
+impl InsertSpec {
+    /// Particles event `k` asks for, before the total caps it.
+    pub fn scheduled(&self, k: u64, dt: f64) -> u64 {
+        match self.amount {
+            Amount::PerInsert(n) => n,
+            Amount::Rate(rate) => {
+                let q = rate * self.every as f64 * dt;
+                // Products that should be whole numbers may come out a rounding above.
+                let upto = |n: u64| (n as f64 * q - 1e-9).ceil().max(0.0) as u64;
+                upto(k + 1) - upto(k)
+            }
+        }
+    }
+
+    /// Step of event `k` (None: beyond any step).
+    pub fn event_step(&self, k: u64) -> Option<u64> {
+        self.start_step.checked_add(k.checked_mul(self.every)?)
+    }
+
+    /// The settings a stream needs to make sense, independent of the simulation.
+    pub fn check(&self, domain_min: [f64; 2], domain_max: [f64; 2], materials: usize) -> Result<(), String> {
+        let (lo, hi) = (self.region_min, self.region_max);
+        if !(lo.iter().chain(&hi).all(|v| v.is_finite()) && lo[0] < hi[0] && lo[1] < hi[1]) {
+            return Err(format!("region {lo:?}..{hi:?}: min must be below max, both finite"));
+        }
+        if !(0..2).all(|k| lo[k] >= domain_min[k] && hi[k] <= domain_max[k]) {
+            return Err(format!(
+                "region {lo:?}..{hi:?} must lie inside the domain {domain_min:?}..{domain_max:?}"
+            ));
+        }
+        let radii: Vec<f64> = match &self.radius {
+            RadiusDist::Fixed(r) => vec![*r],
+            RadiusDist::Uniform { mean, width } => {
+                if !(width.is_finite() && (0.0..1.0).contains(width)) {
+                    return Err(format!("radius width {width} must be in [0, 1)"));
+                }
+                vec![mean * (1.0 - width), mean * (1.0 + width)]
+            }
+            RadiusDist::List(v) if v.is_empty() => return Err("radius list is empty".into()),
+            RadiusDist::List(v) => v.clone(),
+        };
+        if let Some(r) = radii.iter().find(|r| !(r.is_finite() && **r > 0.0)) {
+            return Err(format!("radius {r} must be positive and finite"));
+        }
+        let rmax = self.radius.max();
+        let room = (hi[0] - lo[0]).min(hi[1] - lo[1]);
+        if 2.0 * rmax >= room {
+            return Err(format!(
+                "the largest particle (radius {rmax}) does not fit in the region {lo:?}..{hi:?} ({room} across)"
+            ));
+        }
+        match self.shape {
+            ShapeSpec::Disc => {}
+            ShapeSpec::Random {
+                vertices: [a, b],
+                aspect,
+            } => {
+                if !(MIN_VERTICES <= a && a <= b && b <= MAX_VERTICES && aspect.is_finite() && aspect >= 1.0) {
+                    return Err(format!(
+                        "random polygons of {a} to {b} corners (in {MIN_VERTICES}..={MAX_VERTICES}) and aspect {aspect} (>= 1)"
+                    ));
+                }
+            }
+            ShapeSpec::Regular { vertices } => {
+                if !(MIN_VERTICES..=MAX_VERTICES).contains(&vertices) {
+                    return Err(format!(
+                        "regular polygons of {vertices} corners (in {MIN_VERTICES}..={MAX_VERTICES})"
+                    ));
+                }
+            }
+            ShapeSpec::Ellipse {
+                vertices,
+                aspect,
+                jitter,
+            } => {
+                let ok = (MIN_VERTICES..=MAX_VERTICES).contains(&vertices)
+                    && aspect.is_finite()
+                    && aspect >= 1.0
+                    && jitter.is_finite()
+                    && jitter >= 0.0;
+                if !ok {
+                    return Err(format!(
+                        "elliptic polygons of {vertices} corners (in {MIN_VERTICES}..={MAX_VERTICES}), aspect {aspect} \
+                         (>= 1) and jitter {jitter} (>= 0)"
+                    ));
+                }
+            }
+        }
+        if self.material as usize >= materials {
+            return Err(format!("material {} does not exist", self.material));
+        }
+        if !self.velocity.iter().all(|v| v.is_finite()) {
+            return Err(format!("velocity {:?} must be finite", self.velocity));
+        }
+        if !(self.velocity_jitter.is_finite() && self.velocity_jitter >= 0.0) {
+            return Err(format!("velocity jitter {} must be >= 0", self.velocity_jitter));
+        }
+        match self.amount {
+            Amount::PerInsert(0) => return Err("per_insert must be at least 1".into()),
+            Amount::Rate(r) if !(r.is_finite() && r > 0.0) => return Err(format!("rate {r} must be positive")),
+            _ => {}
+        }
+        if self.every == 0 {
+            return Err("every must be at least 1 step".into());
+        }
+        if self.attempts == 0 {
+            return Err("attempts must be at least 1".into());
+        }
+        if self.total == Some(0) {
+            return Err("total must be at least 1".into());
+        }
+        if let Some(stop) = self.stop_step {
+            if stop <= self.start_step {
+                return Err(format!(
+                    "the stop (step {stop}) must come after the start (step {})",
+                    self.start_step
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Inserter {
+    pub fn new(spec: InsertSpec) -> Self {
+        Inserter {
+            spec,
+            counts: InsertCounts::default(),
+        }
+    }
+
+    /// Step of the next event, None once the stream is done.
+    pub fn next_step(&self) -> Option<u64> {
+        if self.spec.total.is_some_and(|t| self.counts.inserted >= t) {
+            return None;
+        }
+        let s = self.spec.event_step(self.counts.events)?;
+        match self.spec.stop_step {
+            Some(stop) if s >= stop => None,
+            _ => Some(s),
+        }
+    }
+
+    /// Particles still to insert (u64::MAX without a total).
+    pub fn remaining(&self) -> u64 {
+        self.spec
+            .total
+            .map_or(u64::MAX, |t| t.saturating_sub(self.counts.inserted))
+    }
+
+    /// Skip the events before `step` (a stream added to a running simulation).
+    pub(crate) fn skip_to(&mut self, step: u64) {
+        let s = &self.spec;
+        if step > s.start_step {
+            self.counts.events = (step - s.start_step).div_ceil(s.every);
+        }
+    }
+}
+
+/// The generator of event `k` of a stream seeded `seed` (SplitMix64 spreads the pair over
+/// the generator's 256 bits of state).
+fn event_rng(seed: u64, k: u64) -> Xoshiro256PlusPlus {
+    Xoshiro256PlusPlus::seed_from_u64(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ k)
+}
+
+/// The particles of one event.
+pub(crate) struct Placed {
+    pub inits: Vec<ParticleInit>,
+    pub shapes: Vec<Option<PolygonShape>>,
+}
+
+/// A uniform grid over the region holding bounding circles, each in every cell its box
+/// touches: a circle overlapping a candidate's shares a cell with it.
+struct Grid {
+    lo: [f64; 2],
+    cell: f64,
+    n: [usize; 2],
+    cells: Vec<Vec<[f64; 3]>>,
+}
+
+impl Grid {
+    fn new(lo: [f64; 2], hi: [f64; 2], cell: f64) -> Grid {
+        // At most 2^16 cells, however small the particles (made anew at every insertion).
+        let extent = (hi[0] - lo[0]).max(hi[1] - lo[1]);
+        let cell = cell.max(extent / 256.0);
+        let n = [
+            (((hi[0] - lo[0]) / cell).ceil() as usize).max(1),
+            (((hi[1] - lo[1]) / cell).ceil() as usize).max(1),
+        ];
+        Grid {
+            lo,
+            cell,
+            n,
+            cells: vec![Vec::new(); n[0] * n[1]],
+        }
+    }
+
+    /// Cells touched by the box of a circle, clipped to the grid.
+    fn span(&self, x: f64, y: f64, r: f64) -> Option<[std::ops::Range<usize>; 2]> {
+        let idx = |v: f64, k: usize| ((v - self.lo[k]) / self.cell).floor();
+        let (x0, x1, y0, y1) = (idx(x - r, 0), idx(x + r, 0), idx(y - r, 1), idx(y + r, 1));
+        if x1 < 0.0 || y1 < 0.0 || x0 >= self.n[0] as f64 || y0 >= self.n[1] as f64 {
+            return None;
+        }
+        let clip = |v: f64, k: usize| (v.max(0.0) as usize).min(self.n[k] - 1);
+        Some([clip(x0, 0)..clip(x1, 0) + 1, clip(y0, 1)..clip(y1, 1) + 1])
+    }
+
+    fn add(&mut self, c: [f64; 3]) {
+        if let Some([xs, ys]) = self.span(c[0], c[1], c[2]) {
+            for gy in ys {
+                for gx in xs.clone() {
+                    self.cells[gy * self.n[0] + gx].push(c);
+                }
+            }
+        }
+    }
+
+    /// Does a circle overlap the circle at (x, y) of radius r? Touching is allowed.
+    fn overlaps(&self, x: f64, y: f64, r: f64) -> bool {
+        let Some([xs, ys]) = self.span(x, y, r) else {
+            return false;
+        };
+        ys.into_iter().any(|gy| {
+            xs.clone().any(|gx| {
+                self.cells[gy * self.n[0] + gx].iter().any(|c| {
+                    let (dx, dy, rs) = (c[0] - x, c[1] - y, c[2] + r);
+                    dx * dx + dy * dy < rs * rs
+                })
+            })
+        })
+    }
+}
+
+/// Place the particles of event `k` of `ins` (up to `want`): `obstacles` are the bounding
+/// circles [x, y, r] of the particles near the region, `density` the areal density of the
+/// stream's material, ids from `next_id` on. A polygon the shape specification cannot
+/// make is an error.
+pub(crate) fn place(
+    ins: &Inserter,
+    want: u64,
+    obstacles: &[[f64; 3]],
+    walls: &[Wall],
+    density: f64,
+    next_id: u64,
+) -> Result<Placed, String> {
+    let s = &ins.spec;
+    let mut rng = event_rng(s.seed, ins.counts.events);
+    let (lo, hi) = (s.region_min, s.region_max);
+    let mut grid = Grid::new(lo, hi, 2.0 * s.radius.max());
+    for &c in obstacles {
+        grid.add(c);
+    }
+    let mut out = Placed {
+        inits: Vec::new(),
+        shapes: Vec::new(),
+    };
+    let mut failed_in_a_row = 0;
+    for _ in 0..want {
+        if failed_in_a_row >= GIVE_UP_AFTER {
+            break;
+        }
+        let k = (ins.counts.inserted as usize).wrapping_add(out.inits.len());
+        let r = s.radius.draw(k, &mut rng);
+        let (shape, angle) = match polygon_vertices(&s.shape, r, &mut rng) {
+            Some(v) => {
+                let sh = PolygonShape::new(&v).map_err(|e| format!("a polygon of radius {r}: {e}"))?;
+                (Some(sh), rng.random_range(0.0..std::f64::consts::TAU))
+            }
+            None => (None, 0.0),
+        };
+        // The bounding radius the engine will store.
+        let rb = shape.as_ref().map_or(r, |sh| sh.radius);
+        let (xr, yr) = (lo[0] + rb..hi[0] - rb, lo[1] + rb..hi[1] - rb);
+        if xr.is_empty() || yr.is_empty() {
+            failed_in_a_row += 1;
+            continue;
+        }
+        let mut at = None;
+        for _ in 0..s.attempts {
+            let (x, y) = (rng.random_range(xr.clone()), rng.random_range(yr.clone()));
+            let clear = !grid.overlaps(x, y, rb) && walls.iter().all(|w| w.line.distance(x, y) >= rb);
+            if clear {
+                at = Some((x, y));
+                break;
+            }
+        }
+        let Some((x, y)) = at else {
+            failed_in_a_row += 1;
+            continue;
+        };
+        failed_in_a_row = 0;
+        let j = s.velocity_jitter;
+        let (jx, jy) = if j > 0.0 {
+            (rng.random_range(-j..=j), rng.random_range(-j..=j))
+        } else {
+            (0.0, 0.0)
+        };
+        grid.add([x, y, rb]);
+        let mass = match &shape {
+            Some(sh) => density * sh.area,
+            None => density * std::f64::consts::PI * r * r,
+        };
+        out.inits.push(ParticleInit {
+            id: next_id + out.inits.len() as u64,
+            x,
+            y,
+            angle,
+            vx: s.velocity[0] + jx,
+            vy: s.velocity[1] + jy,
+            omega: 0.0,
+            radius: rb,
+            mass,
+            material: s.material,
+            ptype: s.ptype,
+            flags: 0,
+        });
+        out.shapes.push(shape);
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------------------
+// Checkpoint records: a stream as u64 words (floats by their bits), and its counts.
+
+/// Words of a stream's record before its radius list.
+const SPEC_WORDS: usize = 27;
+
+/// The streams as one array of words: per stream its length, then its fields.
+pub(crate) fn encode_specs(ins: &[Inserter]) -> Vec<u64> {
+    let mut out = Vec::new();
+    for i in ins {
+        let s = &i.spec;
+        let b = f64::to_bits;
+        let (amount_kind, amount) = match s.amount {
+            Amount::PerInsert(n) => (0, n),
+            Amount::Rate(r) => (1, b(r)),
+        };
+        let (shape_kind, sa, sb, aspect, jitter) = match s.shape {
+            ShapeSpec::Disc => (0, 0, 0, 0.0, 0.0),
+            ShapeSpec::Random { vertices, aspect } => (1, vertices[0], vertices[1], aspect, 0.0),
+            ShapeSpec::Regular { vertices } => (2, vertices, vertices, 1.0, 0.0),
+            ShapeSpec::Ellipse {
+                vertices,
+                aspect,
+                jitter,
+            } => (3, vertices, vertices, aspect, jitter),
+        };
+        let (radius_kind, ra, rb, list): (u64, f64, f64, &[f64]) = match &s.radius {
+            RadiusDist::Fixed(r) => (0, *r, 0.0, &[]),
+            RadiusDist::Uniform { mean, width } => (1, *mean, *width, &[]),
+            RadiusDist::List(v) => (2, 0.0, 0.0, v),
+        };
+        let words: [u64; SPEC_WORDS] = [
+            b(s.region_min[0]),
+            b(s.region_min[1]),
+            b(s.region_max[0]),
+            b(s.region_max[1]),
+            b(s.velocity[0]),
+            b(s.velocity[1]),
+            b(s.velocity_jitter),
+            amount_kind,
+            amount,
+            s.every,
+            s.start_step,
+            s.stop_step.unwrap_or(u64::MAX),
+            s.total.unwrap_or(u64::MAX),
+            s.seed,
+            s.attempts as u64,
+            s.material as u64,
+            s.ptype as u64,
+            shape_kind,
+            sa as u64,
+            sb as u64,
+            b(aspect),
+            b(jitter),
+            radius_kind,
+            b(ra),
+            b(rb),
+            list.len() as u64,
+            0,
+        ];
+        out.push((SPEC_WORDS + list.len()) as u64);
+        out.extend_from_slice(&words);
+        out.extend(list.iter().map(|v| v.to_bits()));
+    }
+    out
+}
+
+/// The streams back from [`encode_specs`]' words (the settings are checked by the caller).
+pub(crate) fn decode_specs(w: &[u64]) -> Result<Vec<InsertSpec>, String> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < w.len() {
+        let k = out.len();
+        let len = w[at] as usize;
+        let rec = w
+            .get(at + 1..(at + 1).saturating_add(len))
+            .filter(|r| len >= SPEC_WORDS && r.len() == len)
+            .ok_or_else(|| format!("stream {k}: record of {} words is cut short or too short", w[at]))?;
+        at += 1 + len;
+        let f = |i: usize| f64::from_bits(rec[i]);
+        let small = |i: usize, what: &str, max: u64| {
+            if rec[i] <= max {
+                Ok(rec[i])
+            } else {
+                Err(format!("stream {k}: {what} {} is out of range", rec[i]))
+            }
+        };
+        let amount = match rec[7] {
+            0 => Amount::PerInsert(rec[8]),
+            1 => Amount::Rate(f(8)),
+            c => return Err(format!("stream {k}: amount kind {c} (0 or 1)")),
+        };
+        let corners = |i: usize| small(i, "corner count", MAX_VERTICES as u64).map(|v| v as usize);
+        let shape = match rec[17] {
+            0 => ShapeSpec::Disc,
+            1 => ShapeSpec::Random {
+                vertices: [corners(18)?, corners(19)?],
+                aspect: f(20),
+            },
+            2 => ShapeSpec::Regular { vertices: corners(18)? },
+            3 => ShapeSpec::Ellipse {
+                vertices: corners(18)?,
+                aspect: f(20),
+                jitter: f(21),
+            },
+            c => return Err(format!("stream {k}: shape kind {c} (0 to 3)")),
+        };
+        let list = &rec[SPEC_WORDS..];
+        if rec[25] as usize != list.len() {
+            return Err(format!("stream {k}: {} radii listed, {} stored", rec[25], list.len()));
+        }
+        let radius = match rec[22] {
+            0 => RadiusDist::Fixed(f(23)),
+            1 => RadiusDist::Uniform {
+                mean: f(23),
+                width: f(24),
+            },
+            2 => RadiusDist::List(list.iter().map(|v| f64::from_bits(*v)).collect()),
+            c => return Err(format!("stream {k}: radius kind {c} (0 to 2)")),
+        };
+        let opt = |v: u64| (v != u64::MAX).then_some(v);
+        out.push(InsertSpec {
+            region_min: [f(0), f(1)],
+            region_max: [f(2), f(3)],
+            radius,
+            shape,
+            material: small(15, "material", u16::MAX as u64)? as u16,
+            ptype: small(16, "type", u16::MAX as u64)? as u16,
+            velocity: [f(4), f(5)],
+            velocity_jitter: f(6),
+            amount,
+            every: rec[9],
+            start_step: rec[10],
+            stop_step: opt(rec[11]),
+            total: opt(rec[12]),
+            seed: rec[13],
+            attempts: small(14, "attempts", u32::MAX as u64)? as u32,
+        });
+    }
+    Ok(out)
+}
+
+/// Words per stream in the counts record (after the one word of the next id).
+pub(crate) const COUNT_WORDS: usize = 4;
+
+/// The next id, then per stream its counts.
+pub(crate) fn encode_counts(next_id: u64, ins: &[Inserter]) -> Vec<u64> {
+    let mut out = vec![next_id];
+    for i in ins {
+        let c = &i.counts;
+        out.extend_from_slice(&[c.events, c.inserted, c.requested, c.short_events]);
+    }
+    out
+}
+
+/// Counts from [`encode_counts`]' words, for `streams` streams: the next id and the counts.
+pub(crate) fn decode_counts(w: &[u64], streams: usize) -> Result<(u64, Vec<InsertCounts>), String> {
+    if w.len() != 1 + COUNT_WORDS * streams {
+        return Err(format!(
+            "{} words, expected {} for {streams} streams",
+            w.len(),
+            1 + COUNT_WORDS * streams
+        ));
+    }
+    let counts = w[1..]
+        .chunks_exact(COUNT_WORDS)
+        .map(|c| InsertCounts {
+            events: c[0],
+            inserted: c[1],
+            requested: c[2],
+            short_events: c[3],
+        })
+        .collect();
+    Ok((w[0], counts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> InsertSpec {
+        InsertSpec {
+            region_min: [0.0, 0.5],
+            region_max: [1.0, 1.0],
+            radius: RadiusDist::List(vec![0.01, 0.02]),
+            shape: ShapeSpec::Ellipse {
+                vertices: 7,
+                aspect: 1.5,
+                jitter: 0.02,
+            },
+            material: 1,
+            ptype: 3,
+            velocity: [0.5, -1.0],
+            velocity_jitter: 0.1,
+            amount: Amount::Rate(1234.5),
+            every: 17,
+            start_step: 100,
+            stop_step: Some(5000),
+            total: None,
+            seed: 99,
+            attempts: 40,
+        }
+    }
+
+    #[test]
+    fn records_round_trip() {
+        let mut a = Inserter::new(spec());
+        a.counts = InsertCounts {
+            events: 3,
+            inserted: 20,
+            requested: 25,
+            short_events: 1,
+        };
+        let mut b = Inserter::new(InsertSpec {
+            radius: RadiusDist::Uniform { mean: 0.01, width: 0.2 },
+            shape: ShapeSpec::Random {
+                vertices: [5, 8],
+                aspect: 1.3,
+            },
+            amount: Amount::PerInsert(7),
+            stop_step: None,
+            total: Some(70),
+            ..spec()
+        });
+        b.counts.events = 9;
+        let all = [a, b];
+        let specs = decode_specs(&encode_specs(&all)).unwrap();
+        assert_eq!(specs, vec![all[0].spec.clone(), all[1].spec.clone()]);
+        let (next, counts) = decode_counts(&encode_counts(77, &all), 2).unwrap();
+        assert_eq!((next, counts), (77, vec![all[0].counts, all[1].counts]));
+        let words = encode_specs(&all);
+        assert!(decode_specs(&words[..words.len() - 1]).is_err());
+        assert!(decode_counts(&encode_counts(1, &all), 3).is_err());
+    }
+
+    #[test]
+    fn a_rate_is_spread_over_the_events_exactly() {
+        let s = InsertSpec {
+            amount: Amount::Rate(1000.0),
+            every: 3,
+            ..spec()
+        };
+        // 1000 /s x 3 steps x 1e-4 s = 0.3 per event: 3 in 10 events, 300 in 1000.
+        let sum = |n: u64| (0..n).map(|k| s.scheduled(k, 1e-4)).sum::<u64>();
+        assert_eq!(sum(10), 3);
+        assert_eq!(sum(1000), 300);
+        assert!((0..1000).all(|k| s.scheduled(k, 1e-4) <= 1));
+        // The first event has a particle: 1 at events 0, 10, 20, ...
+        let q = InsertSpec {
+            amount: Amount::Rate(1000.0),
+            every: 1,
+            ..spec()
+        };
+        let at: Vec<u64> = (0..30).filter(|&k| q.scheduled(k, 1e-4) == 1).collect();
+        assert_eq!(at, vec![0, 10, 20]);
+    }
+
+    #[test]
+    fn the_stream_ends_at_its_total_or_its_stop() {
+        let mut i = Inserter::new(InsertSpec {
+            total: Some(10),
+            ..spec()
+        });
+        assert_eq!(i.next_step(), Some(100));
+        i.counts.events = 2;
+        assert_eq!(i.next_step(), Some(134));
+        i.counts.inserted = 10;
+        assert_eq!(i.next_step(), None);
+        i.counts.inserted = 9;
+        i.counts.events = (5000 - 100) / 17 + 1;
+        assert_eq!(i.next_step(), None, "past the stop");
+        i.counts.events -= 1;
+        assert!(i.next_step().unwrap() < 5000);
+        let mut j = Inserter::new(spec());
+        j.skip_to(135);
+        assert_eq!(j.next_step(), Some(151));
+    }
+
+    #[test]
+    fn bad_settings_are_named() {
+        let check = |s: InsertSpec| s.check([0.0, 0.0], [1.0, 1.0], 2).unwrap_err();
+        assert!(check(InsertSpec {
+            region_max: [1.5, 1.0],
+            ..spec()
+        })
+        .contains("inside the domain"));
+        assert!(check(InsertSpec {
+            radius: RadiusDist::Fixed(0.3),
+            ..spec()
+        })
+        .contains("does not fit"));
+        assert!(check(InsertSpec {
+            amount: Amount::Rate(-1.0),
+            ..spec()
+        })
+        .contains("rate"));
+        assert!(check(InsertSpec {
+            stop_step: Some(100),
+            ..spec()
+        })
+        .contains("after the start"));
+        assert!(check(InsertSpec { material: 2, ..spec() }).contains("material"));
+        assert!(spec().check([0.0, 0.0], [1.0, 1.0], 2).is_ok());
+    }
+}
