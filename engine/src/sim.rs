@@ -1674,25 +1674,25 @@ pub(crate) fn mixed_slot(
     }
     let c = match (pi, pj) {
         (false, false) => {
+            // Coincident discs (d = 0) get the full overlap along the fixed normal of
+            // `contact_normal`, as in the disc-only loop.
             let d = d2.sqrt();
-            (d > 0.0).then(|| {
-                disc_disc_touching(
-                    prm,
-                    dx,
-                    dy,
-                    d,
-                    rs - d,
-                    ps.radius[i],
-                    ps.radius[j],
-                    ps.vx[i] - ps.vx[j],
-                    ps.vy[i] - ps.vy[j],
-                    ps.omega[i],
-                    ps.omega[j],
-                    inv,
-                    xi,
-                    dt,
-                )
-            })
+            Some(disc_disc_touching(
+                prm,
+                dx,
+                dy,
+                d,
+                rs - d,
+                ps.radius[i],
+                ps.radius[j],
+                ps.vx[i] - ps.vx[j],
+                ps.vy[i] - ps.vy[j],
+                ps.omega[i],
+                ps.omega[j],
+                inv,
+                xi,
+                dt,
+            ))
         }
         (true, true) => {
             let (a, b) = (body(i), body(j));
