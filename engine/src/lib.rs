@@ -5,6 +5,7 @@ pub mod drive;
 pub mod error;
 pub mod generate;
 pub mod material;
+pub mod overlaps;
 mod owner_sum;
 pub mod parallel;
 pub mod pool;
@@ -26,4 +27,6 @@ pub use sim::{
 pub use store::{flags, ParticleInit, ParticleStore};
 pub use talus_kernels::contact::disc_wall::LineWall;
 pub use talus_kernels::contact::ContactParams;
+/// The most particles a simulation holds (the sort-and-sweep's keys hold a 31-bit index).
+pub use talus_kernels::neighbor::sweep::MAX_PARTICLES;
 pub use walls::Wall;

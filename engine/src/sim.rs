@@ -474,7 +474,13 @@ impl Simulation {
             self.shapes = Some(sh);
             self.contacts.enable_polygon_state();
         }
-        self.particles.reserve(new.len());
+        self.particles.try_reserve(new.len()).map_err(|e| {
+            EngineError::Setup(format!(
+                "cannot allocate the particle store for {} more particles ({} bytes each): {e}",
+                new.len(),
+                crate::store::BYTES_PER_PARTICLE
+            ))
+        })?;
         if let Some(par) = &mut self.par {
             par.untouched = true;
         }
