@@ -195,8 +195,8 @@ mod tests {
         // A distance whose square underflows is coincident too (no NaN from 1/d).
         let c = disc_disc(&P, 1e-170, -1e-170, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
         assert!(c.fx == -2000.0 && c.fy == 0.0, "{c:?}");
-        // The smallest distance that squares to a positive number has its own direction.
-        let c = disc_disc(&P, 0.0, 1e-160, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
+        // A tiny distance whose square is a normal number has its own direction.
+        let c = disc_disc(&P, 0.0, 1e-150, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
         assert!(c.fx == 0.0 && c.fy == -2000.0, "{c:?}");
     }
 
