@@ -65,26 +65,23 @@ pub fn disc_overlap(dx: f64, dy: f64, ri: f64, rj: f64) -> Option<(f64, f64)> {
 /// Coincident centres (`d = 0`, also a distance whose square underflows) have no
 /// direction of their own: they get [`COINCIDENT_NORMAL`], so that i is pushed to -x and
 /// j to +x. The pair loops hold pairs with i < j in the particle store's order, the same
-/// whatever the thread count or force-summation strategy, so the result is too. Only such
-/// pairs take the branch (never a settled bed's), so the hot loop predicts it perfectly.
+/// whatever the thread count or force-summation strategy, so the result is too.
+///
+/// The choice compiles to a select, not a branch: a few instructions per touching pair
+/// (an out-of-line cold path costs far more in the hot loop, whose floating-point values
+/// would have to be saved around the call; BENCHMARKS.md has the counts).
 #[inline(always)]
 pub fn contact_normal(dx: f64, dy: f64, d: f64) -> (f64, f64) {
     if d > 0.0 {
         let inv = 1.0 / d;
         (dx * inv, dy * inv)
     } else {
-        coincident_normal()
+        COINCIDENT_NORMAL
     }
 }
 
 /// The normal of a pair of coincident discs: +x, from the first to the second.
 pub const COINCIDENT_NORMAL: (f64, f64) = (1.0, 0.0);
-
-#[cold]
-#[inline(never)]
-fn coincident_normal() -> (f64, f64) {
-    COINCIDENT_NORMAL
-}
 
 /// Contact of two touching discs at centre distance `d` with `overlap` (from
 /// [`disc_overlap`]). `dvx, dvy = v_i - v_j`; `inv_mass_sum = 1/m_i + 1/m_j` (> 0).
