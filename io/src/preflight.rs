@@ -131,8 +131,9 @@ impl Footprint {
         let polygon = vertices > 0;
         // i, j (u32), xi (f64), next (u32); polygons add features (u32) and area (f64).
         let slot = 4 + 4 + 8 + 4 + if polygon { 4 + 8 } else { 0 };
-        // Wall contacts: about one in ten particles touches a wall (26 bytes each).
-        let contacts = PAIRS_PER_PARTICLE * slot + 4 + 3;
+        // Chains' heads (u32); wall contacts: about one particle in ten has one, 22 bytes
+        // in the list and as many in its rebuild buffers.
+        let contacts = PAIRS_PER_PARTICLE * slot + 4 + 5;
         let neighbor = 4 * 8 + 16 + 8;
         let extra = if gear { 12 * 8 } else { 0 } + if polygon { 4 + vertices * 2 * 16 } else { 0 };
         let setup = (std::mem::size_of::<ParticleInit>()
