@@ -39,7 +39,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         msg,
     };
     // 0. Generated counts the machine cannot hold are refused before anything is made.
-    check_generated_memory(scenario).map_err(invalid)?;
+    preflight::check_generated_memory(scenario).map_err(invalid)?;
     // 1. Particles, without material-dependent mass yet where generated.
     let mut inits: Vec<ParticleInit> = Vec::new();
     let mut sources: Vec<Source> = Vec::new();
@@ -319,42 +319,6 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         dt_note,
         warnings,
     })
-}
-
-/// Refuse generated counts the engine cannot index or this machine cannot hold (see
-/// [`preflight::check_memory`]), naming the largest source.
-fn check_generated_memory(scenario: &Scenario) -> std::result::Result<(), String> {
-    let mut total = 0u64;
-    let mut vertices = 0u64;
-    let mut largest: Option<(usize, u64)> = None;
-    for (k, src) in scenario.particles.iter().enumerate() {
-        if let ParticleSource::Generate { count, shape, .. } = &src.source {
-            total = total.saturating_add(*count);
-            vertices = vertices.max(match shape {
-                sc::ShapeSpec::Disc => 0,
-                sc::ShapeSpec::Random { vertices, .. } => vertices[1] as u64,
-                sc::ShapeSpec::Regular { vertices } | sc::ShapeSpec::Ellipse { vertices, .. } => *vertices as u64,
-            });
-            if largest.is_none_or(|(_, c)| *count > c) {
-                largest = Some((k, *count));
-            }
-        }
-    }
-    let Some((k, count)) = largest else {
-        return Ok(());
-    };
-    let what = if total == count {
-        format!("particles[{k}] (count = {count})")
-    } else {
-        format!("the generated particles (largest source: particles[{k}], count = {count})")
-    };
-    let gear = scenario.integrator.scheme == sc::Scheme::Gear;
-    preflight::check_memory(
-        &what,
-        total,
-        preflight::Footprint::of(vertices, gear),
-        preflight::available_memory(),
-    )
 }
 
 /// Load and build a scenario file.

@@ -259,6 +259,37 @@ pub fn check_memory(
     Ok(())
 }
 
+/// Refuse generated counts the engine cannot index or this machine cannot hold (see
+/// [`check_memory`]), naming the largest source.
+pub fn check_generated_memory(scenario: &sc::Scenario) -> Result<(), String> {
+    let mut total = 0u64;
+    let mut vertices = 0u64;
+    let mut largest: Option<(usize, u64)> = None;
+    for (k, src) in scenario.particles.iter().enumerate() {
+        if let sc::ParticleSource::Generate { count, shape, .. } = &src.source {
+            total = total.saturating_add(*count);
+            vertices = vertices.max(match shape {
+                sc::ShapeSpec::Disc => 0,
+                sc::ShapeSpec::Random { vertices, .. } => vertices[1] as u64,
+                sc::ShapeSpec::Regular { vertices } | sc::ShapeSpec::Ellipse { vertices, .. } => *vertices as u64,
+            });
+            if largest.is_none_or(|(_, c)| *count > c) {
+                largest = Some((k, *count));
+            }
+        }
+    }
+    let Some((k, count)) = largest else {
+        return Ok(());
+    };
+    let what = if total == count {
+        format!("particles[{k}] (count = {count})")
+    } else {
+        format!("the generated particles (largest source: particles[{k}], count = {count})")
+    };
+    let gear = scenario.integrator.scheme == sc::Scheme::Gear;
+    check_memory(&what, total, Footprint::of(vertices, gear), available_memory())
+}
+
 // ---------------------------------------------------------------------------------------
 // Placement.
 
