@@ -424,6 +424,61 @@ fn column_of_three_discs_has_static_overlaps() {
     }
 }
 
+/// Two discs at the same centre (two particle sources in one region, two LAMMPS atoms at
+/// one x, y) have no centre line: they used to get no force and stay coincident. They
+/// must push apart along x with the full overlap r1 + r2 as the spring's compression, so
+/// that (undamped) they leave with the relative speed the spring's energy gives,
+/// (r1 + r2) sqrt(kn / m_eff), momentum conserved, nothing along y. Also with a polygon
+/// in the system (the mixed pair loop), which must give the same motion.
+#[test]
+fn coincident_discs_push_apart() {
+    let (r1, r2) = (1.0e-3, 0.6e-3);
+    let (m1, m2) = (disc_mass(r1), disc_mass(r2));
+    let meff = m1 * m2 / (m1 + m2);
+    let tc = elastic().contact_time(meff);
+    let want = (r1 + r2) * (KN / meff).sqrt();
+    for integrator in BOTH {
+        let mut finals = Vec::new();
+        for with_polygon in [false, true] {
+            let mut parts = vec![disc(1, 0.01, 0.01, 0.0, 0.0, r1), disc(2, 0.01, 0.01, 0.0, 0.0, r2)];
+            let mut shapes = vec![None, None];
+            if with_polygon {
+                // A fixed square far from the pair: only the loop changes.
+                parts.push(ParticleInit {
+                    flags: talus::engine::flags::FIXED,
+                    ..disc(3, 0.002, 0.018, 0.0, 0.0, 1e-3 * 2f64.sqrt())
+                });
+                shapes.push(Some(square_shape(1e-3)));
+            }
+            let cfg = config(tc / 50.0, [0.0; 2], [0.0; 2], [0.02; 2], integrator);
+            let mut sim = Simulation::new_with_shapes(cfg, vec![material(elastic())], vec![], &parts, &shapes).unwrap();
+            sim.run(100).unwrap(); // two contact durations: long apart
+            let (a, b) = (index(&sim, 1), index(&sim, 2));
+            let ps = &sim.particles;
+            let gap = (ps.x[b] - ps.x[a]).abs() - (r1 + r2);
+            let vrel = (ps.vx[b] - ps.vx[a]).abs();
+            let momentum = m1 * ps.vx[a] + m2 * ps.vx[b];
+            println!(
+                "{integrator:?}, polygon {with_polygon}: gap {gap:.3e} m, relative speed {vrel:.6} m/s (analytic {want:.6}), momentum {momentum:.1e}"
+            );
+            assert!(
+                gap > 0.0,
+                "{integrator:?}: the discs are still overlapping (gap {gap:e})"
+            );
+            assert!((vrel / want - 1.0).abs() < 2e-3, "{integrator:?}: {vrel} vs {want}");
+            assert!(
+                momentum.abs() < 1e-12 * m1 * want,
+                "{integrator:?}: momentum {momentum:e}"
+            );
+            for p in [a, b] {
+                assert_eq!((ps.y[p], ps.vy[p]), (0.01, 0.0), "{integrator:?}: moved along y");
+            }
+            finals.push([ps.x[a], ps.x[b], ps.vx[a], ps.vx[b]]);
+        }
+        assert_eq!(finals[0], finals[1], "{integrator:?}: the mixed pair loop differs");
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // 4. Run errors name the particle.
 

@@ -72,6 +72,18 @@ pub fn rng(seed: u64) -> Xoshiro256PlusPlus {
     Xoshiro256PlusPlus::seed_from_u64(seed)
 }
 
+/// Room for `count` generated discs, or an error (the count comes from the input).
+fn discs_vec(count: usize) -> Result<Vec<Disc>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(count).map_err(|e| {
+        EngineError::Setup(format!(
+            "cannot allocate {count} discs ({} bytes each): {e}",
+            std::mem::size_of::<Disc>()
+        ))
+    })?;
+    Ok(v)
+}
+
 /// `count` discs on a hexagonal lattice filling the region row by row from its bottom-left
 /// corner; spacing = largest diameter x 1.01, so no two discs overlap.
 pub fn lattice(count: usize, radii: &RadiusDist, min: [f64; 2], max: [f64; 2], seed: u64) -> Result<Vec<Disc>> {
@@ -80,16 +92,17 @@ pub fn lattice(count: usize, radii: &RadiusDist, min: [f64; 2], max: [f64; 2], s
     let a = 2.0 * rmax * 1.01;
     let dy = a * 3f64.sqrt() / 2.0;
     let w = max[0] - min[0] - 2.0 * rmax;
-    let per_row = ((w - 0.5 * a) / a).floor() as i64 + 1;
-    let rows_fit = (((max[1] - min[1] - 2.0 * rmax) / dy).floor() as i64 + 1).max(0);
-    if per_row < 1 || (per_row * rows_fit) < count as i64 {
+    // Saturating: a region of 10^12 lattice sites must not overflow the product.
+    let per_row = (((w - 0.5 * a) / a).floor() as i64).saturating_add(1);
+    let rows_fit = ((((max[1] - min[1] - 2.0 * rmax) / dy).floor() as i64).saturating_add(1)).max(0);
+    let room = per_row.max(0).saturating_mul(rows_fit);
+    if per_row < 1 || room < count as i64 {
         return Err(EngineError::Setup(format!(
             "{count} discs of radius up to {rmax} do not fit on a lattice in {min:?}..{max:?} \
-             (room for {})",
-            (per_row.max(0) * rows_fit).max(0)
+             (room for {room})"
         )));
     }
-    let mut out = Vec::with_capacity(count);
+    let mut out = discs_vec(count)?;
     let per_row = per_row as usize;
     for k in 0..count {
         let (row, col) = (k / per_row, k % per_row);
@@ -108,11 +121,22 @@ pub fn lattice(count: usize, radii: &RadiusDist, min: [f64; 2], max: [f64; 2], s
 pub fn random(count: usize, radii: &RadiusDist, min: [f64; 2], max: [f64; 2], seed: u64) -> Result<Vec<Disc>> {
     let mut rng = rng(seed);
     let rmax = radii.max();
-    let cell = 2.0 * rmax;
-    let nx = (((max[0] - min[0]) / cell).ceil() as usize).max(1);
-    let ny = (((max[1] - min[1]) / cell).ceil() as usize).max(1);
-    let mut grid: Vec<Vec<u32>> = vec![Vec::new(); nx * ny];
-    let mut out: Vec<Disc> = Vec::with_capacity(count);
+    // Cells at least a diameter wide (the test below looks at the 3 x 3 cells around a
+    // candidate), and no more cells than a few per disc: a large region of small discs
+    // would otherwise ask for a grid of terabytes. Wider cells change no decision.
+    let (wx, wy) = (max[0] - min[0], max[1] - min[1]);
+    let most_cells = (4 * count).max(1024) as f64;
+    let cell = (2.0 * rmax).max((wx * wy / most_cells).sqrt());
+    let nx = ((wx / cell).ceil() as usize).max(1);
+    let ny = ((wy / cell).ceil() as usize).max(1);
+    let mut grid: Vec<Vec<u32>> = Vec::new();
+    grid.try_reserve_exact(nx.saturating_mul(ny)).map_err(|e| {
+        EngineError::Setup(format!(
+            "random packing: cannot allocate a grid of {nx} x {ny} cells: {e}"
+        ))
+    })?;
+    grid.resize(nx * ny, Vec::new());
+    let mut out = discs_vec(count)?;
     let attempts_per = 2000;
     for k in 0..count {
         let r = radii.draw(k, &mut rng);
@@ -293,6 +317,26 @@ mod tests {
             }
         }
         assert!(random(5000, &radii, [0.0, 0.0], [10.0, 10.0], 1).is_err());
+    }
+
+    /// A large region of small discs: the random packing's grid used to be sized by the
+    /// region alone (here 2.5e17 cells: the process aborted), the lattice's room overflowed.
+    #[test]
+    fn large_regions_of_small_discs_neither_abort_nor_overflow() {
+        let tiny = RadiusDist::Fixed(1e-6);
+        let d = random(50, &tiny, [0.0, 0.0], [1e3, 1e3], 1).unwrap();
+        assert_eq!(d.len(), 50);
+        assert!(no_overlap(&d));
+        // Wider cells make the same decisions: 10 discs (a grid of 1024 cells of 6.25)
+        // are the first 10 of 2000 (67 x 67 cells of 3, a diameter).
+        let radii = RadiusDist::Uniform { mean: 1.0, width: 0.5 };
+        let a = random(2000, &radii, [0.0, 0.0], [200.0, 200.0], 9).unwrap();
+        let b = random(10, &radii, [0.0, 0.0], [200.0, 200.0], 9).unwrap();
+        assert_eq!(&a[..10], &b[..], "the grid's cell size changes no placement");
+        let d = lattice(3, &RadiusDist::Fixed(1e-12), [0.0, 0.0], [1e6, 1e6], 1).unwrap();
+        assert_eq!(d.len(), 3);
+        let e = lattice(usize::MAX / 64, &RadiusDist::Fixed(1e-3), [0.0, 0.0], [1.0, 1.0], 1).unwrap_err();
+        assert!(e.to_string().contains("do not fit"), "{e}");
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod error;
 pub mod generate;
 pub mod insert;
 pub mod material;
+pub mod overlaps;
 mod owner_sum;
 pub mod parallel;
 pub mod pool;
@@ -28,4 +29,6 @@ pub use sim::{
 pub use store::{flags, ParticleInit, ParticleStore};
 pub use talus_kernels::contact::disc_wall::LineWall;
 pub use talus_kernels::contact::ContactParams;
+/// The most particles a simulation holds (the sort-and-sweep's keys hold a 31-bit index).
+pub use talus_kernels::neighbor::sweep::MAX_PARTICLES;
 pub use walls::Wall;

@@ -493,7 +493,13 @@ impl Simulation {
             self.shapes = Some(sh);
             self.contacts.enable_polygon_state();
         }
-        self.particles.reserve(new.len());
+        self.particles.try_reserve(new.len()).map_err(|e| {
+            EngineError::Setup(format!(
+                "cannot allocate the particle store for {} more particles ({} bytes each): {e}",
+                new.len(),
+                crate::store::BYTES_PER_PARTICLE
+            ))
+        })?;
         if let Some(par) = &mut self.par {
             par.untouched = true;
         }
@@ -1823,25 +1829,25 @@ pub(crate) fn mixed_slot(
     }
     let c = match (pi, pj) {
         (false, false) => {
+            // Coincident discs (d = 0) get the full overlap along the fixed normal of
+            // `contact_normal`, as in the disc-only loop.
             let d = d2.sqrt();
-            (d > 0.0).then(|| {
-                disc_disc_touching(
-                    prm,
-                    dx,
-                    dy,
-                    d,
-                    rs - d,
-                    ps.radius[i],
-                    ps.radius[j],
-                    ps.vx[i] - ps.vx[j],
-                    ps.vy[i] - ps.vy[j],
-                    ps.omega[i],
-                    ps.omega[j],
-                    inv,
-                    xi,
-                    dt,
-                )
-            })
+            Some(disc_disc_touching(
+                prm,
+                dx,
+                dy,
+                d,
+                rs - d,
+                ps.radius[i],
+                ps.radius[j],
+                ps.vx[i] - ps.vx[j],
+                ps.vy[i] - ps.vy[j],
+                ps.omega[i],
+                ps.omega[j],
+                inv,
+                xi,
+                dt,
+            ))
         }
         (true, true) => {
             let (a, b) = (body(i), body(j));

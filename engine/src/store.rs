@@ -32,6 +32,10 @@ pub struct ParticleInit {
     pub flags: u8,
 }
 
+/// Bytes the store holds per particle (its arrays at exact capacity): twelve `f64`, the
+/// `u64` id, material and type (`u16`), flags (`u8`).
+pub const BYTES_PER_PARTICLE: usize = 12 * 8 + 8 + 2 * 2 + 1;
+
 /// How many of [`ParticleStore::f64_fields`] are hot (touched every step).
 pub const HOT_F64: usize = 9;
 
@@ -114,6 +118,18 @@ impl ParticleStore {
             };
         }
         each_field!(self, r);
+    }
+
+    /// [`ParticleStore::reserve`] that reports a failed allocation (`n` comes from the
+    /// input: a scenario's count) instead of aborting the process.
+    pub fn try_reserve(&mut self, n: usize) -> Result<(), std::collections::TryReserveError> {
+        macro_rules! r {
+            ($v:expr) => {
+                $v.try_reserve(n)?
+            };
+        }
+        each_field!(self, r);
+        Ok(())
     }
 
     /// Append a disc; returns its index. Moment of inertia of a disc: m r^2 / 2.
@@ -271,5 +287,23 @@ impl ParticleStore {
     /// Index of the particle with this id (linear search: ids are for users, not loops).
     pub fn index_of(&self, id: u64) -> Option<usize> {
         self.id.iter().position(|&i| i == id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The memory estimate of a scenario's particles starts from this constant: it must be
+    /// what the arrays really hold.
+    #[test]
+    fn bytes_per_particle_is_what_the_arrays_hold() {
+        let mut s = ParticleStore::default();
+        s.try_reserve(1000).unwrap();
+        assert_eq!(s.memory_bytes(), 1000 * BYTES_PER_PARTICLE);
+        assert!(
+            s.try_reserve(usize::MAX / 2).is_err(),
+            "an impossible reservation is an error"
+        );
     }
 }

@@ -9,6 +9,7 @@ use talus_engine::{
 };
 
 use crate::lammps_data::read_lammps_data;
+use crate::preflight::{self, Source};
 use crate::scenario::{self as sc, NormalDamping, ParticleSource, Scenario};
 use crate::{IoError, Result};
 
@@ -23,6 +24,9 @@ pub struct Built {
     pub title: String,
     /// How the time step was chosen, for the run summary.
     pub dt_note: String,
+    /// What set-up found odd but valid (overlapping particles, the time step): for the
+    /// command line to print as warnings.
+    pub warnings: Vec<String>,
 }
 
 /// Renumber particles every this many steps (LAMMPS' `atom_modify sort` default is 1000).
@@ -34,12 +38,16 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         path: path.to_path_buf(),
         msg,
     };
+    // 0. Generated counts the machine cannot hold are refused before anything is made.
+    preflight::check_generated_memory(scenario).map_err(invalid)?;
     // 1. Particles, without material-dependent mass yet where generated.
     let mut inits: Vec<ParticleInit> = Vec::new();
+    let mut sources: Vec<Source> = Vec::new();
     // Shapes of the particles, in the order of `inits` (None: a disc).
     let mut shapes: Vec<Option<PolygonShape>> = Vec::new();
     let mut next_id = 1u64;
     for (k, src) in scenario.particles.iter().enumerate() {
+        let first = inits.len();
         let mat = &scenario.materials[src.material];
         let material = src.material as u16;
         match &src.source {
@@ -56,6 +64,9 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
                 let dist = radius;
                 let seed = scenario.seed.wrapping_add(k as u64);
                 let n = *count as usize;
+                inits
+                    .try_reserve(n)
+                    .map_err(|e| invalid(format!("particles[{k}]: cannot allocate {n} particles: {e}")))?;
                 let discs = match packing {
                     sc::Packing::Lattice => generate::lattice(n, dist, *region_min, *region_max, seed),
                     sc::Packing::Random => generate::random(n, dist, *region_min, *region_max, seed),
@@ -118,6 +129,10 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
                 shapes.resize(inits.len(), None);
             }
         }
+        sources.push(Source {
+            label: preflight::source_label(k, &src.source),
+            range: first..inits.len(),
+        });
     }
     // Single polygons and drums: walls of infinite mass (fixed or driven) or free grains.
     let mut drives: Vec<(Drive, Vec<u64>)> = Vec::new();
@@ -211,31 +226,11 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         });
     }
 
-    // 3. Walls.
-    let mut walls = Vec::new();
-    let line = |point: [f64; 2], normal: [f64; 2], material: usize| Wall::fixed(point, normal, material as u16);
-    for w in &scenario.walls {
-        match *w {
-            sc::Wall::Line {
-                point,
-                normal,
-                material,
-            } => walls.push(line(point, normal, material)),
-            sc::Wall::Box {
-                min,
-                max,
-                open_top,
-                material,
-            } => {
-                walls.push(line(min, [0.0, 1.0], material));
-                walls.push(line(min, [1.0, 0.0], material));
-                walls.push(line(max, [-1.0, 0.0], material));
-                if !open_top {
-                    walls.push(line(max, [0.0, -1.0], material));
-                }
-            }
-        }
-    }
+    // 3. Walls (a box is four line walls: floor, left, right, top), and no particle
+    //    outside the domain or behind a wall.
+    let labelled = preflight::line_walls(&scenario.walls);
+    preflight::check_placement(&sources, &inits, &shapes, &scenario.domain, &labelled).map_err(invalid)?;
+    let walls: Vec<Wall> = labelled.into_iter().map(|(_, w)| w).collect();
 
     // 4. Time step: a fraction of the shortest contact duration, over every pair of
     //    materials present (lightest discs, m_eff = m1 m2 / (m1 + m2)) and every wall
@@ -276,6 +271,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
             format!("dt = t_c/{f} = {:.4e} s (t_c = {tc:.4e} s, lightest contact)", tc / f),
         ),
     };
+    let mut warnings = preflight::dt_warnings(dt, tc, scenario.run.steps);
     let mean_r = mean_radius(&inits, &poured, None).unwrap_or(0.0);
     let config = Config {
         dt,
@@ -311,6 +307,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
     for (d, ids) in drives {
         sim.drive_particles(d, &ids).map_err(|e| invalid(e.to_string()))?;
     }
+    warnings.extend(preflight::overlap_warnings(&sim, &sources, &inits));
     for (k, i) in scenario.inserts.iter().enumerate() {
         sim.add_insertion(insert_spec(i, k, scenario.seed, dt))
             .map_err(|e| invalid(format!("insert[{k}]: {e}")))?;
@@ -323,6 +320,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         scenario_text: scenario.text.clone(),
         title: scenario.title.clone().unwrap_or_else(|| path.display().to_string()),
         dt_note,
+        warnings,
     })
 }
 

@@ -2,6 +2,12 @@
 //!
 //! Only what a 2D disc simulation needs is kept: per-atom id, type, radius, mass, position,
 //! translational velocity and spin about z, plus the box. Other sections are skipped.
+//!
+//! A 2D file (LAMMPS `dimension 2`) has every atom at z = 0, and no velocity along z or
+//! spin about x or y: a non-zero z, vz, wx or wy is refused with its line (a 3D file
+//! cannot be read as discs; ignoring z would change every distance, as LAMMPS computes
+//! them in 3D). A Velocities section, if there is one, must give every atom's velocity, as
+//! LAMMPS' read_data requires; a file without one starts at rest.
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::f64::consts::PI;
@@ -207,6 +213,8 @@ fn parse(text: &str, path: &Path) -> Result<LammpsData> {
     let mut velocities_line: Option<usize> = None;
     let mut index_of: HashMap<u64, usize> = HashMap::new();
     let mut has_velocity: Vec<bool> = Vec::new();
+    // The line of each atom, for messages.
+    let mut atom_lines: Vec<usize> = Vec::new();
     let mut section = Section::Header;
     let mut last_line = 0;
 
@@ -252,6 +260,7 @@ fn parse(text: &str, path: &Path) -> Result<LammpsData> {
                         v.reserve(cap);
                     }
                     d.ids.reserve(cap);
+                    atom_lines.reserve(cap);
                     d.types.reserve(cap);
                     index_of.reserve(cap);
                     atoms_line = Some(line);
@@ -316,6 +325,16 @@ fn parse(text: &str, path: &Path) -> Result<LammpsData> {
                 let x = cx.f64(line, f[4], "x")?;
                 let y = cx.f64(line, f[5], "y")?;
                 let z = cx.f64(line, f[6], "z")?;
+                if z != 0.0 {
+                    return Err(cx.err(
+                        line,
+                        format!(
+                            "atom {id} has z = {z}: talus reads 2D data files, where every atom lies in the plane \
+                             z = 0 (LAMMPS dimension 2); set the z column to 0 (in LAMMPS: `set group all z 0.0` \
+                             before write_data), or this is a 3D file, which talus cannot simulate as discs"
+                        ),
+                    ));
+                }
                 if n == 10 {
                     // Image flags are validated but dropped: positions are kept wrapped.
                     for (tok, what) in f[7..10].iter().zip(["ix", "iy", "iz"]) {
@@ -331,6 +350,7 @@ fn parse(text: &str, path: &Path) -> Result<LammpsData> {
                     }
                 }
                 d.ids.push(id);
+                atom_lines.push(line);
                 d.types.push(ty as u32);
                 d.radius.push(0.5 * diameter);
                 d.mass.push(density * PI * diameter * diameter * diameter / 6.0);
@@ -359,9 +379,18 @@ fn parse(text: &str, path: &Path) -> Result<LammpsData> {
                 has_velocity[idx] = true;
                 d.vx[idx] = cx.f64(line, f[1], "vx")?;
                 d.vy[idx] = cx.f64(line, f[2], "vy")?;
-                cx.f64(line, f[3], "vz")?;
-                cx.f64(line, f[4], "wx")?;
-                cx.f64(line, f[5], "wy")?;
+                for (k, what) in [(3, "vz"), (4, "wx"), (5, "wy")] {
+                    let v = cx.f64(line, f[k], what)?;
+                    if v != 0.0 {
+                        return Err(cx.err(
+                            line,
+                            format!(
+                                "atom {id} has {what} = {v}: a 2D data file moves atoms in the x-y plane only \
+                                 (vz, wx and wy are 0, as LAMMPS' fix enforce2d keeps them); set that column to 0"
+                            ),
+                        ));
+                    }
+                }
                 d.omega[idx] = cx.f64(line, f[6], "wz")?;
             }
             Section::Skip => {}
@@ -381,7 +410,25 @@ fn parse(text: &str, path: &Path) -> Result<LammpsData> {
             ),
         ));
     }
-    if velocities_line.is_none() {
+    if let Some(vline) = velocities_line {
+        let missing = has_velocity.iter().filter(|&&h| !h).count();
+        if let Some(first) = has_velocity.iter().position(|&h| !h) {
+            return Err(cx.err(
+                vline,
+                format!(
+                    "the Velocities section gives {} of the {} atoms a velocity: {missing} atom{} {} none, e.g. \
+                     atom {} (line {}); give every atom a line (LAMMPS' read_data needs one per atom), or leave \
+                     the section out to start all at rest",
+                    d.ids.len() - missing,
+                    d.ids.len(),
+                    if missing == 1 { "" } else { "s" },
+                    if missing == 1 { "has" } else { "have" },
+                    d.ids[first],
+                    atom_lines[first]
+                ),
+            ));
+        }
+    } else {
         let n = d.ids.len();
         d.vx = vec![0.0; n];
         d.vy = vec![0.0; n];
@@ -498,6 +545,7 @@ Pair Coeffs # granular
 Velocities
 
 9 1.5 -2.5 0 0 0 7.0
+3 0 0 0 0 0 0
 5 0.1 0.2 0 0 0 -3e-2
 ";
 
@@ -519,7 +567,7 @@ Velocities
         assert_eq!(d.x, vec![0.5, 1.5, 1.25]);
         assert_eq!(d.y, vec![0.25, -0.5, 1.0]);
         assert_eq!(d.z, vec![0.0; 3]);
-        // Velocities matched by id; atom 3 has none and so is at rest.
+        // Velocities matched by id; atom 3's is zero.
         assert_eq!(d.vx, vec![0.1, 0.0, 1.5]);
         assert_eq!(d.vy, vec![0.2, 0.0, -2.5]);
         assert_eq!(d.omega, vec![-3e-2, 0.0, 7.0]);
@@ -638,6 +686,63 @@ Velocities
             "out of range",
         );
         expect_parse_err("title\n1 atoms\nVelocities\n", 3, "before the Atoms");
+    }
+
+    /// A Velocities section that leaves atoms out used to start them at rest silently; as
+    /// in LAMMPS, every atom needs its line.
+    #[test]
+    fn error_velocities_for_some_atoms_only() {
+        let head = HEAD.replace("2 atoms", "3 atoms");
+        let atoms = "1 1 1 1 0 0 0\n2 1 1 1 2 0 0\n3 1 1 1 4 0 0\n";
+        expect_parse_err(
+            &format!("{head}{atoms}\nVelocities\n\n3 1 0 0 0 0 0\n"),
+            12,
+            "gives 1 of the 3 atoms a velocity: 2 atoms have none, e.g. atom 1 (line 8)",
+        );
+        expect_parse_err(
+            &format!("{head}{atoms}\nVelocities\n\n3 1 0 0 0 0 0\n1 0 0 0 0 0 0\n"),
+            12,
+            "1 atom has none, e.g. atom 2 (line 9)",
+        );
+        let all = read_str(&format!(
+            "{head}{atoms}\nVelocities\n\n3 1 0 0 0 0 0\n1 0 0 0 0 0 0\n2 0 0 0 0 0 0\n"
+        ))
+        .unwrap();
+        assert_eq!(all.vx, vec![0.0, 0.0, 1.0]);
+    }
+
+    /// A 2D file has every atom at z = 0 and nothing moving out of the plane: anything
+    /// else is refused at its line (it used to be dropped silently).
+    #[test]
+    fn error_out_of_plane_values() {
+        expect_parse_err(
+            &format!("{HEAD}1 1 1 1 0 0 0\n2 1 1 1 2 0 0.5\n"),
+            9,
+            "atom 2 has z = 0.5: talus reads 2D data files",
+        );
+        expect_parse_err(
+            &format!("{HEAD}1 1 1 1 0 0 -1e-9 0 0 0\n2 1 1 1 2 0 0\n"),
+            8,
+            "set the z column to 0",
+        );
+        let atoms = "1 1 1 1 0 0 0\n2 1 1 1 2 0 0\n\nVelocities\n\n";
+        for (row, what) in [
+            ("2 0 0 0.1 0 0 0", "vz = 0.1"),
+            ("2 0 0 0 3 0 0", "wx = 3"),
+            ("2 0 0 0 0 -2 0", "wy = -2"),
+        ] {
+            expect_parse_err(
+                &format!("{HEAD}{atoms}1 0 0 0 0 0 0\n{row}\n"),
+                14,
+                &format!("atom 2 has {what}: a 2D data file"),
+            );
+        }
+        // The 3D bed shipped in data/ is refused at its first atom.
+        let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/s3d_base.data");
+        match read_lammps_data(&p) {
+            Err(IoError::Parse { line: 12, msg, .. }) => assert!(msg.contains("atom 1 has z = 0.0004999"), "{msg}"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod checkpointer;
 pub mod dump;
 pub mod lammps_data;
 pub mod output;
+pub mod preflight;
 pub mod scenario;
 pub mod series;
 pub mod vtk;

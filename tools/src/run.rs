@@ -214,6 +214,9 @@ fn pick_neighbor(a: &RunArgs, steps: u64) -> Result<(NeighborMethod, String), St
 pub fn run(a: RunArgs) -> Result<(), String> {
     let t_setup = Instant::now();
     let built = build_scenario(&a)?;
+    for w in &built.warnings {
+        eprintln!("talus: warning: {w}");
+    }
     let steps = a.stepping.steps.unwrap_or(built.steps);
     let mut sim = built.sim;
     match a.neighbor {

@@ -48,17 +48,40 @@ pub fn contact_in_frame(
 
 /// Do two discs touch? `Some((distance, overlap))` if they do. `dx, dy = x_j - x_i`.
 /// The pair loop calls this first and loads velocities and masses only for touching
-/// pairs (a third of the candidate pairs in a dense bed do not touch).
+/// pairs (a third of the candidate pairs in a dense bed do not touch). Coincident discs
+/// (distance 0) touch with the full overlap `r_i + r_j`.
 #[inline(always)]
 pub fn disc_overlap(dx: f64, dy: f64, ri: f64, rj: f64) -> Option<(f64, f64)> {
     let rs = ri + rj;
     let d2 = dx * dx + dy * dy;
-    if d2 >= rs * rs || d2 == 0.0 {
+    if d2 >= rs * rs {
         return None;
     }
     let d = d2.sqrt();
     Some((d, rs - d))
 }
+
+/// The unit normal from disc i to disc j at centre distance `d` (`dx, dy = x_j - x_i`).
+/// Coincident centres (`d = 0`, also a distance whose square underflows) have no
+/// direction of their own: they get [`COINCIDENT_NORMAL`], so that i is pushed to -x and
+/// j to +x. The pair loops hold pairs with i < j in the particle store's order, the same
+/// whatever the thread count or force-summation strategy, so the result is too.
+///
+/// The choice compiles to a select, not a branch: a few instructions per touching pair
+/// (an out-of-line cold path costs far more in the hot loop, whose floating-point values
+/// would have to be saved around the call; BENCHMARKS.md has the counts).
+#[inline(always)]
+pub fn contact_normal(dx: f64, dy: f64, d: f64) -> (f64, f64) {
+    if d > 0.0 {
+        let inv = 1.0 / d;
+        (dx * inv, dy * inv)
+    } else {
+        COINCIDENT_NORMAL
+    }
+}
+
+/// The normal of a pair of coincident discs: +x, from the first to the second.
+pub const COINCIDENT_NORMAL: (f64, f64) = (1.0, 0.0);
 
 /// Contact of two touching discs at centre distance `d` with `overlap` (from
 /// [`disc_overlap`]). `dvx, dvy = v_i - v_j`; `inv_mass_sum = 1/m_i + 1/m_j` (> 0).
@@ -80,11 +103,11 @@ pub fn disc_disc_touching(
     xi: &mut f64,
     dt: f64,
 ) -> ContactForce {
-    let inv = 1.0 / d;
+    let (nx, ny) = contact_normal(dx, dy, d);
     contact_in_frame(
         p,
-        dx * inv,
-        dy * inv,
+        nx,
+        ny,
         overlap,
         dvx,
         dvy,
@@ -155,6 +178,23 @@ mod tests {
         assert_eq!(c.fy, 0.0);
         assert_eq!(c.ti, 0.0);
         assert!(disc_disc(&P, 2.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).is_none());
+    }
+
+    /// Coincident discs (two sources in one region, two atoms at one x, y) used to get no
+    /// force and stayed stuck together: the full overlap r_i + r_j pushes them apart along
+    /// +-x, i to -x.
+    #[test]
+    fn coincident_discs_push_apart_along_x() {
+        let mut xi = 0.0;
+        let c = disc_disc(&P, 0.0, 0.0, 1.0, 0.5, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
+        assert_eq!(c.overlap, 1.5);
+        assert_eq!((c.fx, c.fy, c.ti, c.tj), (-1000.0 * 1.5, 0.0, 0.0, 0.0));
+        // A distance whose square underflows is coincident too (no NaN from 1/d).
+        let c = disc_disc(&P, 1e-170, -1e-170, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
+        assert!(c.fx == -2000.0 && c.fy == 0.0, "{c:?}");
+        // A tiny distance whose square is a normal number has its own direction.
+        let c = disc_disc(&P, 0.0, 1e-150, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
+        assert!(c.fx == 0.0 && c.fy == -2000.0, "{c:?}");
     }
 
     #[test]
