@@ -424,8 +424,12 @@ fn check_pair(a: &Poly, b: &Poly, rng: &mut Rng, t: &mut Tally, verbose: bool) {
     let mut warm = FeaturePair::START;
     closest_features(a, &nudge(rng, b, size), &mut warm);
     for mut cache in [FeaturePair::START, warm] {
+        let start = cache;
         let r = closest_features(a, b, &mut cache);
         t.fallbacks += r.fallback as u32;
+        if r.fallback {
+            report("walk: fallback", format!("from {start:?}"));
+        }
         match r.proximity {
             Proximity::Penetrating => {
                 if must == Some(false) {
