@@ -246,7 +246,13 @@ impl ExactPair {
                 let kn = (k + 1) % m;
                 let (du, dv) = (&d[k], &d[kn]);
                 if !du.is_negative() {
-                    next.push(cur[k].clone());
+                    let mut h = cur[k].clone();
+                    // On the line with the next corner outside: the boundary goes on along
+                    // b's edge j from here.
+                    if du.is_zero() && dv.is_negative() {
+                        h.out = na + j;
+                    }
+                    next.push(h);
                 }
                 if (du.is_positive() && dv.is_negative()) || (du.is_negative() && dv.is_positive()) {
                     let mut h = meet(cur[k].out, na + j);

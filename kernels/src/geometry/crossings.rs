@@ -12,7 +12,8 @@
 //! is exact; where it fails (the crossing moved to another edge, a deep overlap with four
 //! or more crossings) the caller clips ([`super::overlap::overlap_about`]), which finds
 //! the new crossing edges.
-use super::overlap::{overlap_about, Overlap, OverlapScratch};
+use super::expansion::EPS;
+use super::overlap::{overlap_about, Overlap, OverlapScratch, CORNER_ERROR};
 use super::{next, sub};
 
 /// The edges on which the boundaries of a and b cross (edge k runs from vertex k to k+1,
@@ -123,18 +124,32 @@ pub fn overlap_from_crossings(
     }
     let tp = s0 / (s0 - s1);
     let tq = u0 / (u0 - u1);
+    let (rp, rq) = (r0 / (r0 - r1), v0 / (v0 - v1));
     // Both on one edge: P must come before Q along it, else the arc from P to Q would be
     // the rest of the polygon. (Implied by the proper crossings in exact arithmetic, as a
     // line enters a convex polygon before it leaves; kept against rounding.)
-    if (i == k && tp >= tq) || (j == l && v0 / (v0 - v1) >= r0 / (r0 - r1)) {
+    if (i == k && tp >= tq) || (j == l && rq >= rp) {
         return None;
     }
+    // Coordinates relative to a[i1], next to the contact (exact for far-away polygons by
+    // Sterbenz's lemma): the errors then scale with the polygons, not with their distance
+    // from the origin. `r` is the largest such coordinate, for the error bound below.
+    let o = a[i1];
+    let loc = |v: [f64; 2]| [v[0] - o[0], v[1] - o[1]];
     let lerp = |u: [f64; 2], v: [f64; 2], t: f64| [u[0] + t * (v[0] - u[0]), u[1] + t * (v[1] - u[1])];
+    let norm = |v: [f64; 2]| v[0].abs() + v[1].abs();
     // P and Q on a's edges (in a), and again on b's (in b). Where edges meet at a grazing
     // angle the two disagree (the crossing is ill-conditioned) and the contact line would
-    // be noise: then the clipping decides.
-    let (p, q) = (lerp(a[i], a[i1], tp), lerp(a[k], a[k1], tq));
-    let (pb, qb) = (lerp(b[j], b[j1], r0 / (r0 - r1)), lerp(b[l], b[l1], v0 / (v0 - v1)));
+    // be noise: then the clipping decides. P is taken back from a[i1] (1 - tp without
+    // cancellation).
+    let ai = loc(a[i]);
+    let back = s1 / (s1 - s0);
+    let p = [back * ai[0], back * ai[1]];
+    let (ak, ak1) = (loc(a[k]), loc(a[k1]));
+    let q = lerp(ak, ak1, tq);
+    let (bj, bj1, bl, bl1) = (loc(b[j]), loc(b[j1]), loc(b[l]), loc(b[l1]));
+    let (pb, qb) = (lerp(bj, bj1, rp), lerp(bl, bl1, rq));
+    let mut r = norm(ai).max(norm(ak)).max(norm(ak1)).max(norm(bj)).max(norm(bj1)).max(norm(bl)).max(norm(bl1));
     let scale = (a[i1][0] - a[i][0]).abs()
         + (a[i1][1] - a[i][1]).abs()
         + (b[j1][0] - b[j][0]).abs()
@@ -144,15 +159,20 @@ pub fn overlap_from_crossings(
         return None;
     }
     // (2), and the overlap polygon P, a[i1..=k], Q, b[l1..=j] fanned from P: area and
-    // centroid relative to P for accuracy.
+    // centroid relative to P for accuracy, and the perimeter for the error bound.
     let (mut a2, mut cx, mut cy) = (0.0, 0.0, 0.0);
+    let mut perimeter = 0.0;
+    let mut corners = 1;
     let mut prev = [0.0, 0.0];
     let mut add = |v: [f64; 2]| {
+        r = r.max(norm(v));
         let v = sub(v, p);
         let c = prev[0] * v[1] - prev[1] * v[0];
         a2 += c;
         cx += c * (prev[0] + v[0]);
         cy += c * (prev[1] + v[1]);
+        perimeter += (v[0] - prev[0]).abs() + (v[1] - prev[1]).abs();
+        corners += 1;
         prev = v;
     };
     // A corner is in the other polygon if it is in the triangle of P, Q and a corner of
@@ -160,13 +180,14 @@ pub fn overlap_from_crossings(
     // points of it, so the triangle lies in it): three tests for the corners of a shallow
     // contact, O(1) whatever the number of edges; the test against every edge only where
     // that fails (deep overlaps).
-    let (a_far, b_far) = (a[(i + na / 2) % na], b[(j + nb / 2) % nb]);
+    let (a_far, b_far) = (loc(a[(i + na / 2) % na]), loc(b[(j + nb / 2) % nb]));
     let mut ok = true;
     if i != k {
         let mut m = i1;
         loop {
-            ok &= in_triangle(pb, qb, b_far, a[m]) || inside(b, a[m]);
-            add(a[m]);
+            let am = loc(a[m]);
+            ok &= in_triangle(pb, qb, b_far, am) || inside(b, a[m]);
+            add(am);
             if m == k {
                 break;
             }
@@ -177,18 +198,25 @@ pub fn overlap_from_crossings(
     if j != l {
         let mut m = l1;
         loop {
-            ok &= in_triangle(p, q, a_far, b[m]) || inside(a, b[m]);
-            add(b[m]);
+            let bm = loc(b[m]);
+            ok &= in_triangle(p, q, a_far, bm) || inside(a, b[m]);
+            add(bm);
             if m == j {
                 break;
             }
             m = next(m, nb);
         }
     }
-    if !ok || a2 <= 0.0 {
+    perimeter += prev[0].abs() + prev[1].abs();
+    // The forward error bound of the clipping ([`super::overlap::overlap_about`]): every
+    // corner within CORNER_ERROR eps r of where it should be. Past 1e-10 of the area (a
+    // sliver thinner than about 1e-5 of the size) the caller clips, and the clipping goes
+    // exact.
+    let bound = EPS * r * CORNER_ERROR * 2.0 * perimeter + 2.0 * EPS * corners as f64 * a2.abs();
+    if !ok || !(a2 > 0.0 && bound <= 1e-10 * a2) {
         return None;
     }
-    let centroid = [p[0] + cx / (3.0 * a2), p[1] + cy / (3.0 * a2)];
+    let centroid = [o[0] + p[0] + cx / (3.0 * a2), o[1] + p[1] + cy / (3.0 * a2)];
     // The normal as the clipping gives it: perpendicular to PQ, oriented from a's interior
     // point towards b's.
     let mut nrm = [-(q[1] - p[1]), q[0] - p[0]];
@@ -202,7 +230,7 @@ pub fn overlap_from_crossings(
     Some(Overlap {
         area: 0.5 * a2,
         centroid,
-        line: Some([p, q]),
+        line: Some([[o[0] + p[0], o[1] + p[1]], [o[0] + q[0], o[1] + q[1]]]),
         normal: [nrm[0] / len, nrm[1] / len],
         line_length: len,
         crossings: Some(c),
