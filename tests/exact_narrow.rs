@@ -588,7 +588,8 @@ fn print(t: &[Tally]) {
 fn narrow_phase_is_exact_on_degenerate_families() {
     let pairs = std::env::var("EXACT_PAIRS").ok().and_then(|s| s.parse().ok()).unwrap_or(1500);
     let verbose = std::env::var("EXACT_VERBOSE").is_ok();
-    let t = run_families(pairs, 17, verbose);
+    let seed = std::env::var("EXACT_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(17);
+    let t = run_families(pairs, seed, verbose);
     print(&t);
     for (name, t) in FAMILIES.iter().zip(&t) {
         assert!(t.pairs as usize > pairs / 2, "{name}: only {} usable pairs", t.pairs);

@@ -234,6 +234,7 @@ pub fn overlap_from_crossings(
         normal: [nrm[0] / len, nrm[1] / len],
         line_length: len,
         crossings: Some(c),
+        exact: false,
     })
 }
 

@@ -12,7 +12,17 @@
 //! exact and only their quotient rounded: a convex fan has no negative triangle, so the
 //! sum has the relative accuracy of its terms (a few units in the last place) however thin
 //! the overlap. Touching polygons give exactly zero area (None).
-use super::expansion::Expansion;
+//!
+//! Before that, [`overlap_accurate`] tries the same clipping in f64 with exact signs: a
+//! corner's side of a line is an exact predicate for input corners and a bounded f64
+//! evaluation for cut corners; a cut corner is computed from the orientations of the input
+//! edge's ends to the cutting line evaluated to 2^-51 relative, from the nearer end, in
+//! coordinates local to the contact. Its corners are then good to a few units in the last
+//! place of their distance from the contact, not of the polygons' size, which settles the
+//! shallow new contacts that the fast clipping refers here; where even that cannot vouch
+//! for 1e-10 of the area (slivers between nearly parallel edges) the expansions decide.
+use super::expansion::{Expansion, EPS};
+use super::predicates::{orient, orient_accurate};
 use super::overlap::{contact_normal, Overlap, MAX_VERTICES};
 use super::crossings::Crossings;
 
@@ -207,5 +217,206 @@ pub fn overlap_exact(a: &[[f64; 2]], b: &[[f64; 2]], ca: [f64; 2], cb: [f64; 2])
         normal,
         line_length,
         crossings: tracked,
+        exact: true,
     })
+}
+
+/// Where a corner of the f64 clipping comes from.
+#[derive(Clone, Copy)]
+enum Source {
+    A(usize),
+    B(usize),
+    /// The meet of an edge of a and an edge line of b.
+    Cut,
+}
+
+#[derive(Clone, Copy)]
+struct FCorner {
+    /// Relative to the local origin.
+    p: [f64; 2],
+    /// Bound on its distance from the exact corner.
+    err: f64,
+    src: Source,
+    out: Side,
+    crossing: Option<(usize, usize, bool)>,
+}
+
+/// [`overlap_exact`] in f64 with exact signs where it can vouch for its result (`Some`,
+/// the overlap or none), else None. See the module's comment.
+pub fn overlap_accurate(a: &[[f64; 2]], b: &[[f64; 2]], ca: [f64; 2], cb: [f64; 2]) -> Option<Option<Overlap>> {
+    let (na, nb) = (a.len(), b.len());
+    assert!(na <= MAX_VERTICES && nb <= MAX_VERTICES);
+    // The local origin: a's corner furthest towards b.
+    let u = [cb[0] - ca[0], cb[1] - ca[1]];
+    let top = (0..na)
+        .max_by(|&i, &k| (a[i][0] * u[0] + a[i][1] * u[1]).total_cmp(&(a[k][0] * u[0] + a[k][1] * u[1])))
+        .unwrap_or(0);
+    let o = a[top];
+    let loc = |v: [f64; 2]| [v[0] - o[0], v[1] - o[1]];
+    let norm = |v: [f64; 2]| v[0].abs() + v[1].abs();
+    let mut buf = [[None::<FCorner>; 2 * MAX_VERTICES + 4]; 2];
+    let [mut cur, mut nxt] = buf.each_mut();
+    let mut m = na;
+    for k in 0..na {
+        let p = loc(a[k]);
+        cur[k] = Some(FCorner {
+            p,
+            err: EPS * norm(p),
+            src: Source::A(k),
+            out: Side::A(k),
+            crossing: None,
+        });
+    }
+    for j in 0..nb {
+        let j1 = (j + 1) % nb;
+        let (b0, b1) = (b[j], b[j1]);
+        let e = [b1[0] - b0[0], b1[1] - b0[1]];
+        let bl = loc(b0);
+        let mut sides = [0i8; 2 * MAX_VERTICES + 4];
+        let mut any_out = false;
+        for k in 0..m {
+            let c = cur[k].unwrap();
+            let s = match c.src {
+                Source::A(i) => orient(b0, b1, a[i]),
+                Source::B(i) => orient(b0, b1, b[i]),
+                Source::Cut => {
+                    let r = [c.p[0] - bl[0], c.p[1] - bl[1]];
+                    let v = e[0] * r[1] - e[1] * r[0];
+                    let bound = norm(e) * (c.err + 6.0 * EPS * (norm(bl) + norm(c.p)));
+                    if v.abs() <= bound {
+                        return None;
+                    }
+                    v
+                }
+            };
+            sides[k] = (s > 0.0) as i8 - (s < 0.0) as i8;
+            any_out |= s < 0.0;
+        }
+        if !any_out {
+            continue;
+        }
+        let mut w = 0;
+        for k in 0..m {
+            let kn = if k + 1 == m { 0 } else { k + 1 };
+            let (su, sv) = (sides[k], sides[kn]);
+            let c = cur[k].unwrap();
+            if su >= 0 {
+                let mut c = c;
+                if su == 0 && sv < 0 {
+                    c.out = Side::B(j);
+                }
+                nxt[w] = Some(c);
+                w += 1;
+            }
+            if su * sv < 0 {
+                let out = if su > 0 { Side::B(j) } else { c.out };
+                let crossing = match c.out {
+                    Side::A(i) => Some((i, j, su < 0)),
+                    Side::B(_) => None,
+                };
+                let corner = match c.out {
+                    Side::B(i) if (i + 1) % nb == j => {
+                        let p = loc(b[j]);
+                        FCorner {
+                            p,
+                            err: EPS * norm(p),
+                            src: Source::B(j),
+                            out,
+                            crossing,
+                        }
+                    }
+                    Side::B(_) => return None,
+                    Side::A(i) => {
+                        // t along a's edge i from the orientations of its ends, from the
+                        // nearer end.
+                        let (p0, p1) = (a[i], a[(i + 1) % na]);
+                        let (s0, s1) = (orient_accurate(b0, b1, p0), orient_accurate(b0, b1, p1));
+                        // t from p0, or t - 1 from p1: each a quotient of the two
+                        // orientations, without cancellation.
+                        let t = s0 / (s0 - s1);
+                        let d = [p1[0] - p0[0], p1[1] - p0[1]];
+                        let (base, f) = if t <= 0.5 {
+                            (loc(p0), t)
+                        } else {
+                            (loc(p1), s1 / (s0 - s1))
+                        };
+                        let p = [base[0] + f * d[0], base[1] + f * d[1]];
+                        FCorner {
+                            p,
+                            // s0, s1 to 4 eps each: t (and 1 - t) to 10 eps; the offset,
+                            // the edge and the sum rounded once each.
+                            err: EPS * (16.0 * (norm(base) + (f * d[0]).abs() + (f * d[1]).abs()) + 4.0 * norm(p)),
+                            src: Source::Cut,
+                            out,
+                            crossing,
+                        }
+                    }
+                };
+                nxt[w] = Some(corner);
+                w += 1;
+            }
+        }
+        std::mem::swap(&mut cur, &mut nxt);
+        m = w;
+        if m < 3 {
+            // Nothing left but a point or a segment: exact signs, no area.
+            return Some(None);
+        }
+    }
+    // Fan from the first corner, with the forward error bound of twice the area: each
+    // corner's error times its two sides, and the rounding of the sum.
+    let c: Vec<FCorner> = cur[..m].iter().map(|c| c.unwrap()).collect();
+    let p0 = c[0].p;
+    let (mut a2, mut cx, mut cy, mut abs_sum) = (0.0, 0.0, 0.0, 0.0);
+    let mut bound = 0.0;
+    for k in 0..m {
+        let (pv, pk, pn) = (c[(k + m - 1) % m].p, c[k].p, c[(k + 1) % m].p);
+        bound += c[k].err * (norm([pk[0] - pv[0], pk[1] - pv[1]]) + norm([pn[0] - pk[0], pn[1] - pk[1]]));
+        if k >= 1 && k + 1 < m {
+            let (q, r) = ([pk[0] - p0[0], pk[1] - p0[1]], [pn[0] - p0[0], pn[1] - p0[1]]);
+            let t = q[0] * r[1] - q[1] * r[0];
+            a2 += t;
+            abs_sum += t.abs();
+            cx += t * (q[0] + r[0]);
+            cy += t * (q[1] + r[1]);
+        }
+    }
+    bound += 4.0 * EPS * (m as f64) * abs_sum;
+    if !(a2 > 0.0 && bound <= 1e-10 * a2) {
+        return None;
+    }
+    let centroid = [o[0] + p0[0] + cx / (3.0 * a2), o[1] + p0[1] + cy / (3.0 * a2)];
+    let crossings: Vec<([f64; 2], (usize, usize, bool))> = c
+        .iter()
+        .filter_map(|k| k.crossing.map(|x| ([o[0] + k.p[0], o[1] + k.p[1]], x)))
+        .collect();
+    let line = (crossings.len() == 2).then(|| [crossings[0].0, crossings[1].0]);
+    let tracked = match crossings.as_slice() {
+        [(_, p), (_, q)] if p.2 != q.2 => {
+            let (entry, exit) = if p.2 { (p, q) } else { (q, p) };
+            Some(Crossings {
+                ia: entry.0 as u8,
+                jb: entry.1 as u8,
+                ka: exit.0 as u8,
+                lb: exit.1 as u8,
+            })
+        }
+        _ => None,
+    };
+    let (normal, line_length) = contact_normal(line, ca, cb);
+    Some(Some(Overlap {
+        area: 0.5 * a2,
+        centroid,
+        line,
+        normal,
+        line_length,
+        crossings: tracked,
+        exact: true,
+    }))
+}
+
+/// The overlap where the f64 clipping cannot vouch for it: [`overlap_accurate`], else
+/// [`overlap_exact`].
+pub fn overlap_robust(a: &[[f64; 2]], b: &[[f64; 2]], ca: [f64; 2], cb: [f64; 2]) -> Option<Overlap> {
+    overlap_accurate(a, b, ca, cb).unwrap_or_else(|| overlap_exact(a, b, ca, cb))
 }

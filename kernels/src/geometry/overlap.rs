@@ -7,7 +7,7 @@
 //! ([`super::crossings`]) instead of clipped again.
 use super::cross;
 use super::crossings::Crossings;
-use super::exact_overlap::overlap_exact;
+use super::exact_overlap::overlap_robust;
 use super::expansion::EPS;
 
 /// Largest vertex count of one polygon.
@@ -32,6 +32,9 @@ pub struct Overlap {
     pub line_length: f64,
     /// The edges carrying the two crossing points, for [`super::crossings`] to track.
     pub crossings: Option<Crossings>,
+    /// Computed in exact arithmetic ([`super::exact_overlap`]): the f64 clipping could not
+    /// vouch for 1e-10 of the area.
+    pub exact: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -186,7 +189,7 @@ pub fn overlap_about(
         return None;
     }
     if max_a <= min_b + slack {
-        return overlap_exact(a, b, ca, cb);
+        return overlap_robust(a, b, ca, cb);
     }
     let (first_a, run_a) = run(pa, top, |d| d > min_b - slack);
     let (first_b, run_b) = run(pb, bottom, |d| d < max_a + slack);
@@ -299,7 +302,7 @@ pub fn overlap_about(
             if max_d < -CORNER_ERROR * EPS * r * e1 {
                 return None;
             }
-            return overlap_exact(a, b, ca, cb);
+            return overlap_robust(a, b, ca, cb);
         }
         std::mem::swap(&mut cur, &mut nxt);
         m = w;
@@ -328,7 +331,7 @@ pub fn overlap_about(
     // coincident edges) or no area is left, the exact clipping decides.
     let bound = EPS * r * (CORNER_ERROR * 2.0 * perimeter + 64.0 * EPS * r * kappa * m as f64) + 2.0 * EPS * m as f64 * a2.abs();
     if !(a2 > 0.0 && bound <= 1e-10 * a2) {
-        return overlap_exact(a, b, ca, cb);
+        return overlap_robust(a, b, ca, cb);
     }
     let centroid = [o[0] + p0[0] + cx / (3.0 * a2), o[1] + p0[1] + cy / (3.0 * a2)];
     let mut pts = [[0.0; 2]; 2];
@@ -360,6 +363,7 @@ pub fn overlap_about(
         normal,
         line_length,
         crossings,
+        exact: false,
     })
 }
 

@@ -28,6 +28,27 @@ pub fn det_of_differences(x0: f64, x1: f64, y0: f64, y1: f64, u0: f64, u1: f64, 
     }
 }
 
+/// [`det_of_differences`] to a relative error below 4 eps = 2^-51 (the f64 value where its
+/// bound allows that, else the exact value rounded).
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn det_of_differences_accurate(x0: f64, x1: f64, y0: f64, y1: f64, u0: f64, u1: f64, v0: f64, v1: f64) -> f64 {
+    let l = (x1 - x0) * (y1 - y0);
+    let r = (u1 - u0) * (v1 - v0);
+    let det = l - r;
+    if ERR_A * (l.abs() + r.abs()) <= 4.0 * EPS * det.abs() || (l == 0.0 && r == 0.0) {
+        det
+    } else {
+        det_exact(x0, x1, y0, y1, u0, u1, v0, v1)
+    }
+}
+
+/// [`orient`] to a relative error below 2^-51.
+#[inline]
+pub fn orient_accurate(p: [f64; 2], q: [f64; 2], r: [f64; 2]) -> f64 {
+    det_of_differences_accurate(p[0], q[0], p[1], r[1], p[1], q[1], p[0], r[0])
+}
+
 /// The exact value of the form, rounded: each difference split exactly into two f64
 /// (two-diff), each product of two such into eight (two-product), summed exactly.
 #[cold]
