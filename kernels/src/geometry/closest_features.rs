@@ -287,16 +287,19 @@ pub fn closest_features(a: &[[f64; 2]], b: &[[f64; 2]], cache: &mut FeaturePair)
     }
     let limit = 4 * (na + nb) as u32 + 8;
     let mut steps = 0;
-    // The pairs of the last two steps: coming back to a pair means that no move brings the
-    // features closer (overlapping polygons whose features nearby neither cross nor hold a
-    // corner inside the other: the distance argument of the walk is void there).
-    let mut seen = [(fa, fb); 2];
+    // The pairs of the last four steps: coming back to a pair with a vertex means that no
+    // move brings the features closer (overlapping polygons whose features nearby neither
+    // cross nor hold a corner inside the other: the distance argument of the walk is void
+    // there). An edge-edge pair may come back once the walk has learnt which of its
+    // vertex-edge pairs is not the nearest (below).
+    let mut seen = [(fa, fb); 4];
     while steps < limit {
         steps += 1;
-        if steps > 2 && seen[0] == (fa, fb) {
+        let edges = matches!((fa, fb), (Feature::Edge(_), Feature::Edge(_)));
+        if steps > 1 && !edges && seen.contains(&(fa, fb)) {
             break;
         }
-        seen = [seen[1], (fa, fb)];
+        seen = [seen[1], seen[2], seen[3], (fa, fb)];
         let verdict = match (fa, fb) {
             (Feature::Vertex(i), Feature::Vertex(j)) => {
                 let (pa, pb) = (a[i], b[j]);
@@ -359,7 +362,7 @@ pub fn closest_features(a: &[[f64; 2]], b: &[[f64; 2]], cache: &mut FeaturePair)
                     // The vertex-edge pair the walk came from is never the nearest: it left
                     // that pair because points of this edge are nearer (exact signs), while
                     // the candidates' distances are only f64 (near ties on parallel edges).
-                    let came_from = seen[0];
+                    let came_from = seen[2];
                     let mut best = usize::MAX;
                     for (k, c) in cand.iter().enumerate() {
                         if (c.1, c.2) != came_from && (best == usize::MAX || c.0 < cand[best].0) {
