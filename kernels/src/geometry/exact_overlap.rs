@@ -16,9 +16,10 @@
 //! Before that, [`overlap_accurate`] tries the same clipping in f64 with exact signs: a
 //! corner's side of a line is an exact predicate for input corners and a bounded f64
 //! evaluation for cut corners; a cut corner is computed from the orientations of the input
-//! edge's ends to the cutting line evaluated to 2^-51 relative, from the nearer end, in
-//! coordinates local to the contact. Its corners are then good to a few units in the last
-//! place of their distance from the contact, not of the polygons' size, which settles the
+//! edge's ends to the cutting line evaluated to 2^-51 relative, as an offset from the
+//! nearer end, and the area in coordinates relative to an input corner of the overlap. Its
+//! corners are then good to a few units in the last place of their distance from that
+//! corner, not of the polygons' size, which settles the
 //! shallow new contacts that the fast clipping refers here; where even that cannot vouch
 //! for 1e-10 of the area (slivers between nearly parallel edges) the expansions decide.
 use super::expansion::{Expansion, EPS};
@@ -232,9 +233,10 @@ enum Source {
 
 #[derive(Clone, Copy)]
 struct FCorner {
-    /// Relative to the local origin.
-    p: [f64; 2],
-    /// Bound on its distance from the exact corner.
+    /// An input corner (exact) and the offset from it (rounded): the corner is base + off.
+    base: [f64; 2],
+    off: [f64; 2],
+    /// Bound on the error of `off`.
     err: f64,
     src: Source,
     out: Side,
@@ -242,36 +244,49 @@ struct FCorner {
 }
 
 /// [`overlap_exact`] in f64 with exact signs where it can vouch for its result (`Some`,
-/// the overlap or none), else None. See the module's comment.
+/// the overlap or none), else None. See the module's comment. The cut corners are good
+/// near the ends of the clipped polygon's edges: a corner of b poking into an edge of a is
+/// vouched for when b is clipped by a, so both ways are tried.
 pub fn overlap_accurate(a: &[[f64; 2]], b: &[[f64; 2]], ca: [f64; 2], cb: [f64; 2]) -> Option<Option<Overlap>> {
+    if let Some(o) = clip_accurate(a, b, ca, cb) {
+        return Some(o);
+    }
+    let o = clip_accurate(b, a, cb, ca)?;
+    // Back to a first: b entering a is a leaving b; the normal from a towards b.
+    Some(o.map(|o| Overlap {
+        normal: [-o.normal[0], -o.normal[1]],
+        crossings: o.crossings.map(|c| Crossings {
+            ia: c.lb,
+            jb: c.ka,
+            ka: c.jb,
+            lb: c.ia,
+        }),
+        ..o
+    }))
+}
+
+fn clip_accurate(a: &[[f64; 2]], b: &[[f64; 2]], ca: [f64; 2], cb: [f64; 2]) -> Option<Option<Overlap>> {
     let (na, nb) = (a.len(), b.len());
     assert!(na <= MAX_VERTICES && nb <= MAX_VERTICES);
-    // The local origin: a's corner furthest towards b.
-    let u = [cb[0] - ca[0], cb[1] - ca[1]];
-    let top = (0..na)
-        .max_by(|&i, &k| (a[i][0] * u[0] + a[i][1] * u[1]).total_cmp(&(a[k][0] * u[0] + a[k][1] * u[1])))
-        .unwrap_or(0);
-    let o = a[top];
-    let loc = |v: [f64; 2]| [v[0] - o[0], v[1] - o[1]];
     let norm = |v: [f64; 2]| v[0].abs() + v[1].abs();
+    let input = |p: [f64; 2], src: Source, out: Side| FCorner {
+        base: p,
+        off: [0.0; 2],
+        err: 0.0,
+        src,
+        out,
+        crossing: None,
+    };
     let mut buf = [[None::<FCorner>; 2 * MAX_VERTICES + 4]; 2];
     let [mut cur, mut nxt] = buf.each_mut();
     let mut m = na;
     for k in 0..na {
-        let p = loc(a[k]);
-        cur[k] = Some(FCorner {
-            p,
-            err: EPS * norm(p),
-            src: Source::A(k),
-            out: Side::A(k),
-            crossing: None,
-        });
+        cur[k] = Some(input(a[k], Source::A(k), Side::A(k)));
     }
     for j in 0..nb {
         let j1 = (j + 1) % nb;
         let (b0, b1) = (b[j], b[j1]);
         let e = [b1[0] - b0[0], b1[1] - b0[1]];
-        let bl = loc(b0);
         let mut sides = [0i8; 2 * MAX_VERTICES + 4];
         let mut any_out = false;
         for k in 0..m {
@@ -280,9 +295,10 @@ pub fn overlap_accurate(a: &[[f64; 2]], b: &[[f64; 2]], ca: [f64; 2], cb: [f64; 
                 Source::A(i) => orient(b0, b1, a[i]),
                 Source::B(i) => orient(b0, b1, b[i]),
                 Source::Cut => {
-                    let r = [c.p[0] - bl[0], c.p[1] - bl[1]];
+                    let d = [c.base[0] - b0[0], c.base[1] - b0[1]];
+                    let r = [d[0] + c.off[0], d[1] + c.off[1]];
                     let v = e[0] * r[1] - e[1] * r[0];
-                    let bound = norm(e) * (c.err + 6.0 * EPS * (norm(bl) + norm(c.p)));
+                    let bound = norm(e) * (c.err + 6.0 * EPS * (norm(d) + norm(c.off)));
                     if v.abs() <= bound {
                         return None;
                     }
@@ -315,37 +331,27 @@ pub fn overlap_accurate(a: &[[f64; 2]], b: &[[f64; 2]], ca: [f64; 2], cb: [f64; 
                     Side::B(_) => None,
                 };
                 let corner = match c.out {
-                    Side::B(i) if (i + 1) % nb == j => {
-                        let p = loc(b[j]);
-                        FCorner {
-                            p,
-                            err: EPS * norm(p),
-                            src: Source::B(j),
-                            out,
-                            crossing,
-                        }
-                    }
+                    Side::B(i) if (i + 1) % nb == j => FCorner {
+                        crossing,
+                        ..input(b[j], Source::B(j), out)
+                    },
                     Side::B(_) => return None,
                     Side::A(i) => {
                         // t along a's edge i from the orientations of its ends, from the
-                        // nearer end.
+                        // nearer end: t from p0, or t - 1 from p1, each a quotient of the
+                        // two orientations without cancellation.
                         let (p0, p1) = (a[i], a[(i + 1) % na]);
                         let (s0, s1) = (orient_accurate(b0, b1, p0), orient_accurate(b0, b1, p1));
-                        // t from p0, or t - 1 from p1: each a quotient of the two
-                        // orientations, without cancellation.
                         let t = s0 / (s0 - s1);
                         let d = [p1[0] - p0[0], p1[1] - p0[1]];
-                        let (base, f) = if t <= 0.5 {
-                            (loc(p0), t)
-                        } else {
-                            (loc(p1), s1 / (s0 - s1))
-                        };
-                        let p = [base[0] + f * d[0], base[1] + f * d[1]];
+                        let (base, f) = if t <= 0.5 { (p0, t) } else { (p1, s1 / (s0 - s1)) };
+                        let off = [f * d[0], f * d[1]];
                         FCorner {
-                            p,
-                            // s0, s1 to 4 eps each: t (and 1 - t) to 10 eps; the offset,
-                            // the edge and the sum rounded once each.
-                            err: EPS * (16.0 * (norm(base) + (f * d[0]).abs() + (f * d[1]).abs()) + 4.0 * norm(p)),
+                            base,
+                            off,
+                            // s0, s1 to 4 eps each: t (and t - 1) to 10 eps; the edge and
+                            // the product rounded once each.
+                            err: 16.0 * EPS * norm(off),
                             src: Source::Cut,
                             out,
                             crossing,
@@ -363,15 +369,26 @@ pub fn overlap_accurate(a: &[[f64; 2]], b: &[[f64; 2]], ca: [f64; 2], cb: [f64; 
             return Some(None);
         }
     }
+    // Corners relative to the first one's base (an input corner at or next to the
+    // overlap), with their error bounds.
+    let o = cur[0].unwrap().base;
+    let c: Vec<([f64; 2], f64, FCorner)> = cur[..m]
+        .iter()
+        .map(|c| {
+            let c = c.unwrap();
+            let d = [c.base[0] - o[0], c.base[1] - o[1]];
+            let p = [d[0] + c.off[0], d[1] + c.off[1]];
+            (p, c.err + EPS * (norm(d) + 2.0 * norm(p)), c)
+        })
+        .collect();
     // Fan from the first corner, with the forward error bound of twice the area: each
     // corner's error times its two sides, and the rounding of the sum.
-    let c: Vec<FCorner> = cur[..m].iter().map(|c| c.unwrap()).collect();
-    let p0 = c[0].p;
+    let p0 = c[0].0;
     let (mut a2, mut cx, mut cy, mut abs_sum) = (0.0, 0.0, 0.0, 0.0);
     let mut bound = 0.0;
     for k in 0..m {
-        let (pv, pk, pn) = (c[(k + m - 1) % m].p, c[k].p, c[(k + 1) % m].p);
-        bound += c[k].err * (norm([pk[0] - pv[0], pk[1] - pv[1]]) + norm([pn[0] - pk[0], pn[1] - pk[1]]));
+        let (pv, pk, pn) = (c[(k + m - 1) % m].0, c[k].0, c[(k + 1) % m].0);
+        bound += c[k].1 * (norm([pk[0] - pv[0], pk[1] - pv[1]]) + norm([pn[0] - pk[0], pn[1] - pk[1]]));
         if k >= 1 && k + 1 < m {
             let (q, r) = ([pk[0] - p0[0], pk[1] - p0[1]], [pn[0] - p0[0], pn[1] - p0[1]]);
             let t = q[0] * r[1] - q[1] * r[0];
@@ -388,7 +405,7 @@ pub fn overlap_accurate(a: &[[f64; 2]], b: &[[f64; 2]], ca: [f64; 2], cb: [f64; 
     let centroid = [o[0] + p0[0] + cx / (3.0 * a2), o[1] + p0[1] + cy / (3.0 * a2)];
     let crossings: Vec<([f64; 2], (usize, usize, bool))> = c
         .iter()
-        .filter_map(|k| k.crossing.map(|x| ([o[0] + k.p[0], o[1] + k.p[1]], x)))
+        .filter_map(|(p, _, k)| k.crossing.map(|x| ([o[0] + p[0], o[1] + p[1]], x)))
         .collect();
     let line = (crossings.len() == 2).then(|| [crossings[0].0, crossings[1].0]);
     let tracked = match crossings.as_slice() {
@@ -419,4 +436,43 @@ pub fn overlap_accurate(a: &[[f64; 2]], b: &[[f64; 2]], ca: [f64; 2], cb: [f64; 
 /// [`overlap_exact`].
 pub fn overlap_robust(a: &[[f64; 2]], b: &[[f64; 2]], ca: [f64; 2], cb: [f64; 2]) -> Option<Overlap> {
     overlap_accurate(a, b, ca, cb).unwrap_or_else(|| overlap_exact(a, b, ca, cb))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn square(x: f64, y: f64, h: f64) -> Vec<[f64; 2]> {
+        vec![[x, y], [x + h, y], [x + h, y + h], [x, y + h]]
+    }
+
+    #[test]
+    fn degenerate_pairs_by_hand() {
+        let a = square(0.0, 0.0, 1.0);
+        // Coincident, listed from another corner: the whole square, both tiers.
+        let b = vec![a[2], a[3], a[0], a[1]];
+        for o in [overlap_exact(&a, &b, [0.5; 2], [0.5; 2]), overlap_robust(&a, &b, [0.5; 2], [0.5; 2])] {
+            let o = o.unwrap();
+            assert_eq!(o.area, 1.0);
+            assert!((o.centroid[0] - 0.5).abs() < 1e-15 && (o.centroid[1] - 0.5).abs() < 1e-15);
+        }
+        // Sharing an edge, or a corner: touching, no overlap.
+        assert!(overlap_exact(&a, &square(1.0, 0.3, 1.0), [0.5; 2], [1.5, 0.8]).is_none());
+        assert!(overlap_robust(&a, &square(1.0, 1.0, 1.0), [0.5; 2], [1.5; 2]).is_none());
+        // A sliver 2^-50 wide along a whole edge: exact, where f64 corners far from it
+        // could not give its area to 1e-10.
+        let w = 2f64.powi(-50);
+        let b = square(1.0 - w, -0.25, 1.5);
+        let o = overlap_exact(&a, &b, [0.5; 2], [1.5, 0.5]).unwrap();
+        assert_eq!(o.area, w);
+        assert_eq!(o.centroid, [1.0 - w / 2.0, 0.5]);
+        let o = crate::geometry::overlap::overlap(&a, &b).unwrap();
+        assert!((o.area - w).abs() <= 1e-10 * w, "{o:?}");
+        // A triangle's tip 1e-20 into an edge, turned a little so that nothing is exact
+        // in f64: both tiers agree to 1e-12.
+        let tri = [[-0.5, -1.0], [1.5, -1.0 + 1e-3], [0.5, 1e-20]];
+        let e = overlap_exact(&a, &tri, [0.5; 2], [0.5, -0.7]).unwrap();
+        let r = overlap_accurate(&a, &tri, [0.5; 2], [0.5, -0.7]).unwrap().unwrap();
+        assert!((e.area - 1e-40).abs() < 1e-43 && (r.area - e.area).abs() <= 1e-12 * e.area, "{e:?} {r:?}");
+    }
 }

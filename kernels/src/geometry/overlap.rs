@@ -5,6 +5,13 @@
 //! stack: no allocation per pair. The clipping also names the edges that carry the two
 //! crossing points, so that a lasting contact can be tracked from them
 //! ([`super::crossings`]) instead of clipped again.
+//!
+//! The clipping runs in f64 in coordinates local to the contact and bounds its own error
+//! (first order: each computed corner within a few units of rounding of the polygons' size
+//! from the lines it lies on, times the sides it moves). Where that bound exceeds 1e-10 of
+//! the area, or the pair is apart or touching within rounding, the slow paths of
+//! [`super::exact_overlap`] decide: exact signs first, exact arithmetic where even that
+//! cannot vouch for the area.
 use super::cross;
 use super::crossings::Crossings;
 use super::exact_overlap::overlap_robust;
