@@ -292,14 +292,17 @@ pub fn closest_features(a: &[[f64; 2]], b: &[[f64; 2]], cache: &mut FeaturePair)
     // cross nor hold a corner inside the other: the distance argument of the walk is void
     // there). An edge-edge pair may come back once the walk has learnt which of its
     // vertex-edge pairs is not the nearest (below).
-    let mut seen = [(fa, fb); 4];
+    let pack = |fa: Feature, fb: Feature| FeaturePair { a: fa, b: fb }.pack();
+    let mut seen = [pack(fa, fb); 4];
     while steps < limit {
         steps += 1;
-        let edges = matches!((fa, fb), (Feature::Edge(_), Feature::Edge(_)));
-        if steps > 1 && !edges && seen.contains(&(fa, fb)) {
+        let now = pack(fa, fb);
+        // Bit 0 of each side: an edge.
+        let edges = now & 0x1_0001 == 0x1_0001;
+        if steps > 1 && !edges && seen.contains(&now) {
             break;
         }
-        seen = [seen[1], seen[2], seen[3], (fa, fb)];
+        seen = [seen[1], seen[2], seen[3], now];
         let verdict = match (fa, fb) {
             (Feature::Vertex(i), Feature::Vertex(j)) => {
                 let (pa, pb) = (a[i], b[j]);
@@ -365,7 +368,7 @@ pub fn closest_features(a: &[[f64; 2]], b: &[[f64; 2]], cache: &mut FeaturePair)
                     let came_from = seen[2];
                     let mut best = usize::MAX;
                     for (k, c) in cand.iter().enumerate() {
-                        if (c.1, c.2) != came_from && (best == usize::MAX || c.0 < cand[best].0) {
+                        if pack(c.1, c.2) != came_from && (best == usize::MAX || c.0 < cand[best].0) {
                             best = k;
                         }
                     }

@@ -242,8 +242,6 @@ pub fn overlap_about(
     } else {
         (0, nb)
     };
-    // The worst conditioning of a cut: |e| |v - u| / |cross(e, v - u)| = 1 / sin(angle).
-    let mut kappa = 0.0f64;
     for _ in 0..edges {
         let j = jn;
         jn = if j + 1 == nb { 0 } else { j + 1 };
@@ -283,8 +281,6 @@ pub fn overlap_about(
             w += keep_u as usize;
             let t = du / (du - dv);
             let uv = [v.p[0] - u.p[0], v.p[1] - u.p[1]];
-            let k_cut = e1 * (uv[0].abs() + uv[1].abs()) / (du - dv).abs();
-            kappa = if keep_u != keep_v { kappa.max(k_cut) } else { kappa };
             // Leaving b's half-plane the new segment runs along b's edge j; entering, it
             // goes on along u's segment. A cut of a's boundary is where a leaves b (it
             // was inside) or enters it.
@@ -332,11 +328,13 @@ pub fn overlap_about(
     // Forward error bound of twice the area (first order): each computed corner lies within
     // CORNER_ERROR eps r of the lines it is on (rounding of the offsets, of its orientations
     // and of the cut), and moving corner k by delta changes twice the area by at most delta
-    // |P(k+1) - P(k-1)| <= delta (its two sides); along a line a cut may stray by kappa
-    // times that, which changes the area only in second order. Where the bound exceeds
+    // |P(k+1) - P(k-1)| <= delta (its two sides); along a line a cut may stray by 1/sin of
+    // the angle of the lines times that, which changes the area only in second order (and
+    // where that is not small, at grazing cuts, the overlap is a sliver whose first-order
+    // bound fails already). Where the bound exceeds
     // 1e-10 of the area (slivers thinner than about 1e-5 of the size, grazing or
     // coincident edges) or no area is left, the exact clipping decides.
-    let bound = EPS * r * (CORNER_ERROR * 2.0 * perimeter + 64.0 * EPS * r * kappa * m as f64) + 2.0 * EPS * m as f64 * a2.abs();
+    let bound = EPS * (r * CORNER_ERROR * 2.0 * perimeter + 2.0 * m as f64 * a2.abs());
     if !(a2 > 0.0 && bound <= 1e-10 * a2) {
         return overlap_robust(a, b, ca, cb);
     }
