@@ -218,10 +218,7 @@ fn make_pair(family: usize, rng: &mut Rng) -> (Poly, Poly) {
             let nrm = [(p1[1] - p0[1]) / len, -(p1[0] - p0[0]) / len];
             let sign = if rng.random_bool(0.5) { 1.0 } else { -1.0 };
             let gap = sign * size * 10f64.powf(-rng.random_range(6.0..15.0));
-            let d = [
-                anchor[0] - mid_u[0] + gap * nrm[0],
-                anchor[1] - mid_u[1] + gap * nrm[1],
-            ];
+            let d = [anchor[0] - mid_u[0] + gap * nrm[0], anchor[1] - mid_u[1] + gap * nrm[1]];
             (a, xf(&ur, 0.0, d))
         }
         // A corner of b exactly on a corner of a, b turned into the outer cone of that
@@ -265,7 +262,11 @@ fn make_pair(family: usize, rng: &mut Rng) -> (Poly, Poly) {
             let ang = |p: &Poly, c: [f64; 2]| {
                 let far = p
                     .iter()
-                    .max_by(|x, y| (x[0] - c[0]).hypot(x[1] - c[1]).total_cmp(&(y[0] - c[0]).hypot(y[1] - c[1])))
+                    .max_by(|x, y| {
+                        (x[0] - c[0])
+                            .hypot(x[1] - c[1])
+                            .total_cmp(&(y[0] - c[0]).hypot(y[1] - c[1]))
+                    })
                     .unwrap();
                 (far[1] - c[1]).atan2(far[0] - c[0])
             };
@@ -282,7 +283,8 @@ fn make_pair(family: usize, rng: &mut Rng) -> (Poly, Poly) {
             let (s, t) = match mode {
                 0 => (
                     rng.random_range(-1.0..1.0) * size,
-                    thick * rng.random_range(0.5..1.5) + size * rng.random_range(-1.0..1.0) * 10f64.powf(-rng.random_range(4.0..15.0)),
+                    thick * rng.random_range(0.5..1.5)
+                        + size * rng.random_range(-1.0..1.0) * 10f64.powf(-rng.random_range(4.0..15.0)),
                 ),
                 1 => (rng.random_range(-0.5..0.5) * size, rng.random_range(-0.5..0.5) * size),
                 _ => (size * rng.random_range(1.5..2.5), thick * rng.random_range(-1.0..1.0)),
@@ -421,7 +423,10 @@ fn check_pair(a: &Poly, b: &Poly, rng: &mut Rng, t: &mut Tally, verbose: bool) {
     let must = truth.must_overlap();
     let report = |what: &str, detail: String| {
         if verbose {
-            println!("{what}: {detail}\n  rel {:?} dist {:e} area {:e} size {size:e}\n  a = {a:?}\n  b = {b:?}", truth.rel, truth.dist, truth.area);
+            println!(
+                "{what}: {detail}\n  rel {:?} dist {:e} area {:e} size {size:e}\n  a = {a:?}\n  b = {b:?}",
+                truth.rel, truth.dist, truth.area
+            );
         }
     };
     // The walk, cold and from the features of a nearby configuration.
@@ -494,12 +499,12 @@ fn check_pair(a: &Poly, b: &Poly, rng: &mut Rng, t: &mut Tally, verbose: bool) {
     };
     fn body(v: &[[f64; 2]], c: [f64; 2]) -> Body<'_> {
         Body {
-        vertices: v,
-        pos: c,
-        angle: 0.0,
-        vel: [0.0; 2],
-        omega: 0.0,
-        radius: radius(v),
+            vertices: v,
+            pos: c,
+            angle: 0.0,
+            vel: [0.0; 2],
+            omega: 0.0,
+            radius: radius(v),
         }
     }
     let (ba, bb) = (body(a, ca), body(b, cb));
@@ -507,7 +512,18 @@ fn check_pair(a: &Poly, b: &Poly, rng: &mut Rng, t: &mut Tally, verbose: bool) {
     overlap_clipped(a, &nb, ca, centroid(&nb), &mut lasting, &mut scratch);
     for (mut features, mut prev) in [(FeaturePair::START.pack(), 0.0), (lasting, 1.0)] {
         let mut xi = 0.0;
-        let out = polygon_polygon(&p, &ba, &bb, 1.0, &mut features, &mut prev, &mut xi, 1e-3, false, &mut scratch);
+        let out = polygon_polygon(
+            &p,
+            &ba,
+            &bb,
+            1.0,
+            &mut features,
+            &mut prev,
+            &mut xi,
+            1e-3,
+            false,
+            &mut scratch,
+        );
         let got = match out {
             PolyOutcome::Separated { fallback, .. } => {
                 t.fallbacks += fallback as u32;
@@ -558,7 +574,20 @@ fn run_families(pairs: usize, seed: u64, verbose: bool) -> Vec<Tally> {
 fn print(t: &[Tally]) {
     println!(
         "{:<18} {:>5} {:>5} {:>5} {:>5} | {:>6} {:>6} {:>5} {:>6} {:>7} {:>7} {:>7} | {:>9} {:>9}",
-        "family", "pairs", "apart", "touch", "overl", "walkDc", "walkDs", "fallb", "clipA", "trackA", "contDc", "contA", "dist err", "area err"
+        "family",
+        "pairs",
+        "apart",
+        "touch",
+        "overl",
+        "walkDc",
+        "walkDs",
+        "fallb",
+        "clipA",
+        "trackA",
+        "contDc",
+        "contA",
+        "dist err",
+        "area err"
     );
     for (name, t) in FAMILIES.iter().zip(t) {
         println!(
@@ -586,9 +615,15 @@ fn print(t: &[Tally]) {
 /// contact decision) and the worst relative errors of distance and area.
 #[test]
 fn narrow_phase_is_exact_on_degenerate_families() {
-    let pairs = std::env::var("EXACT_PAIRS").ok().and_then(|s| s.parse().ok()).unwrap_or(1500);
+    let pairs = std::env::var("EXACT_PAIRS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1500);
     let verbose = std::env::var("EXACT_VERBOSE").is_ok();
-    let seed = std::env::var("EXACT_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(17);
+    let seed = std::env::var("EXACT_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(17);
     let t = run_families(pairs, seed, verbose);
     print(&t);
     for (name, t) in FAMILIES.iter().zip(&t) {
@@ -640,5 +675,8 @@ fn exact_reference_by_hand() {
     let (ar, c) = e.overlap();
     assert!((ar - 1e-40).abs() <= 1e-55, "{ar:e}");
     let c = c.unwrap();
-    assert!((c[1] - 1e-20 / 3.0).abs() < 1e-35 && (c[0] - 0.5).abs() < 1e-16, "{c:?}");
+    assert!(
+        (c[1] - 1e-20 / 3.0).abs() < 1e-35 && (c[0] - 0.5).abs() < 1e-16,
+        "{c:?}"
+    );
 }

@@ -93,11 +93,7 @@ fn pow2(k: i32) -> BigRational {
 impl ExactPair {
     pub fn new(a: &[[f64; 2]], b: &[[f64; 2]]) -> Self {
         let all = a.iter().chain(b).flat_map(|p| [p[0], p[1]]);
-        let exp = all
-            .filter(|&x| x != 0.0)
-            .map(|x| decode(x).1)
-            .min()
-            .unwrap_or(0);
+        let exp = all.filter(|&x| x != 0.0).map(|x| decode(x).1).min().unwrap_or(0);
         let conv = |x: f64| {
             let (m, e) = decode(x);
             BigInt::from(m) << (e - exp) as usize

@@ -307,13 +307,10 @@ pub fn closest_features(a: &[[f64; 2]], b: &[[f64; 2]], cache: &mut FeaturePair)
             (Feature::Vertex(i), Feature::Vertex(j)) => {
                 let (pa, pb) = (a[i], b[j]);
                 if pa == pb {
-                    Verdict::Penetrating.or_touching(corners_overlap(
+                    Verdict::Penetrating.or_touching(
+                        corners_overlap(pa, a[next(i, na)], a[prev(i, na)], b[next(j, nb)], b[prev(j, nb)]),
                         pa,
-                        a[next(i, na)],
-                        a[prev(i, na)],
-                        b[next(j, nb)],
-                        b[prev(j, nb)],
-                    ), pa)
+                    )
                 } else if let Some(f) = check_vertex(a, i, pb) {
                     fa = f;
                     continue;
@@ -446,13 +443,29 @@ pub fn brute_force(a: &[[f64; 2]], b: &[[f64; 2]]) -> (Proximity, FeaturePair) {
             if d < best.0 {
                 let (pb, at_start) = foot(a[i], b[j], b[next(j, nb)]);
                 let fb = if at_start { Feature::Vertex(j) } else { Feature::Edge(j) };
-                best = (d, a[i], pb, FeaturePair { a: Feature::Vertex(i), b: fb });
+                best = (
+                    d,
+                    a[i],
+                    pb,
+                    FeaturePair {
+                        a: Feature::Vertex(i),
+                        b: fb,
+                    },
+                );
             }
             let d = point_segment(b[j], a[i], a[next(i, na)]);
             if d < best.0 {
                 let (pa, at_start) = foot(b[j], a[i], a[next(i, na)]);
                 let fa = if at_start { Feature::Vertex(i) } else { Feature::Edge(i) };
-                best = (d, pa, b[j], FeaturePair { a: fa, b: Feature::Vertex(j) });
+                best = (
+                    d,
+                    pa,
+                    b[j],
+                    FeaturePair {
+                        a: fa,
+                        b: Feature::Vertex(j),
+                    },
+                );
             }
         }
     }

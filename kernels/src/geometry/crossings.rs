@@ -150,7 +150,13 @@ pub fn overlap_from_crossings(
     let q = lerp(ak, ak1, tq);
     let (bj, bj1, bl, bl1) = (loc(b[j]), loc(b[j1]), loc(b[l]), loc(b[l1]));
     let (pb, qb) = (lerp(bj, bj1, rp), lerp(bl, bl1, rq));
-    let mut r = norm(ai).max(norm(ak)).max(norm(ak1)).max(norm(bj)).max(norm(bj1)).max(norm(bl)).max(norm(bl1));
+    let mut r = norm(ai)
+        .max(norm(ak))
+        .max(norm(ak1))
+        .max(norm(bj))
+        .max(norm(bj1))
+        .max(norm(bl))
+        .max(norm(bl1));
     let scale = (a[i1][0] - a[i][0]).abs()
         + (a[i1][1] - a[i][1]).abs()
         + (b[j1][0] - b[j][0]).abs()
@@ -214,7 +220,7 @@ pub fn overlap_from_crossings(
     // sliver thinner than about 1e-5 of the size) the caller clips, and the clipping goes
     // exact.
     let bound = EPS * r * CORNER_ERROR * 2.0 * perimeter + 2.0 * EPS * corners as f64 * a2.abs();
-    if !ok || !(a2 > 0.0 && bound <= 1e-10 * a2) {
+    if !(ok && a2 > 0.0 && bound <= 1e-10 * a2) {
         return None;
     }
     let centroid = [o[0] + p[0] + cx / (3.0 * a2), o[1] + p[1] + cy / (3.0 * a2)];

@@ -22,10 +22,10 @@
 //! corner, not of the polygons' size, which settles the
 //! shallow new contacts that the fast clipping refers here; where even that cannot vouch
 //! for 1e-10 of the area (slivers between nearly parallel edges) the expansions decide.
-use super::expansion::{Expansion, EPS};
-use super::predicates::{orient, orient_accurate};
-use super::overlap::{contact_normal, Overlap, MAX_VERTICES};
 use super::crossings::Crossings;
+use super::expansion::{Expansion, EPS};
+use super::overlap::{contact_normal, Overlap, MAX_VERTICES};
+use super::predicates::{orient, orient_accurate};
 
 /// An input line through `p` along `d` (exact differences).
 struct Line {
@@ -40,6 +40,9 @@ fn line(v: &[[f64; 2]], k: usize) -> Line {
         d: [Expansion::diff(q[0], p[0]), Expansion::diff(q[1], p[1])],
     }
 }
+
+/// Where a's boundary crosses b's: a's edge, b's edge, and whether a enters b there.
+type Crossing = (usize, usize, bool);
 
 /// Where the outgoing side of a corner of the clipped polygon lies.
 #[derive(Clone, Copy, PartialEq)]
@@ -144,13 +147,7 @@ pub fn overlap_exact(a: &[[f64; 2]], b: &[[f64; 2]], ca: [f64; 2], cb: [f64; 2])
                     },
                     _ => {
                         let (x, y, w) = meet(line_of(u.out), l);
-                        Corner {
-                            x,
-                            y,
-                            w,
-                            out,
-                            crossing,
-                        }
+                        Corner { x, y, w, out, crossing }
                     }
                 };
                 next.push(c);
@@ -192,7 +189,7 @@ pub fn overlap_exact(a: &[[f64; 2]], b: &[[f64; 2]], ca: [f64; 2], cb: [f64; 2])
     }
     let centroid = [cx / (3.0 * a2), cy / (3.0 * a2)];
     // The contact line and the crossings, as the fast path reports them.
-    let crossings: Vec<(usize, [f64; 2], (usize, usize, bool))> = cur
+    let crossings: Vec<(usize, [f64; 2], Crossing)> = cur
         .iter()
         .enumerate()
         .filter_map(|(k, c)| c.crossing.map(|x| (k, pts[k], x)))
@@ -451,7 +448,10 @@ mod tests {
         let a = square(0.0, 0.0, 1.0);
         // Coincident, listed from another corner: the whole square, both tiers.
         let b = vec![a[2], a[3], a[0], a[1]];
-        for o in [overlap_exact(&a, &b, [0.5; 2], [0.5; 2]), overlap_robust(&a, &b, [0.5; 2], [0.5; 2])] {
+        for o in [
+            overlap_exact(&a, &b, [0.5; 2], [0.5; 2]),
+            overlap_robust(&a, &b, [0.5; 2], [0.5; 2]),
+        ] {
             let o = o.unwrap();
             assert_eq!(o.area, 1.0);
             assert!((o.centroid[0] - 0.5).abs() < 1e-15 && (o.centroid[1] - 0.5).abs() < 1e-15);
@@ -473,6 +473,9 @@ mod tests {
         let tri = [[-0.5, -1.0], [1.5, -1.0 + 1e-3], [0.5, 1e-20]];
         let e = overlap_exact(&a, &tri, [0.5; 2], [0.5, -0.7]).unwrap();
         let r = overlap_accurate(&a, &tri, [0.5; 2], [0.5, -0.7]).unwrap().unwrap();
-        assert!((e.area - 1e-40).abs() < 1e-43 && (r.area - e.area).abs() <= 1e-12 * e.area, "{e:?} {r:?}");
+        assert!(
+            (e.area - 1e-40).abs() < 1e-43 && (r.area - e.area).abs() <= 1e-12 * e.area,
+            "{e:?} {r:?}"
+        );
     }
 }

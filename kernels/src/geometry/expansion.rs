@@ -121,7 +121,11 @@ impl Expansion {
 
     /// self + o exactly.
     pub fn add(&self, o: &Expansion) -> Self {
-        let (long, short) = if self.0.len() >= o.0.len() { (self, o) } else { (o, self) };
+        let (long, short) = if self.0.len() >= o.0.len() {
+            (self, o)
+        } else {
+            (o, self)
+        };
         let mut e = long.0.clone();
         e.resize(long.0.len() + short.0.len(), 0.0);
         let mut n = long.0.len();
@@ -220,7 +224,9 @@ mod tests {
         assert_eq!(sq.0, vec![t * t, 2.0 * t, 1.0]);
         assert_eq!(sq.sub(&sq).sign(), 0);
         // 0.1 + 0.2 - 0.3 is not 0 in binary, and its sign is found.
-        let s = Expansion::from_f64(0.1).add(&Expansion::from_f64(0.2)).sub(&Expansion::from_f64(0.3));
+        let s = Expansion::from_f64(0.1)
+            .add(&Expansion::from_f64(0.2))
+            .sub(&Expansion::from_f64(0.3));
         assert_eq!(s.sign(), 1);
         assert_eq!(Expansion::diff(1.0, 1e-30).sign(), 1);
         assert_eq!(Expansion::diff(1e-30, 1.0).estimate(), -1.0);

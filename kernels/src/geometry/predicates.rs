@@ -108,7 +108,10 @@ mod tests {
         let a = [1e8 + 0.5, 1e8 + 0.5];
         let b = [1e8 + 12.0, 1e8 + 12.0];
         for k in -20i64..=20 {
-            let c = [1e8 + 24.0, f64::from_bits((1e8f64 + 24.0).to_bits().wrapping_add_signed(k))];
+            let c = [
+                1e8 + 24.0,
+                f64::from_bits((1e8f64 + 24.0).to_bits().wrapping_add_signed(k)),
+            ];
             let o = orient(a, b, c);
             assert_eq!((o > 0.0) as i64 - (o < 0.0) as i64, k.signum(), "{k}");
         }
@@ -118,6 +121,13 @@ mod tests {
         let t2 = [0.7, f64::from_bits(1.4f64.to_bits() + 1)];
         assert!(cross_of_differences(s, t, s, t2) > 0.0 && cross_of_differences(s, t2, s, t) < 0.0);
         assert_eq!(dot_of_differences([0.0, 0.0], [3.0, 1.0], [0.0, 0.0], [-1.0, 3.0]), 0.0);
-        assert!(dot_of_differences([0.0, 0.0], [3.0, 1.0], [0.0, 0.0], [-1.0, f64::from_bits(3f64.to_bits() + 1)]) > 0.0);
+        assert!(
+            dot_of_differences(
+                [0.0, 0.0],
+                [3.0, 1.0],
+                [0.0, 0.0],
+                [-1.0, f64::from_bits(3f64.to_bits() + 1)]
+            ) > 0.0
+        );
     }
 }
