@@ -14,7 +14,8 @@
 //! or more crossings) the caller clips ([`super::overlap::overlap_about`]), which finds
 //! the new crossing edges.
 use super::expansion::EPS;
-use super::overlap::{overlap_about, Overlap, OverlapScratch, CORNER_ERROR};
+use super::overlap::{contact_normal, overlap_about, Overlap, OverlapScratch, CORNER_ERROR};
+use super::predicates::orient_accurate;
 use super::{next, sub};
 
 /// The edges on which the boundaries of a and b cross (edge k runs from vertex k to k+1,
@@ -217,11 +218,16 @@ pub fn overlap_from_crossings(
     perimeter += prev[0].abs() + prev[1].abs();
     // The forward error bound of the clipping ([`super::overlap::overlap_about`]): every
     // corner within CORNER_ERROR eps r of where it should be. Past 1e-10 of the area (a
-    // sliver thinner than about 1e-5 of the size) the caller clips, and the clipping goes
-    // exact.
+    // shallow contact, thinner than about 1e-5 of the size) the crossings are computed
+    // again from accurately evaluated orientations, relative to a corner at the contact
+    // ([`overlap_from_crossings_accurate`]); where that cannot vouch either (slivers along
+    // nearly parallel edges) the caller clips, and the clipping goes exact.
     let bound = EPS * r * CORNER_ERROR * 2.0 * perimeter + 2.0 * EPS * corners as f64 * a2.abs();
-    if !(ok && a2 > 0.0 && bound <= 1e-10 * a2) {
+    if !(ok && a2 > 0.0) {
         return None;
+    }
+    if bound > 1e-10 * a2 {
+        return overlap_from_crossings_accurate(a, b, ca, cb, c);
     }
     let centroid = [o[0] + p[0] + cx / (3.0 * a2), o[1] + p[1] + cy / (3.0 * a2)];
     // The normal as the clipping gives it: perpendicular to PQ, oriented from a's interior
@@ -242,6 +248,119 @@ pub fn overlap_from_crossings(
         line_length: len,
         crossings: Some(c),
         exact: false,
+    })
+}
+
+/// The overlap polygon of [`overlap_from_crossings`] (whose checks passed) where its f64
+/// crossings cannot vouch for 1e-10 of the area: the orientations that place P and Q
+/// evaluated to 2^-51 relative ([`super::predicates`]), P and Q as offsets from the
+/// nearer end of their edge, on b's edges with b's corner next to P as the origin when
+/// corners of b are in the overlap (a corner of b poking into a), else on a's with a's
+/// corner after P. Each corner's error bounded as in the clipping's slow path
+/// ([`super::exact_overlap::overlap_accurate`]); None past 1e-10 of the area.
+#[cold]
+#[inline(never)]
+fn overlap_from_crossings_accurate(
+    a: &[[f64; 2]],
+    b: &[[f64; 2]],
+    ca: [f64; 2],
+    cb: [f64; 2],
+    c: Crossings,
+) -> Option<Overlap> {
+    let (na, nb) = (a.len(), b.len());
+    let (i, j, k, l) = (c.ia as usize, c.jb as usize, c.ka as usize, c.lb as usize);
+    let (i1, j1, k1, l1) = (next(i, na), next(j, nb), next(k, na), next(l, nb));
+    let norm = |v: [f64; 2]| v[0].abs() + v[1].abs();
+    // The point on the segment u0-u1 where orientations d0 (at u0) and d1 (at u1) of
+    // opposite signs meet 0, relative to `o`, from the nearer end; and its error bound.
+    let cut = |u0: [f64; 2], u1: [f64; 2], d0: f64, d1: f64, o: [f64; 2]| {
+        let t = d0 / (d0 - d1);
+        let (base, f) = if t <= 0.5 { (u0, t) } else { (u1, d1 / (d0 - d1)) };
+        let e = [u1[0] - u0[0], u1[1] - u0[1]];
+        let off = [f * e[0], f * e[1]];
+        let d = [base[0] - o[0], base[1] - o[1]];
+        let p = [d[0] + off[0], d[1] + off[1]];
+        (p, EPS * (16.0 * norm(off) + norm(d) + 2.0 * norm(p)))
+    };
+    let inside_b = j != l;
+    let (o, (p, ep), (q, eq)) = if inside_b {
+        let (r0, r1) = (orient_accurate(a[i], a[i1], b[j]), orient_accurate(a[i], a[i1], b[j1]));
+        let (v0, v1) = (orient_accurate(a[k], a[k1], b[l]), orient_accurate(a[k], a[k1], b[l1]));
+        let o = b[j];
+        (o, cut(b[j], b[j1], r0, r1, o), cut(b[l], b[l1], v0, v1, o))
+    } else {
+        let (s0, s1) = (orient_accurate(b[j], b[j1], a[i]), orient_accurate(b[j], b[j1], a[i1]));
+        let (u0, u1) = (orient_accurate(b[l], b[l1], a[k]), orient_accurate(b[l], b[l1], a[k1]));
+        let o = a[i1];
+        (o, cut(a[i], a[i1], s0, s1, o), cut(a[k], a[k1], u0, u1, o))
+    };
+    // P, a[i1..=k], Q, b[l1..=j] with their errors.
+    let mut pts = [([0.0; 2], 0.0); 2 * super::overlap::MAX_VERTICES + 2];
+    let mut m = 0;
+    let mut push = |p: [f64; 2], e: f64| {
+        pts[m] = (p, e);
+        m += 1;
+    };
+    push(p, ep);
+    let corner = |v: [f64; 2]| {
+        let d = [v[0] - o[0], v[1] - o[1]];
+        (d, EPS * norm(d))
+    };
+    if i != k {
+        let mut n = i1;
+        loop {
+            let (d, e) = corner(a[n]);
+            push(d, e);
+            if n == k {
+                break;
+            }
+            n = next(n, na);
+        }
+    }
+    push(q, eq);
+    if inside_b {
+        let mut n = l1;
+        loop {
+            let (d, e) = corner(b[n]);
+            push(d, e);
+            if n == j {
+                break;
+            }
+            n = next(n, nb);
+        }
+    }
+    let pts = &pts[..m];
+    let (mut a2, mut cx, mut cy, mut abs_sum, mut bound) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for n in 0..m {
+        let (pv, (pn_, en), pn) = (pts[(n + m - 1) % m].0, pts[n], pts[(n + 1) % m].0);
+        bound += en * (norm([pn_[0] - pv[0], pn_[1] - pv[1]]) + norm([pn[0] - pn_[0], pn[1] - pn_[1]]));
+        if n >= 1 && n + 1 < m {
+            let (u, v) = ([pn_[0] - p[0], pn_[1] - p[1]], [pn[0] - p[0], pn[1] - p[1]]);
+            let t = u[0] * v[1] - u[1] * v[0];
+            a2 += t;
+            abs_sum += t.abs();
+            cx += t * (u[0] + v[0]);
+            cy += t * (u[1] + v[1]);
+        }
+    }
+    bound += 4.0 * EPS * m as f64 * abs_sum;
+    if !(a2 > 0.0 && bound <= 1e-10 * a2) {
+        return None;
+    }
+    let centroid = [o[0] + p[0] + cx / (3.0 * a2), o[1] + p[1] + cy / (3.0 * a2)];
+    let line = Some([[o[0] + p[0], o[1] + p[1]], [o[0] + q[0], o[1] + q[1]]]);
+    let (normal, line_length) = contact_normal(line, ca, cb);
+    if line_length == 0.0 {
+        return None;
+    }
+    Some(Overlap {
+        area: 0.5 * a2,
+        centroid,
+        line,
+        normal,
+        line_length,
+        crossings: Some(c),
+        exact: true,
     })
 }
 
