@@ -135,29 +135,23 @@ pub fn overlap_from_crossings(
     }
     // Coordinates relative to a[i1], next to the contact (exact for far-away polygons by
     // Sterbenz's lemma): the errors then scale with the polygons, not with their distance
-    // from the origin. `r` is the largest such coordinate, for the error bound below.
+    // from the origin.
     let o = a[i1];
     let loc = |v: [f64; 2]| [v[0] - o[0], v[1] - o[1]];
     let lerp = |u: [f64; 2], v: [f64; 2], t: f64| [u[0] + t * (v[0] - u[0]), u[1] + t * (v[1] - u[1])];
     let norm = |v: [f64; 2]| v[0].abs() + v[1].abs();
     // P and Q on a's edges (in a), and again on b's (in b). Where edges meet at a grazing
     // angle the two disagree (the crossing is ill-conditioned) and the contact line would
-    // be noise: then the clipping decides. P is taken back from a[i1] (1 - tp without
-    // cancellation).
+    // be noise: then the clipping decides. P is taken back from a[i1] (1 - tp rounded to
+    // eps: within the bound below; the accurate retry takes it without cancellation).
     let ai = loc(a[i]);
-    let back = s1 / (s1 - s0);
+    let back = 1.0 - tp;
     let p = [back * ai[0], back * ai[1]];
     let (ak, ak1) = (loc(a[k]), loc(a[k1]));
     let q = lerp(ak, ak1, tq);
     let (bj, bj1, bl, bl1) = (loc(b[j]), loc(b[j1]), loc(b[l]), loc(b[l1]));
     let (pb, qb) = (lerp(bj, bj1, rp), lerp(bl, bl1, rq));
-    let mut r = norm(ai)
-        .max(norm(ak))
-        .max(norm(ak1))
-        .max(norm(bj))
-        .max(norm(bj1))
-        .max(norm(bl))
-        .max(norm(bl1));
+
     let scale = (a[i1][0] - a[i][0]).abs()
         + (a[i1][1] - a[i][1]).abs()
         + (b[j1][0] - b[j][0]).abs()
@@ -173,7 +167,6 @@ pub fn overlap_from_crossings(
     let mut corners = 1;
     let mut prev = [0.0, 0.0];
     let mut add = |v: [f64; 2]| {
-        r = r.max(norm(v));
         let v = sub(v, p);
         let c = prev[0] * v[1] - prev[1] * v[0];
         a2 += c;
@@ -216,6 +209,9 @@ pub fn overlap_from_crossings(
         }
     }
     perimeter += prev[0].abs() + prev[1].abs();
+    // Every point used lies within half the perimeter of a corner of the overlap, or an
+    // edge of the crossings away from one: a bound on their coordinates.
+    let r = perimeter + scale + norm(sub(ak1, ak)) + norm(sub(bl1, bl));
     // The forward error bound of the clipping ([`super::overlap::overlap_about`]): every
     // corner within CORNER_ERROR eps r of where it should be. Past 1e-10 of the area (a
     // shallow contact, thinner than about 1e-5 of the size) the crossings are computed

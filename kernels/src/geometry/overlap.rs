@@ -203,9 +203,10 @@ pub fn overlap_about(
     // Clipped in coordinates relative to a's corner nearest b (exact for far-away polygons
     // by Sterbenz's lemma, else rounded relative to the polygons' size), so that the error
     // of each computed corner scales with the polygons, not with their distance from the
-    // origin; `r` is the largest such coordinate, for the error bound below.
+    // origin; `r` bounds every such coordinate (every corner is within `reach` of ca), for
+    // the error bound below.
     let o = a[top];
-    let mut r = 0.0f64;
+    let r = 2.0 * reach;
     // a'': the run and its two neighbours; the chord closing it is on neither boundary
     // (tag ON_H): points cut from it are no crossings.
     let (mut cur, mut nxt) = (b0, b1);
@@ -216,7 +217,6 @@ pub fn overlap_about(
         let mut i = if first_a == 0 { na - 1 } else { first_a - 1 };
         for v in cur[..m].iter_mut() {
             let p = [a[i][0] - o[0], a[i][1] - o[1]];
-            r = r.max(p[0].abs() + p[1].abs());
             *v = Vtx {
                 p,
                 ea: i as u8,
@@ -228,7 +228,6 @@ pub fn overlap_about(
     } else {
         for (k, (v, &p)) in cur.iter_mut().zip(a).enumerate() {
             let p = [p[0] - o[0], p[1] - o[1]];
-            r = r.max(p[0].abs() + p[1].abs());
             *v = Vtx {
                 p,
                 ea: k as u8,
@@ -247,7 +246,6 @@ pub fn overlap_about(
         jn = if j + 1 == nb { 0 } else { j + 1 };
         let (b0, b1) = (b[j], b[jn]);
         let (b0, b1) = ([b0[0] - o[0], b0[1] - o[1]], [b1[0] - o[0], b1[1] - o[1]]);
-        r = r.max(b0[0].abs() + b0[1].abs()).max(b1[0].abs() + b1[1].abs());
         let e = [b1[0] - b0[0], b1[1] - b0[1]];
         let e1 = e[0].abs() + e[1].abs();
         // Signed distances first: an edge that cuts nothing is passed over without copying.
