@@ -353,8 +353,13 @@ pub struct NarrowStats {
     pub touching: u64,
     /// Feature pairs visited by the walks.
     pub walk_steps: u64,
-    /// Walks that did not settle and fell back to brute force.
+    /// Walks that did not settle (came back to a feature pair: overlapping polygons whose
+    /// nearby features prove nothing) and fell back to brute force.
     pub fallbacks: u64,
+    /// Polygon-polygon overlaps computed in exact arithmetic: the f64 clipping could not
+    /// vouch for 1e-10 of the area (slivers, grazing or coincident edges). Not kept in
+    /// checkpoints: a restarted run counts from 0.
+    pub exact: u64,
     /// Polygon-polygon overlaps taken from the cached crossing edges (no clipping).
     pub tracked: u64,
     /// Polygon-polygon overlaps that were clipped (new contacts, crossings that moved on).
@@ -377,6 +382,7 @@ impl NarrowStats {
         self.touching += o.touching;
         self.walk_steps += o.walk_steps;
         self.fallbacks += o.fallbacks;
+        self.exact += o.exact;
         self.tracked += o.tracked;
         self.clipped += o.clipped;
         self.gap_skips += o.gap_skips;
@@ -1868,10 +1874,12 @@ pub(crate) fn mixed_slot(
                     steps,
                     fallback,
                     tracked,
+                    exact,
                     ..
                 } => {
                     stats.walk_steps += steps as u64;
                     stats.fallbacks += fallback as u64;
+                    stats.exact += exact as u64;
                     stats.tracked += tracked as u64;
                     stats.clipped += !tracked as u64;
                     Some(force)

@@ -594,7 +594,8 @@ pub fn step_and_report(
              {:.1}% by the centre-line projections, {:.1}% by the separating line ({:.2} moves per search), \
              {:.1}% found apart ({:.1}% by the gap left from their last closest-feature walk, the rest by a walk: \
              {:.2} feature pairs per walk, {} fallbacks), {:.1}% touching \
-             ({:.1}% of the polygon overlaps tracked from their crossing edges, the rest clipped)",
+             ({:.1}% of the polygon overlaps tracked from their crossing edges, the rest clipped; \
+             {} computed exactly)",
             ns.candidates,
             pct(ns.circle_rejected),
             pct(ns.projection_rejected),
@@ -605,7 +606,8 @@ pub fn step_and_report(
             ns.walk_steps as f64 / (ns.separated - ns.gap_skips + ns.touching).max(1) as f64,
             ns.fallbacks,
             pct(ns.touching),
-            100.0 * ns.tracked as f64 / (ns.tracked + ns.clipped).max(1) as f64
+            100.0 * ns.tracked as f64 / (ns.tracked + ns.clipped).max(1) as f64,
+            ns.exact
         );
     }
     println!(

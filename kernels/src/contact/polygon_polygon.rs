@@ -30,7 +30,8 @@ pub enum PolyOutcome {
     /// walk was not needed (the gap left from the last walk exceeds the step's motion).
     Separated { steps: u32, fallback: bool, skipped: bool },
     /// Overlapping: the force, and the overlap area and contact-line length; `tracked`
-    /// when the overlap came from the cached crossing edges, not from clipping.
+    /// when the overlap came from the cached crossing edges, not from clipping; `exact`
+    /// when the f64 clipping could not vouch for it and exact arithmetic computed it.
     Contact {
         force: ContactForce,
         area: f64,
@@ -38,6 +39,7 @@ pub enum PolyOutcome {
         steps: u32,
         fallback: bool,
         tracked: bool,
+        exact: bool,
     },
 }
 
@@ -183,6 +185,7 @@ pub fn polygon_polygon(
         steps,
         fallback,
         tracked,
+        exact: ov.exact,
     }
 }
 

@@ -12,9 +12,12 @@
 //!
 //! A vertex found behind an edge's line is either inside the other polygon (penetration:
 //! the caller turns to the overlap kernel) or closer to another edge, found by one scan.
-//! Rounding can make the walk cycle between nearly equivalent features (parallel edges);
-//! the walk is bounded, and past the bound a separating-axis test and a brute-force search
-//! give the answer (counted, so the benchmarks show how rare that is).
+//! Every test is an exact sign (Shewchuk's filtered predicates, [`super::predicates`]), so
+//! degenerate pairs (coincident or parallel edges, corners on corners) settle as exact
+//! arithmetic would: ties stay in the region they lie on the boundary of, and a vertex
+//! exactly on the other's boundary is decided touching or penetrating from the corners
+//! there. The walk stays bounded all the same; past the bound a brute-force search with the
+//! same predicates answers (counted in the narrow-phase statistics).
 
 /// A vertex or an edge of a polygon.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,107 +89,191 @@ pub struct Tracked {
     pub fallback: bool,
 }
 
-use super::{cross, dot, next, prev, sub};
+use super::predicates::{cross_of_differences, dot_of_differences, orient};
+use super::{dot, next, prev, sub};
 
-/// Relative tolerance of the Voronoi-region tests: a point on a region's boundary up to
-/// rounding counts as inside, so that the walk does not cycle between two features that
-/// are equally close (parallel edges).
-const TOL: f64 = 1e-14;
-
-/// Is `p` in the Voronoi region of vertex `i` of `poly`? If not, the edge to move to.
+/// Is `p` (a corner of the other polygon) in the Voronoi region of vertex `i` of `poly`
+/// (boundary included)? If not, the edge to move to. Exact signs.
 #[inline]
 fn check_vertex(poly: &[[f64; 2]], i: usize, p: [f64; 2]) -> Option<Feature> {
     let n = poly.len();
-    let v = poly[i];
-    let d = sub(p, v);
-    let dn = dot(d, d).sqrt();
-    let e_prev = sub(v, poly[prev(i, n)]);
-    if dot(d, e_prev) < -TOL * dn * dot(e_prev, e_prev).sqrt() {
+    let (v, pv, nx) = (poly[i], poly[prev(i, n)], poly[next(i, n)]);
+    // Behind the end of the edge coming in: dot(p - v, v - pv) < 0.
+    if dot_of_differences(v, p, pv, v) < 0.0 {
         return Some(Feature::Edge(prev(i, n)));
     }
-    let e_next = sub(poly[next(i, n)], v);
-    if dot(d, e_next) > TOL * dn * dot(e_next, e_next).sqrt() {
+    // Beyond the start of the edge going out: dot(p - v, nx - v) > 0.
+    if dot_of_differences(v, p, v, nx) > 0.0 {
         return Some(Feature::Edge(i));
     }
     None
 }
 
-enum EdgeCheck {
-    Ok,
-    Move(Feature),
-    Inside,
+/// How a step of the walk ends when it settles.
+enum Verdict {
+    Penetrating,
+    /// Apart, or touching (distance 0 with the interiors apart): the distance, a point of
+    /// the first polygon of the step and one of the second.
+    Separated(f64, [f64; 2], [f64; 2]),
 }
 
-/// Is `p` in the Voronoi region of edge `j` of `poly`?
-#[inline]
-fn check_edge(poly: &[[f64; 2]], j: usize, p: [f64; 2]) -> EdgeCheck {
-    let n = poly.len();
-    let s0 = poly[j];
-    let e = sub(poly[next(j, n)], s0);
-    let d = sub(p, s0);
-    let t = dot(d, e);
-    let ee = dot(e, e);
-    let slack = TOL * dot(d, d).sqrt() * ee.sqrt();
-    if t < -slack {
-        return EdgeCheck::Move(Feature::Vertex(j));
-    }
-    if t > ee + slack {
-        return EdgeCheck::Move(Feature::Vertex(next(j, n)));
-    }
-    // Counter-clockwise: the interior is to the left, cross(e, d) > 0.
-    if cross(e, d) > 0.0 {
-        // Behind this edge's line: inside, or closer to the edge p is furthest outside of.
-        let (mut best, mut best_sd) = (j, f64::NEG_INFINITY);
-        for k in 0..n {
-            let ek = sub(poly[next(k, n)], poly[k]);
-            let sd = -cross(ek, sub(p, poly[k])) / dot(ek, ek).sqrt();
-            if sd > best_sd {
-                best = k;
-                best_sd = sd;
-            }
-        }
-        return if best_sd < 0.0 {
-            EdgeCheck::Inside
-        } else {
-            EdgeCheck::Move(Feature::Edge(best))
-        };
-    }
-    EdgeCheck::Ok
+/// One step from a pair of features: move one side, or settle.
+enum Step {
+    /// Move the side of the first polygon of the step (the vertex's, in a vertex-edge step).
+    First(Feature),
+    /// Move the side of the second polygon (the edge's).
+    Second(Feature),
+    Done(Verdict),
 }
 
-/// Closest point to `p` on the segment from `s0` to `s1`.
+fn touching(p: [f64; 2]) -> Verdict {
+    Verdict::Separated(0.0, p, p)
+}
+
+/// Two convex corners with a common apex `p`, one spanned by the rays to `u1`, `u2`, the
+/// other by the rays to `w1`, `w2`: do their interiors overlap? They do not exactly when a
+/// line through the apex has one on each (closed) side, and then the line along one of
+/// the four rays does (rotate any separating line until it meets a ray).
+fn corners_overlap(p: [f64; 2], u1: [f64; 2], u2: [f64; 2], w1: [f64; 2], w2: [f64; 2]) -> bool {
+    let side = |r: [f64; 2], x: [f64; 2]| cross_of_differences(p, r, p, x);
+    ![u1, u2, w1, w2].into_iter().any(|r| {
+        let (a1, a2, b1, b2) = (side(r, u1), side(r, u2), side(r, w1), side(r, w2));
+        (a1 >= 0.0 && a2 >= 0.0 && b1 <= 0.0 && b2 <= 0.0) || (a1 <= 0.0 && a2 <= 0.0 && b1 >= 0.0 && b2 >= 0.0)
+    })
+}
+
+/// Vertex `i` of `pp` lies exactly on the boundary of `qq`, at its vertex `k` (`at_vertex`)
+/// or inside its edge `k`: the polygons touch there, and their interiors overlap exactly
+/// when they overlap next to that point (convexity: otherwise the line through it along
+/// the boundary separates them).
+fn touching_at(pp: &[[f64; 2]], i: usize, qq: &[[f64; 2]], k: usize, at_vertex: bool) -> Verdict {
+    let (n, m) = (pp.len(), qq.len());
+    let (p, pn, pv) = (pp[i], pp[next(i, n)], pp[prev(i, n)]);
+    let overlap = if at_vertex {
+        corners_overlap(p, pn, pv, qq[next(k, m)], qq[prev(k, m)])
+    } else {
+        // Inside the edge, q is the half-plane left of it: does an edge at p point there?
+        let (s0, s1) = (qq[k], qq[next(k, m)]);
+        cross_of_differences(s0, s1, p, pn) > 0.0 || cross_of_differences(s0, s1, p, pv) > 0.0
+    };
+    if overlap {
+        Verdict::Penetrating
+    } else {
+        touching(p)
+    }
+}
+
+/// Vertex `i` of `pp` against edge `j` of `qq`.
 #[inline]
-fn project(p: [f64; 2], s0: [f64; 2], s1: [f64; 2]) -> [f64; 2] {
+fn vertex_edge(pp: &[[f64; 2]], i: usize, qq: &[[f64; 2]], j: usize) -> Step {
+    let (n, m) = (pp.len(), qq.len());
+    let p = pp[i];
+    let (s0, s1) = (qq[j], qq[next(j, m)]);
+    // Past either end of the edge: on to that end.
+    let t0 = dot_of_differences(s0, p, s0, s1);
+    if t0 < 0.0 {
+        return Step::Second(Feature::Vertex(j));
+    }
+    let t1 = dot_of_differences(s1, p, s0, s1);
+    if t1 > 0.0 {
+        return Step::Second(Feature::Vertex(next(j, m)));
+    }
+    let o = orient(s0, s1, p);
+    if o > 0.0 {
+        return behind_edge(pp, i, qq);
+    }
+    if o == 0.0 {
+        // On the edge (at an end of it where t0 or t1 is 0).
+        return Step::Done(match (t0 == 0.0, t1 == 0.0) {
+            (true, _) => touching_at(pp, i, qq, j, true),
+            (_, true) => touching_at(pp, i, qq, next(j, m), true),
+            _ => touching_at(pp, i, qq, j, false),
+        });
+    }
+    // Outside, over the edge: the foot of p is qq's nearest point to p. Is p pp's nearest
+    // point to the foot? The foot lies from p along the edge's inward normal, so that is
+    // whether neither edge at p turns towards the edge's line (signs of cross products).
+    let (pv, pn) = (pp[prev(i, n)], pp[next(i, n)]);
+    if cross_of_differences(s0, s1, pv, p) < 0.0 {
+        return Step::First(Feature::Edge(prev(i, n)));
+    }
+    if cross_of_differences(s0, s1, p, pn) > 0.0 {
+        return Step::First(Feature::Edge(i));
+    }
+    // The distance from the orientation (exact sign, absolute error within the predicate's
+    // bound): relative to the edge, not through the rounded coordinates of the foot.
     let e = sub(s1, s0);
     let ee = dot(e, e);
-    let t = if ee > 0.0 {
-        (dot(sub(p, s0), e) / ee).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    [s0[0] + t * e[0], s0[1] + t * e[1]]
+    let k = o / ee;
+    let foot = [p[0] + k * e[1], p[1] - k * e[0]];
+    Step::Done(Verdict::Separated(-o / ee.sqrt(), p, foot))
 }
 
-/// Do the segments p0-p1 and q0-q1 cross at a point interior to both?
-fn segments_cross(p0: [f64; 2], p1: [f64; 2], q0: [f64; 2], q1: [f64; 2]) -> bool {
-    let (r, s) = (sub(p1, p0), sub(q1, q0));
-    let d1 = cross(r, sub(q0, p0));
-    let d2 = cross(r, sub(q1, p0));
-    let d3 = cross(s, sub(p0, q0));
-    let d4 = cross(s, sub(p1, q0));
-    d1 * d2 < 0.0 && d3 * d4 < 0.0
-}
-
-fn separated(pa: [f64; 2], pb: [f64; 2]) -> Proximity {
-    let d = sub(pb, pa);
-    Proximity::Separated {
-        distance: dot(d, d).sqrt(),
-        pa,
-        pb,
+/// Vertex `i` of `pp` is behind the line of an edge of `qq`: strictly inside `qq`
+/// (penetrating), on its boundary (touching there), or outside another edge, the one it is
+/// furthest outside (moved to).
+#[cold]
+fn behind_edge(pp: &[[f64; 2]], i: usize, qq: &[[f64; 2]]) -> Step {
+    let m = qq.len();
+    let p = pp[i];
+    let (mut best, mut best_sd) = (usize::MAX, 0.0);
+    let mut zeros = [usize::MAX; 2];
+    for k in 0..m {
+        let (s0, s1) = (qq[k], qq[next(k, m)]);
+        let o = orient(s0, s1, p);
+        if o < 0.0 {
+            let e = sub(s1, s0);
+            let sd = o / dot(e, e).sqrt();
+            if sd < best_sd || best == usize::MAX {
+                (best, best_sd) = (k, sd);
+            }
+        } else if o == 0.0 {
+            zeros[(zeros[0] != usize::MAX) as usize] = k;
+        }
     }
+    if best != usize::MAX {
+        return Step::Second(Feature::Edge(best));
+    }
+    Step::Done(match zeros {
+        [usize::MAX, _] => Verdict::Penetrating,
+        // On two edge lines: at the corner between them.
+        [k, l] if l != usize::MAX => touching_at(pp, i, qq, if next(k, m) == l { l } else { k }, true),
+        [k, _] => touching_at(pp, i, qq, k, false),
+    })
+}
+
+/// Distance from `p` to the segment `s0`-`s1`, computed relative to the segment.
+#[inline]
+fn point_segment(p: [f64; 2], s0: [f64; 2], s1: [f64; 2]) -> f64 {
+    if dot_of_differences(s0, p, s0, s1) <= 0.0 {
+        let d = sub(p, s0);
+        dot(d, d).sqrt()
+    } else if dot_of_differences(s1, p, s0, s1) >= 0.0 {
+        let d = sub(p, s1);
+        dot(d, d).sqrt()
+    } else {
+        let e = sub(s1, s0);
+        orient(s0, s1, p).abs() / dot(e, e).sqrt()
+    }
+}
+
+/// Do the segments p0-p1 and q0-q1 cross at a point interior to both? (Exact.)
+fn segments_cross(p0: [f64; 2], p1: [f64; 2], q0: [f64; 2], q1: [f64; 2]) -> bool {
+    let opposite = |u: f64, v: f64| (u < 0.0 && v > 0.0) || (u > 0.0 && v < 0.0);
+    opposite(orient(p0, p1, q0), orient(p0, p1, q1)) && opposite(orient(q0, q1, p0), orient(q0, q1, p1))
 }
 
 /// Track the closest features of `a` and `b` from the pair in `cache` (updated).
+///
+/// Every decision of the walk is an exact sign ([`super::predicates`]), with the
+/// boundaries of the Voronoi regions counted in: in exact arithmetic the walk cannot cycle
+/// (each move brings the features strictly closer, or keeps the distance and goes down from
+/// an edge to a vertex), and a settled pair is a proof: a vertex strictly inside the other
+/// polygon or two edges crossing properly (penetrating), or two mutually nearest points at
+/// a positive distance (apart), or a vertex on the other's boundary with the interiors
+/// apart next to it (touching, distance 0). The distance comes from the settled features
+/// by formulas relative to them (a vertex's orientation to an edge over the edge's length),
+/// not from rounded feet far from the origin.
 pub fn closest_features(a: &[[f64; 2]], b: &[[f64; 2]], cache: &mut FeaturePair) -> Tracked {
     let (na, nb) = (a.len(), b.len());
     let (mut fa, mut fb) = (cache.a, cache.b);
@@ -200,92 +287,103 @@ pub fn closest_features(a: &[[f64; 2]], b: &[[f64; 2]], cache: &mut FeaturePair)
     }
     let limit = 4 * (na + nb) as u32 + 8;
     let mut steps = 0;
+    // The pairs of the last four steps: coming back to a pair with a vertex means that no
+    // move brings the features closer (overlapping polygons whose features nearby neither
+    // cross nor hold a corner inside the other: the distance argument of the walk is void
+    // there). An edge-edge pair may come back once the walk has learnt which of its
+    // vertex-edge pairs is not the nearest (below).
+    let pack = |fa: Feature, fb: Feature| FeaturePair { a: fa, b: fb }.pack();
+    let mut seen = [pack(fa, fb); 4];
     while steps < limit {
         steps += 1;
-        let done = |fa, fb, cache: &mut FeaturePair, p: Proximity| {
-            *cache = FeaturePair { a: fa, b: fb };
-            // Mutual closest points certify separation only at a positive distance: at
-            // distance 0 a vertex lies on the other's boundary, and the interiors may still
-            // overlap elsewhere (collinear edges). The separating-axis test decides.
-            let p = match p {
-                Proximity::Separated { distance, .. } if distance == 0.0 && penetrating_sat(a, b) => {
-                    Proximity::Penetrating
-                }
-                p => p,
-            };
-            Tracked {
-                proximity: p,
-                steps,
-                fallback: false,
-            }
-        };
-        match (fa, fb) {
+        let now = pack(fa, fb);
+        // Bit 0 of each side: an edge.
+        let edges = now & 0x1_0001 == 0x1_0001;
+        if steps > 1 && !edges && seen.contains(&now) {
+            break;
+        }
+        seen = [seen[1], seen[2], seen[3], now];
+        let verdict = match (fa, fb) {
             (Feature::Vertex(i), Feature::Vertex(j)) => {
                 let (pa, pb) = (a[i], b[j]);
-                if let Some(f) = check_vertex(a, i, pb) {
+                if pa == pb {
+                    Verdict::Penetrating.or_touching(
+                        corners_overlap(pa, a[next(i, na)], a[prev(i, na)], b[next(j, nb)], b[prev(j, nb)]),
+                        pa,
+                    )
+                } else if let Some(f) = check_vertex(a, i, pb) {
                     fa = f;
+                    continue;
                 } else if let Some(f) = check_vertex(b, j, pa) {
                     fb = f;
+                    continue;
                 } else {
-                    return done(fa, fb, cache, separated(pa, pb));
+                    let d = sub(pb, pa);
+                    Verdict::Separated(dot(d, d).sqrt(), pa, pb)
                 }
             }
-            (Feature::Vertex(i), Feature::Edge(j)) => {
-                let pa = a[i];
-                match check_edge(b, j, pa) {
-                    EdgeCheck::Inside => return done(fa, fb, cache, Proximity::Penetrating),
-                    EdgeCheck::Move(f) => fb = f,
-                    EdgeCheck::Ok => {
-                        let pb = project(pa, b[j], b[next(j, nb)]);
-                        match check_vertex(a, i, pb) {
-                            Some(f) => fa = f,
-                            None => return done(fa, fb, cache, separated(pa, pb)),
-                        }
-                    }
+            (Feature::Vertex(i), Feature::Edge(j)) => match vertex_edge(a, i, b, j) {
+                Step::First(f) => {
+                    fa = f;
+                    continue;
                 }
-            }
-            (Feature::Edge(i), Feature::Vertex(j)) => {
-                let pb = b[j];
-                match check_edge(a, i, pb) {
-                    EdgeCheck::Inside => return done(fa, fb, cache, Proximity::Penetrating),
-                    EdgeCheck::Move(f) => fa = f,
-                    EdgeCheck::Ok => {
-                        let pa = project(pb, a[i], a[next(i, na)]);
-                        match check_vertex(b, j, pa) {
-                            Some(f) => fb = f,
-                            None => return done(fa, fb, cache, separated(pa, pb)),
-                        }
-                    }
+                Step::Second(f) => {
+                    fb = f;
+                    continue;
                 }
-            }
+                Step::Done(v) => v,
+            },
+            (Feature::Edge(i), Feature::Vertex(j)) => match vertex_edge(b, j, a, i) {
+                Step::First(f) => {
+                    fb = f;
+                    continue;
+                }
+                Step::Second(f) => {
+                    fa = f;
+                    continue;
+                }
+                Step::Done(Verdict::Separated(d, pb, pa)) => Verdict::Separated(d, pa, pb),
+                Step::Done(v) => v,
+            },
             (Feature::Edge(i), Feature::Edge(j)) => {
                 let (a0, a1) = (a[i], a[next(i, na)]);
                 let (b0, b1) = (b[j], b[next(j, nb)]);
                 if segments_cross(a0, a1, b0, b1) {
-                    return done(fa, fb, cache, Proximity::Penetrating);
-                }
-                // In 2D the closest points of two segments that do not cross include an
-                // endpoint: go down to that vertex-edge pair.
-                let cand = [
-                    (a0, project(a0, b0, b1), Feature::Vertex(i), fb),
-                    (a1, project(a1, b0, b1), Feature::Vertex(next(i, na)), fb),
-                    (project(b0, a0, a1), b0, fa, Feature::Vertex(j)),
-                    (project(b1, a0, a1), b1, fa, Feature::Vertex(next(j, nb))),
-                ];
-                let mut best = 0;
-                let mut best_d = f64::INFINITY;
-                for (k, c) in cand.iter().enumerate() {
-                    let d = sub(c.1, c.0);
-                    let dd = dot(d, d);
-                    if dd < best_d {
-                        best = k;
-                        best_d = dd;
+                    Verdict::Penetrating
+                } else {
+                    // In 2D the closest points of two segments that do not cross include an
+                    // endpoint: go down to the nearest vertex-edge pair (first on a tie).
+                    let cand = [
+                        (point_segment(a0, b0, b1), Feature::Vertex(i), fb),
+                        (point_segment(a1, b0, b1), Feature::Vertex(next(i, na)), fb),
+                        (point_segment(b0, a0, a1), fa, Feature::Vertex(j)),
+                        (point_segment(b1, a0, a1), fa, Feature::Vertex(next(j, nb))),
+                    ];
+                    // The vertex-edge pair the walk came from is never the nearest: it left
+                    // that pair because points of this edge are nearer (exact signs), while
+                    // the candidates' distances are only f64 (near ties on parallel edges).
+                    let came_from = seen[2];
+                    let mut best = usize::MAX;
+                    for (k, c) in cand.iter().enumerate() {
+                        if pack(c.1, c.2) != came_from && (best == usize::MAX || c.0 < cand[best].0) {
+                            best = k;
+                        }
                     }
+                    (fa, fb) = (cand[best].1, cand[best].2);
+                    continue;
                 }
-                fa = cand[best].2;
-                fb = cand[best].3;
             }
-        }
+        };
+        *cache = FeaturePair { a: fa, b: fb };
+        let proximity = match verdict {
+            Verdict::Penetrating => Proximity::Penetrating,
+            Verdict::Separated(distance, pa, pb) => Proximity::Separated { distance, pa, pb },
+        };
+        return Tracked {
+            proximity,
+            steps,
+            fallback: false,
+        };
     }
     // The walk did not settle: answer by brute force.
     let (proximity, pair) = brute_force(a, b);
@@ -297,47 +395,56 @@ pub fn closest_features(a: &[[f64; 2]], b: &[[f64; 2]], cache: &mut FeaturePair)
     }
 }
 
-/// Largest separation along the edge normals of `a` (outward) of the vertices of `b`:
-/// positive when an edge of `a` separates the polygons.
-fn max_separation(a: &[[f64; 2]], b: &[[f64; 2]]) -> f64 {
-    let n = a.len();
-    (0..n)
-        .map(|k| {
-            let e = sub(a[next(k, n)], a[k]);
-            let len = dot(e, e).sqrt();
-            b.iter()
-                .map(|&p| -cross(e, sub(p, a[k])) / len)
-                .fold(f64::INFINITY, f64::min)
-        })
-        .fold(f64::NEG_INFINITY, f64::max)
+impl Verdict {
+    /// Penetrating if `overlap`, else touching at `p`.
+    fn or_touching(self, overlap: bool, p: [f64; 2]) -> Verdict {
+        if overlap {
+            self
+        } else {
+            touching(p)
+        }
+    }
 }
 
-/// Do the interiors overlap? (No edge of either polygon separates them.)
-fn penetrating_sat(a: &[[f64; 2]], b: &[[f64; 2]]) -> bool {
-    max_separation(a, b).max(max_separation(b, a)) < 0.0
+/// Do the interiors overlap? (No edge line of either polygon has the other on or outside
+/// it; exact signs.)
+fn interiors_overlap(a: &[[f64; 2]], b: &[[f64; 2]]) -> bool {
+    let separates = |p: &[[f64; 2]], q: &[[f64; 2]]| {
+        let n = p.len();
+        (0..n).any(|k| q.iter().all(|&r| orient(p[k], p[next(k, n)], r) <= 0.0))
+    };
+    !separates(a, b) && !separates(b, a)
 }
 
-/// Reference answer by exhaustive search: separating-axis test for penetration, then the
-/// minimum over all vertex-edge pairs. O(na nb): the fallback of the walk and the check in
-/// tests.
+/// Reference answer by exhaustive search: separating-axis test for penetration (exact
+/// signs), then the minimum over all vertex-edge pairs. O(na nb): the fallback of the walk
+/// and the check in tests.
 pub fn brute_force(a: &[[f64; 2]], b: &[[f64; 2]]) -> (Proximity, FeaturePair) {
     let (na, nb) = (a.len(), b.len());
-    if penetrating_sat(a, b) {
+    if interiors_overlap(a, b) {
         return (Proximity::Penetrating, FeaturePair::START);
     }
     let mut best = (f64::INFINITY, [0.0; 2], [0.0; 2], FeaturePair::START);
+    // Nearest point of segment s0-s1 to p, and whether it is s0.
+    let foot = |p: [f64; 2], s0: [f64; 2], s1: [f64; 2]| -> ([f64; 2], bool) {
+        if dot_of_differences(s0, p, s0, s1) <= 0.0 {
+            (s0, true)
+        } else if dot_of_differences(s1, p, s0, s1) >= 0.0 {
+            (s1, false)
+        } else {
+            let e = sub(s1, s0);
+            let k = orient(s0, s1, p) / dot(e, e);
+            ([p[0] + k * e[1], p[1] - k * e[0]], false)
+        }
+    };
     for i in 0..na {
         for j in 0..nb {
-            let pb = project(a[i], b[j], b[next(j, nb)]);
-            let d = sub(pb, a[i]);
-            if dot(d, d) < best.0 {
-                let fb = if pb == b[j] {
-                    Feature::Vertex(j)
-                } else {
-                    Feature::Edge(j)
-                };
+            let d = point_segment(a[i], b[j], b[next(j, nb)]);
+            if d < best.0 {
+                let (pb, at_start) = foot(a[i], b[j], b[next(j, nb)]);
+                let fb = if at_start { Feature::Vertex(j) } else { Feature::Edge(j) };
                 best = (
-                    dot(d, d),
+                    d,
                     a[i],
                     pb,
                     FeaturePair {
@@ -346,16 +453,12 @@ pub fn brute_force(a: &[[f64; 2]], b: &[[f64; 2]]) -> (Proximity, FeaturePair) {
                     },
                 );
             }
-            let pa = project(b[j], a[i], a[next(i, na)]);
-            let d = sub(b[j], pa);
-            if dot(d, d) < best.0 {
-                let fa = if pa == a[i] {
-                    Feature::Vertex(i)
-                } else {
-                    Feature::Edge(i)
-                };
+            let d = point_segment(b[j], a[i], a[next(i, na)]);
+            if d < best.0 {
+                let (pa, at_start) = foot(b[j], a[i], a[next(i, na)]);
+                let fa = if at_start { Feature::Vertex(i) } else { Feature::Edge(i) };
                 best = (
-                    dot(d, d),
+                    d,
                     pa,
                     b[j],
                     FeaturePair {
@@ -366,7 +469,14 @@ pub fn brute_force(a: &[[f64; 2]], b: &[[f64; 2]]) -> (Proximity, FeaturePair) {
             }
         }
     }
-    (separated(best.1, best.2), best.3)
+    (
+        Proximity::Separated {
+            distance: best.0,
+            pa: best.1,
+            pb: best.2,
+        },
+        best.3,
+    )
 }
 
 #[cfg(test)]

@@ -8,11 +8,14 @@
 //! 2013 use the same two points). The edges that carry P and Q change rarely from one step
 //! to the next, so they are cached in the contact table like the closest features, and a
 //! step checks that they still cross and that the corners between them are inside the
-//! other polygon. That check is a proof (see [`overlap_from_crossings`]), so the result
-//! is exact; where it fails (the crossing moved to another edge, a deep overlap with four
+//! other polygon. That check is a proof (see [`overlap_from_crossings`]), and the f64 area
+//! is vouched for by the clipping's forward error bound (1e-10 of the area); where either
+//! fails (the crossing moved to another edge, a deep overlap with four
 //! or more crossings) the caller clips ([`super::overlap::overlap_about`]), which finds
 //! the new crossing edges.
-use super::overlap::{overlap_about, Overlap, OverlapScratch};
+use super::expansion::EPS;
+use super::overlap::{contact_normal, overlap_about, Overlap, OverlapScratch, CORNER_ERROR};
+use super::predicates::orient_accurate;
 use super::{next, sub};
 
 /// The edges on which the boundaries of a and b cross (edge k runs from vertex k to k+1,
@@ -123,18 +126,32 @@ pub fn overlap_from_crossings(
     }
     let tp = s0 / (s0 - s1);
     let tq = u0 / (u0 - u1);
+    let (rp, rq) = (r0 / (r0 - r1), v0 / (v0 - v1));
     // Both on one edge: P must come before Q along it, else the arc from P to Q would be
     // the rest of the polygon. (Implied by the proper crossings in exact arithmetic, as a
     // line enters a convex polygon before it leaves; kept against rounding.)
-    if (i == k && tp >= tq) || (j == l && v0 / (v0 - v1) >= r0 / (r0 - r1)) {
+    if (i == k && tp >= tq) || (j == l && rq >= rp) {
         return None;
     }
+    // Coordinates relative to a[i1], next to the contact (exact for far-away polygons by
+    // Sterbenz's lemma): the errors then scale with the polygons, not with their distance
+    // from the origin.
+    let o = a[i1];
+    let loc = |v: [f64; 2]| [v[0] - o[0], v[1] - o[1]];
     let lerp = |u: [f64; 2], v: [f64; 2], t: f64| [u[0] + t * (v[0] - u[0]), u[1] + t * (v[1] - u[1])];
+    let norm = |v: [f64; 2]| v[0].abs() + v[1].abs();
     // P and Q on a's edges (in a), and again on b's (in b). Where edges meet at a grazing
     // angle the two disagree (the crossing is ill-conditioned) and the contact line would
-    // be noise: then the clipping decides.
-    let (p, q) = (lerp(a[i], a[i1], tp), lerp(a[k], a[k1], tq));
-    let (pb, qb) = (lerp(b[j], b[j1], r0 / (r0 - r1)), lerp(b[l], b[l1], v0 / (v0 - v1)));
+    // be noise: then the clipping decides. P is taken back from a[i1] (1 - tp rounded to
+    // eps: within the bound below; the accurate retry takes it without cancellation).
+    let ai = loc(a[i]);
+    let back = 1.0 - tp;
+    let p = [back * ai[0], back * ai[1]];
+    let (ak, ak1) = (loc(a[k]), loc(a[k1]));
+    let q = lerp(ak, ak1, tq);
+    let (bj, bj1, bl, bl1) = (loc(b[j]), loc(b[j1]), loc(b[l]), loc(b[l1]));
+    let (pb, qb) = (lerp(bj, bj1, rp), lerp(bl, bl1, rq));
+
     let scale = (a[i1][0] - a[i][0]).abs()
         + (a[i1][1] - a[i][1]).abs()
         + (b[j1][0] - b[j][0]).abs()
@@ -144,8 +161,10 @@ pub fn overlap_from_crossings(
         return None;
     }
     // (2), and the overlap polygon P, a[i1..=k], Q, b[l1..=j] fanned from P: area and
-    // centroid relative to P for accuracy.
+    // centroid relative to P for accuracy, and the perimeter for the error bound.
     let (mut a2, mut cx, mut cy) = (0.0, 0.0, 0.0);
+    let mut perimeter = 0.0;
+    let mut corners = 1;
     let mut prev = [0.0, 0.0];
     let mut add = |v: [f64; 2]| {
         let v = sub(v, p);
@@ -153,6 +172,8 @@ pub fn overlap_from_crossings(
         a2 += c;
         cx += c * (prev[0] + v[0]);
         cy += c * (prev[1] + v[1]);
+        perimeter += (v[0] - prev[0]).abs() + (v[1] - prev[1]).abs();
+        corners += 1;
         prev = v;
     };
     // A corner is in the other polygon if it is in the triangle of P, Q and a corner of
@@ -160,13 +181,14 @@ pub fn overlap_from_crossings(
     // points of it, so the triangle lies in it): three tests for the corners of a shallow
     // contact, O(1) whatever the number of edges; the test against every edge only where
     // that fails (deep overlaps).
-    let (a_far, b_far) = (a[(i + na / 2) % na], b[(j + nb / 2) % nb]);
+    let (a_far, b_far) = (loc(a[(i + na / 2) % na]), loc(b[(j + nb / 2) % nb]));
     let mut ok = true;
     if i != k {
         let mut m = i1;
         loop {
-            ok &= in_triangle(pb, qb, b_far, a[m]) || inside(b, a[m]);
-            add(a[m]);
+            let am = loc(a[m]);
+            ok &= in_triangle(pb, qb, b_far, am) || inside(b, a[m]);
+            add(am);
             if m == k {
                 break;
             }
@@ -177,18 +199,33 @@ pub fn overlap_from_crossings(
     if j != l {
         let mut m = l1;
         loop {
-            ok &= in_triangle(p, q, a_far, b[m]) || inside(a, b[m]);
-            add(b[m]);
+            let bm = loc(b[m]);
+            ok &= in_triangle(p, q, a_far, bm) || inside(a, b[m]);
+            add(bm);
             if m == j {
                 break;
             }
             m = next(m, nb);
         }
     }
-    if !ok || a2 <= 0.0 {
+    perimeter += prev[0].abs() + prev[1].abs();
+    // Every point used lies within half the perimeter of a corner of the overlap, or an
+    // edge of the crossings away from one: a bound on their coordinates.
+    let r = perimeter + scale + norm(sub(ak1, ak)) + norm(sub(bl1, bl));
+    // The forward error bound of the clipping ([`super::overlap::overlap_about`]): every
+    // corner within CORNER_ERROR eps r of where it should be. Past 1e-10 of the area (a
+    // shallow contact, thinner than about 1e-5 of the size) the crossings are computed
+    // again from accurately evaluated orientations, relative to a corner at the contact
+    // ([`overlap_from_crossings_accurate`]); where that cannot vouch either (slivers along
+    // nearly parallel edges) the caller clips, and the clipping goes exact.
+    let bound = EPS * r * CORNER_ERROR * 2.0 * perimeter + 2.0 * EPS * corners as f64 * a2.abs();
+    if !(ok && a2 > 0.0) {
         return None;
     }
-    let centroid = [p[0] + cx / (3.0 * a2), p[1] + cy / (3.0 * a2)];
+    if bound > 1e-10 * a2 {
+        return overlap_from_crossings_accurate(a, b, ca, cb, c);
+    }
+    let centroid = [o[0] + p[0] + cx / (3.0 * a2), o[1] + p[1] + cy / (3.0 * a2)];
     // The normal as the clipping gives it: perpendicular to PQ, oriented from a's interior
     // point towards b's.
     let mut nrm = [-(q[1] - p[1]), q[0] - p[0]];
@@ -202,10 +239,124 @@ pub fn overlap_from_crossings(
     Some(Overlap {
         area: 0.5 * a2,
         centroid,
-        line: Some([p, q]),
+        line: Some([[o[0] + p[0], o[1] + p[1]], [o[0] + q[0], o[1] + q[1]]]),
         normal: [nrm[0] / len, nrm[1] / len],
         line_length: len,
         crossings: Some(c),
+        exact: false,
+    })
+}
+
+/// The overlap polygon of [`overlap_from_crossings`] (whose checks passed) where its f64
+/// crossings cannot vouch for 1e-10 of the area: the orientations that place P and Q
+/// evaluated to 2^-51 relative ([`super::predicates`]), P and Q as offsets from the
+/// nearer end of their edge, on b's edges with b's corner next to P as the origin when
+/// corners of b are in the overlap (a corner of b poking into a), else on a's with a's
+/// corner after P. Each corner's error bounded as in the clipping's slow path
+/// ([`super::exact_overlap::overlap_accurate`]); None past 1e-10 of the area.
+#[cold]
+#[inline(never)]
+fn overlap_from_crossings_accurate(
+    a: &[[f64; 2]],
+    b: &[[f64; 2]],
+    ca: [f64; 2],
+    cb: [f64; 2],
+    c: Crossings,
+) -> Option<Overlap> {
+    let (na, nb) = (a.len(), b.len());
+    let (i, j, k, l) = (c.ia as usize, c.jb as usize, c.ka as usize, c.lb as usize);
+    let (i1, j1, k1, l1) = (next(i, na), next(j, nb), next(k, na), next(l, nb));
+    let norm = |v: [f64; 2]| v[0].abs() + v[1].abs();
+    // The point on the segment u0-u1 where orientations d0 (at u0) and d1 (at u1) of
+    // opposite signs meet 0, relative to `o`, from the nearer end; and its error bound.
+    let cut = |u0: [f64; 2], u1: [f64; 2], d0: f64, d1: f64, o: [f64; 2]| {
+        let t = d0 / (d0 - d1);
+        let (base, f) = if t <= 0.5 { (u0, t) } else { (u1, d1 / (d0 - d1)) };
+        let e = [u1[0] - u0[0], u1[1] - u0[1]];
+        let off = [f * e[0], f * e[1]];
+        let d = [base[0] - o[0], base[1] - o[1]];
+        let p = [d[0] + off[0], d[1] + off[1]];
+        (p, EPS * (16.0 * norm(off) + norm(d) + 2.0 * norm(p)))
+    };
+    let inside_b = j != l;
+    let (o, (p, ep), (q, eq)) = if inside_b {
+        let (r0, r1) = (orient_accurate(a[i], a[i1], b[j]), orient_accurate(a[i], a[i1], b[j1]));
+        let (v0, v1) = (orient_accurate(a[k], a[k1], b[l]), orient_accurate(a[k], a[k1], b[l1]));
+        let o = b[j];
+        (o, cut(b[j], b[j1], r0, r1, o), cut(b[l], b[l1], v0, v1, o))
+    } else {
+        let (s0, s1) = (orient_accurate(b[j], b[j1], a[i]), orient_accurate(b[j], b[j1], a[i1]));
+        let (u0, u1) = (orient_accurate(b[l], b[l1], a[k]), orient_accurate(b[l], b[l1], a[k1]));
+        let o = a[i1];
+        (o, cut(a[i], a[i1], s0, s1, o), cut(a[k], a[k1], u0, u1, o))
+    };
+    // P, a[i1..=k], Q, b[l1..=j] with their errors.
+    let mut pts = [([0.0; 2], 0.0); 2 * super::overlap::MAX_VERTICES + 2];
+    let mut m = 0;
+    let mut push = |p: [f64; 2], e: f64| {
+        pts[m] = (p, e);
+        m += 1;
+    };
+    push(p, ep);
+    let corner = |v: [f64; 2]| {
+        let d = [v[0] - o[0], v[1] - o[1]];
+        (d, EPS * norm(d))
+    };
+    if i != k {
+        let mut n = i1;
+        loop {
+            let (d, e) = corner(a[n]);
+            push(d, e);
+            if n == k {
+                break;
+            }
+            n = next(n, na);
+        }
+    }
+    push(q, eq);
+    if inside_b {
+        let mut n = l1;
+        loop {
+            let (d, e) = corner(b[n]);
+            push(d, e);
+            if n == j {
+                break;
+            }
+            n = next(n, nb);
+        }
+    }
+    let pts = &pts[..m];
+    let (mut a2, mut cx, mut cy, mut abs_sum, mut bound) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for n in 0..m {
+        let (pv, (pn_, en), pn) = (pts[(n + m - 1) % m].0, pts[n], pts[(n + 1) % m].0);
+        bound += en * (norm([pn_[0] - pv[0], pn_[1] - pv[1]]) + norm([pn[0] - pn_[0], pn[1] - pn_[1]]));
+        if n >= 1 && n + 1 < m {
+            let (u, v) = ([pn_[0] - p[0], pn_[1] - p[1]], [pn[0] - p[0], pn[1] - p[1]]);
+            let t = u[0] * v[1] - u[1] * v[0];
+            a2 += t;
+            abs_sum += t.abs();
+            cx += t * (u[0] + v[0]);
+            cy += t * (u[1] + v[1]);
+        }
+    }
+    bound += 4.0 * EPS * m as f64 * abs_sum;
+    if !(a2 > 0.0 && bound <= 1e-10 * a2) {
+        return None;
+    }
+    let centroid = [o[0] + p[0] + cx / (3.0 * a2), o[1] + p[1] + cy / (3.0 * a2)];
+    let line = Some([[o[0] + p[0], o[1] + p[1]], [o[0] + q[0], o[1] + q[1]]]);
+    let (normal, line_length) = contact_normal(line, ca, cb);
+    if line_length == 0.0 {
+        return None;
+    }
+    Some(Overlap {
+        area: 0.5 * a2,
+        centroid,
+        line,
+        normal,
+        line_length,
+        crossings: Some(c),
+        exact: true,
     })
 }
 

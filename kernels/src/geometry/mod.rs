@@ -3,8 +3,11 @@
 //! counter-clockwise order (the engine's flat world-vertex array, one range per body).
 pub mod closest_features;
 pub mod crossings;
+pub mod exact_overlap;
+pub mod expansion;
 pub mod overlap;
 pub mod polygon;
+pub mod predicates;
 pub mod projection;
 pub mod separating_line;
 

@@ -5,8 +5,17 @@
 //! stack: no allocation per pair. The clipping also names the edges that carry the two
 //! crossing points, so that a lasting contact can be tracked from them
 //! ([`super::crossings`]) instead of clipped again.
+//!
+//! The clipping runs in f64 in coordinates local to the contact and bounds its own error
+//! (first order: each computed corner within a few units of rounding of the polygons' size
+//! from the lines it lies on, times the sides it moves). Where that bound exceeds 1e-10 of
+//! the area, or the pair is apart or touching within rounding, the slow paths of
+//! [`super::exact_overlap`] decide: exact signs first, exact arithmetic where even that
+//! cannot vouch for the area.
 use super::cross;
 use super::crossings::Crossings;
+use super::exact_overlap::overlap_robust;
+use super::expansion::EPS;
 
 /// Largest vertex count of one polygon.
 pub const MAX_VERTICES: usize = 64;
@@ -30,6 +39,9 @@ pub struct Overlap {
     pub line_length: f64,
     /// The edges carrying the two crossing points, for [`super::crossings`] to track.
     pub crossings: Option<Crossings>,
+    /// Computed in exact arithmetic ([`super::exact_overlap`]): the f64 clipping could not
+    /// vouch for 1e-10 of the area.
+    pub exact: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -156,25 +168,45 @@ pub fn overlap_about(
     let OverlapScratch { buf: [b0, b1], dist } = scratch;
     let (pa, rest) = dist.split_at_mut(na);
     let pb = &mut rest[..nb];
+    // Projections relative to ca (their rounding then scales with the polygons, not with
+    // the distance from the origin), and the largest coordinate offset for its bound.
+    let mut reach = 0.0f64;
     let (mut top, mut max_a) = (0, f64::NEG_INFINITY);
     for (k, (d, p)) in pa.iter_mut().zip(a).enumerate() {
-        *d = p[0] * u[0] + p[1] * u[1];
+        let q = [p[0] - ca[0], p[1] - ca[1]];
+        reach = reach.max(q[0].abs() + q[1].abs());
+        *d = q[0] * u[0] + q[1] * u[1];
         if *d > max_a {
             (top, max_a) = (k, *d);
         }
     }
     let (mut bottom, mut min_b) = (0, f64::INFINITY);
     for (k, (d, p)) in pb.iter_mut().zip(b).enumerate() {
-        *d = p[0] * u[0] + p[1] * u[1];
+        let q = [p[0] - ca[0], p[1] - ca[1]];
+        reach = reach.max(q[0].abs() + q[1].abs());
+        *d = q[0] * u[0] + q[1] * u[1];
         if *d < min_b {
             (bottom, min_b) = (k, *d);
         }
     }
-    if max_a <= min_b {
+    // Rounding of the projections (offsets and products): corners within it of the other's
+    // extreme are kept, so the narrowing never drops a sliver of the overlap.
+    let slack = 4.0 * EPS * reach * (u[0].abs() + u[1].abs());
+    if max_a <= min_b - slack {
         return None;
     }
-    let (first_a, run_a) = run(pa, top, |d| d > min_b);
-    let (first_b, run_b) = run(pb, bottom, |d| d < max_a);
+    if max_a <= min_b + slack {
+        return overlap_robust(a, b, ca, cb);
+    }
+    let (first_a, run_a) = run(pa, top, |d| d > min_b - slack);
+    let (first_b, run_b) = run(pb, bottom, |d| d < max_a + slack);
+    // Clipped in coordinates relative to a's corner nearest b (exact for far-away polygons
+    // by Sterbenz's lemma, else rounded relative to the polygons' size), so that the error
+    // of each computed corner scales with the polygons, not with their distance from the
+    // origin; `r` bounds every such coordinate (every corner is within `reach` of ca), for
+    // the error bound below.
+    let o = a[top];
+    let r = 2.0 * reach;
     // a'': the run and its two neighbours; the chord closing it is on neither boundary
     // (tag ON_H): points cut from it are no crossings.
     let (mut cur, mut nxt) = (b0, b1);
@@ -184,8 +216,9 @@ pub fn overlap_about(
         // Ring indices without `%` (an integer division per corner showed in profiles).
         let mut i = if first_a == 0 { na - 1 } else { first_a - 1 };
         for v in cur[..m].iter_mut() {
+            let p = [a[i][0] - o[0], a[i][1] - o[1]];
             *v = Vtx {
-                p: a[i],
+                p,
                 ea: i as u8,
                 ..EMPTY
             };
@@ -194,6 +227,7 @@ pub fn overlap_about(
         cur[m - 1].seg = ON_H;
     } else {
         for (k, (v, &p)) in cur.iter_mut().zip(a).enumerate() {
+            let p = [p[0] - o[0], p[1] - o[1]];
             *v = Vtx {
                 p,
                 ea: k as u8,
@@ -211,13 +245,17 @@ pub fn overlap_about(
         let j = jn;
         jn = if j + 1 == nb { 0 } else { j + 1 };
         let (b0, b1) = (b[j], b[jn]);
+        let (b0, b1) = ([b0[0] - o[0], b0[1] - o[1]], [b1[0] - o[0], b1[1] - o[1]]);
         let e = [b1[0] - b0[0], b1[1] - b0[1]];
+        let e1 = e[0].abs() + e[1].abs();
         // Signed distances first: an edge that cuts nothing is passed over without copying.
         let dist = &mut dist[..m];
         let mut any_out = false;
+        let mut max_d = f64::NEG_INFINITY;
         for (d, v) in dist.iter_mut().zip(&cur[..m]) {
             *d = cross(e, [v.p[0] - b0[0], v.p[1] - b0[1]]);
             any_out |= *d < 0.0;
+            max_d = max_d.max(*d);
         }
         if !any_out {
             continue;
@@ -232,14 +270,20 @@ pub fn overlap_about(
             let (u, v) = (cur[k], cur[kn]);
             let (du, dv) = (dist[k], dist[kn]);
             let (keep_u, keep_v) = (du >= 0.0, dv >= 0.0);
-            nxt[w] = u;
+            // A corner on the line whose successor is cut off: the boundary goes on along
+            // b's edge j from it.
+            nxt[w] = Vtx {
+                seg: if du == 0.0 && !keep_v { j as u16 } else { u.seg },
+                ..u
+            };
             w += keep_u as usize;
             let t = du / (du - dv);
+            let uv = [v.p[0] - u.p[0], v.p[1] - u.p[1]];
             // Leaving b's half-plane the new segment runs along b's edge j; entering, it
             // goes on along u's segment. A cut of a's boundary is where a leaves b (it
             // was inside) or enters it.
             nxt[w] = Vtx {
-                p: [u.p[0] + t * (v.p[0] - u.p[0]), u.p[1] + t * (v.p[1] - u.p[1])],
+                p: [u.p[0] + t * uv[0], u.p[1] + t * uv[1]],
                 seg: if keep_u { j as u16 } else { u.seg },
                 ea: u.ea,
                 eb: j as u8,
@@ -254,33 +298,52 @@ pub fn overlap_about(
             w += (keep_u != keep_v) as usize;
         }
         if w < 3 {
-            return None;
+            // Nothing left: certain only if every corner was outside by more than the
+            // rounding of its distance (see the bound below).
+            if max_d < -CORNER_ERROR * EPS * r * e1 {
+                return None;
+            }
+            return overlap_robust(a, b, ca, cb);
         }
         std::mem::swap(&mut cur, &mut nxt);
         m = w;
     }
-    // Area and centroid, relative to the first vertex for accuracy.
-    let o = cur[0].p;
+    // Area and centroid, relative to the first vertex for accuracy; the perimeter for the
+    // error bound.
+    let p0 = cur[0].p;
     let (mut a2, mut cx, mut cy) = (0.0, 0.0, 0.0);
-    for k in 1..m - 1 {
-        let (p, q) = (cur[k].p, cur[k + 1].p);
-        let (p, q) = ([p[0] - o[0], p[1] - o[1]], [q[0] - o[0], q[1] - o[1]]);
-        let c = cross(p, q);
+    let mut perimeter = (cur[m - 1].p[0] - p0[0]).abs() + (cur[m - 1].p[1] - p0[1]).abs();
+    let mut prev = [0.0, 0.0];
+    for v in &cur[1..m] {
+        let q = [v.p[0] - p0[0], v.p[1] - p0[1]];
+        perimeter += (q[0] - prev[0]).abs() + (q[1] - prev[1]).abs();
+        let c = cross(prev, q);
         a2 += c;
-        cx += c * (p[0] + q[0]);
-        cy += c * (p[1] + q[1]);
+        cx += c * (prev[0] + q[0]);
+        cy += c * (prev[1] + q[1]);
+        prev = q;
     }
-    if a2 <= 0.0 {
-        return None;
+    // Forward error bound of twice the area (first order): each computed corner lies within
+    // CORNER_ERROR eps r of the lines it is on (rounding of the offsets, of its orientations
+    // and of the cut), and moving corner k by delta changes twice the area by at most delta
+    // |P(k+1) - P(k-1)| <= delta (its two sides); along a line a cut may stray by 1/sin of
+    // the angle of the lines times that, which changes the area only in second order (and
+    // where that is not small, at grazing cuts, the overlap is a sliver whose first-order
+    // bound fails already). Where the bound exceeds
+    // 1e-10 of the area (slivers thinner than about 1e-5 of the size, grazing or
+    // coincident edges) or no area is left, the exact clipping decides.
+    let bound = EPS * (r * CORNER_ERROR * 2.0 * perimeter + 2.0 * m as f64 * a2.abs());
+    if !(a2 > 0.0 && bound <= 1e-10 * a2) {
+        return overlap_robust(a, b, ca, cb);
     }
-    let centroid = [o[0] + cx / (3.0 * a2), o[1] + cy / (3.0 * a2)];
+    let centroid = [o[0] + p0[0] + cx / (3.0 * a2), o[1] + p0[1] + cy / (3.0 * a2)];
     let mut pts = [[0.0; 2]; 2];
     let mut found = 0;
     let (mut entry, mut exit) = (None, None);
     for v in &cur[..m] {
         if v.kind != NOT_CROSSING {
             if found < 2 {
-                pts[found] = v.p;
+                pts[found] = [o[0] + v.p[0], o[1] + v.p[1]];
             }
             found += 1;
             if v.kind == ENTRY {
@@ -295,7 +358,21 @@ pub fn overlap_about(
         (2, Some((ia, jb)), Some((ka, lb))) => Some(Crossings { ia, jb, ka, lb }),
         _ => None,
     };
-    // Normal: perpendicular to the contact line, or along the centres without one.
+    let (normal, line_length) = contact_normal(line, ca, cb);
+    Some(Overlap {
+        area: 0.5 * a2,
+        centroid,
+        line,
+        normal,
+        line_length,
+        crossings,
+        exact: false,
+    })
+}
+
+/// The unit normal of the contact line (perpendicular to it, or along the centres without
+/// one), pointing from `ca` towards `cb`, and the line's length (0 without one).
+pub(crate) fn contact_normal(line: Option<[[f64; 2]; 2]>, ca: [f64; 2], cb: [f64; 2]) -> ([f64; 2], f64) {
     let mut nrm = match line {
         Some([p, q]) => [-(q[1] - p[1]), q[0] - p[0]],
         None => [cb[0] - ca[0], cb[1] - ca[1]],
@@ -309,15 +386,13 @@ pub fn overlap_about(
     } else {
         [1.0, 0.0]
     };
-    Some(Overlap {
-        area: 0.5 * a2,
-        centroid,
-        line,
-        normal,
-        line_length: if line.is_some() { len } else { 0.0 },
-        crossings,
-    })
+    (normal, if line.is_some() { len } else { 0.0 })
 }
+
+/// Bound on how far (in units of eps r) a corner computed by the f64 clipping can lie from
+/// the lines it is on: the offsets (1), its two orientations (3.3 sqrt 2 each, against
+/// points within 2 r), the cut (2), and a cut of a cut.
+pub(crate) const CORNER_ERROR: f64 = 16.0;
 
 #[cfg(test)]
 mod tests {
