@@ -147,6 +147,35 @@ fn inspect_verifies_and_names_damaged_sections() {
     let err = text(&out.stderr);
     assert!(err.contains("section contact.xi: checksum mismatch"), "{err}");
     assert!(!dir.path().join("never").exists());
+
+    // A byte no checksum covers (alignment padding between two sections): inspect fails
+    // as restart does, naming it, after every checksum passed.
+    let mut bytes = std::fs::read(&file).unwrap();
+    let ck = talus::io::checkpoint::Checkpoint::open(&file).unwrap();
+    let mut spans: Vec<(u64, u64)> = ck.entries.iter().map(|e| (e.offset, e.offset + e.len)).collect();
+    spans.sort();
+    let at = spans
+        .windows(2)
+        .find(|w| w[1].0 > w[0].1)
+        .map(|w| w[0].1)
+        .expect("some padding between sections");
+    drop(ck);
+    bytes[at as usize] = 7;
+    std::fs::write(dir.path().join("pad.talus"), &bytes).unwrap();
+    let out = run(&["inspect", "pad.talus"], dir.path());
+    assert!(!out.status.success(), "{}", text(&out.stdout));
+    assert!(!text(&out.stdout).contains("DAMAGED"));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("padding byte {at}")) && err.contains("0x07"),
+        "{err}"
+    );
+    let out = run(&["inspect", file.to_str().unwrap()], dir.path());
+    assert!(
+        text(&out.stdout).contains("contents        valid"),
+        "{}",
+        text(&out.stdout)
+    );
 }
 
 #[test]

@@ -457,3 +457,77 @@ fn restart_append_is_the_uninterrupted_run_from_every_checkpoint() {
         same(&copy, &format!("whole run, restart --append from step {r}"));
     }
 }
+
+/// `talus restart DIR --append` with no other option continues the run as its command line
+/// ran it: the frame, energy and checkpoint intervals, the kept count and the end step come
+/// from the checkpoint's run settings, not from the scenario (whose values all differ
+/// here), so the files are those of the uninterrupted run byte for byte.
+#[test]
+fn restart_append_keeps_the_command_line_intervals() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let toml = grain_box(120, false, false, [0.03, 0.03], 40)
+        .replace("vtk = false", "vtk = true")
+        .replace("dump = false", "dump = true")
+        .replace("energy = false", "energy = true");
+    // The scenario: frames and energy rows every 2 steps (steps / 20), no checkpoints.
+    std::fs::write(d.join("s.toml"), &toml).unwrap();
+    let ok = |args: &[&str]| {
+        let out = run(args, d);
+        assert!(out.status.success(), "{args:?}: {}", describe(&out));
+        out
+    };
+    let flags = ["-q", "--steps", "26", "--every", "4", "--energy-every", "3"];
+    let straight: Vec<&str> = ["run", "s.toml", "--out", "straight"]
+        .iter()
+        .chain(&flags)
+        .copied()
+        .collect();
+    ok(&straight);
+    let first: Vec<&str> = [
+        "run",
+        "s.toml",
+        "--out",
+        "run",
+        "--checkpoint-every",
+        "6",
+        "--keep",
+        "10",
+    ]
+    .iter()
+    .chain(&flags)
+    .copied()
+    .collect();
+    ok(&first);
+    // Back to step 12: drop the later checkpoints, as a run stopped there would have left.
+    for s in [18u64, 24] {
+        std::fs::remove_file(d.join(format!("run/checkpoints/checkpoint-{s:012}.talus"))).unwrap();
+    }
+    ok(&["restart", "run", "--append", "-q"]);
+    let outputs = |folder: &str| -> Vec<String> {
+        tree(&d.join(folder))
+            .into_iter()
+            .filter(|f| !f.starts_with("checkpoints") && !f.starts_with(".talus"))
+            .collect()
+    };
+    let expected = outputs("straight");
+    assert_eq!(outputs("run"), expected);
+    for f in &expected {
+        let a = std::fs::read(d.join("straight").join(f)).unwrap();
+        let b = std::fs::read(d.join("run").join(f)).unwrap();
+        assert!(a == b, "{f} differs from the uninterrupted run's");
+    }
+    // The restart wrote checkpoints every 6 steps again (and its frames, compared above,
+    // end at step 26, not the scenario's 40).
+    let steps: Vec<String> = tree(&d.join("run/checkpoints"))
+        .into_iter()
+        .filter(|f| f.ends_with(".talus"))
+        .collect();
+    assert_eq!(
+        steps,
+        [6u64, 12, 18, 24]
+            .iter()
+            .map(|s| format!("checkpoint-{s:012}.talus"))
+            .collect::<Vec<_>>()
+    );
+}

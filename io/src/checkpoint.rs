@@ -240,8 +240,15 @@ impl Checkpoint {
                 "checksum mismatch: the section was changed or damaged".into(),
             ));
         }
-        crate::checkpoint_validate::check_padding(&c.map, &c.header, &c.entries).map_err(|m| c.error(None, m))?;
+        c.check_padding()?;
         Ok(c)
+    }
+
+    /// The bytes no checksum covers (alignment padding) are zero and no two sections
+    /// share bytes (see [`crate::checkpoint_validate`]).
+    pub fn check_padding(&self) -> Result<()> {
+        crate::checkpoint_validate::check_padding(&self.map, &self.header, &self.entries)
+            .map_err(|m| self.error(None, m))
     }
 
     /// Map a checkpoint and check its header and table (not the sections' CRCs: see

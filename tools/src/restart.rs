@@ -8,7 +8,7 @@ use talus_io::checkpoint::{fnv1a, list, Checkpoint};
 use talus_io::scenario::parse_scenario;
 
 use crate::parallel_opts::ParallelArgs;
-use crate::run::{step_and_report, Defaults, StepArgs, CHECKPOINT_PREFIX};
+use crate::run::{step_and_report, Defaults, RecordedStepping, StepArgs, CHECKPOINT_PREFIX};
 
 #[derive(Args)]
 pub struct RestartArgs {
@@ -21,7 +21,10 @@ pub struct RestartArgs {
     /// Continue the output series (.pvd, dump, energy.csv) in the folder of the run it
     /// continues (or --out) instead of writing new ones in restart-STEP/ there: frames of
     /// steps before the restart step are kept, later ones (of a run that went further)
-    /// dropped. The restart's checkpoints go where the checkpoint came from.
+    /// dropped. The restart's checkpoints go where the checkpoint came from (with --out:
+    /// into its checkpoints/). Either way the run goes on with the intervals, kept count,
+    /// output choice and end step it was started with (recorded in the checkpoint), unless
+    /// given here.
     #[arg(long)]
     pub append: bool,
     #[command(flatten)]
@@ -84,7 +87,7 @@ fn open(path: &Path) -> Result<Checkpoint, String> {
     })
 }
 
-pub fn restart(a: RestartArgs) -> Result<(), String> {
+pub fn restart(mut a: RestartArgs) -> Result<(), String> {
     let t0 = Instant::now();
     let ck = open(&a.path)?;
     let text = ck
@@ -152,6 +155,8 @@ pub fn restart(a: RestartArgs) -> Result<(), String> {
     a.parallel.apply(&mut sim)?;
     let setup = t0.elapsed();
     let step = sim.step;
+    // The continued run's intervals and end step, unless the command line says otherwise.
+    a.stepping.continue_from(&RecordedStepping::parse(&saved), step);
     eprintln!(
         "talus: restarted from {} at step {step} (t = {:.6e} s) in {:.3} s",
         ck.path.display(),
@@ -215,8 +220,8 @@ pub struct InspectArgs {
     pub text: bool,
 }
 
-/// Print the header and the section table, verify every checksum; an error (non-zero exit)
-/// if any section is damaged.
+/// Print the header and the section table, verify every checksum, the padding and the
+/// contents; an error (non-zero exit) if any of them is damaged.
 pub fn inspect(a: InspectArgs) -> Result<(), String> {
     let file = if a.file.is_dir() {
         // The newest by name: a damaged one is what inspect is for, so no skipping here.
@@ -275,13 +280,18 @@ pub fn inspect(a: InspectArgs) -> Result<(), String> {
             }
         }
     }
-    if bad.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
+    if !bad.is_empty() {
+        return Err(format!(
             "{}: checksum mismatch in section(s) {}: the file was changed or damaged",
             ck.path.display(),
             bad.join(", ")
-        ))
+        ));
     }
+    // What a restart checks beyond the checksums: the uncovered bytes, then the contents
+    // (as strictly as a scenario), so that inspect passes exactly the files restart takes.
+    ck.check_padding().map_err(|e| e.to_string())?;
+    println!("  padding         all zero");
+    ck.simulation().map_err(|e| e.to_string())?;
+    println!("  contents        valid: a restart accepts this state");
+    Ok(())
 }

@@ -327,6 +327,7 @@ pub fn step_and_report(
     } else {
         None
     };
+    let end = sim.step + plan.steps;
     let new_checkpointer = |sim: &Simulation| {
         Checkpointer::new(
             &plan.checkpoint_dir,
@@ -337,7 +338,13 @@ pub fn step_and_report(
                 ("scenario.toml", plan.scenario_text.clone().into_bytes()),
                 (
                     "run.settings",
-                    format!("{}{}", plan.run_settings, folder_settings(plan)).into_bytes(),
+                    format!(
+                        "{}{}{}",
+                        plan.run_settings,
+                        stepping_settings(plan, end),
+                        folder_settings(plan)
+                    )
+                    .into_bytes(),
                 ),
             ],
             sim,
@@ -354,7 +361,6 @@ pub fn step_and_report(
 
     let steps = plan.steps;
     let start_step = sim.step;
-    let end = start_step + steps;
     let pb = if plan.quiet {
         ProgressBar::hidden()
     } else {
@@ -685,6 +691,69 @@ impl Locks {
             self.0.push((key, lock));
         }
         Ok(())
+    }
+}
+
+/// How a checkpoint's run was stepped and what it wrote, recorded in its run settings so
+/// that `talus restart` (with `--append`: byte for byte) continues it as it was run, with
+/// the intervals and the end step its command line gave, not the scenario's.
+pub fn stepping_settings(plan: &Plan, end: u64) -> String {
+    let k = plan.kinds;
+    format!(
+        "end_step = {end}\nevery = {}\nenergy_every = {}\ncheckpoint_every = {}\nkeep = {}\noutput = {}\n",
+        plan.every,
+        plan.energy_every,
+        plan.checkpoint_every,
+        plan.keep,
+        if k.vtk || k.dump || k.energy { "on" } else { "none" }
+    )
+}
+
+/// The [`stepping_settings`] a checkpoint recorded, where it did.
+#[derive(Default)]
+pub struct RecordedStepping {
+    pub end_step: Option<u64>,
+    pub every: Option<u64>,
+    pub energy_every: Option<u64>,
+    pub checkpoint_every: Option<u64>,
+    pub keep: Option<u64>,
+    pub no_output: bool,
+}
+
+impl RecordedStepping {
+    /// Read from a checkpoint's run settings (`key = value` lines; absent keys: None).
+    pub fn parse(settings: &str) -> RecordedStepping {
+        let get = |key: &str| {
+            settings.lines().find_map(|l| {
+                l.split_once(" = ")
+                    .filter(|(k, _)| *k == key)
+                    .map(|(_, v)| v.trim().to_string())
+            })
+        };
+        let num = |key: &str| get(key).and_then(|v| v.parse::<u64>().ok());
+        RecordedStepping {
+            end_step: num("end_step"),
+            every: num("every").filter(|&e| e >= 1),
+            energy_every: num("energy_every").filter(|&e| e >= 1),
+            checkpoint_every: num("checkpoint_every"),
+            keep: num("keep").filter(|&k| k >= 1),
+            no_output: get("output").as_deref() == Some("none"),
+        }
+    }
+}
+
+impl StepArgs {
+    /// Fill what the command line left open from what the continued run recorded; `steps`
+    /// runs up to the recorded end step from `step` (when it lies ahead).
+    pub fn continue_from(&mut self, r: &RecordedStepping, step: u64) {
+        self.every = self.every.or(r.every);
+        self.energy_every = self.energy_every.or(r.energy_every);
+        self.checkpoint_every = self.checkpoint_every.or(r.checkpoint_every);
+        self.keep = self.keep.or(r.keep);
+        self.no_output |= r.no_output;
+        if self.steps.is_none() {
+            self.steps = r.end_step.filter(|&e| e > step).map(|e| e - step);
+        }
     }
 }
 
