@@ -262,8 +262,8 @@ fn restart_append_continues_the_output_series_exactly() {
         "-q",
         "--out",
         "pieces",
-        "--every",
-        "10",
+        "--steps",
+        "40",
         "--checkpoint-every",
         "0",
     ]);

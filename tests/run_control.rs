@@ -334,6 +334,20 @@ fn arguments_are_checked() {
         &["run", "s.toml", "-q", "--threads", "50000", "--placement", "none"],
         "--threads 50000: this machine has",
     );
+    refused(
+        &[
+            "scale",
+            "--bed",
+            "discs",
+            "--n",
+            "10000",
+            "--threads",
+            "1,50000",
+            "--placements",
+            "none",
+        ],
+        "--threads 50000: this machine has",
+    );
     std::fs::write(d.join("file"), "").unwrap();
     refused(
         &["run", "s.toml", "-q", "--out", "file"],

@@ -1242,7 +1242,12 @@ impl Simulation {
     /// Coordination number: touching particle pairs per particle, counted from both sides
     /// (2 x pairs / N), as LAMMPS `compute contact/atom` does. Walls not counted.
     pub fn contacts_per_particle(&self) -> f64 {
-        2.0 * self.energies().contacts as f64 / self.len().max(1) as f64
+        2.0 * self.energies().contacts as f64 / self.grains().max(1) as f64
+    }
+
+    /// Particles that are grains: all but the wall bodies (fixed or driven).
+    pub fn grains(&self) -> usize {
+        self.len() - self.particles.wall_bodies()
     }
 
     /// Candidate pairs in the contact table.

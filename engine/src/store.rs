@@ -85,6 +85,18 @@ macro_rules! each_field {
 }
 
 impl ParticleStore {
+    /// Is particle `p` a wall body (fixed or driven: infinite mass, moved by no force, such
+    /// as a hopper's plates or a drum's segments) rather than a grain?
+    #[inline]
+    pub fn is_wall_body(&self, p: usize) -> bool {
+        self.flags[p] != 0
+    }
+
+    /// How many particles are wall bodies.
+    pub fn wall_bodies(&self) -> usize {
+        self.flags.iter().filter(|&&f| f != 0).count()
+    }
+
     pub fn len(&self) -> usize {
         self.x.len()
     }

@@ -7,7 +7,7 @@ use talus_engine::Simulation;
 use crate::dump::DumpWriter;
 use crate::series::{gravitational_potential, EnergySeries};
 use crate::vtk::{Frame, Polygons, PvdSeries};
-use crate::walls_vtu::{is_wall_body, write_walls_vtu};
+use crate::walls_vtu::{has_walls, write_walls_vtu};
 use crate::{IoError, Result};
 
 /// Which files to write.
@@ -48,7 +48,7 @@ impl Grains {
         self.start.clear();
         self.corners.clear();
         self.start.push(0);
-        for p in (0..ps.len()).filter(|&p| !is_wall_body(sim, p)) {
+        for p in (0..ps.len()).filter(|&p| !ps.is_wall_body(p)) {
             self.ids.push(ps.id[p]);
             self.types.push(ps.ptype[p] as u32);
             // The store's loads are the contact forces; gravity is added in the kick. The
@@ -161,7 +161,9 @@ impl Outputs {
     pub fn files(&self) -> Vec<PathBuf> {
         let mut v = Vec::new();
         for series in [&self.pvd, &self.walls].into_iter().flatten() {
-            v.push(series.pvd_path());
+            if !series.is_empty() {
+                v.push(series.pvd_path());
+            }
         }
         if let Some(d) = &self.dump {
             v.push(d.path().to_path_buf());
@@ -185,7 +187,8 @@ impl Outputs {
         if let Some(p) = &mut self.pvd {
             p.add_frame(sim.step, sim.time, &frame)?;
         }
-        if let Some(w) = &mut self.walls {
+        // A run without walls gets no walls series (no .pvd, no empty frames).
+        if let Some(w) = self.walls.as_mut().filter(|_| has_walls(sim)) {
             w.add_file(sim.step, sim.time, |path| write_walls_vtu(path, sim))?;
         }
         if let Some(d) = &mut self.dump {

@@ -17,9 +17,9 @@ const VTK_VERTEX: u8 = 1;
 const VTK_LINE: u8 = 3;
 const VTK_POLYGON: u8 = 7;
 
-/// Is particle `p` a wall body (infinite mass: fixed or driven) rather than a grain?
-pub fn is_wall_body(sim: &Simulation, p: usize) -> bool {
-    sim.particles.flags[p] != 0
+/// Does the run have walls to draw: line walls or wall bodies?
+pub fn has_walls(sim: &Simulation) -> bool {
+    !sim.walls.is_empty() || sim.particles.wall_bodies() > 0
 }
 
 /// The part of the line through `point` with unit `normal` inside the box `lo..hi`
@@ -53,7 +53,7 @@ fn cells(sim: &Simulation) -> Vec<Cell> {
         }
     }
     let ps = &sim.particles;
-    for p in (0..ps.len()).filter(|&p| is_wall_body(sim, p)) {
+    for p in (0..ps.len()).filter(|&p| ps.is_wall_body(p)) {
         let corners = match &sim.shapes {
             Some(sh) if sh.is_polygon(p) => sh.world[sh.range(p)].to_vec(),
             _ => vec![[ps.x[p], ps.y[p]]],

@@ -1,6 +1,6 @@
-//! `talus bench`: particle-updates per second on the dense polydisperse bed of the LAMMPS
-//! peer (shared/peers/lammps), tiled to N = 10^4 ... 10^6 exactly as the peer's tile.py
-//! does, with the peer's physics, so that the figures compare with LAMMPS on identical
+//! `talus bench`: particle-updates per second on the dense polydisperse bed the LAMMPS
+//! peer settled (data/s2d_base.data, shipped in the repo), tiled to N = 10^4 ... 10^6
+//! exactly as the peer's tile.py does, with the peer's physics, so that the figures compare with LAMMPS on identical
 //! input. Each configuration runs warm-up steps, then `repeats` timed segments; the
 //! median segment is reported.
 use std::path::PathBuf;

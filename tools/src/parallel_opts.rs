@@ -44,6 +44,19 @@ pub fn use_pool(
 /// of them exhaust the process's memory maps for thread stacks, an abort, not an error).
 pub const MAX_THREADS_PER_PU: usize = 4;
 
+/// Refuse more than [`MAX_THREADS_PER_PU`] threads per processing unit of `topo`.
+pub fn check_thread_count(topo: &Topology, threads: usize) -> Result<(), String> {
+    let limit = MAX_THREADS_PER_PU * topo.pu_count();
+    if threads > limit {
+        return Err(format!(
+            "--threads {threads}: this machine has {} processing units; at most {MAX_THREADS_PER_PU} threads \
+             per unit ({limit}) are allowed, more would only wait for each other",
+            topo.pu_count()
+        ));
+    }
+    Ok(())
+}
+
 impl ParallelArgs {
     /// Whether the worker pool runs the steps (otherwise the serial code paths do).
     pub fn uses_pool(&self) -> bool {
@@ -69,15 +82,7 @@ impl ParallelArgs {
         }
         if self.uses_pool() {
             let (topo, _) = Topology::detect()?;
-            let limit = MAX_THREADS_PER_PU * topo.pu_count();
-            if self.threads > limit {
-                return Err(format!(
-                    "--threads {}: this machine has {} processing units; at most {MAX_THREADS_PER_PU} threads \
-                     per unit ({limit}) are allowed, more would only wait for each other",
-                    self.threads,
-                    topo.pu_count()
-                ));
-            }
+            check_thread_count(&topo, self.threads)?;
             use_pool(sim, self.threads, &placement, strategy)?;
         } else if self.force_strategy != "deterministic" {
             eprintln!(

@@ -38,7 +38,7 @@ pub struct RunArgs {
 #[derive(Args)]
 pub struct StepArgs {
     /// Number of steps, at least 1 (overrides [run] steps; `talus restart` runs this many
-    /// more, by default up to [run] steps).
+    /// more, by default up to the end step of the run it continues).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub steps: Option<u64>,
     /// Output folder, for everything the run writes: output series, and checkpoints in
@@ -357,7 +357,13 @@ pub fn step_and_report(
         None
     };
     let setup = setup + t_setup.elapsed();
-    eprintln!("talus: {} ({} particles, {})", plan.title, sim.len(), plan.dt_note);
+    let walls = sim.particles.wall_bodies();
+    let counted = if walls > 0 {
+        format!("{} particles and {walls} wall bodies", sim.len() - walls)
+    } else {
+        format!("{} particles", sim.len())
+    };
+    eprintln!("talus: {} ({counted}, {})", plan.title, plan.dt_note);
 
     let steps = plan.steps;
     let start_step = sim.step;
@@ -513,20 +519,18 @@ pub fn step_and_report(
         None => None,
     };
     let compute = wall - io_time.as_secs_f64() - ckpt_stats.as_ref().map_or(0.0, |c| c.stall.as_secs_f64());
-    let n = sim.len();
+    // Wall bodies (fixed or driven: hopper plates, drum segments) are not grains: the
+    // counts per particle are per grain.
+    let n = sim.grains();
+    let wall_bodies = sim.len() - n;
     let done = sim.step - start_step;
     let e = sim.energies();
     let t = sim.times;
     let pct = |x: f64| 100.0 * x / t.total().max(1e-300);
     println!("talus run summary");
     println!("  scenario            {}", plan.title);
-    // Wall bodies (fixed or driven: hopper plates, drum segments) are not grains.
-    let wall_bodies = (0..n).filter(|&p| talus_io::walls_vtu::is_wall_body(sim, p)).count();
     if wall_bodies > 0 {
-        println!(
-            "  particles           {} (and {wall_bodies} wall bodies)",
-            n - wall_bodies
-        );
+        println!("  particles           {n} (and {wall_bodies} wall bodies)");
     } else {
         println!("  particles           {n}");
     }

@@ -17,6 +17,7 @@ use talus_io::lammps_data::read_lammps_data;
 
 use crate::bench::peer_sim;
 use crate::bench_polygons::polygon_bed;
+use crate::parallel_opts::check_thread_count;
 use crate::parallel_opts::profile_table;
 use crate::plot::{speedup_plot, Series};
 
@@ -111,6 +112,9 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
         return Err("--topology describes another machine: it can only be planned on (add --dry-run)".into());
     }
     // Every plan first: a bad combination fails before minutes of runs.
+    for &t in &a.threads {
+        check_thread_count(&topo, t)?;
+    }
     for p in &placements {
         for &t in &a.threads {
             plan(&topo, p, t)?;
