@@ -23,8 +23,8 @@ pub use material::Material;
 pub use parallel::ForceStrategy;
 pub use shapes::PolygonShape;
 pub use sim::{
-    Config, Elem, Energies, Integrator, NarrowStats, NeighborMethod, PhaseTimes, Rejection, Section, SectionSource,
-    Simulation, SETTINGS_SECTIONS,
+    Config, Elem, Energies, Integrator, NarrowStats, NeighborMethod, Rejection, Section, SectionSource, Simulation,
+    SETTINGS_SECTIONS,
 };
 pub use store::{flags, ParticleInit, ParticleStore};
 pub use talus_kernels::contact::disc_wall::LineWall;

@@ -16,7 +16,6 @@
 //! two chunks. The chunks are guided (large first, small last: `pool::guided_bounds`), so
 //! there are few rims and the threads still finish together. A gather over all slots
 //! (the previous scheme) wrote and re-read every slot's force.
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::contacts::FREE;
 use crate::pool::guided_bounds;
@@ -24,40 +23,54 @@ use crate::sim::{ForceSink, WallSink};
 use talus_kernels::contact::disc_disc::ContactForce;
 
 /// A load array written by several threads at disjoint elements.
-pub(crate) struct SharedLoad<'a>(&'a [AtomicU64]);
+///
+/// Plain f64 memory, not atomics: an atomic f64 add is a load into an integer register, a
+/// move to a float register, the add and the way back, and the compiler may not keep or
+/// combine any of it (the pool of one ran its force phase 30 % slower through atomics than
+/// through a plain slice, BENCHMARKS.md). What makes plain access sound is the owner plan's
+/// invariant (module notes): within one pool phase each element has exactly one thread
+/// that reads or writes it, and phases are ordered by the pool's barrier (release and
+/// acquire on its counter).
+pub(crate) struct SharedLoad<'a> {
+    ptr: *mut f64,
+    len: usize,
+    _borrow: std::marker::PhantomData<&'a mut [f64]>,
+}
+
+// SAFETY: a SharedLoad is an exclusive borrow of its array for 'a, shared between the
+// pool's threads, which touch disjoint elements within a phase (see the type's notes).
+unsafe impl Sync for SharedLoad<'_> {}
+unsafe impl Send for SharedLoad<'_> {}
 
 impl<'a> SharedLoad<'a> {
     pub fn new(s: &'a mut [f64]) -> Self {
-        const _: () = assert!(
-            std::mem::size_of::<f64>() == std::mem::size_of::<AtomicU64>()
-                && std::mem::align_of::<f64>() == std::mem::align_of::<AtomicU64>()
-        );
-        // SAFETY: AtomicU64 has the size and bit validity of u64, which f64 shares, and
-        // (asserted above) the same alignment. `s` is borrowed exclusively for 'a, so all
-        // access to it during 'a goes through these atomics.
-        SharedLoad(unsafe { &*(s as *mut [f64] as *const [AtomicU64]) })
+        SharedLoad {
+            ptr: s.as_mut_ptr(),
+            len: s.len(),
+            _borrow: std::marker::PhantomData,
+        }
     }
 
-    /// `a[p] += v`. Relaxed
-    /// loads and stores are plain moves on x86-64; the one writer per element (module
-    /// notes) makes the read-modify-write safe without an atomic add.
+    /// `a[p] += v`.
     #[inline(always)]
     fn add(&self, p: usize, v: f64) {
-        let a = &self.0[p];
-        a.store(
-            (f64::from_bits(a.load(Ordering::Relaxed)) + v).to_bits(),
-            Ordering::Relaxed,
-        );
+        assert!(p < self.len);
+        // SAFETY: in bounds (checked), and element p has one user in this phase.
+        unsafe { *self.ptr.add(p) += v }
     }
 
     #[inline(always)]
     fn get(&self, p: usize) -> f64 {
-        f64::from_bits(self.0[p].load(Ordering::Relaxed))
+        assert!(p < self.len);
+        // SAFETY: as in `add`.
+        unsafe { *self.ptr.add(p) }
     }
 
     #[inline(always)]
     fn set(&self, p: usize, v: f64) {
-        self.0[p].store(v.to_bits(), Ordering::Relaxed)
+        assert!(p < self.len);
+        // SAFETY: as in `add`.
+        unsafe { *self.ptr.add(p) = v }
     }
 }
 
@@ -113,11 +126,16 @@ impl OwnerPlan {
         }
         assert!(slots < 1 << 31, "contact table too large for the deterministic sum");
         self.bounds = guided_bounds(slots, threads, min_chunk);
-        self.first.clear();
-        self.first.resize(n, u32::MAX);
         self.defer.clear();
         self.defer.resize(slots, 0);
         self.fix.clear();
+        if self.bounds.len() <= 2 {
+            // One chunk owns every particle: nothing is deferred.
+            self.built_for = Some(key);
+            return;
+        }
+        self.first.clear();
+        self.first.resize(n, u32::MAX);
         for (c, w) in self.bounds.windows(2).enumerate() {
             let c = c as u32;
             for o in w[0]..w[1] {

@@ -43,6 +43,8 @@ use crate::walls::WallContacts;
 use talus_kernels::contact::disc_disc::ContactForce;
 use talus_kernels::geometry::overlap::OverlapScratch;
 use talus_kernels::geometry::polygon::to_world;
+use talus_kernels::integrate::gear::{self, GearDof};
+use talus_kernels::integrate::position_check::check_positions;
 use talus_kernels::integrate::verlet::{self, Check, CheckResult, Dof, Inertia, Loads};
 
 /// Contact-table slots per dynamically claimed chunk.
@@ -298,6 +300,11 @@ impl Parallel {
     /// per-particle phases (Predict, Correct, Reduce use the same `ranges`). A no-op for
     /// placement on a one-node machine, apart from the copy.
     pub(crate) fn first_touch(&mut self, ps: &mut ParticleStore) -> Result<()> {
+        if self.threads() == 1 {
+            // The one thread is the one that wrote them.
+            self.untouched = false;
+            return Ok(());
+        }
         let n = ps.len();
         let ranges = self.ranges(n);
         let lens: Vec<usize> = ranges.iter().map(|r| r.len()).collect();
@@ -404,6 +411,69 @@ impl Parallel {
         })
     }
 
+    /// The check of the positions (after a Gear prediction, or before the first step), one
+    /// chunk of particles per thread.
+    pub(crate) fn check_positions(&mut self, ps: &ParticleStore, c: &Check) -> Result<CheckResult> {
+        let ranges = self.ranges(ps.len());
+        let (left, outside) = (AtomicBool::new(false), AtomicBool::new(false));
+        self.pool.run(Phase::Predict, &|t| {
+            let r = ranges[t].clone();
+            let part = Check {
+                radius: &c.radius[r.clone()],
+                boxes: &c.boxes[r.clone()],
+                ..*c
+            };
+            let res = check_positions(&ps.x[r.clone()], &ps.y[r], &part);
+            left.fetch_or(res.left_box, Ordering::Relaxed);
+            outside.fetch_or(res.outside, Ordering::Relaxed);
+        })?;
+        Ok(CheckResult {
+            left_box: left.into_inner(),
+            outside: outside.into_inner(),
+        })
+    }
+
+    /// Gear prediction of the three degrees of freedom, and the loads zeroed, one chunk of
+    /// particles per thread.
+    pub(crate) fn gear_predict(&mut self, dofs: [GearDof; 3], loads: [&mut [f64]; 3], dt: f64) -> Result<()> {
+        let lens: Vec<usize> = self.ranges(loads[0].len()).iter().map(|r| r.len()).collect();
+        let parts = gear_parts(dofs, &lens);
+        let loads = split3(loads, &lens);
+        let parts: Vec<_> = parts.into_iter().zip(loads).map(Mutex::new).collect();
+        self.pool.run(Phase::Predict, &|t| {
+            let mut part = parts[t].lock();
+            let (dofs, loads) = &mut *part;
+            for d in dofs.iter_mut() {
+                gear::predict(d, dt);
+            }
+            for l in loads.iter_mut() {
+                l.fill(0.0);
+            }
+        })
+    }
+
+    /// Gear correction of the three degrees of freedom by their loads (`inv`: inverse
+    /// mass, mass, inertia; `bias`: gravity, none for the angle), one chunk per thread.
+    pub(crate) fn gear_correct(
+        &mut self,
+        dofs: [GearDof; 3],
+        loads: [&[f64]; 3],
+        inv: [&[f64]; 3],
+        bias: [f64; 3],
+        dt: f64,
+    ) -> Result<()> {
+        let lens: Vec<usize> = self.ranges(loads[0].len()).iter().map(|r| r.len()).collect();
+        let parts: Vec<_> = gear_parts(dofs, &lens).into_iter().map(Mutex::new).collect();
+        let ranges = self.ranges(loads[0].len());
+        self.pool.run(Phase::Correct, &|t| {
+            let r = ranges[t].clone();
+            let mut dofs = parts[t].lock();
+            for (k, d) in dofs.iter_mut().enumerate() {
+                gear::correct(d, &loads[k][r.clone()], &inv[k][r.clone()], bias[k], dt);
+            }
+        })
+    }
+
     /// World-frame vertices of the polygons, one chunk of particles per thread.
     pub(crate) fn update_world(&mut self, sh: &mut Shapes, x: &[f64], y: &[f64], angle: &[f64]) -> Result<()> {
         let ranges = self.ranges(sh.start.len() - 1);
@@ -500,7 +570,7 @@ impl Parallel {
             };
             self.owners
                 .prepare(ct.generation(), &ct.i, &ct.j, n, self.threads(), min);
-            if self.slot_force.len() < slots {
+            if self.owners.bounds.len() > 2 && self.slot_force.len() < slots {
                 // Only deferred slots are written and read: the contents do not matter.
                 self.slot_force.resize(slots, [0.0; 4]);
             }
@@ -517,7 +587,7 @@ impl Parallel {
         }
         let chunks = bounds.len() - 1;
         let lens: Vec<usize> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
-        let (out, defer) = if det {
+        let (out, defer) = if det && chunks > 1 {
             (
                 split_lengths(&mut self.slot_force[..slots], lens.iter().copied()),
                 split_ref(&self.owners.defer[..slots], lens.iter().copied()),
@@ -745,9 +815,9 @@ impl Parallel {
         removes: &mut Vec<(u32, u32)>,
     ) -> Result<()> {
         use talus_kernels::neighbor::{NeighborSearch, SearchScratch};
-        if self.threads() < 2 || !tree.set_boxes(src) {
-            // One thread, or new particles / a new tiling: the serial refresh (a rebuild).
-            tree.refresh(src, adds, removes);
+        if !tree.set_boxes(src) {
+            // New particles or a new tiling: a rebuild.
+            self.pool.serial(Phase::Neighbor, || tree.refresh(src, adds, removes));
             return Ok(());
         }
         let threads = self.threads();
@@ -761,7 +831,7 @@ impl Parallel {
             })?;
         }
         let all: Vec<(u32, u32)> = movers.into_iter().flat_map(|m| m.into_inner()).collect();
-        tree.migrate_listed(&all);
+        self.pool.serial(Phase::Neighbor, || tree.migrate_listed(&all));
         let n = tree.particles();
         type Part = (Vec<(u32, u32)>, SearchScratch);
         let parts: Vec<Mutex<Part>> = (0..threads).map(|_| Mutex::new(Default::default())).collect();
@@ -774,21 +844,18 @@ impl Parallel {
             })?;
         }
         let new: Vec<(u32, u32)> = parts.into_iter().flat_map(|p| p.into_inner().0).collect();
-        tree.finish_refresh(new, adds, removes);
+        self.pool
+            .serial(Phase::Neighbor, || tree.finish_refresh(new, adds, removes));
         Ok(())
     }
 
-    /// The sort-and-sweep update with one thread per axis (threads beyond two idle), after
-    /// the new boxes are staged by all threads.
+    /// The sort-and-sweep update with one thread per axis (threads beyond two idle; one
+    /// thread sorts both), after the new boxes are staged by all threads.
     pub(crate) fn sweep_update<B: talus_kernels::neighbor::BoxSource + Sync>(
         &mut self,
         sweep: &mut talus_kernels::neighbor::SweepAndPrune,
         src: &B,
     ) -> Result<()> {
-        if self.threads() < 2 {
-            sweep.update(src);
-            return Ok(());
-        }
         let (n, threads) = (src.len(), self.threads());
         {
             let lens = (0..threads).map(|k| chunk(n, k, threads).len());
@@ -800,12 +867,12 @@ impl Parallel {
         {
             let axes: Vec<_> = sweep.axes(n).into_iter().map(Mutex::new).collect();
             self.pool.run(Phase::Neighbor, &|t| {
-                if let Some(a) = axes.get(t) {
+                for a in axes.iter().skip(t).step_by(threads) {
                     a.lock().run();
                 }
             })?;
         }
-        sweep.finish_update();
+        self.pool.serial(Phase::Neighbor, || sweep.finish_update());
         Ok(())
     }
 }
@@ -894,4 +961,30 @@ fn verlet_parts<'a>(ps: &'a mut ParticleStore, lens: &[usize]) -> (Vec<VerletPar
         })
         .collect();
     (parts, split_ref(&radius[..n], lens.iter().copied()))
+}
+
+/// The three Gear degrees of freedom cut into per-thread chunks of `lens`.
+fn gear_parts<'a>(dofs: [GearDof<'a>; 3], lens: &[usize]) -> Vec<[GearDof<'a>; 3]> {
+    let [a, b, c] = dofs.map(|d| {
+        let sp = |s: &'a mut [f64]| split_lengths(s, lens.iter().copied()).into_iter();
+        let (mut x, mut v, mut a) = (sp(d.x), sp(d.v), sp(d.a));
+        let (mut b, mut c, mut dd) = (sp(d.b), sp(d.c), sp(d.d));
+        (0..lens.len())
+            .map(|_| GearDof {
+                x: x.next().unwrap(),
+                v: v.next().unwrap(),
+                a: a.next().unwrap(),
+                b: b.next().unwrap(),
+                c: c.next().unwrap(),
+                d: dd.next().unwrap(),
+            })
+            .collect::<Vec<_>>()
+    });
+    a.into_iter().zip(b).zip(c).map(|((a, b), c)| [a, b, c]).collect()
+}
+
+/// Three arrays cut into per-thread chunks of `lens`.
+fn split3<'a>(arrays: [&'a mut [f64]; 3], lens: &[usize]) -> Vec<[&'a mut [f64]; 3]> {
+    let [a, b, c] = arrays.map(|s| split_lengths(s, lens.iter().copied()));
+    a.into_iter().zip(b).zip(c).map(|((a, b), c)| [a, b, c]).collect()
 }

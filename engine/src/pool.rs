@@ -27,35 +27,50 @@ use crate::error::{EngineError, Result};
 /// How long a worker spins for the next phase before parking.
 const SPIN: Duration = Duration::from_micros(200);
 
-/// The phases of a step, for the profile.
+/// The phases of a step, in step order: the one list of where a step's time goes. Most run
+/// on the pool ([`Pool::run`]); the serial ones ([`Phase::is_serial`]) run on thread 0
+/// alone ([`Pool::serial`]) while the other threads wait, and are timed the same way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Phase {
     /// Verlet kicks and drift (or Gear prediction), load reset, position check.
     Predict,
     /// World-frame polygon vertices.
     Vertices,
-    /// Neighbour search (sort-and-sweep update, one thread per axis).
+    /// Neighbour search (sort-and-sweep update, one thread per axis; the quadtree's scan).
     Neighbor,
+    /// The contact table's additions, removals and compaction, and the wall-contact list
+    /// (serial: each changes one shared table).
+    Contacts,
     /// Narrow phase and pair forces over the contact table.
     Forces,
-    /// Summing the per-slot, per-thread or per-particle accumulators into the loads.
+    /// Summing the per-slot, per-thread or per-particle accumulators into the loads, and
+    /// the wall forces.
     Reduce,
     /// Verlet second half kick (or Gear correction).
     Correct,
+    /// Renumbering the particles along a Morton curve (serial: a sort and a permutation
+    /// of every array), every `sort_every` steps.
+    Reorder,
+    /// Pouring particles in (serial: the placement, and every array grows).
+    Insert,
     /// Copying the hot particle arrays into pages first written by the threads that work
-    /// on them (NUMA first touch): when the pool starts and after a reorder, not a step
-    /// phase.
+    /// on them (NUMA first touch): when the pool starts and after a reorder.
     FirstTouch,
 }
 
 impl Phase {
-    pub const ALL: [Phase; 6] = [
+    /// Every phase, in step order.
+    pub const ALL: [Phase; 10] = [
         Phase::Predict,
         Phase::Vertices,
         Phase::Neighbor,
+        Phase::Contacts,
         Phase::Forces,
         Phase::Reduce,
         Phase::Correct,
+        Phase::Reorder,
+        Phase::Insert,
+        Phase::FirstTouch,
     ];
 
     pub fn name(self) -> &'static str {
@@ -63,11 +78,19 @@ impl Phase {
             Phase::Predict => "predict",
             Phase::Vertices => "vertices",
             Phase::Neighbor => "neighbour",
+            Phase::Contacts => "contacts",
             Phase::Forces => "forces",
             Phase::Reduce => "reduce",
             Phase::Correct => "correct",
+            Phase::Reorder => "reorder",
+            Phase::Insert => "insert",
             Phase::FirstTouch => "first touch",
         }
+    }
+
+    /// Runs on thread 0 alone (the other threads wait at the next phase).
+    pub fn is_serial(self) -> bool {
+        matches!(self, Phase::Contacts | Phase::Reorder | Phase::Insert)
     }
 }
 
@@ -81,11 +104,14 @@ pub struct PhaseProfile {
     pub wait: Vec<f64>,
 }
 
-/// Per phase, per thread timings of a pool.
+/// Per phase, per thread timings of a pool, and the wall time of the steps they ran in.
 #[derive(Debug, Clone, Default)]
 pub struct Profile {
     pub threads: usize,
     pub phases: Vec<(Phase, PhaseProfile)>,
+    /// Wall time of the steps (set by the simulation): the phases' sum and the glue
+    /// between them.
+    pub stepping: f64,
 }
 
 impl Profile {
@@ -111,6 +137,34 @@ impl Profile {
     /// Total wall time of all phases.
     pub fn wall(&self) -> f64 {
         self.phases.iter().map(|(_, p)| p.wall).sum()
+    }
+
+    /// Wall time of one phase.
+    pub fn wall_of(&self, phase: Phase) -> f64 {
+        self.phases
+            .iter()
+            .find(|(p, _)| *p == phase)
+            .map_or(0.0, |(_, p)| p.wall)
+    }
+
+    /// Wall time of the serial phases (work that does not run on every thread).
+    pub fn serial_wall(&self) -> f64 {
+        self.phases
+            .iter()
+            .filter(|(p, _)| p.is_serial())
+            .map(|(_, p)| p.wall)
+            .sum()
+    }
+
+    /// Stepping time in no phase: the glue between them (clock reads, bookkeeping).
+    pub fn outside(&self) -> f64 {
+        (self.stepping - self.wall()).max(0.0)
+    }
+
+    /// Start afresh (after a warm-up).
+    pub fn clear(&mut self) {
+        self.phases.clear();
+        self.stepping = 0.0;
     }
 
     /// Total barrier wait over all phases and threads, as a fraction of threads x wall.
@@ -261,7 +315,7 @@ impl Pool {
             caller_pin: pins[0],
             profile: Profile {
                 threads,
-                phases: Vec::new(),
+                ..Profile::default()
             },
         })
     }
@@ -287,7 +341,6 @@ impl Pool {
     pub fn run<F: Fn(usize) + Sync>(&mut self, phase: Phase, job: &F) -> Result<()> {
         let start = Instant::now();
         let sh = &*self.shared;
-        let mut finish = vec![start; self.threads];
         if self.threads > 1 {
             let dynjob: &(dyn Fn(usize) + Sync) = job;
             // SAFETY: only the lifetime is erased. Workers dereference the pointer between
@@ -307,8 +360,7 @@ impl Pool {
         if let Err(p) = catch_unwind(AssertUnwindSafe(|| job(0))) {
             sh.panic.lock().get_or_insert(panic_message(p));
         }
-        finish[0] = Instant::now();
-        sh.busy[0].store((finish[0] - t0).as_nanos() as u64, Ordering::Relaxed);
+        sh.busy[0].store(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
         if self.threads > 1 {
             let backoff = Backoff::new();
             while sh.remaining.load(Ordering::Acquire) != 0 {
@@ -332,6 +384,26 @@ impl Pool {
             });
         }
         Ok(())
+    }
+
+    /// Run `f` on thread 0 alone, timed as `phase`: thread 0 busy, the others waiting.
+    pub fn serial<R>(&mut self, phase: Phase, f: impl FnOnce() -> R) -> R {
+        let start = Instant::now();
+        let r = f();
+        self.record_serial(phase, start.elapsed().as_secs_f64());
+        r
+    }
+
+    /// Count `wall` seconds of work on thread 0 alone as `phase` (as [`Pool::serial`], for
+    /// work that needs what holds the pool).
+    pub fn record_serial(&mut self, phase: Phase, wall: f64) {
+        let e = self.profile.entry(phase);
+        e.calls += 1;
+        e.wall += wall;
+        e.busy[0] += wall;
+        for w in &mut e.wait[1..] {
+            *w += wall;
+        }
     }
 }
 

@@ -12,11 +12,11 @@ use talus_kernels::contact::disc_disc::{disc_disc_touching, disc_overlap};
 use talus_kernels::contact::disc_wall::disc_wall;
 use talus_kernels::contact::law::elastic_energy;
 use talus_kernels::contact::ContactParams;
-use talus_kernels::integrate::gear::{self, GearDof};
-use talus_kernels::integrate::verlet::{self, Check};
+use talus_kernels::integrate::gear::GearDof;
+use talus_kernels::integrate::verlet::Check;
 use talus_kernels::neighbor::{
-    inside, BoundingVolumes, BruteForce, Dess, DiscBoxes, LinkedCells, NeighborSearch, Quadtree, SpatialHash,
-    StripedSort, SweepAndPrune, VerletLists,
+    BoundingVolumes, BruteForce, Dess, DiscBoxes, LinkedCells, NeighborSearch, Quadtree, SpatialHash, StripedSort,
+    SweepAndPrune, VerletLists,
 };
 
 use crate::contacts::{ContactTable, FREE};
@@ -25,7 +25,7 @@ use crate::error::{EngineError, Result};
 use crate::insert::{InsertSpec, Inserter, Shortfall};
 use crate::material::{Material, PairTable};
 use crate::parallel::{ForceStrategy, Parallel};
-use crate::pool::Profile;
+use crate::pool::{Phase, Profile};
 use crate::shapes::{PolygonShape, Shapes};
 use crate::store::{ParticleInit, ParticleStore};
 use crate::walls::{Wall, WallContacts};
@@ -146,26 +146,6 @@ pub enum Rejection {
 /// Iterations of the separating-line search (Chen & Matuttis found 1-4 to settle most
 /// of the pairs it can settle).
 pub const SEPARATING_LINE_ITERATIONS: u32 = 4;
-
-/// Wall-clock time spent in each phase, accumulated over the run (seconds).
-#[derive(Debug, Default, Clone, Copy)]
-pub struct PhaseTimes {
-    pub predict: f64,
-    /// The check of positions against the enlarged boxes and the domain, plus the
-    /// broad-phase updates (`neighbor_update` of it).
-    pub neighbor: f64,
-    /// The broad-phase updates alone (sweep plus contact-table changes).
-    pub neighbor_update: f64,
-    pub forces: f64,
-    pub correct: f64,
-    pub other: f64,
-}
-
-impl PhaseTimes {
-    pub fn total(&self) -> f64 {
-        self.predict + self.neighbor + self.forces + self.correct + self.other
-    }
-}
 
 /// Energies and contact counts of the current state.
 #[derive(Debug, Default, Clone, Copy)]
@@ -304,7 +284,6 @@ pub struct Simulation {
     gear: Option<GearHistory>,
     pub step: u64,
     pub time: f64,
-    pub times: PhaseTimes,
     /// Broad-phase updates done (incremental or full).
     pub neighbor_updates: u64,
     needs_rebuild: bool,
@@ -318,9 +297,9 @@ pub struct Simulation {
     pub shapes: Option<Shapes>,
     /// What the narrow phase of polygon pairs did, accumulated over the run.
     pub narrow: NarrowStats,
-    overlap_scratch: Box<OverlapScratch>,
-    /// The worker pool and its buffers (None: the serial code paths).
-    par: Option<Box<Parallel>>,
+    /// The worker pool that runs every phase of the step (one thread unless
+    /// [`Simulation::set_parallel`] says otherwise), and its buffers.
+    par: Box<Parallel>,
     /// Bodies moved by prescribed motions (drum walls, moving boundaries).
     pub driven: Driven,
     /// Insertion streams (particles poured in over time) and what they have done.
@@ -420,7 +399,6 @@ impl Simulation {
             broad,
             step: 0,
             time: 0.0,
-            times: PhaseTimes::default(),
             neighbor_updates: 0,
             needs_rebuild: true,
             adds: Vec::new(),
@@ -429,8 +407,7 @@ impl Simulation {
             last_contacts: 0,
             shapes: None,
             narrow: NarrowStats::default(),
-            overlap_scratch: Box::default(),
-            par: None,
+            par: Box::new(Parallel::new(&[None], ForceStrategy::Deterministic)?),
             driven: Driven::default(),
             inserts: Vec::new(),
             next_id: 1,
@@ -506,9 +483,7 @@ impl Simulation {
                 crate::store::BYTES_PER_PARTICLE
             ))
         })?;
-        if let Some(par) = &mut self.par {
-            par.untouched = true;
-        }
+        self.par.untouched = true;
         for (k, p) in new.iter().enumerate() {
             let shape = shapes.get(k).and_then(|s| s.as_ref());
             let idx = match shape {
@@ -605,7 +580,7 @@ impl Simulation {
                 self.insert_event(s)?;
             }
         }
-        self.times.other += t.elapsed().as_secs_f64();
+        self.par.pool.record_serial(Phase::Insert, t.elapsed().as_secs_f64());
         Ok(())
     }
 
@@ -759,10 +734,8 @@ impl Simulation {
                 *a = na;
             }
         }
-        if let Some(par) = &mut self.par {
-            par.untouched = true;
-        }
-        self.times.other += t.elapsed().as_secs_f64();
+        self.par.untouched = true;
+        self.par.pool.record_serial(Phase::Reorder, t.elapsed().as_secs_f64());
     }
 
     fn in_domain(&self, x: f64, y: f64) -> bool {
@@ -806,10 +779,8 @@ impl Simulation {
     /// two); the state returned is synchronised, and bitwise the same as `steps` calls of
     /// [`Simulation::step`].
     pub fn run(&mut self, steps: u64) -> Result<()> {
-        if let Some(par) = &self.par {
-            // Another pool made since this one may have moved the calling thread.
-            par.pool.pin_caller()?;
-        }
+        // Another pool made since this one may have moved the calling thread.
+        self.par.pool.pin_caller()?;
         if !self.primed {
             self.prime()?;
         }
@@ -841,61 +812,51 @@ impl Simulation {
 
     /// One step up to the forces; the Verlet second half kick is left pending.
     fn advance(&mut self, pending_kick: bool) -> Result<()> {
+        let t = Instant::now();
         if self.config.sort_every > 0 && self.step > 0 && self.step.is_multiple_of(self.config.sort_every) {
             self.reorder();
         }
-        if let Some(par) = &mut self.par {
-            if par.untouched {
-                let t = Instant::now();
-                par.first_touch(&mut self.particles)?;
-                self.times.other += t.elapsed().as_secs_f64();
-            }
+        if self.par.untouched {
+            let t = Instant::now();
+            self.par.first_touch(&mut self.particles)?;
+            self.par
+                .pool
+                .record_serial(Phase::FirstTouch, t.elapsed().as_secs_f64());
         }
         let dt = self.config.dt;
-        let t0 = Instant::now();
         if !self.driven.is_empty() {
             self.driven.set_velocities(&mut self.particles, self.time, dt);
         }
         let left = match self.config.integrator {
             Integrator::Verlet => self.kick_drift_check(pending_kick)?,
             Integrator::Gear => {
-                self.predict();
+                self.predict()?;
                 self.check_positions()?
             }
         };
         if let Some(sh) = &mut self.shapes {
             let ps = &self.particles;
-            match &mut self.par {
-                Some(par) => par.update_world(sh, &ps.x, &ps.y, &ps.angle)?,
-                None => sh.update_world(&ps.x, &ps.y, &ps.angle),
-            }
+            self.par.update_world(sh, &ps.x, &ps.y, &ps.angle)?;
         }
-        let t1 = Instant::now();
         if left || self.config.every_step || self.needs_rebuild {
             self.update_neighbors()?;
         }
-        let t2 = Instant::now();
         self.forces(dt)?;
-        let t3 = Instant::now();
         if self.config.integrator == Integrator::Gear {
             self.correct()?;
         }
-        let t4 = Instant::now();
-        self.times.predict += (t1 - t0).as_secs_f64();
-        self.times.neighbor += (t2 - t1).as_secs_f64();
-        self.times.forces += (t3 - t2).as_secs_f64();
-        self.times.correct += (t4 - t3).as_secs_f64();
         self.step += 1;
         self.time += dt;
+        self.par.pool.profile.stepping += t.elapsed().as_secs_f64();
         Ok(())
     }
 
-    /// The Verlet second half kick of the last step (timed as the correct phase).
+    /// The Verlet second half kick of the last step.
     fn finish_kick(&mut self) -> Result<()> {
         if self.config.integrator == Integrator::Verlet {
             let t = Instant::now();
             self.correct()?;
-            self.times.correct += t.elapsed().as_secs_f64();
+            self.par.pool.profile.stepping += t.elapsed().as_secs_f64();
         }
         Ok(())
     }
@@ -909,19 +870,9 @@ impl Simulation {
             self.config.domain_min,
             self.config.domain_max,
         );
-        let r = match &mut self.par {
-            Some(par) => par.kick_drift_check(&mut self.particles, boxes, dt, g, pending, lo, hi)?,
-            None => {
-                let (mut d, mut l, m, radius) = self.particles.verlet_views();
-                let c = Check {
-                    radius,
-                    boxes,
-                    domain_min: lo,
-                    domain_max: hi,
-                };
-                verlet::kick_drift_check(&mut d, &mut l, &m, dt, g, pending, true, &c)
-            }
-        };
+        let r = self
+            .par
+            .kick_drift_check(&mut self.particles, boxes, dt, g, pending, lo, hi)?;
         if r.outside {
             return Err(self.escape_error());
         }
@@ -949,67 +900,51 @@ impl Simulation {
         }
     }
 
-    fn predict(&mut self) {
+    /// Gear: predict, loads zeroed.
+    fn predict(&mut self) -> Result<()> {
         let dt = self.config.dt;
         let Some(gh) = &mut self.gear else {
-            return;
+            return Ok(());
         };
-        let (pos, vel, loads, _) = self.particles.gear_views();
-        for mut dof in gh.dofs(pos, vel) {
-            gear::predict(&mut dof, dt);
-        }
-        loads.into_iter().for_each(|f| f.iter_mut().for_each(|v| *v = 0.0));
+        let (pos, vel, [fx, fy, torque], _) = self.particles.gear_views();
+        self.par.gear_predict(gh.dofs(pos, vel), [fx, fy, torque], dt)
     }
 
+    /// Verlet: the second half kick; Gear: the correction.
     fn correct(&mut self) -> Result<()> {
         let dt = self.config.dt;
         let g = self.config.gravity;
         match &mut self.gear {
-            None if self.par.is_some() => {
-                let par = self.par.as_mut().expect("checked");
-                par.kick(&mut self.particles, dt, g)?;
-            }
-            None => {
-                let (mut d, l, m, _) = self.particles.verlet_views();
-                verlet::kick(&mut d, &l, &m, dt, g);
-            }
+            None => self.par.kick(&mut self.particles, dt, g),
             Some(gh) => {
                 let (pos, vel, [fx, fy, torque], [inv_mass, inv_inertia]) = self.particles.gear_views();
-                let load = [&*fx, &*fy, &*torque];
-                let inv = [inv_mass, inv_mass, inv_inertia];
-                let bias = [g[0], g[1], 0.0];
-                for (k, mut dof) in gh.dofs(pos, vel).into_iter().enumerate() {
-                    gear::correct(&mut dof, load[k], inv[k], bias[k], dt);
-                }
+                let loads = [&fx[..], &fy[..], &torque[..]];
+                let inv = [&inv_mass[..], &inv_mass[..], &inv_inertia[..]];
+                self.par
+                    .gear_correct(gh.dofs(pos, vel), loads, inv, [g[0], g[1], 0.0], dt)
             }
         }
-        Ok(())
     }
 
     /// Has some particle left its stored enlarged box? Is every particle in the domain?
     fn check_positions(&mut self) -> Result<bool> {
         let ps = &self.particles;
-        let stored: &[[f32; 4]] = with_broad!(&self.broad, m => m.stored_boxes());
-        let (lo, hi) = (self.config.domain_min, self.config.domain_max);
         let n = ps.len();
-        let (x, y, r) = (&ps.x[..n], &ps.y[..n], &ps.radius[..n]);
-        let stored = &stored[..n];
-        let mut left = false;
-        let mut outside = false;
-        for p in 0..n {
-            let (px, py, pr) = (x[p], y[p], r[p]);
-            left |= !inside([px - pr, px + pr, py - pr, py + pr], &stored[p]);
-            // Written so that NaN counts as outside.
-            outside |= !(px >= lo[0] && px <= hi[0] && py >= lo[1] && py <= hi[1]);
-        }
-        if outside {
+        let stored: &[[f32; 4]] = with_broad!(&self.broad, m => m.stored_boxes());
+        let c = Check {
+            radius: &ps.radius[..n],
+            boxes: &stored[..n],
+            domain_min: self.config.domain_min,
+            domain_max: self.config.domain_max,
+        };
+        let r = self.par.check_positions(ps, &c)?;
+        if r.outside {
             return Err(self.escape_error());
         }
-        Ok(left)
+        Ok(r.left_box)
     }
 
     fn update_neighbors(&mut self) -> Result<()> {
-        let t = Instant::now();
         let ps = &self.particles;
         let src = DiscBoxes {
             x: &ps.x,
@@ -1017,50 +952,58 @@ impl Simulation {
             radius: &ps.radius,
             margin: self.config.margin,
         };
+        let pool = &mut self.par;
         if self.needs_rebuild {
             let mut pairs = Vec::new();
-            with_broad!(&mut self.broad, m => NeighborSearch::rebuild(&mut **m, &src, &mut pairs));
-            self.contacts.reset_from_pairs(&pairs);
+            pool.pool.serial(
+                Phase::Neighbor,
+                || with_broad!(&mut self.broad, m => NeighborSearch::rebuild(&mut **m, &src, &mut pairs)),
+            );
+            pool.pool
+                .serial(Phase::Contacts, || self.contacts.reset_from_pairs(&pairs));
         } else {
             let (mut adds, mut removes) = (std::mem::take(&mut self.adds), std::mem::take(&mut self.removes));
             let (adds_of, removes_of): (PairList, PairList) = match &mut self.broad {
-                // The sweep keeps its changes itself, and can run one axis per thread.
+                // The sweep keeps its changes itself, and runs one axis per thread.
                 Broad::Sweep(s) => {
-                    match &mut self.par {
-                        Some(par) => par.sweep_update(s, &src)?,
-                        None => s.update(&src),
-                    }
+                    pool.sweep_update(s, &src)?;
                     (&s.adds, &s.removes)
                 }
                 // The quadtree shares its scan and pair search with the pool.
-                Broad::Quadtree(m) if self.par.is_some() => {
-                    let par = self.par.as_mut().expect("checked");
-                    par.quadtree_refresh(m, &src, &mut adds, &mut removes)?;
+                Broad::Quadtree(m) => {
+                    pool.quadtree_refresh(m, &src, &mut adds, &mut removes)?;
                     (&adds, &removes)
                 }
+                // The classical methods, the reference to compare with, on thread 0.
                 other => {
-                    with_broad!(other, m => NeighborSearch::refresh(&mut **m, &src, &mut adds, &mut removes));
+                    pool.pool.serial(
+                        Phase::Neighbor,
+                        || with_broad!(other, m => NeighborSearch::refresh(&mut **m, &src, &mut adds, &mut removes)),
+                    );
                     (&adds, &removes)
                 }
             };
-            // Additions first: see the module notes of the sweep.
-            for &(i, j) in adds_of {
-                self.contacts.add(i, j);
-            }
-            for &(i, j) in removes_of {
-                self.contacts.remove(i, j);
-            }
+            let contacts = &mut self.contacts;
+            pool.pool.serial(Phase::Contacts, || {
+                // Additions first: see the module notes of the sweep.
+                for &(i, j) in adds_of {
+                    contacts.add(i, j);
+                }
+                for &(i, j) in removes_of {
+                    contacts.remove(i, j);
+                }
+                if contacts.wants_compaction() {
+                    contacts.compact();
+                }
+            });
             self.adds = adds;
             self.removes = removes;
-            if self.contacts.wants_compaction() {
-                self.contacts.compact();
-            }
         }
         let stored: &[[f32; 4]] = with_broad!(&self.broad, m => m.stored_boxes());
-        self.wall_contacts.rebuild(&self.walls, stored);
+        let (wc, walls) = (&mut self.wall_contacts, &self.walls);
+        pool.pool.serial(Phase::Contacts, || wc.rebuild(walls, stored));
         self.needs_rebuild = false;
         self.neighbor_updates += 1;
-        self.times.neighbor_update += t.elapsed().as_secs_f64();
         Ok(())
     }
 
@@ -1072,55 +1015,31 @@ impl Simulation {
             shapes: self.shapes.as_ref(),
             dt,
         };
-        if let Some(par) = &mut self.par {
-            // The pool adds the wall forces after the pair forces, in its reduction.
-            self.last_contacts = par.pair_forces(
-                &mut self.particles,
-                &mut self.contacts,
-                self.shapes.as_ref(),
-                &self.params,
-                dt,
-                self.config.rejection,
-                self.config.integrator == Integrator::Verlet,
-                &mut self.narrow,
-                &mut self.wall_contacts,
-                &walls,
-            )?;
-            return Ok(());
-        }
-        if let Some(sh) = &self.shapes {
-            self.last_contacts = pair_forces_mixed(
-                &mut self.particles,
-                &mut self.contacts,
-                sh,
-                &self.params,
-                dt,
-                NarrowWork {
-                    stats: &mut self.narrow,
-                    scratch: &mut self.overlap_scratch,
-                    rejection: self.config.rejection,
-                    gap_budget: self.config.integrator == Integrator::Verlet,
-                },
-            );
-        } else if self.params.n == 1 {
-            let one = OneMaterial(self.params.params[0]);
-            self.last_contacts = pair_forces(&mut self.particles, &mut self.contacts, &one, dt);
-        } else {
-            self.last_contacts = pair_forces(&mut self.particles, &mut self.contacts, &self.params, dt);
-        }
-        // Walls after the pairs: few particles touch them.
-        wall_forces(&mut self.particles, &mut self.wall_contacts, &walls);
+        // The pool adds the wall forces after the pair forces, in its reduction.
+        self.last_contacts = self.par.pair_forces(
+            &mut self.particles,
+            &mut self.contacts,
+            self.shapes.as_ref(),
+            &self.params,
+            dt,
+            self.config.rejection,
+            self.config.integrator == Integrator::Verlet,
+            &mut self.narrow,
+            &mut self.wall_contacts,
+            &walls,
+        )?;
         Ok(())
     }
 
     /// Run the phases on `pins.len()` threads (pinned where `pins[t]` names a processing
-    /// unit), summing pair forces by `strategy`. One thread still goes through the pool's
-    /// phases, so that its timings are comparable with more.
+    /// unit), summing pair forces by `strategy`. A new simulation runs on one unpinned
+    /// thread, deterministic.
     pub fn set_parallel(&mut self, pins: &[Option<usize>], strategy: ForceStrategy) -> Result<()> {
-        self.par = None;
+        // The old pool's threads end before the new one's start.
+        *self.par = Parallel::new(&[None], strategy)?;
         let mut par = Box::new(Parallel::new(pins, strategy)?);
         par.first_touch(&mut self.particles)?;
-        self.par = Some(par);
+        self.par = par;
         Ok(())
     }
 
@@ -1141,32 +1060,24 @@ impl Simulation {
         self.config.neighbor
     }
 
-    /// Back to the serial code paths (and the pool's threads end).
-    pub fn set_serial(&mut self) {
-        self.par = None;
-    }
-
-    /// Threads of the pool (1 for the serial paths).
+    /// Threads of the pool.
     pub fn threads(&self) -> usize {
-        self.par.as_ref().map_or(1, |p| p.threads())
+        self.par.threads()
     }
 
-    /// The force-summation strategy, if a pool runs the phases.
-    pub fn force_strategy(&self) -> Option<ForceStrategy> {
-        self.par.as_ref().map(|p| p.strategy)
+    /// How the pool sums the pair forces.
+    pub fn force_strategy(&self) -> ForceStrategy {
+        self.par.strategy
     }
 
-    /// Per-phase, per-thread busy and barrier-wait times of the pool, if one runs.
-    pub fn profile(&self) -> Option<&Profile> {
-        self.par.as_ref().map(|p| &p.pool.profile)
+    /// Where the steps' time went: per phase, per thread busy and barrier-wait times.
+    pub fn profile(&self) -> &Profile {
+        &self.par.pool.profile
     }
 
-    /// Start the pool's profile and the phase times afresh (after a warm-up).
+    /// Start the profile afresh (after a warm-up).
     pub fn reset_times(&mut self) {
-        self.times = PhaseTimes::default();
-        if let Some(p) = &mut self.par {
-            p.pool.profile.phases.clear();
-        }
+        self.par.pool.profile.clear();
     }
 
     /// Energies of the current state and the number of touching pairs.
@@ -1615,40 +1526,6 @@ fn prefetch_disc(v: &DiscView, p: usize) {
     }
 }
 
-/// The pair loop: one linear pass over the contact table. Returns touching pairs.
-fn pair_forces<P: Params>(ps: &mut ParticleStore, ct: &mut ContactTable, params: &P, dt: f64) -> u64 {
-    let ParticleStore {
-        x,
-        y,
-        vx,
-        vy,
-        omega,
-        fx,
-        fy,
-        torque,
-        radius,
-        inv_mass,
-        material,
-        ..
-    } = ps;
-    let v = DiscView::new(x, y, vx, vy, omega, radius, inv_mass, material);
-    let n = v.x.len();
-    let mut sink = LoadSink {
-        fx: &mut fx[..n],
-        fy: &mut fy[..n],
-        tq: &mut torque[..n],
-    };
-    let slots = ct.i.len();
-    disc_slots(&v, params, &ct.i, &ct.j, &mut ct.xi[..slots], dt, &mut sink)
-}
-
-fn wall_forces(ps: &mut ParticleStore, wc: &mut WallContacts, walls: &WallWork) {
-    ps.with_loads(|ps, [fx, fy, tq]| {
-        let mut sink = LoadSink { fx, fy, tq };
-        walls.contacts(ps, &wc.p, &wc.w, &mut wc.xi, &mut wc.area, &mut sink);
-    });
-}
-
 /// What the wall contacts need besides the particles and the contacts themselves.
 pub(crate) struct WallWork<'a> {
     pub walls: &'a [Wall],
@@ -1718,42 +1595,6 @@ pub(crate) struct NarrowWork<'a> {
     pub gap_budget: bool,
 }
 
-/// The pair loop of a system with polygons: disc-disc pairs as in [`pair_forces`],
-/// pairs with a polygon through the bounding-circle test, then the closest-feature walk
-/// and the overlap kernel (polygon-polygon) or the nearest boundary point (disc-polygon).
-fn pair_forces_mixed(
-    ps: &mut ParticleStore,
-    ct: &mut ContactTable,
-    sh: &Shapes,
-    params: &PairTable,
-    dt: f64,
-    mut work: NarrowWork,
-) -> u64 {
-    let mut touching = 0;
-    for s in 0..ct.i.len() {
-        let i = ct.i[s];
-        if i == FREE {
-            continue;
-        }
-        let (i, j) = (i as usize, ct.j[s] as usize);
-        let slot = SlotState {
-            xi: &mut ct.xi[s],
-            area: &mut ct.area[s],
-            features: &mut ct.features[s],
-        };
-        if let Some(c) = mixed_slot(ps, sh, params, i, j, slot, dt, &mut work) {
-            touching += 1;
-            ps.fx[i] += c.fx;
-            ps.fy[i] += c.fy;
-            ps.fx[j] -= c.fx;
-            ps.fy[j] -= c.fy;
-            ps.torque[i] += c.ti;
-            ps.torque[j] += c.tj;
-        }
-    }
-    touching
-}
-
 /// Particle `p` as a body for the polygon contact kernels.
 #[inline(always)]
 fn polygon_body<'a>(ps: &ParticleStore, sh: &'a Shapes, p: usize) -> Body<'a> {
@@ -1775,8 +1616,7 @@ pub(crate) struct SlotState<'a> {
 }
 
 /// One candidate pair of a system with polygons: the force on i (j gets its opposite),
-/// or None. Shared by the serial loop and the parallel force phase, so that both compute
-/// bitwise the same forces.
+/// or None.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn mixed_slot(

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
+use talus_engine::pool::Phase;
 use talus_engine::{Config, ContactParams, Integrator, Material, NeighborMethod, Simulation, Wall};
 use talus_io::lammps_data::{read_lammps_data, LammpsData};
 
@@ -133,21 +134,22 @@ fn measure(
     let steps = ((a.updates / n as f64) as u64).max(20);
     let mut segs = Vec::new();
     for _ in 0..a.repeats.max(1) {
-        let (t0, u0) = (sim.times, sim.neighbor_updates);
+        let u0 = sim.neighbor_updates;
         let sw0 = sim.sweep_stats().map_or(0, |s| s.swaps);
+        sim.reset_times();
         let start = Instant::now();
         sim.run(steps).map_err(|e| e.to_string())?;
         let wall = start.elapsed().as_secs_f64();
-        let t1 = sim.times;
-        let ph = |f: fn(&talus_engine::PhaseTimes) -> f64| f(&t1) - f(&t0);
+        let p = sim.profile();
+        let neighbor = p.wall_of(Phase::Neighbor) + p.wall_of(Phase::Contacts);
         segs.push((
             wall,
-            ph(|t| t.neighbor),
-            ph(|t| t.forces),
-            ph(|t| t.predict + t.correct),
-            ph(|t| t.total()),
+            neighbor,
+            p.wall_of(Phase::Forces) + p.wall_of(Phase::Reduce),
+            p.wall_of(Phase::Predict) + p.wall_of(Phase::Vertices) + p.wall_of(Phase::Correct),
+            p.stepping,
             sim.neighbor_updates - u0,
-            ph(|t| t.neighbor_update),
+            neighbor,
             sim.sweep_stats().map_or(0, |s| s.swaps) - sw0,
         ));
     }

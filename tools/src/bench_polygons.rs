@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use clap::Args;
 use talus_engine::generate::{self, ShapeSpec};
+use talus_engine::pool::Phase;
 use talus_engine::{
     Config, ContactParams, Drive, Integrator, Material, NeighborMethod, ParticleInit, PolygonShape, Rejection,
     Simulation, Wall,
@@ -169,12 +170,13 @@ fn measure(label: &str, sim: &mut Simulation, t: &Timing) -> Result<(), String> 
     let narrow0 = sim.narrow;
     let mut chunks = Vec::new();
     for _ in 0..t.repeats.max(1) {
-        let t0 = sim.times;
+        sim.reset_times();
         let start = Instant::now();
         sim.run(t.steps).map_err(|e| e.to_string())?;
         let wall_s = start.elapsed().as_secs_f64();
-        let t1 = sim.times;
-        chunks.push((wall_s, 100.0 * (t1.forces - t0.forces) / (t1.total() - t0.total())));
+        let p = sim.profile();
+        let forces = p.wall_of(Phase::Forces) + p.wall_of(Phase::Reduce);
+        chunks.push((wall_s, 100.0 * forces / p.stepping.max(1e-300)));
     }
     chunks.sort_by(|a, b| a.0.total_cmp(&b.0));
     let (wall_s, forces) = chunks[chunks.len() / 2];

@@ -9,14 +9,15 @@ use talus_engine::{ForceStrategy, Simulation};
 
 #[derive(Args, Clone)]
 pub struct ParallelArgs {
-    /// Worker threads (the calling thread counts). 1 without --profile runs the serial
-    /// code paths; otherwise the phases run on the pinned worker pool.
+    /// Worker threads (the calling thread counts). Every phase runs on the worker pool;
+    /// one thread is the pool of one.
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
-    /// Thread placement: compact, scatter, cores, none, or a list of PU numbers "0,2".
-    #[arg(long, default_value = "compact")]
-    pub placement: String,
-    /// Force summation: deterministic (bitwise the serial result for any thread count),
+    /// Thread placement: compact, scatter, cores, none, or a list of PU numbers "0,2"
+    /// (default: compact with more than one thread, none with one).
+    #[arg(long)]
+    pub placement: Option<String>,
+    /// Force summation: deterministic (bitwise the same result for any thread count),
     /// per-thread (per-thread force arrays), mutex (a lock per particle).
     #[arg(long, default_value = "deterministic")]
     pub force_strategy: String,
@@ -58,49 +59,38 @@ pub fn check_thread_count(topo: &Topology, threads: usize) -> Result<(), String>
 }
 
 impl ParallelArgs {
-    /// Whether the worker pool runs the steps (otherwise the serial code paths do).
-    pub fn uses_pool(&self) -> bool {
-        self.threads > 1 || self.profile || self.profile_csv.is_some()
-    }
-
-    /// The force summation that actually runs: the serial code path sums as the
-    /// deterministic strategy does, whatever --force-strategy says.
-    pub fn effective_strategy(&self) -> &str {
-        if self.uses_pool() {
-            &self.force_strategy
-        } else {
-            "deterministic"
+    /// The placement asked for, or the default for the thread count.
+    pub fn placement(&self) -> &str {
+        match &self.placement {
+            Some(p) => p,
+            None if self.threads > 1 => "compact",
+            None => "none",
         }
     }
 
-    /// Configure `sim` as asked.
+    /// Configure `sim` as asked (a new simulation already runs on one unpinned thread,
+    /// deterministic).
     pub fn apply(&self, sim: &mut Simulation) -> Result<(), String> {
-        let placement: Placement = self.placement.parse()?;
+        let placement: Placement = self.placement().parse()?;
         let strategy: ForceStrategy = self.force_strategy.parse()?;
         if self.threads == 0 {
             return Err("--threads must be at least 1".into());
         }
-        if self.uses_pool() {
+        if self.threads > 1 || placement != Placement::None || strategy != ForceStrategy::Deterministic {
             let (topo, _) = Topology::detect()?;
             check_thread_count(&topo, self.threads)?;
             use_pool(sim, self.threads, &placement, strategy)?;
-        } else if self.force_strategy != "deterministic" {
-            eprintln!(
-                "talus: warning: --force-strategy {} has no effect with one thread: the serial code path \
-                 runs (add --profile to run one thread on the worker pool)",
-                self.force_strategy
-            );
         }
         Ok(())
     }
 }
 
-/// The per-phase table: wall time, share of the step, per-thread busy and barrier wait.
-/// `step_total` is the whole stepping time, so that the time outside the pool's phases
-/// (serial work: contact-table and wall-list updates, reordering) shows too.
-pub fn profile_table(p: &Profile, step_total: f64) -> String {
+/// The per-phase table: wall time, share of the stepping time, per-thread busy and barrier
+/// wait; the serial phases (thread 0 alone) marked, and the stepping time in no phase.
+pub fn profile_table(p: &Profile) -> String {
     let mut s = String::new();
     let threads = p.threads;
+    let step_total = p.stepping;
     let _ = writeln!(
         s,
         "{:<20} {:>8} {:>9} {:>6}  {:>24}  {:>24}  {:>6}",
@@ -111,10 +101,15 @@ pub fn profile_table(p: &Profile, step_total: f64) -> String {
     for (ph, pr) in &p.phases {
         let wait: f64 = pr.wait.iter().sum();
         wait_total += wait;
+        let name = if ph.is_serial() {
+            format!("{} (serial)", ph.name())
+        } else {
+            ph.name().to_string()
+        };
         let _ = writeln!(
             s,
             "{:<20} {:>8} {:>9.3} {:>5.1}%  {:>24}  {:>24}  {:>5.1}%",
-            ph.name(),
+            name,
             pr.calls,
             pr.wall,
             100.0 * pr.wall / step_total.max(1e-300),
@@ -123,14 +118,13 @@ pub fn profile_table(p: &Profile, step_total: f64) -> String {
             100.0 * wait / (pr.wall * threads as f64).max(1e-300)
         );
     }
-    let outside = (step_total - p.wall()).max(0.0);
     let _ = writeln!(
         s,
-        "{:<20} {:>8} {:>9.3} {:>5.1}%  (on thread 0 alone: contact-table and wall-list updates, reordering)",
-        "outside the pool",
+        "{:<20} {:>8} {:>9.3} {:>5.1}%  (clock reads and bookkeeping between the phases)",
+        "in no phase",
         "",
-        outside,
-        100.0 * outside / step_total.max(1e-300)
+        p.outside(),
+        100.0 * p.outside() / step_total.max(1e-300)
     );
     let _ = writeln!(
         s,
@@ -139,6 +133,18 @@ pub fn profile_table(p: &Profile, step_total: f64) -> String {
         threads
     );
     s
+}
+
+/// One line: each phase's share of the stepping time, then the time in no phase.
+pub fn phase_shares(p: &Profile) -> String {
+    let total = p.stepping.max(1e-300);
+    let mut parts: Vec<String> = p
+        .phases
+        .iter()
+        .map(|(ph, pr)| format!("{} {:.1}%", ph.name(), 100.0 * pr.wall / total))
+        .collect();
+    parts.push(format!("in no phase {:.1}%", 100.0 * p.outside() / total));
+    parts.join("  ")
 }
 
 /// The profile as CSV: one row per phase and thread.

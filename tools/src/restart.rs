@@ -137,7 +137,7 @@ pub fn restart(mut a: RestartArgs) -> Result<(), String> {
     if ck.text("run.settings").is_some() {
         let (threads, strategy) = (get("threads"), get("force_strategy"));
         let p = &a.parallel;
-        let mine = p.effective_strategy();
+        let mine = p.force_strategy.as_str();
         let same_strategy = strategy.as_deref() == Some(mine);
         let exact = same_strategy && (mine == "deterministic" || threads == Some(p.threads.to_string()));
         if !exact {

@@ -13,7 +13,7 @@ use talus_io::checkpointer::Checkpointer;
 use talus_io::output::{OutputKinds, Outputs};
 
 use crate::folder_lock::FolderLock;
-use crate::parallel_opts::{profile_table, write_profile_csv, ParallelArgs};
+use crate::parallel_opts::{phase_shares, profile_table, write_profile_csv, ParallelArgs};
 use crate::signals;
 use crate::thermo::Thermo;
 
@@ -252,8 +252,8 @@ pub fn run_settings(p: &ParallelArgs) -> String {
     format!(
         "threads = {}\nplacement = {}\nforce_strategy = {}\ntalus = {}\n",
         p.threads,
-        p.placement,
-        p.effective_strategy(),
+        p.placement(),
+        p.force_strategy,
         env!("CARGO_PKG_VERSION")
     )
 }
@@ -525,8 +525,7 @@ pub fn step_and_report(
     let wall_bodies = sim.len() - n;
     let done = sim.step - start_step;
     let e = sim.energies();
-    let t = sim.times;
-    let pct = |x: f64| 100.0 * x / t.total().max(1e-300);
+    let prof = sim.profile();
     println!("talus run summary");
     println!("  scenario            {}", plan.title);
     if wall_bodies > 0 {
@@ -571,14 +570,7 @@ pub fn step_and_report(
         updates / wall,
         updates / compute.max(1e-300)
     );
-    println!(
-        "  phases              predict {:.1}%  neighbour {:.1}%  forces {:.1}%  correct {:.1}%  other {:.1}%",
-        pct(t.predict),
-        pct(t.neighbor),
-        pct(t.forces),
-        pct(t.correct),
-        pct(t.other)
-    );
+    println!("  phases              {}", phase_shares(prof));
     println!(
         "  neighbour updates   {} by {} ({} candidate pairs now, {:.2} per particle)",
         sim.neighbor_updates,
@@ -637,7 +629,7 @@ pub fn step_and_report(
     }
     if let Some(c) = &ckpt_stats {
         let gb = c.bytes as f64 / 1e9;
-        let step_s = t.total() / done.max(1) as f64;
+        let step_s = prof.stepping / done.max(1) as f64;
         println!(
             "  checkpoints         {} written ({:.3} GB), run stalled {:.3} s in all ({:.2} GB/s; longest stop {:.1} ms = {:.1} steps), \
              background {:.3} s; in {}, newest {}",
@@ -667,18 +659,18 @@ pub fn step_and_report(
             restart_hint(plan).display()
         );
     }
-    if let Some(strategy) = sim.force_strategy() {
-        println!("  threads             {} ({strategy} force summation)", sim.threads());
+    println!(
+        "  threads             {} ({} force summation)",
+        sim.threads(),
+        sim.force_strategy()
+    );
+    if parallel.profile {
+        println!("profile (per phase and thread; wait = time at the closing barrier, wake-up included)");
+        print!("{}", profile_table(prof));
     }
-    if let Some(p) = sim.profile() {
-        if parallel.profile {
-            println!("profile (per phase and thread; wait = time at the closing barrier, wake-up included)");
-            print!("{}", profile_table(p, t.total()));
-        }
-        if let Some(path) = &parallel.profile_csv {
-            write_profile_csv(p, path)?;
-            println!("  profile CSV         {}", path.display());
-        }
+    if let Some(path) = &parallel.profile_csv {
+        write_profile_csv(prof, path)?;
+        println!("  profile CSV         {}", path.display());
     }
     Ok(())
 }

@@ -51,9 +51,6 @@ pub struct ScaleArgs {
     /// Timed rounds: each runs every configuration once, in turn (medians are reported).
     #[arg(long, default_value_t = 3)]
     pub repeats: usize,
-    /// Also time the serial code path (no pool), as a reference row.
-    #[arg(long)]
-    pub serial: bool,
     /// Folder for scale.csv, speedup.png and speedup.svg.
     #[arg(long, default_value = "talus-scale")]
     pub out: PathBuf,
@@ -81,7 +78,7 @@ struct Row {
     wall: f64,
     walls: Vec<f64>,
     ups: f64,
-    /// Share of the step per phase (in Phase::ALL order), then outside the pool.
+    /// Share of the step per phase (in Phase::ALL order), then in no phase.
     shares: Vec<f64>,
     wait: f64,
 }
@@ -155,10 +152,9 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
         }
     };
     let commit = git_commit();
-    let mut configs: Vec<(Option<(Placement, ForceStrategy)>, usize)> = Vec::new();
-    if a.serial {
-        configs.push((None, 1));
-    }
+    // The reference first: one unpinned thread, deterministic, as `talus run` runs by
+    // default (the serial run: a pool of one).
+    let mut configs: Vec<(Option<(Placement, ForceStrategy)>, usize)> = vec![(None, 1)];
     for p in &placements {
         for s in &strategies {
             for &t in &a.threads {
@@ -190,7 +186,7 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
                 sim.set_parallel(&pins, *s).map_err(|e| e.to_string())?;
                 (p.to_string(), s.to_string())
             }
-            None => ("-".to_string(), "serial".to_string()),
+            None => ("none".to_string(), "serial".to_string()),
         };
         pb.set_message(format!("set-up: {} {} {threads} thread(s)", names.0, names.1));
         sim.run(a.warmup).map_err(|e| e.to_string())?;
@@ -207,11 +203,6 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
                 round + 1,
                 configs[c].1
             ));
-            if configs[c].0.is_none() {
-                // The serial path unpinned, as it runs without a pool (a pool's run puts
-                // thread 0 back on its own unit).
-                talus_engine::pool::unpin_caller().map_err(|e| e.to_string())?;
-            }
             let t0 = Instant::now();
             sim.run(a.steps).map_err(|e| e.to_string())?;
             walls.push(t0.elapsed().as_secs_f64());
@@ -221,49 +212,16 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
     let mut rows = Vec::new();
     let mut profiles = String::new();
     for ((sim, (pname, sname), walls), (_, threads)) in sims.into_iter().zip(&configs) {
-        let total = sim.times.total();
-        if let (true, Some(p)) = (a.profile, sim.profile()) {
+        let p = sim.profile();
+        let total = p.stepping.max(1e-300);
+        if a.profile {
             let _ = writeln!(profiles, "\n{pname} {sname}, {threads} thread(s):");
-            profiles.push_str(&profile_table(p, total));
-            let _ = writeln!(
-                profiles,
-                "neighbour updates (the pool's share included): {:.3} s; reordering and first touch: {:.3} s",
-                sim.times.neighbor_update, sim.times.other
-            );
+            profiles.push_str(&profile_table(p));
         }
-        let (shares, wait) = match sim.profile() {
-            Some(p) => {
-                let mut sh: Vec<f64> = Phase::ALL
-                    .iter()
-                    .map(|ph| {
-                        p.phases
-                            .iter()
-                            .find(|(q, _)| q == ph)
-                            .map_or(0.0, |(_, pr)| pr.wall / total)
-                    })
-                    .collect();
-                sh.push(((total - p.wall()) / total).max(0.0));
-                let wait: f64 = p.phases.iter().flat_map(|(_, pr)| &pr.wait).sum();
-                (sh, wait / (total * p.threads as f64))
-            }
-            // The serial path: its own phase timers (the vertices run inside predict, the
-            // reduction inside forces there).
-            None => {
-                let t = &sim.times;
-                let sh = Phase::ALL
-                    .iter()
-                    .map(|ph| match ph {
-                        Phase::Predict => t.predict / total,
-                        Phase::Neighbor => t.neighbor / total,
-                        Phase::Forces => t.forces / total,
-                        Phase::Correct => t.correct / total,
-                        _ => f64::NAN,
-                    })
-                    .chain([t.other / total])
-                    .collect();
-                (sh, 0.0)
-            }
-        };
+        let mut shares: Vec<f64> = Phase::ALL.iter().map(|&ph| p.wall_of(ph) / total).collect();
+        shares.push(p.outside() / total);
+        let wait: f64 = p.phases.iter().flat_map(|(_, pr)| &pr.wait).sum();
+        let wait = wait / (total * p.threads as f64);
         let wall = median(walls.clone());
         rows.push(Row {
             placement: pname,
@@ -288,9 +246,9 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
             .unwrap_or(r);
         paired(b, r) * b.threads as f64
     };
-    // And against the serial code path, when it was timed.
-    let serial = rows.iter().find(|r| r.strategy == "serial");
-    let vs_serial = |r: &Row| serial.map_or(f64::NAN, |s| paired(s, r));
+    // And against the serial run (the reference row).
+    let serial = rows.iter().find(|r| r.strategy == "serial").expect("the reference row");
+    let vs_serial = |r: &Row| paired(serial, r);
     let mut table = String::new();
     let _ = writeln!(
         table,
@@ -307,13 +265,13 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
     for nm in &names {
         let _ = write!(table, " {:>9}", format!("{nm}%"));
     }
-    let _ = writeln!(table, " {:>9} {:>6}", "outside%", "wait%");
+    let _ = writeln!(table, " {:>9} {:>6}", "nophase%", "wait%");
     let mut csv =
         String::from("placement,strategy,threads,n,steps,wall_s,updates_per_s,speedup,efficiency,speedup_vs_serial");
     for nm in &names {
         let _ = write!(csv, ",{nm}_share");
     }
-    csv.push_str(",outside_share,barrier_wait_share\n");
+    csv.push_str(",no_phase_share,barrier_wait_share\n");
     for r in &rows {
         let speedup = speedup_of(r);
         let eff = speedup / r.threads as f64;

@@ -726,7 +726,6 @@ impl Simulation {
             broad,
             step: sc[S_STEP],
             time: f64::from_bits(sc[S_TIME]),
-            times: Default::default(),
             neighbor_updates: sc[S_NEIGHBOR_UPDATES],
             needs_rebuild,
             adds: Vec::new(),
@@ -740,8 +739,10 @@ impl Simulation {
                 gap_skips: tracking[2],
                 ..narrow_from(&sc[S_NARROW..S_NARROW + 10])
             },
-            overlap_scratch: Box::default(),
-            par: None,
+            par: Box::new(crate::parallel::Parallel::new(
+                &[None],
+                crate::parallel::ForceStrategy::Deterministic,
+            )?),
             driven,
             inserts,
             next_id,

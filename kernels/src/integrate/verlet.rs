@@ -1,6 +1,9 @@
 //! Velocity Verlet (kick-drift-kick), as LAMMPS `fix nve/sphere`: forces of the new
 //! positions are computed with the half-step velocities, which the dashpots see.
 
+use super::position_check::{left_box, outside_domain};
+pub use super::position_check::{Check, CheckResult};
+
 /// Positions, angles and their velocities of a range of particles.
 pub struct Dof<'a> {
     pub x: &'a mut [f64],
@@ -52,24 +55,6 @@ pub fn kick_drift(d: &mut Dof, l: &mut Loads, m: &Inertia, dt: f64, g: [f64; 2])
         fy[p] = 0.0;
         t[p] = 0.0;
     }
-}
-
-/// What [`kick_drift_check`] checks the new positions against.
-pub struct Check<'a> {
-    pub radius: &'a [f64],
-    /// Stored enlarged boxes of the broad phase `[lo_x, hi_x, lo_y, hi_y]`.
-    pub boxes: &'a [[f32; 4]],
-    pub domain_min: [f64; 2],
-    pub domain_max: [f64; 2],
-}
-
-/// Outcome of the position check.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct CheckResult {
-    /// Some particle's box left its stored enlarged box: the broad phase must update.
-    pub left_box: bool,
-    /// Some particle centre is outside the domain or not finite.
-    pub outside: bool,
 }
 
 /// The whole particle pass of a step in one sweep over the arrays: (if `pending`) the
@@ -142,10 +127,8 @@ fn kick_drift_check_impl<const PENDING: bool, const RESET: bool>(
             fy[p] = 0.0;
             t[p] = 0.0;
         }
-        let (pr, b) = (r[p], &bx[p]);
-        left |= !(px - pr >= b[0] as f64 && px + pr <= b[1] as f64 && py - pr >= b[2] as f64 && py + pr <= b[3] as f64);
-        // Written so that NaN counts as outside.
-        outside |= !(px >= lo[0] && px <= hi[0] && py >= lo[1] && py <= hi[1]);
+        left |= left_box(px, py, r[p], &bx[p]);
+        outside |= outside_domain(px, py, lo, hi);
     }
     CheckResult {
         left_box: left,
