@@ -3,6 +3,7 @@
 pub mod contacts;
 pub mod drive;
 pub mod error;
+mod forces;
 pub mod generate;
 pub mod insert;
 pub mod material;

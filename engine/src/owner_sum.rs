@@ -18,8 +18,8 @@
 //! (the previous scheme) wrote and re-read every slot's force.
 
 use crate::contacts::FREE;
+use crate::forces::{ForceSink, WallSink};
 use crate::pool::guided_bounds;
-use crate::sim::{ForceSink, WallSink};
 use talus_kernels::contact::disc_disc::ContactForce;
 
 /// A load array written by several threads at disjoint elements.

@@ -31,13 +31,13 @@ use parking_lot::Mutex;
 
 use crate::contacts::{ContactTable, FREE};
 use crate::error::Result;
+use crate::forces::disc_disc::{disc_slots, DiscView};
+use crate::forces::pair_with_shapes::pair_with_shapes;
+use crate::forces::walls::WallWork;
+use crate::forces::{ForceSink, LoadSink, NarrowStats, NarrowWork, OneMaterial, Rejection, SlotState, WallSink};
 use crate::owner_sum::{fix_up, OwnerPlan, OwnerSink, SharedLoad, SharedLoads, SharedSink};
 use crate::pool::{chunk, Dynamic, Phase, Pool, Stealing};
 use crate::shapes::Shapes;
-use crate::sim::{
-    disc_slots, mixed_slot, DiscView, ForceSink, LoadSink, NarrowStats, NarrowWork, OneMaterial, Rejection, SlotState,
-    WallSink, WallWork,
-};
 use crate::store::ParticleStore;
 use crate::walls::WallContacts;
 use talus_kernels::contact::disc_disc::ContactForce;
@@ -227,7 +227,7 @@ fn chunk_forces<S: ForceSink>(
                     area: &mut area[o],
                     features: &mut features[o],
                 };
-                match mixed_slot(ps, sh, params, i, j, slot, dt, narrow) {
+                match pair_with_shapes(ps, sh, params, i, j, slot, dt, narrow) {
                     Some(f) => {
                         touching += 1;
                         sink.add(o, i, j, &f);

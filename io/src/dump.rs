@@ -4,6 +4,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use crate::number_text::write_f64;
 use crate::vtk::Frame;
 use crate::{IoError, Result};
 
@@ -139,19 +140,6 @@ fn write_snapshot_to<W: Write>(
         w.write_all(b"\n")?;
     }
     Ok(())
-}
-
-/// Writes `v` as the shortest text that parses back to exactly `v`.
-///
-/// Plain `{}` never uses an exponent, so 1e-300 would take 300 digits; outside a moderate
-/// range the exponent form `{:e}` (also shortest round-trip) is used instead.
-pub(crate) fn write_f64<W: Write>(w: &mut W, v: f64) -> std::io::Result<()> {
-    let a = v.abs();
-    if a == 0.0 || !a.is_finite() || (1e-5..1e16).contains(&a) {
-        write!(w, "{v}")
-    } else {
-        write!(w, "{v:e}")
-    }
 }
 
 #[cfg(test)]

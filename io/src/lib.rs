@@ -8,6 +8,7 @@ pub mod checkpoint_validate;
 pub mod checkpointer;
 pub mod dump;
 pub mod lammps_data;
+mod number_text;
 pub mod output;
 pub mod preflight;
 pub mod scenario;

@@ -3,7 +3,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::dump::write_f64;
+use crate::number_text::write_f64;
 use crate::{IoError, Result};
 
 /// The CSV header line (without newline).

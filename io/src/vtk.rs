@@ -441,7 +441,7 @@ impl PvdSeries {
             writeln!(w, "  <Collection>")?;
             for e in &self.frames {
                 write!(w, r#"    <DataSet timestep=""#)?;
-                crate::dump::write_f64(&mut w, e.time)?;
+                crate::number_text::write_f64(&mut w, e.time)?;
                 writeln!(w, r#"" group="" part="0" file="{}"/>"#, xml_escape(&e.file))?;
             }
             writeln!(w, "  </Collection>")?;

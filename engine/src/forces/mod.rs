@@ -1,0 +1,196 @@
+//! Contact forces: what the pair loops share (material parameters, the sinks a force goes
+//! into, the narrow phase's work and counters), and one file per kind of pair: disc-disc,
+//! disc-polygon, polygon-polygon, any pair of a simulation with polygons, walls. The pool's
+//! force phase (`parallel.rs`) runs them over chunks of the contact table.
+use talus_kernels::contact::disc_disc::ContactForce;
+use talus_kernels::contact::polygon_polygon::Body;
+use talus_kernels::contact::ContactParams;
+use talus_kernels::geometry::overlap::OverlapScratch;
+
+use crate::material::PairTable;
+use crate::shapes::Shapes;
+use crate::store::ParticleStore;
+
+pub(crate) mod disc_disc;
+pub(crate) mod disc_polygon;
+pub(crate) mod pair_with_shapes;
+pub(crate) mod polygon_polygon;
+pub(crate) mod walls;
+
+/// The cheap rejection tests a candidate pair of polygons goes through before the
+/// closest-feature walk (Chen & Matuttis 2013, App. B); each level includes the ones
+/// before it. Pairs that touched at the last step skip them (they almost surely still
+/// touch, and the overlap kernel starts with the projection anyway).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum Rejection {
+    /// Bounding circles only.
+    #[default]
+    Circle,
+    /// Then the projection of the corners on the centre line (App. B.1).
+    Projection,
+    /// Then the iterated separating line (App. B.2), at most
+    /// [`SEPARATING_LINE_ITERATIONS`] moves of the line.
+    SeparatingLine,
+}
+
+/// Iterations of the separating-line search (Chen & Matuttis found 1-4 to settle most
+/// of the pairs it can settle).
+pub const SEPARATING_LINE_ITERATIONS: u32 = 4;
+
+/// Work of the narrow phase on pairs with a polygon: how many candidate pairs each stage
+/// settled.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NarrowStats {
+    /// Candidate pairs with at least one polygon, summed over the steps.
+    pub candidates: u64,
+    /// Rejected by the bounding-circle test.
+    pub circle_rejected: u64,
+    /// Polygon pairs that went through the projection test (not touching at the last step).
+    pub projection_tested: u64,
+    /// Rejected by the projection on the centre line.
+    pub projection_rejected: u64,
+    /// Rejected by the separating-line search.
+    pub line_rejected: u64,
+    /// Moves of the line in the separating-line search, summed over the pairs it ran on.
+    pub line_iterations: u64,
+    /// Found apart by the closest-feature walk.
+    pub separated: u64,
+    /// Overlapping (overlap polygon computed; disc-polygon contacts included).
+    pub touching: u64,
+    /// Feature pairs visited by the walks.
+    pub walk_steps: u64,
+    /// Walks that did not settle (came back to a feature pair: overlapping polygons whose
+    /// nearby features prove nothing) and fell back to brute force.
+    pub fallbacks: u64,
+    /// Polygon-polygon overlaps computed in exact arithmetic: the f64 clipping could not
+    /// vouch for 1e-10 of the area (slivers, grazing or coincident edges). Not kept in
+    /// checkpoints: a restarted run counts from 0.
+    pub exact: u64,
+    /// Polygon-polygon overlaps taken from the cached crossing edges (no clipping).
+    pub tracked: u64,
+    /// Polygon-polygon overlaps that were clipped (new contacts, crossings that moved on).
+    pub clipped: u64,
+    /// Of the pairs counted in `separated`, those settled without a walk: the gap left
+    /// from their last walk exceeded the step's motion.
+    pub gap_skips: u64,
+}
+
+impl NarrowStats {
+    /// Add another thread's counts.
+    pub fn add(&mut self, o: &NarrowStats) {
+        self.candidates += o.candidates;
+        self.circle_rejected += o.circle_rejected;
+        self.projection_tested += o.projection_tested;
+        self.projection_rejected += o.projection_rejected;
+        self.line_rejected += o.line_rejected;
+        self.line_iterations += o.line_iterations;
+        self.separated += o.separated;
+        self.touching += o.touching;
+        self.walk_steps += o.walk_steps;
+        self.fallbacks += o.fallbacks;
+        self.exact += o.exact;
+        self.tracked += o.tracked;
+        self.clipped += o.clipped;
+        self.gap_skips += o.gap_skips;
+    }
+}
+
+/// Contact parameters of a pair of materials.
+pub(crate) trait Params {
+    fn get(&self, a: u16, b: u16) -> &ContactParams;
+}
+
+/// One material: the coefficients are loop constants, no per-pair lookup.
+pub(crate) struct OneMaterial(pub ContactParams);
+
+impl Params for OneMaterial {
+    #[inline(always)]
+    fn get(&self, _: u16, _: u16) -> &ContactParams {
+        &self.0
+    }
+}
+
+impl Params for PairTable {
+    #[inline(always)]
+    fn get(&self, a: u16, b: u16) -> &ContactParams {
+        PairTable::get(self, a, b)
+    }
+}
+
+/// Where the force of a slot goes: straight into loads (the serial loop, and the
+/// per-thread arrays), into the per-slot buffer (deterministic) or through per-particle
+/// locks. The pair loops are generic over it, so that each strategy gets its own
+/// monomorphised loop with no per-slot branch on the strategy.
+pub(crate) trait ForceSink {
+    /// Slot `o` of the loop (pair i, j) produced the force `f` on i (j gets its opposite).
+    fn add(&mut self, o: usize, i: usize, j: usize, f: &ContactForce);
+    /// Slot `o` produced no force.
+    #[inline(always)]
+    fn none(&mut self, _o: usize) {}
+}
+
+/// Where a wall's force on a particle goes (walls take no reaction): the loads, or the
+/// loads shared by the pool's threads, each particle's written by one.
+pub(crate) trait WallSink {
+    /// Wall force `f` on particle `p` (its torque in `f.ti`).
+    fn wall(&mut self, p: usize, f: &ContactForce);
+}
+
+/// Loads summed in place: fx, fy, torque.
+pub(crate) struct LoadSink<'a> {
+    pub fx: &'a mut [f64],
+    pub fy: &'a mut [f64],
+    pub tq: &'a mut [f64],
+}
+
+impl ForceSink for LoadSink<'_> {
+    #[inline(always)]
+    fn add(&mut self, _o: usize, i: usize, j: usize, c: &ContactForce) {
+        self.fx[i] += c.fx;
+        self.fy[i] += c.fy;
+        self.fx[j] -= c.fx;
+        self.fy[j] -= c.fy;
+        self.tq[i] += c.ti;
+        self.tq[j] += c.tj;
+    }
+}
+
+impl WallSink for LoadSink<'_> {
+    #[inline(always)]
+    fn wall(&mut self, p: usize, c: &ContactForce) {
+        self.fx[p] += c.fx;
+        self.fy[p] += c.fy;
+        self.tq[p] += c.ti;
+    }
+}
+
+/// What the narrow phase works with besides the particles and contacts: its counters, the
+/// clipping scratch and the rejection stages to run.
+pub(crate) struct NarrowWork<'a> {
+    pub stats: &'a mut NarrowStats,
+    pub scratch: &'a mut OverlapScratch,
+    pub rejection: Rejection,
+    /// Skip the walk of pairs whose gap outlasts their motion (velocity Verlet only: see
+    /// `polygon_polygon`).
+    pub gap_budget: bool,
+}
+
+/// The contact state of a pair at its slot of the contact table.
+pub(crate) struct SlotState<'a> {
+    pub xi: &'a mut f64,
+    pub area: &'a mut f64,
+    pub features: &'a mut u32,
+}
+
+/// Particle `p` as a body for the polygon contact kernels.
+#[inline(always)]
+pub(crate) fn polygon_body<'a>(ps: &ParticleStore, sh: &'a Shapes, p: usize) -> Body<'a> {
+    Body {
+        vertices: &sh.world[sh.range(p)],
+        pos: [ps.x[p], ps.y[p]],
+        angle: ps.angle[p],
+        vel: [ps.vx[p], ps.vy[p]],
+        omega: ps.omega[p],
+        radius: ps.radius[p],
+    }
+}

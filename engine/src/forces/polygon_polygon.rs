@@ -1,0 +1,88 @@
+//! A candidate pair of polygons: the cheap rejection stages (Chen & Matuttis 2013, App. B),
+//! then the closest-feature walk and the overlap kernel (`kernels::contact::polygon_polygon`),
+//! each counted in the narrow-phase statistics.
+use talus_kernels::contact::disc_disc::ContactForce;
+use talus_kernels::contact::polygon_polygon::{polygon_polygon, PolyOutcome};
+use talus_kernels::contact::ContactParams;
+use talus_kernels::geometry::projection::projections_apart;
+use talus_kernels::geometry::separating_line::separating_line;
+
+use super::{polygon_body, NarrowWork, Rejection, SlotState, SEPARATING_LINE_ITERATIONS};
+use crate::shapes::Shapes;
+use crate::store::ParticleStore;
+
+/// Polygons i and j, whose bounding circles overlap: the force on i (j gets its
+/// opposite), or None. `inv` is the sum of their inverse masses (not 0).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn polygon_pair(
+    ps: &ParticleStore,
+    sh: &Shapes,
+    prm: &ContactParams,
+    i: usize,
+    j: usize,
+    inv: f64,
+    slot: SlotState,
+    dt: f64,
+    work: &mut NarrowWork,
+) -> Option<ContactForce> {
+    let SlotState { xi, area, features } = slot;
+    let NarrowWork {
+        stats,
+        scratch,
+        rejection,
+        gap_budget,
+    } = work;
+    let (rejection, gap_budget) = (*rejection, *gap_budget);
+    // Pairs that touched at the last step skip the rejection stages (they almost surely
+    // still touch).
+    if rejection > Rejection::Circle && *area == 0.0 {
+        let (a, b) = (&sh.world[sh.range(i)], &sh.world[sh.range(j)]);
+        let (ca, cb) = ([ps.x[i], ps.y[i]], [ps.x[j], ps.y[j]]);
+        stats.projection_tested += 1;
+        let apart = if projections_apart(a, b, ca, cb) {
+            stats.projection_rejected += 1;
+            true
+        } else if rejection == Rejection::SeparatingLine {
+            let found = separating_line(a, b, ca, cb, SEPARATING_LINE_ITERATIONS);
+            stats.line_iterations += found.iterations as u64;
+            stats.line_rejected += found.apart as u64;
+            found.apart
+        } else {
+            false
+        };
+        if apart {
+            *xi = 0.0;
+            return None;
+        }
+    }
+    let (a, b) = (polygon_body(ps, sh, i), polygon_body(ps, sh, j));
+    match polygon_polygon(prm, &a, &b, inv, features, area, xi, dt, gap_budget, scratch) {
+        PolyOutcome::Separated {
+            steps,
+            fallback,
+            skipped,
+        } => {
+            stats.separated += 1;
+            stats.gap_skips += skipped as u64;
+            stats.walk_steps += steps as u64;
+            stats.fallbacks += fallback as u64;
+            None
+        }
+        PolyOutcome::Contact {
+            force,
+            steps,
+            fallback,
+            tracked,
+            exact,
+            ..
+        } => {
+            stats.walk_steps += steps as u64;
+            stats.fallbacks += fallback as u64;
+            stats.exact += exact as u64;
+            stats.tracked += tracked as u64;
+            stats.clipped += !tracked as u64;
+            Some(force)
+        }
+    }
+}
