@@ -136,7 +136,7 @@ dt = 1.0e-5
 [run]
 steps = 3000
 "#;
-    for m in NeighborMethod::ALL {
+    for &m in NeighborMethod::ALL {
         let make = || {
             let mut s = simulation(text);
             s.set_neighbor_method(m);
@@ -169,7 +169,7 @@ steps = 3000
 #[test]
 fn every_neighbour_method_restarts_bitwise() {
     let text = scenario(false, false, 300);
-    for m in NeighborMethod::ALL {
+    for &m in NeighborMethod::ALL {
         let make = || {
             let mut s = simulation(&text);
             s.set_neighbor_method(m);

@@ -689,7 +689,7 @@ fn assert_tables_complete(sim: &Simulation, what: &str) -> usize {
 #[test]
 fn every_neighbour_method_sees_the_new_particles() {
     let text = crowded_scenario(5, "verlet");
-    for m in NeighborMethod::ALL {
+    for &m in NeighborMethod::ALL {
         let mut sim = simulation(&text);
         sim.set_neighbor_method(m);
         let mut most = 0;

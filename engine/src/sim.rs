@@ -4,18 +4,15 @@
 //! predict -> check (who left its enlarged box, who left the domain) -> neighbour update
 //! (only when needed, or every step) -> forces (pairs, walls) -> correct.
 //!
-//! Each phase is one pass over flat arrays, timed separately; the worker pool of a later
-//! issue runs the same phases on several threads.
+//! Each phase is one pass over flat arrays on the worker pool (one thread by default),
+//! timed in the pool's profile; ARCHITECTURE.md maps the phases to their files.
 use std::time::Instant;
 
 use talus_kernels::contact::law::elastic_energy;
 use talus_kernels::contact::ContactParams;
 use talus_kernels::integrate::gear::GearDof;
 use talus_kernels::integrate::verlet::Check;
-use talus_kernels::neighbor::{
-    BoundingVolumes, BruteForce, Dess, DiscBoxes, LinkedCells, NeighborSearch, Quadtree, SpatialHash, StripedSort,
-    SweepAndPrune, VerletLists,
-};
+use talus_kernels::neighbor::{DiscBoxes, NeighborSearch};
 
 use crate::contacts::ContactTable;
 use crate::drive::{Drive, Driven};
@@ -41,68 +38,6 @@ pub enum Integrator {
     Verlet,
     /// Gear's 6-value predictor-corrector.
     Gear,
-}
-
-/// Broad-phase method (all behind `talus_kernels::neighbor::NeighborSearch`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NeighborMethod {
-    /// Incremental sort-and-sweep.
-    Sweep,
-    /// Incrementally migrated quadtree over the domain (Watanabe, Krengel & Matuttis).
-    Quadtree,
-    /// Linked cells, half shell.
-    Cells,
-    /// Verlet lists with an automatic skin.
-    Verlet,
-    /// Spatial hashing (Perkins' Hashing2).
-    Hashing,
-    /// Double-Ended Spatial Sorting (Perkins).
-    Dess,
-    /// Sort-and-sweep in horizontal strips (Perkins' striping).
-    Striped,
-    /// Bounding-volume hierarchy rebuilt every step (reference).
-    Bvh,
-    /// O(N^2) reference, for tests and tiny systems.
-    Brute,
-}
-
-impl NeighborMethod {
-    pub const ALL: [NeighborMethod; 9] = [
-        NeighborMethod::Sweep,
-        NeighborMethod::Quadtree,
-        NeighborMethod::Cells,
-        NeighborMethod::Verlet,
-        NeighborMethod::Hashing,
-        NeighborMethod::Dess,
-        NeighborMethod::Striped,
-        NeighborMethod::Bvh,
-        NeighborMethod::Brute,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            NeighborMethod::Sweep => "sweep",
-            NeighborMethod::Quadtree => "quadtree",
-            NeighborMethod::Cells => "cells",
-            NeighborMethod::Verlet => "verlet",
-            NeighborMethod::Hashing => "hashing",
-            NeighborMethod::Dess => "dess",
-            NeighborMethod::Striped => "striped",
-            NeighborMethod::Bvh => "bvh",
-            NeighborMethod::Brute => "brute",
-        }
-    }
-}
-
-impl std::str::FromStr for NeighborMethod {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        NeighborMethod::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| {
-            format!(
-                "unknown neighbour method {s:?} (expected sweep, quadtree, cells, verlet, hashing, dess, striped, bvh or brute)"
-            )
-        })
-    }
 }
 
 #[derive(Debug, Clone)]
@@ -178,71 +113,10 @@ impl GearHistory {
     }
 }
 
-#[derive(Debug, Clone)]
-enum Broad {
-    Sweep(Box<SweepAndPrune>),
-    Quadtree(Box<Quadtree>),
-    Cells(Box<LinkedCells>),
-    Verlet(Box<VerletLists>),
-    Hashing(Box<SpatialHash>),
-    Dess(Box<Dess>),
-    Striped(Box<StripedSort>),
-    Bvh(Box<BoundingVolumes>),
-    Brute(Box<BruteForce>),
-}
-
-/// Entries a quadtree leaf of the simulation holds before it splits (Watanabe et al.
-/// split at the second; see `talus neighbors --leaf-capacity`).
-pub const QUADTREE_LEAF: u32 = 4;
-
-/// A borrowed list of pairs (i < j).
-type PairList<'a> = &'a [(u32, u32)];
-
-impl Broad {
-    fn new(method: NeighborMethod, config: &Config) -> Broad {
-        match method {
-            NeighborMethod::Sweep => Broad::Sweep(Box::default()),
-            // The tree's root is the domain: particles cannot leave it. Leaves of up to
-            // QUADTREE_LEAF entries: measured faster than the paper's one (BENCHMARKS.md,
-            // issue 5).
-            NeighborMethod::Quadtree => Broad::Quadtree(Box::new(Quadtree::with_capacity(
-                Some([
-                    config.domain_min[0],
-                    config.domain_max[0],
-                    config.domain_min[1],
-                    config.domain_max[1],
-                ]),
-                QUADTREE_LEAF,
-            ))),
-            NeighborMethod::Cells => Broad::Cells(Box::default()),
-            NeighborMethod::Verlet => Broad::Verlet(Box::default()),
-            NeighborMethod::Hashing => Broad::Hashing(Box::default()),
-            NeighborMethod::Dess => Broad::Dess(Box::default()),
-            NeighborMethod::Striped => Broad::Striped(Box::default()),
-            NeighborMethod::Bvh => Broad::Bvh(Box::default()),
-            NeighborMethod::Brute => Broad::Brute(Box::default()),
-        }
-    }
-}
-
-/// `$e` with `$m` bound to the method, whichever it is (static dispatch: the trait's
-/// methods are generic over the box source).
-macro_rules! with_broad {
-    ($b:expr, $m:ident => $e:expr) => {
-        match $b {
-            Broad::Sweep($m) => $e,
-            Broad::Quadtree($m) => $e,
-            Broad::Cells($m) => $e,
-            Broad::Verlet($m) => $e,
-            Broad::Hashing($m) => $e,
-            Broad::Dess($m) => $e,
-            Broad::Striped($m) => $e,
-            Broad::Bvh($m) => $e,
-            Broad::Brute($m) => $e,
-        }
-    };
-}
-
+#[macro_use]
+mod broad;
+use broad::{Broad, PairList};
+pub use broad::{NeighborMethod, QUADTREE_LEAF};
 mod state;
 mod state_check;
 pub use state::{Elem, Section, SectionSource, SETTINGS_SECTIONS};

@@ -4,8 +4,7 @@ use std::path::{Path, PathBuf};
 
 use talus_engine::generate;
 use talus_engine::{
-    Config, ContactParams, Drive, Integrator, Material, NeighborMethod, ParticleInit, PolygonShape, Rejection,
-    Simulation, Wall,
+    Config, ContactParams, Drive, Integrator, Material, ParticleInit, PolygonShape, Rejection, Simulation, Wall,
 };
 
 use crate::lammps_data::read_lammps_data;
@@ -282,17 +281,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
             sc::Scheme::Verlet => Integrator::Verlet,
             sc::Scheme::Gear => Integrator::Gear,
         },
-        neighbor: match scenario.neighbor.method {
-            sc::NeighborMethod::Sweep => NeighborMethod::Sweep,
-            sc::NeighborMethod::Quadtree => NeighborMethod::Quadtree,
-            sc::NeighborMethod::Cells => NeighborMethod::Cells,
-            sc::NeighborMethod::Verlet => NeighborMethod::Verlet,
-            sc::NeighborMethod::Hashing => NeighborMethod::Hashing,
-            sc::NeighborMethod::Dess => NeighborMethod::Dess,
-            sc::NeighborMethod::Striped => NeighborMethod::Striped,
-            sc::NeighborMethod::Bvh => NeighborMethod::Bvh,
-            sc::NeighborMethod::Brute => NeighborMethod::Brute,
-        },
+        neighbor: scenario.neighbor.method,
         margin: scenario.neighbor.margin * mean_r,
         every_step: scenario.neighbor.every_step,
         sort_every: SORT_EVERY,

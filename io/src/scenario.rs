@@ -16,6 +16,8 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer};
 use toml::Spanned;
 
+pub use talus_engine::NeighborMethod;
+
 use crate::{IoError, Result};
 
 #[path = "scenario_insert.rs"]
@@ -233,27 +235,14 @@ pub enum Rejection {
     SeparatingLine,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum NeighborMethod {
-    /// Incremental sort-and-sweep.
-    Sweep,
-    /// Incrementally migrated quadtree over the domain.
-    Quadtree,
-    /// Linked cells.
-    Cells,
-    /// Verlet lists.
-    Verlet,
-    /// Spatial hashing.
-    Hashing,
-    /// Double-Ended Spatial Sorting.
-    Dess,
-    /// Sort-and-sweep in strips.
-    Striped,
-    /// Bounding-volume hierarchy (reference).
-    Bvh,
-    /// O(N^2) reference, small N only.
-    Brute,
+/// A neighbour-search method by its name: the engine's registry is the one list.
+struct MethodName(NeighborMethod);
+
+impl<'de> Deserialize<'de> for MethodName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        name.parse().map(MethodName).map_err(D::Error::custom)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -611,7 +600,7 @@ struct RawIntegrator {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawNeighbor {
-    method: Option<NeighborMethod>,
+    method: Option<MethodName>,
     margin: Option<NonNegative>,
     every_step: Option<bool>,
     rejection: Option<Rejection>,
@@ -820,7 +809,7 @@ impl Ctx<'_> {
                 rejection: Rejection::default(),
             },
             |n| Neighbor {
-                method: n.method.unwrap_or(NeighborMethod::Sweep),
+                method: n.method.map_or(NeighborMethod::Sweep, |m| m.0),
                 margin: n.margin.map_or(DEFAULT_MARGIN, |m| m.0),
                 every_step: n.every_step.unwrap_or(false),
                 rejection: n.rejection.unwrap_or_default(),

@@ -1,0 +1,113 @@
+//! The neighbour-search methods the simulation can use: one registry line each (its enum
+//! variant, its name in scenarios and on the command line, its type, how it is made), from
+//! which the public [`NeighborMethod`], the names, and the simulation's dispatch over the
+//! methods (`Broad`, `with_broad!`) are all generated. A new method is its file in
+//! `kernels/src/neighbor/` (implementing `NeighborSearch`) plus one line here; the scenario
+//! parser and the `talus` program take the list from here.
+use talus_kernels::neighbor::{
+    BoundingVolumes, BruteForce, Dess, LinkedCells, Quadtree, SpatialHash, StripedSort, SweepAndPrune, VerletLists,
+};
+
+use super::Config;
+
+/// Entries a quadtree leaf of the simulation holds before it splits (Watanabe et al.
+/// split at the second; see `talus neighbors --leaf-capacity`).
+pub const QUADTREE_LEAF: u32 = 4;
+
+/// A borrowed list of pairs (i < j).
+pub(super) type PairList<'a> = &'a [(u32, u32)];
+
+/// The tree's root is the domain: particles cannot leave it. Leaves of up to
+/// QUADTREE_LEAF entries: measured faster than the paper's one (BENCHMARKS.md, issue 5).
+fn quadtree(config: &Config) -> Box<Quadtree> {
+    Box::new(Quadtree::with_capacity(
+        Some([
+            config.domain_min[0],
+            config.domain_max[0],
+            config.domain_min[1],
+            config.domain_max[1],
+        ]),
+        QUADTREE_LEAF,
+    ))
+}
+
+macro_rules! neighbor_methods {
+    ($($(#[doc = $doc:expr])* $variant:ident, $name:literal, $ty:ty, $make:expr;)+) => {
+        /// Broad-phase method (all behind `talus_kernels::neighbor::NeighborSearch`).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum NeighborMethod {
+            $($(#[doc = $doc])* $variant,)+
+        }
+
+        impl NeighborMethod {
+            /// Every method, in registry order.
+            pub const ALL: &'static [NeighborMethod] = &[$(NeighborMethod::$variant,)+];
+
+            /// Its name in scenarios and on the command line.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(NeighborMethod::$variant => $name,)+
+                }
+            }
+        }
+
+        /// The simulation's instance of its method.
+        #[derive(Debug, Clone)]
+        pub(super) enum Broad {
+            $($variant(Box<$ty>),)+
+        }
+
+        impl Broad {
+            pub(super) fn new(method: NeighborMethod, config: &Config) -> Broad {
+                match method {
+                    $(NeighborMethod::$variant => Broad::$variant(($make)(config)),)+
+                }
+            }
+        }
+
+        /// `$e` with `$m` bound to the method, whichever it is (static dispatch: the
+        /// trait's methods are generic over the box source).
+        macro_rules! with_broad {
+            ($b:expr, $m:ident => $e:expr) => {
+                match $b {
+                    $(Broad::$variant($m) => $e,)+
+                }
+            };
+        }
+    };
+}
+
+neighbor_methods! {
+    /// Incremental sort-and-sweep.
+    Sweep, "sweep", SweepAndPrune, |_| Box::default();
+    /// Incrementally migrated quadtree over the domain (Watanabe, Krengel & Matuttis).
+    Quadtree, "quadtree", Quadtree, quadtree;
+    /// Linked cells, half shell.
+    Cells, "cells", LinkedCells, |_| Box::default();
+    /// Verlet neighbour lists with an automatic skin.
+    Verlet, "verlet", VerletLists, |_| Box::default();
+    /// Spatial hashing (Perkins' Hashing2).
+    Hashing, "hashing", SpatialHash, |_| Box::default();
+    /// Double-Ended Spatial Sorting (Perkins).
+    Dess, "dess", Dess, |_| Box::default();
+    /// Sort-and-sweep in horizontal strips (Perkins' striping).
+    Striped, "striped", StripedSort, |_| Box::default();
+    /// Bounding-volume hierarchy rebuilt every step (reference).
+    Bvh, "bvh", BoundingVolumes, |_| Box::default();
+    /// O(N^2) reference, for tests and tiny systems.
+    Brute, "brute", BruteForce, |_| Box::default();
+}
+
+impl std::str::FromStr for NeighborMethod {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        NeighborMethod::ALL
+            .iter()
+            .copied()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = NeighborMethod::ALL.iter().map(|m| m.name()).collect();
+                format!("unknown neighbour method {s:?} (expected one of: {})", names.join(", "))
+            })
+    }
+}
