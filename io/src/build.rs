@@ -153,7 +153,14 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
             bodies.push((seg.to_vec(), d.material, 2, motion));
         }
     }
-    for (vertices, material, ptype, motion) in bodies {
+    for (k, (vertices, material, ptype, motion)) in bodies.into_iter().enumerate() {
+        if motion == sc::Motion::Free {
+            // A free body is a grain: the placement checks see it as a source.
+            sources.push(Source {
+                label: format!("body[{k}] (free polygon)"),
+                range: inits.len()..inits.len() + 1,
+            });
+        }
         let shape = PolygonShape::new(&vertices).map_err(|e| invalid(e.to_string()))?;
         let c = shape.centroid;
         let flags = match motion {
@@ -226,11 +233,13 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         });
     }
 
-    // 3. Walls (a box is four line walls: floor, left, right, top), and no particle
-    //    outside the domain or behind a wall.
-    let labelled = preflight::line_walls(&scenario.walls);
-    preflight::check_placement(&sources, &inits, &shapes, &scenario.domain, &labelled).map_err(invalid)?;
-    let walls: Vec<Wall> = labelled.into_iter().map(|(_, w)| w).collect();
+    // 3. Walls (a box is four line walls: floor, left, right, top), no particle outside
+    //    the domain, behind or inside a wall (wall bodies, drums' rings included), and no
+    //    insertion region reaching into one.
+    let all_walls = preflight::Walls::of(scenario);
+    preflight::check_placement(&sources, &inits, &shapes, &scenario.domain, &all_walls).map_err(invalid)?;
+    preflight::check_insert_regions(&scenario.inserts, &all_walls).map_err(invalid)?;
+    let walls: Vec<Wall> = all_walls.lines().collect();
 
     // 4. Time step: a fraction of the shortest contact duration, over every pair of
     //    materials present (lightest discs, m_eff = m1 m2 / (m1 + m2)) and every wall

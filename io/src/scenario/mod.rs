@@ -18,12 +18,11 @@ use toml::Spanned;
 
 use crate::{IoError, Result};
 
-#[path = "scenario_insert.rs"]
 mod insert;
 pub use insert::{Amount, Insert};
 
 /// The built-in default scenario (also an annotated example of the format).
-pub const DEFAULT_SCENARIO: &str = include_str!("../../scenarios/default.toml");
+pub const DEFAULT_SCENARIO: &str = include_str!("../../../scenarios/default.toml");
 
 /// A whole, validated scenario. All values are in SI units.
 #[derive(Debug, Clone, PartialEq)]
