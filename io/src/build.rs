@@ -110,7 +110,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
                         radius: d.r,
                         mass,
                         material,
-                        ptype: src.type_id.min(u16::MAX as u32) as u16,
+                        ptype: src.type_id,
                         flags: 0,
                     });
                     next_id += 1;
@@ -136,7 +136,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
     }
     // Single polygons and drums: walls of infinite mass (fixed or driven) or free grains.
     let mut drives: Vec<(Drive, Vec<u64>)> = Vec::new();
-    let mut bodies: Vec<(Vec<[f64; 2]>, usize, u32, sc::Motion)> = scenario
+    let mut bodies: Vec<(Vec<[f64; 2]>, usize, u16, sc::Motion)> = scenario
         .bodies
         .iter()
         .map(|b| (b.vertices.clone(), b.material, b.type_id, b.motion))
@@ -185,7 +185,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
             radius: shape.radius,
             mass: scenario.materials[material].density * shape.area,
             material: material as u16,
-            ptype: ptype.min(u16::MAX as u32) as u16,
+            ptype,
             flags,
         });
         shapes.push(Some(shape));
@@ -424,7 +424,7 @@ fn insert_spec(i: &sc::Insert, k: usize, seed: u64, dt: f64) -> talus_engine::In
         radius: i.radius.clone(),
         shape: i.shape.clone(),
         material: i.material as u16,
-        ptype: i.type_id.min(u16::MAX as u32) as u16,
+        ptype: i.type_id,
         velocity: i.velocity,
         velocity_jitter: i.velocity_jitter,
         amount: i.amount,
