@@ -79,8 +79,8 @@ steps = 400
 }
 
 /// A box 60 x 80 mm with an inclined line wall across it (the floor the grains land on),
-/// 30 discs resting above it, and two streams into a region that the incline cuts through
-/// (no particle may be put behind it): 40 discs every 100 steps up to 400 (seed
+/// 30 discs resting above it, and two streams into a region above the incline (touching it
+/// at its lower right corner; one reaching behind it is refused): 40 discs every 100 steps up to 400 (seed
 /// `seed`), and random 4-7-gons at 20,000 /s tried every 7 steps from 0.5 ms to 20 ms. The
 /// region fills within a few insertions: later ones meet grains everywhere and fall short.
 fn crowded_scenario(seed: u64, scheme: &str) -> String {
@@ -104,7 +104,7 @@ max = [0.06, 0.08]
 [[wall]]
 kind = "line"
 point = [0.03, 0.045]
-normal = [-0.3, 1.0]
+normal = [-0.1, 1.0]
 [[particles]]
 material = "grain"
 count = 30
@@ -113,7 +113,7 @@ packing = "random"
 region = {{ min = [0.0, 0.056], max = [0.06, 0.066] }}
 [[insert]]
 material = "grain"
-region = {{ min = [0.0, 0.04], max = [0.06, 0.078] }}
+region = {{ min = [0.0, 0.048], max = [0.06, 0.08] }}
 radius = {{ kind = "uniform", mean = 1.0e-3, width = 0.3 }}
 velocity = [0.0, -0.3]
 velocity_jitter = 0.1
@@ -124,7 +124,7 @@ seed = {seed}
 [[insert]]
 material = "grain"
 type = 2
-region = {{ min = [0.0, 0.04], max = [0.06, 0.078] }}
+region = {{ min = [0.0, 0.048], max = [0.06, 0.08] }}
 radius = {{ kind = "uniform", mean = 1.2e-3, width = 0.2 }}
 shape = {{ kind = "random", vertices = [4, 7], aspect = 1.3 }}
 rate = 20000.0

@@ -236,34 +236,15 @@ impl Walls {
     }
 }
 
-/// A scenario of the hopper's plates (scenarios/hopper.toml) in a box open at the top, a
-/// drum of inner radius 0.05 below them, and a stream poured between the plates: for the
-/// placement and region checks' tests.
+/// scenarios/hopper.toml (its plates in a box open at the top, 600 polygons above them)
+/// with a drum of inner radius 0.05 below the plates and a stream poured between them:
+/// for the placement and region checks' tests.
 #[cfg(test)]
 pub(crate) fn test_scenario() -> sc::Scenario {
-    let text = r#"
-[domain]
-min = [-0.01, -0.01]
-max = [0.31, 0.4]
-[[material]]
-name = "grain"
-density = 2500.0
-kn = 1.0e6
-restitution = 0.5
-friction = 0.5
-[[wall]]
-kind = "box"
-min = [0.0, 0.0]
-max = [0.3, 0.4]
-open_top = true
-[[body]]
-material = "grain"
-vertices = [[0.05, 0.24], [0.14, 0.14], [0.14, 0.15], [0.05, 0.25]]
-motion = "fixed"
-[[body]]
-material = "grain"
-vertices = [[0.16, 0.14], [0.25, 0.24], [0.25, 0.25], [0.16, 0.15]]
-motion = "fixed"
+    let text = format!(
+        "{}{}",
+        include_str!("../../../scenarios/hopper.toml"),
+        r#"
 [[drum]]
 material = "grain"
 centre = [0.15, 0.07]
@@ -278,8 +259,7 @@ radius = { kind = "fixed", value = 1.0e-3 }
 per_insert = 10
 every = 100
 total = 100
-[run]
-steps = 10
-"#;
-    sc::parse_scenario(text, std::path::Path::new("walls.toml")).unwrap_or_else(|e| panic!("{e}"))
+"#
+    );
+    sc::parse_scenario(&text, std::path::Path::new("walls.toml")).unwrap_or_else(|e| panic!("{e}"))
 }
