@@ -346,25 +346,17 @@ fn pouring_into_a_hopper_fills_between_the_plates() {
         [[0.05, 0.24], [0.14, 0.14], [0.14, 0.15], [0.05, 0.25]],
         [[0.16, 0.14], [0.25, 0.24], [0.25, 0.25], [0.16, 0.15]],
     ];
-    let body = |v: &[[f64; 2]; 4]| format!("[[body]]\nmaterial = \"grain\"\nvertices = {v:?}\nmotion = \"fixed\"\n");
+    // scenarios/hopper.toml up to its grains: the box, the plates.
+    let hopper = include_str!("../scenarios/hopper.toml");
+    let walls = &hopper[..hopper.find("[[particles]]").expect("hopper.toml has particles")];
+    for plate in &plates {
+        assert!(
+            walls.contains(&format!("vertices = {plate:?}")),
+            "plate {plate:?} not in hopper.toml"
+        );
+    }
     let text = format!(
-        r#"
-gravity = [0.0, -9.81]
-[domain]
-min = [-0.01, -0.01]
-max = [0.31, 0.4]
-[[material]]
-name = "grain"
-density = 2500.0
-kn = 1.0e6
-restitution = 0.5
-friction = 0.5
-[[wall]]
-kind = "box"
-min = [0.0, 0.0]
-max = [0.3, 0.4]
-open_top = true
-{}{}
+        r#"{walls}
 [[insert]]
 material = "grain"
 region = {{ min = [0.11, 0.20], max = [0.19, 0.235] }}
@@ -385,9 +377,7 @@ total = 50
 dt = 7.62939453125e-6
 [run]
 steps = 5000
-{OUTPUT_OFF}"#,
-        body(&plates[0]),
-        body(&plates[1])
+{OUTPUT_OFF}"#
     );
     let mut sim = simulation(&text);
     assert_eq!(sim.len(), 2, "the plates");
