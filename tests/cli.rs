@@ -579,8 +579,8 @@ fn particles_behind_walls_or_outside_the_domain_are_refused() {
     let err = text(&out.stderr);
     for says in [
         "through.toml: particles[0] (source = \"generate\", region [-0.004, -0.004]..[0.04, 0.055]): ",
-        " of its 200 particles start behind a wall or reach into it by more than 10 % of their radius, \
-         e.g. particle id 1 at (",
+        " of its 200 particles start behind or inside a wall or reach into one by more than 10 % of their \
+         radius, e.g. particle id 1 at (",
         "m behind wall[0] (box, ",
     ] {
         assert!(err.contains(says) && !err.contains("panicked"), "{says:?} not in {err}");

@@ -14,17 +14,24 @@
 //! a checkpoint holds that, and a restart continues the same insertions bit for bit. For
 //! each particle, in order: its radius, its shape and orientation (polygons), then up to
 //! `attempts` centres uniform over the positions that keep its bounding circle inside the
-//! region, the first one whose bounding circle overlaps no particle (grains, wall bodies,
-//! the particles inserted just before) and no line wall being taken, then the velocity
-//! spread. A bounding circle is a conservative test for polygons: nothing overlaps at
-//! insertion, so the new particles start without contact forces. A particle that finds no
-//! place is dropped; after [`GIVE_UP_AFTER`] such particles in a row the region is taken
-//! as full and the rest of the insertion is given up.
+//! region, the first one where its bounding circle overlaps no particle (grains, wall
+//! bodies, the particles inserted just before) and no line wall being taken, then the
+//! velocity spread. A disc obstacle is its circle; a polygon obstacle is its real shape
+//! (the distance from the candidate's centre to its corners' polygon), the bounding
+//! circles only the grid's broad phase: a long wall plate's circle covers much of a
+//! hopper's funnel, where the plate itself is far. The candidate's own bounding circle is
+//! a conservative test for a polygon: nothing overlaps at insertion, so the new particles
+//! start without contact forces. A particle that finds no place is dropped; after
+//! [`GIVE_UP_AFTER`] such particles in a row the region is taken as full and the rest of
+//! the insertion is given up.
 //!
 //! The simulation inserts between steps (before the step it is about to compute), in a
 //! synchronised state: see `Simulation::run`.
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+
+use talus_kernels::geometry::point_distance::signed_distance;
+use talus_kernels::geometry::polygon::to_world;
 
 use crate::generate::{polygon_vertices, RadiusDist, ShapeSpec};
 use crate::shapes::{PolygonShape, MAX_VERTICES, MIN_VERTICES};
@@ -281,13 +288,54 @@ pub(crate) struct Placed {
     pub shapes: Vec<Option<PolygonShape>>,
 }
 
-/// A uniform grid over the region holding bounding circles, each in every cell its box
-/// touches: a circle overlapping a candidate's shares a cell with it.
+/// What poured particles must not overlap: the particles near the region, each as its
+/// bounding circle and, for a polygon, its world-frame corners.
+#[derive(Debug, Default)]
+pub(crate) struct Obstacles {
+    /// [x, y, r] of each obstacle.
+    circles: Vec<[f64; 3]>,
+    /// Per obstacle the range of its corners in `corners` (empty: a disc).
+    ranges: Vec<std::ops::Range<usize>>,
+    corners: Vec<[f64; 2]>,
+}
+
+impl Obstacles {
+    /// A disc at (x, y) of radius r.
+    pub fn disc(&mut self, x: f64, y: f64, r: f64) {
+        self.circles.push([x, y, r]);
+        self.ranges.push(0..0);
+    }
+
+    /// A polygon of bounding radius `r` whose body-frame corners `body` are placed at
+    /// (x, y) turned by `angle`.
+    pub fn polygon(&mut self, x: f64, y: f64, r: f64, angle: f64, body: &[[f64; 2]]) {
+        let from = self.corners.len();
+        self.corners.resize(from + body.len(), [0.0; 2]);
+        to_world(body, [x, y], angle, &mut self.corners[from..]);
+        self.circles.push([x, y, r]);
+        self.ranges.push(from..self.corners.len());
+    }
+
+    /// Does the circle at (x, y) of radius r overlap obstacle `k`? Touching is allowed.
+    fn overlap(&self, k: usize, x: f64, y: f64, r: f64) -> bool {
+        let c = self.circles[k];
+        let (dx, dy, rs) = (c[0] - x, c[1] - y, c[2] + r);
+        if dx * dx + dy * dy >= rs * rs {
+            return false;
+        }
+        let corners = &self.corners[self.ranges[k].clone()];
+        corners.is_empty() || signed_distance([x, y], corners) < r
+    }
+}
+
+/// A uniform grid over the region holding the obstacles' indices, each in every cell its
+/// bounding circle's box touches: an obstacle overlapping a candidate's circle shares a
+/// cell with it (the broad phase).
 struct Grid {
     lo: [f64; 2],
     cell: f64,
     n: [usize; 2],
-    cells: Vec<Vec<[f64; 3]>>,
+    cells: Vec<Vec<u32>>,
 }
 
 impl Grid {
@@ -318,40 +366,41 @@ impl Grid {
         Some([clip(x0, 0)..clip(x1, 0) + 1, clip(y0, 1)..clip(y1, 1) + 1])
     }
 
-    fn add(&mut self, c: [f64; 3]) {
+    /// File obstacle `k`.
+    fn add(&mut self, obstacles: &Obstacles, k: usize) {
+        let c = obstacles.circles[k];
         if let Some([xs, ys]) = self.span(c[0], c[1], c[2]) {
             for gy in ys {
                 for gx in xs.clone() {
-                    self.cells[gy * self.n[0] + gx].push(c);
+                    self.cells[gy * self.n[0] + gx].push(k as u32);
                 }
             }
         }
     }
 
-    /// Does a circle overlap the circle at (x, y) of radius r? Touching is allowed.
-    fn overlaps(&self, x: f64, y: f64, r: f64) -> bool {
+    /// Does the circle at (x, y) of radius r overlap an obstacle? Touching is allowed.
+    fn overlaps(&self, obstacles: &Obstacles, x: f64, y: f64, r: f64) -> bool {
         let Some([xs, ys]) = self.span(x, y, r) else {
             return false;
         };
         ys.into_iter().any(|gy| {
             xs.clone().any(|gx| {
-                self.cells[gy * self.n[0] + gx].iter().any(|c| {
-                    let (dx, dy, rs) = (c[0] - x, c[1] - y, c[2] + r);
-                    dx * dx + dy * dy < rs * rs
-                })
+                self.cells[gy * self.n[0] + gx]
+                    .iter()
+                    .any(|&k| obstacles.overlap(k as usize, x, y, r))
             })
         })
     }
 }
 
-/// Place the particles of event `k` of `ins` (up to `want`): `obstacles` are the bounding
-/// circles [x, y, r] of the particles near the region, `density` the areal density of the
-/// stream's material, ids from `next_id` on. A polygon the shape specification cannot
-/// make is an error.
+/// Place the particles of event `k` of `ins` (up to `want`): `obstacles` are the particles
+/// near the region (the particles placed are added to them), `density` the areal density
+/// of the stream's material, ids from `next_id` on. A polygon the shape specification
+/// cannot make is an error.
 pub(crate) fn place(
     ins: &Inserter,
     want: u64,
-    obstacles: &[[f64; 3]],
+    obstacles: &mut Obstacles,
     walls: &[Wall],
     density: f64,
     next_id: u64,
@@ -360,8 +409,8 @@ pub(crate) fn place(
     let mut rng = event_rng(s.seed, ins.counts.events);
     let (lo, hi) = (s.region_min, s.region_max);
     let mut grid = Grid::new(lo, hi, 2.0 * s.radius.max());
-    for &c in obstacles {
-        grid.add(c);
+    for k in 0..obstacles.circles.len() {
+        grid.add(obstacles, k);
     }
     let mut out = Placed {
         inits: Vec::new(),
@@ -391,7 +440,7 @@ pub(crate) fn place(
         let mut at = None;
         for _ in 0..s.attempts {
             let (x, y) = (rng.random_range(xr.clone()), rng.random_range(yr.clone()));
-            let clear = !grid.overlaps(x, y, rb) && walls.iter().all(|w| w.line.distance(x, y) >= rb);
+            let clear = !grid.overlaps(obstacles, x, y, rb) && walls.iter().all(|w| w.line.distance(x, y) >= rb);
             if clear {
                 at = Some((x, y));
                 break;
@@ -408,7 +457,11 @@ pub(crate) fn place(
         } else {
             (0.0, 0.0)
         };
-        grid.add([x, y, rb]);
+        match &shape {
+            Some(sh) => obstacles.polygon(x, y, rb, angle, &sh.vertices),
+            None => obstacles.disc(x, y, rb),
+        }
+        grid.add(obstacles, obstacles.circles.len() - 1);
         let mass = match &shape {
             Some(sh) => density * sh.area,
             None => density * std::f64::consts::PI * r * r,
@@ -735,5 +788,28 @@ mod tests {
         .contains("after the start"));
         assert!(check(InsertSpec { material: 2, ..spec() }).contains("material"));
         assert!(spec().check([0.0, 0.0], [1.0, 1.0], 2).is_ok());
+    }
+
+    #[test]
+    fn a_polygon_obstacle_is_its_shape_a_disc_its_circle() {
+        // The left plate of scenarios/hopper.toml about its centroid, turned so that its
+        // long faces (0.1345 long, 0.0067 apart) lie along y either side of x = 0, placed
+        // at the origin. Its bounding circle (radius 0.071) covers much that is clear of it.
+        let plate = PolygonShape::new(&[[0.05, 0.24], [0.14, 0.14], [0.14, 0.15], [0.05, 0.25]]).unwrap();
+        let turn = std::f64::consts::FRAC_PI_2 - 0.1f64.atan2(-0.09);
+        let mut obs = Obstacles::default();
+        obs.polygon(0.0, 0.0, plate.radius, turn, &plate.vertices);
+        obs.disc(1.0, 0.0, 0.1);
+        // Beside the plate, 0.0217 from its face: clear for radius 0.01, not for 0.03.
+        assert!(!obs.overlap(0, 0.025, 0.0, 0.01));
+        assert!(obs.overlap(0, 0.025, 0.0, 0.03));
+        assert!(!obs.overlap(0, -0.025, 0.03, 0.02));
+        assert!(obs.overlap(0, 0.0, 0.05, 0.001), "on the plate");
+        // Past its end (0.067 along its axis, slanted at 42 degrees): 0.002 away.
+        assert!(!obs.overlap(0, 0.0, 0.07, 0.001));
+        assert!(obs.overlap(0, 0.0, 0.07, 0.0025));
+        // The disc: its circle.
+        assert!(!obs.overlap(1, 0.85, 0.0, 0.0499));
+        assert!(obs.overlap(1, 0.85, 0.0, 0.0501));
     }
 }

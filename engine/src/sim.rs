@@ -386,21 +386,26 @@ impl Simulation {
             .min(ins.remaining());
         let mut placed = None;
         if want > 0 {
-            // Bounding circles of everything whose box meets the region, and ids above all
-            // present (particles may have been added by hand).
+            // Everything whose bounding box meets the region, polygons (grains and wall
+            // bodies alike) with their corners placed anew (the world frame kept for the
+            // forces may lag the corrected poses), and ids above all present (particles
+            // may have been added by hand).
             let (lo, hi) = (ins.spec.region_min, ins.spec.region_max);
             let ps = &self.particles;
-            let mut obstacles = Vec::new();
+            let mut obstacles = crate::insert::Obstacles::default();
             let mut next_id = self.next_id;
             for p in 0..ps.len() {
                 let (x, y, r) = (ps.x[p], ps.y[p], ps.radius[p]);
                 if x + r >= lo[0] && x - r <= hi[0] && y + r >= lo[1] && y - r <= hi[1] {
-                    obstacles.push([x, y, r]);
+                    match self.shapes.as_ref().filter(|sh| sh.is_polygon(p)) {
+                        Some(sh) => obstacles.polygon(x, y, r, ps.angle[p], &sh.body[sh.range(p)]),
+                        None => obstacles.disc(x, y, r),
+                    }
                 }
                 next_id = next_id.max(ps.id[p].saturating_add(1));
             }
             let density = self.materials[ins.spec.material as usize].density;
-            let p = crate::insert::place(ins, want, &obstacles, &self.walls, density, next_id)
+            let p = crate::insert::place(ins, want, &mut obstacles, &self.walls, density, next_id)
                 .map_err(|e| EngineError::Setup(format!("insertion stream {s} at step {}: {e}", self.step)))?;
             self.next_id = next_id;
             placed = Some(p);

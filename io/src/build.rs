@@ -109,7 +109,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
                         radius: d.r,
                         mass,
                         material,
-                        ptype: src.type_id.min(u16::MAX as u32) as u16,
+                        ptype: src.type_id,
                         flags: 0,
                     });
                     next_id += 1;
@@ -135,7 +135,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
     }
     // Single polygons and drums: walls of infinite mass (fixed or driven) or free grains.
     let mut drives: Vec<(Drive, Vec<u64>)> = Vec::new();
-    let mut bodies: Vec<(Vec<[f64; 2]>, usize, u32, sc::Motion)> = scenario
+    let mut bodies: Vec<(Vec<[f64; 2]>, usize, u16, sc::Motion)> = scenario
         .bodies
         .iter()
         .map(|b| (b.vertices.clone(), b.material, b.type_id, b.motion))
@@ -152,7 +152,14 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
             bodies.push((seg.to_vec(), d.material, 2, motion));
         }
     }
-    for (vertices, material, ptype, motion) in bodies {
+    for (k, (vertices, material, ptype, motion)) in bodies.into_iter().enumerate() {
+        if motion == sc::Motion::Free {
+            // A free body is a grain: the placement checks see it as a source.
+            sources.push(Source {
+                label: format!("body[{k}] (free polygon)"),
+                range: inits.len()..inits.len() + 1,
+            });
+        }
         let shape = PolygonShape::new(&vertices).map_err(|e| invalid(e.to_string()))?;
         let c = shape.centroid;
         let flags = match motion {
@@ -177,7 +184,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
             radius: shape.radius,
             mass: scenario.materials[material].density * shape.area,
             material: material as u16,
-            ptype: ptype.min(u16::MAX as u32) as u16,
+            ptype,
             flags,
         });
         shapes.push(Some(shape));
@@ -225,11 +232,13 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         });
     }
 
-    // 3. Walls (a box is four line walls: floor, left, right, top), and no particle
-    //    outside the domain or behind a wall.
-    let labelled = preflight::line_walls(&scenario.walls);
-    preflight::check_placement(&sources, &inits, &shapes, &scenario.domain, &labelled).map_err(invalid)?;
-    let walls: Vec<Wall> = labelled.into_iter().map(|(_, w)| w).collect();
+    // 3. Walls (a box is four line walls: floor, left, right, top), no particle outside
+    //    the domain, behind or inside a wall (wall bodies, drums' rings included), and no
+    //    insertion region reaching into one.
+    let all_walls = preflight::Walls::of(scenario);
+    preflight::check_placement(&sources, &inits, &shapes, &scenario.domain, &all_walls).map_err(invalid)?;
+    preflight::check_insert_regions(&scenario.inserts, &all_walls).map_err(invalid)?;
+    let walls: Vec<Wall> = all_walls.lines().collect();
 
     // 4. Time step: a fraction of the shortest contact duration, over every pair of
     //    materials present (lightest discs, m_eff = m1 m2 / (m1 + m2)) and every wall
@@ -404,7 +413,7 @@ fn insert_spec(i: &sc::Insert, k: usize, seed: u64, dt: f64) -> talus_engine::In
         radius: i.radius.clone(),
         shape: i.shape.clone(),
         material: i.material as u16,
-        ptype: i.type_id.min(u16::MAX as u32) as u16,
+        ptype: i.type_id,
         velocity: i.velocity,
         velocity_jitter: i.velocity_jitter,
         amount: i.amount,

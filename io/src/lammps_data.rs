@@ -19,7 +19,7 @@ use crate::{IoError, Result};
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LammpsData {
     pub ids: Vec<u64>,
-    pub types: Vec<u32>,
+    pub types: Vec<u16>,
     pub radius: Vec<f64>,
     pub mass: Vec<f64>,
     pub x: Vec<f64>,
@@ -57,7 +57,7 @@ impl LammpsData {
                 radius: self.radius[p],
                 mass: self.mass[p],
                 material,
-                ptype: self.types[p].min(u16::MAX as u32) as u16,
+                ptype: self.types[p],
                 flags: 0,
             })
             .collect()
@@ -305,15 +305,22 @@ fn parse(text: &str, path: &Path) -> Result<LammpsData> {
                     return Err(cx.err(line, "atom id must be positive"));
                 }
                 let ty = cx.u64(line, f[1], "atom type")?;
-                if ty == 0 || ty > u64::from(u32::MAX) || declared_types.is_some_and(|nt| ty > nt) {
+                if ty == 0 || declared_types.is_some_and(|nt| ty > nt) {
+                    let top =
+                        declared_types.map_or(String::new(), |nt| format!(" (the header declares {nt} atom types)"));
+                    return Err(cx.err(line, format!("atom type {ty} out of range{top}")));
+                }
+                // The particle store keeps types in 16 bits: refused, not cut down.
+                let Ok(ty) = u16::try_from(ty) else {
                     return Err(cx.err(
                         line,
                         format!(
-                            "atom type {ty} out of range 1..={}",
-                            declared_types.unwrap_or(u64::from(u32::MAX))
+                            "Atoms section: atom type {ty} is above {}, the largest type talus can store \
+                             (16 bits); renumber the types",
+                            u16::MAX
                         ),
                     ));
-                }
+                };
                 let diameter = cx.f64(line, f[2], "diameter")?;
                 if diameter <= 0.0 {
                     return Err(cx.err(line, format!("diameter must be positive, got {diameter}")));
@@ -351,7 +358,7 @@ fn parse(text: &str, path: &Path) -> Result<LammpsData> {
                 }
                 d.ids.push(id);
                 atom_lines.push(line);
-                d.types.push(ty as u32);
+                d.types.push(ty);
                 d.radius.push(0.5 * diameter);
                 d.mass.push(density * PI * diameter * diameter * diameter / 6.0);
                 d.x.push(x);
@@ -686,6 +693,27 @@ Velocities
             "out of range",
         );
         expect_parse_err("title\n1 atoms\nVelocities\n", 3, "before the Atoms");
+    }
+
+    /// The particle store keeps types in 16 bits: a type above 65535 is refused at its
+    /// line, declared or not, instead of being cut down to 65535; 65535 itself is kept.
+    #[test]
+    fn error_type_above_16_bits() {
+        let head = "title\n2 atoms\n0 1 xlo xhi\n\nAtoms # sphere\n\n";
+        expect_parse_err(
+            &format!("{head}1 1 1 1 0 0 0\n2 65536 1 1 0 0 0\n"),
+            8,
+            "Atoms section: atom type 65536 is above 65535, the largest type talus can store",
+        );
+        let declared = head.replace("2 atoms\n", "2 atoms\n70000 atom types\n");
+        expect_parse_err(
+            &format!("{declared}1 70000 1 1 0 0 0\n2 1 1 1 0 0 0\n"),
+            8,
+            "atom type 70000",
+        );
+        let top = read_str(&format!("{head}1 65535 1 1 0 0 0\n2 1 1 1 0 0 0\n")).unwrap();
+        assert_eq!(top.types, vec![65535, 1]);
+        assert_eq!(top.particle_inits(0)[0].ptype, 65535);
     }
 
     /// A Velocities section that leaves atoms out used to start them at rest silently; as

@@ -6,6 +6,8 @@ pub mod crossings;
 pub mod exact_overlap;
 pub mod expansion;
 pub mod overlap;
+pub mod penetration;
+pub mod point_distance;
 pub mod polygon;
 pub mod predicates;
 pub mod projection;

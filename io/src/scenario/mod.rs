@@ -20,12 +20,11 @@ pub use talus_engine::NeighborMethod;
 
 use crate::{IoError, Result};
 
-#[path = "scenario_insert.rs"]
 mod insert;
 pub use insert::{Amount, Insert};
 
 /// The built-in default scenario (also an annotated example of the format).
-pub const DEFAULT_SCENARIO: &str = include_str!("../../scenarios/default.toml");
+pub const DEFAULT_SCENARIO: &str = include_str!("../../../scenarios/default.toml");
 
 /// A whole, validated scenario. All values are in SI units.
 #[derive(Debug, Clone, PartialEq)]
@@ -95,7 +94,7 @@ pub enum Motion {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Body {
     pub material: usize,
-    pub type_id: u32,
+    pub type_id: u16,
     pub vertices: Vec<[f64; 2]>,
     pub motion: Motion,
 }
@@ -151,7 +150,7 @@ pub struct Particles {
     /// Index into `Scenario::materials`.
     pub material: usize,
     /// The `type` column in outputs, >= 1.
-    pub type_id: u32,
+    pub type_id: u16,
     pub source: ParticleSource,
 }
 
@@ -352,18 +351,19 @@ impl<'de> Deserialize<'de> for PositiveInt {
     }
 }
 
-/// A particle type id: 1 ..= u32::MAX.
+/// A particle type id: 1 ..= u16::MAX (the particle store keeps types in 16 bits; a
+/// larger one is refused rather than cut down to another type).
 #[derive(Debug, Clone, Copy)]
-struct TypeId(u32);
+struct TypeId(u16);
 
 impl<'de> Deserialize<'de> for TypeId {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         let v = i64::deserialize(d)?;
-        match u32::try_from(v) {
+        match u16::try_from(v) {
             Ok(u) if u >= 1 => Ok(TypeId(u)),
             _ => Err(D::Error::custom(format!(
-                "must be an integer in [1, {}], got {v}",
-                u32::MAX
+                "must be an integer in [1, {}] (particle types are stored in 16 bits), got {v}",
+                u16::MAX
             ))),
         }
     }
@@ -1717,6 +1717,24 @@ steps = 10
         expect_err(&t, line_of(&t, "type = 0"), &["particles[0].type"]);
         let t = edit("steps = 1000", "steps = 0");
         expect_err(&t, line_of(&t, "steps = 0"), &["run.steps", ">= 1"]);
+    }
+
+    /// The particle store keeps types in 16 bits: 65535 is the largest type, 65536 is
+    /// refused at its line, for particles and bodies alike (no longer cut down to 65535).
+    #[test]
+    fn scenario_types_above_16_bits_are_refused() {
+        let t = edit("type = 2", "type = 65536");
+        expect_err(
+            &t,
+            line_of(&t, "type = 65536"),
+            &["particles[0].type", "[1, 65535]", "16 bits", "got 65536"],
+        );
+        let t = edit("type = 2", "type = 65535");
+        assert_eq!(parse(&t).unwrap().particles[0].type_id, 65535);
+        let t = format!(
+            "{FULL}\n[[body]]\nmaterial = \"glass\"\ntype = 70000\nvertices = [[0.0, 0.0], [0.1, 0.0], [0.0, 0.1]]\n"
+        );
+        expect_err(&t, line_of(&t, "type = 70000"), &["body[0].type", "got 70000"]);
     }
 
     #[test]

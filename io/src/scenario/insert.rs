@@ -11,7 +11,7 @@ pub struct Insert {
     /// Index into `Scenario::materials`.
     pub material: usize,
     /// The `type` column in outputs, >= 1.
-    pub type_id: u32,
+    pub type_id: u16,
     /// The box the particles' bounding circles are placed in (inside the domain).
     pub region_min: [f64; 2],
     pub region_max: [f64; 2],
@@ -268,6 +268,11 @@ steps = 100
     #[test]
     fn bad_insert_sections_are_named() {
         expect_err(&edit("rate = 500.0", "rate = -5.0"), "rate", &["insert[0].rate", "> 0"]);
+        expect_err(
+            &edit("total = 100\n", "total = 100\ntype = 65536\n"),
+            "type",
+            &["insert[0].type", "[1, 65535]", "got 65536"],
+        );
         expect_err(&edit("rate = 500.0", "rate = 0"), "rate", &["insert[0].rate"]);
         expect_err(
             &edit("total = 100", "total = 100\nper_insert = 3"),
