@@ -274,12 +274,13 @@ fn clip_accurate(a: &[[f64; 2]], b: &[[f64; 2]], ca: [f64; 2], cb: [f64; 2]) -> 
         out,
         crossing: None,
     };
-    let mut buf = [[None::<FCorner>; 2 * MAX_VERTICES + 4]; 2];
-    let [mut cur, mut nxt] = buf.each_mut();
+    // Clipping a convex polygon by a half-plane adds at most one corner: na + nb bound
+    // them. Vectors of that size, not arrays of the largest (their initialisation, two
+    // arrays of 132 corners, was most of the cost of this path).
+    let mut cur: Vec<FCorner> = Vec::with_capacity(na + nb + 2);
+    let mut nxt: Vec<FCorner> = Vec::with_capacity(na + nb + 2);
+    cur.extend((0..na).map(|k| input(a[k], Source::A(k), Side::A(k))));
     let mut m = na;
-    for k in 0..na {
-        cur[k] = Some(input(a[k], Source::A(k), Side::A(k)));
-    }
     for j in 0..nb {
         let j1 = (j + 1) % nb;
         let (b0, b1) = (b[j], b[j1]);
@@ -287,7 +288,7 @@ fn clip_accurate(a: &[[f64; 2]], b: &[[f64; 2]], ca: [f64; 2], cb: [f64; 2]) -> 
         let mut sides = [0i8; 2 * MAX_VERTICES + 4];
         let mut any_out = false;
         for k in 0..m {
-            let c = cur[k].unwrap();
+            let c = cur[k];
             let s = match c.src {
                 Source::A(i) => orient(b0, b1, a[i]),
                 Source::B(i) => orient(b0, b1, b[i]),
@@ -308,18 +309,17 @@ fn clip_accurate(a: &[[f64; 2]], b: &[[f64; 2]], ca: [f64; 2], cb: [f64; 2]) -> 
         if !any_out {
             continue;
         }
-        let mut w = 0;
+        nxt.clear();
         for k in 0..m {
             let kn = if k + 1 == m { 0 } else { k + 1 };
             let (su, sv) = (sides[k], sides[kn]);
-            let c = cur[k].unwrap();
+            let c = cur[k];
             if su >= 0 {
                 let mut c = c;
                 if su == 0 && sv < 0 {
                     c.out = Side::B(j);
                 }
-                nxt[w] = Some(c);
-                w += 1;
+                nxt.push(c);
             }
             if su * sv < 0 {
                 let out = if su > 0 { Side::B(j) } else { c.out };
@@ -355,12 +355,11 @@ fn clip_accurate(a: &[[f64; 2]], b: &[[f64; 2]], ca: [f64; 2], cb: [f64; 2]) -> 
                         }
                     }
                 };
-                nxt[w] = Some(corner);
-                w += 1;
+                nxt.push(corner);
             }
         }
         std::mem::swap(&mut cur, &mut nxt);
-        m = w;
+        m = cur.len();
         if m < 3 {
             // Nothing left but a point or a segment: exact signs, no area.
             return Some(None);
@@ -368,11 +367,10 @@ fn clip_accurate(a: &[[f64; 2]], b: &[[f64; 2]], ca: [f64; 2], cb: [f64; 2]) -> 
     }
     // Corners relative to the first one's base (an input corner at or next to the
     // overlap), with their error bounds.
-    let o = cur[0].unwrap().base;
-    let c: Vec<([f64; 2], f64, FCorner)> = cur[..m]
+    let o = cur[0].base;
+    let c: Vec<([f64; 2], f64, FCorner)> = cur
         .iter()
-        .map(|c| {
-            let c = c.unwrap();
+        .map(|&c| {
             let d = [c.base[0] - o[0], c.base[1] - o[1]];
             let p = [d[0] + c.off[0], d[1] + c.off[1]];
             (p, c.err + EPS * (norm(d) + 2.0 * norm(p)), c)

@@ -332,8 +332,9 @@ pub fn overlap_about(
     // bound fails already). Where the bound exceeds
     // 1e-10 of the area (slivers thinner than about 1e-5 of the size, grazing or
     // coincident edges) or no area is left, the exact clipping decides.
-    let bound = EPS * (r * CORNER_ERROR * 2.0 * perimeter + 2.0 * m as f64 * a2.abs());
-    if !(a2 > 0.0 && bound <= 1e-10 * a2) {
+    // EPS (r CORNER_ERROR 2 perimeter + 2 m |a2|) <= 1e-10 a2, with m <= CAP folded into
+    // the constant.
+    if !(a2 > 0.0 && r * perimeter <= CLIP_SLACK * a2) {
         return overlap_robust(a, b, ca, cb);
     }
     let centroid = [o[0] + p0[0] + cx / (3.0 * a2), o[1] + p0[1] + cy / (3.0 * a2)];
@@ -393,6 +394,11 @@ pub(crate) fn contact_normal(line: Option<[[f64; 2]; 2]>, ca: [f64; 2], cb: [f64
 /// the lines it is on: the offsets (1), its two orientations (3.3 sqrt 2 each, against
 /// points within 2 r), the cut (2), and a cut of a cut.
 pub(crate) const CORNER_ERROR: f64 = 16.0;
+
+/// (1e-10 - 2 eps CAP) / (2 CORNER_ERROR eps): the clipping's twice-area `a2` is vouched
+/// for when r perimeter <= CLIP_SLACK a2 (its bound, the corners' errors times their
+/// sides plus 2 eps per corner of |a2|, within 1e-10 of it).
+const CLIP_SLACK: f64 = (1e-10 - 2.0 * EPS * CAP as f64) / (2.0 * CORNER_ERROR * EPS);
 
 #[cfg(test)]
 mod tests {
