@@ -106,6 +106,8 @@ fn mean(v: &[[f64; 2]]) -> [f64; 2] {
 pub struct OverlapScratch {
     buf: [[Vtx; CAP]; 2],
     dist: [f64; CAP],
+    /// The corners of a, then b, relative to a's interior point.
+    local: [[f64; 2]; 2 * MAX_VERTICES],
 }
 
 impl Default for OverlapScratch {
@@ -113,6 +115,7 @@ impl Default for OverlapScratch {
         OverlapScratch {
             buf: [[EMPTY; CAP]; 2],
             dist: [0.0; CAP],
+            local: [[0.0; 2]; 2 * MAX_VERTICES],
         }
     }
 }
@@ -165,25 +168,38 @@ pub fn overlap_about(
     } else {
         [cb[0] - ca[0], cb[1] - ca[1]]
     };
-    let OverlapScratch { buf: [b0, b1], dist } = scratch;
+    let OverlapScratch {
+        buf: [b0, b1],
+        dist,
+        local,
+    } = scratch;
     let (pa, rest) = dist.split_at_mut(na);
     let pb = &mut rest[..nb];
-    // Projections relative to ca (their rounding then scales with the polygons, not with
-    // the distance from the origin), and the largest coordinate offset for its bound.
+    let (la, rest) = local.split_at_mut(na);
+    let lb = &mut rest[..nb];
+    // Every corner relative to ca, once (exact for far-away polygons by Sterbenz's lemma,
+    // else rounded relative to the polygons' size): the projections and the clipping run
+    // on these, so that their rounding scales with the polygons, not with the distance from
+    // the origin; `reach`, the largest coordinate, bounds it.
     let mut reach = 0.0f64;
     let (mut top, mut max_a) = (0, f64::NEG_INFINITY);
-    for (k, (d, p)) in pa.iter_mut().zip(a).enumerate() {
+    for (k, ((d, l), p)) in pa.iter_mut().zip(la.iter_mut()).zip(a).enumerate() {
         let q = [p[0] - ca[0], p[1] - ca[1]];
-        reach = reach.max(q[0].abs() + q[1].abs());
+        *l = q;
+        // (A compare, not f64::max: its NaN handling cost four instructions a corner.)
+        let n1 = q[0].abs() + q[1].abs();
+        reach = if n1 > reach { n1 } else { reach };
         *d = q[0] * u[0] + q[1] * u[1];
         if *d > max_a {
             (top, max_a) = (k, *d);
         }
     }
     let (mut bottom, mut min_b) = (0, f64::INFINITY);
-    for (k, (d, p)) in pb.iter_mut().zip(b).enumerate() {
+    for (k, ((d, l), p)) in pb.iter_mut().zip(lb.iter_mut()).zip(b).enumerate() {
         let q = [p[0] - ca[0], p[1] - ca[1]];
-        reach = reach.max(q[0].abs() + q[1].abs());
+        *l = q;
+        let n1 = q[0].abs() + q[1].abs();
+        reach = if n1 > reach { n1 } else { reach };
         *d = q[0] * u[0] + q[1] * u[1];
         if *d < min_b {
             (bottom, min_b) = (k, *d);
@@ -200,13 +216,10 @@ pub fn overlap_about(
     }
     let (first_a, run_a) = run(pa, top, |d| d > min_b - slack);
     let (first_b, run_b) = run(pb, bottom, |d| d < max_a + slack);
-    // Clipped in coordinates relative to a's corner nearest b (exact for far-away polygons
-    // by Sterbenz's lemma, else rounded relative to the polygons' size), so that the error
-    // of each computed corner scales with the polygons, not with their distance from the
-    // origin; `r` bounds every such coordinate (every corner is within `reach` of ca), for
-    // the error bound below.
-    let o = a[top];
-    let r = 2.0 * reach;
+    // Clipped in those coordinates: `r` bounds every coordinate of an input corner, hence
+    // of a cut (on a segment between two), for the error bound below.
+    let o = ca;
+    let r = reach;
     // a'': the run and its two neighbours; the chord closing it is on neither boundary
     // (tag ON_H): points cut from it are no crossings.
     let (mut cur, mut nxt) = (b0, b1);
@@ -216,9 +229,8 @@ pub fn overlap_about(
         // Ring indices without `%` (an integer division per corner showed in profiles).
         let mut i = if first_a == 0 { na - 1 } else { first_a - 1 };
         for v in cur[..m].iter_mut() {
-            let p = [a[i][0] - o[0], a[i][1] - o[1]];
             *v = Vtx {
-                p,
+                p: la[i],
                 ea: i as u8,
                 ..EMPTY
             };
@@ -226,8 +238,7 @@ pub fn overlap_about(
         }
         cur[m - 1].seg = ON_H;
     } else {
-        for (k, (v, &p)) in cur.iter_mut().zip(a).enumerate() {
-            let p = [p[0] - o[0], p[1] - o[1]];
+        for (k, (v, &p)) in cur.iter_mut().zip(la.iter()).enumerate() {
             *v = Vtx {
                 p,
                 ea: k as u8,
@@ -244,18 +255,14 @@ pub fn overlap_about(
     for _ in 0..edges {
         let j = jn;
         jn = if j + 1 == nb { 0 } else { j + 1 };
-        let (b0, b1) = (b[j], b[jn]);
-        let (b0, b1) = ([b0[0] - o[0], b0[1] - o[1]], [b1[0] - o[0], b1[1] - o[1]]);
+        let (b0, b1) = (lb[j], lb[jn]);
         let e = [b1[0] - b0[0], b1[1] - b0[1]];
-        let e1 = e[0].abs() + e[1].abs();
         // Signed distances first: an edge that cuts nothing is passed over without copying.
         let dist = &mut dist[..m];
         let mut any_out = false;
-        let mut max_d = f64::NEG_INFINITY;
         for (d, v) in dist.iter_mut().zip(&cur[..m]) {
             *d = cross(e, [v.p[0] - b0[0], v.p[1] - b0[1]]);
             any_out |= *d < 0.0;
-            max_d = max_d.max(*d);
         }
         if !any_out {
             continue;
@@ -299,7 +306,10 @@ pub fn overlap_about(
         }
         if w < 3 {
             // Nothing left: certain only if every corner was outside by more than the
-            // rounding of its distance (see the bound below).
+            // rounding of its distance (see the bound below). (The largest distance
+            // looked for only here: off the loop above.)
+            let max_d = dist.iter().fold(f64::NEG_INFINITY, |x, &d| if d > x { d } else { x });
+            let e1 = e[0].abs() + e[1].abs();
             if max_d < -CORNER_ERROR * EPS * r * e1 {
                 return None;
             }
@@ -312,11 +322,12 @@ pub fn overlap_about(
     // error bound.
     let p0 = cur[0].p;
     let (mut a2, mut cx, mut cy) = (0.0, 0.0, 0.0);
-    let mut perimeter = (cur[m - 1].p[0] - p0[0]).abs() + (cur[m - 1].p[1] - p0[1]).abs();
+    // (The perimeter in x and in y apart: one vector operation per corner.)
+    let mut per = [(cur[m - 1].p[0] - p0[0]).abs(), (cur[m - 1].p[1] - p0[1]).abs()];
     let mut prev = [0.0, 0.0];
     for v in &cur[1..m] {
         let q = [v.p[0] - p0[0], v.p[1] - p0[1]];
-        perimeter += (q[0] - prev[0]).abs() + (q[1] - prev[1]).abs();
+        per = [per[0] + (q[0] - prev[0]).abs(), per[1] + (q[1] - prev[1]).abs()];
         let c = cross(prev, q);
         a2 += c;
         cx += c * (prev[0] + q[0]);
@@ -332,6 +343,7 @@ pub fn overlap_about(
     // bound fails already). Where the bound exceeds
     // 1e-10 of the area (slivers thinner than about 1e-5 of the size, grazing or
     // coincident edges) or no area is left, the exact clipping decides.
+    let perimeter = per[0] + per[1];
     // EPS (r CORNER_ERROR 2 perimeter + 2 m |a2|) <= 1e-10 a2, with m <= CAP folded into
     // the constant.
     if !(a2 > 0.0 && r * perimeter <= CLIP_SLACK * a2) {
