@@ -180,15 +180,18 @@ pub fn overlap_about(
     // Every corner relative to ca, once (exact for far-away polygons by Sterbenz's lemma,
     // else rounded relative to the polygons' size): the projections and the clipping run
     // on these, so that their rounding scales with the polygons, not with the distance from
-    // the origin; `reach`, the largest coordinate, bounds it.
-    let mut reach = 0.0f64;
+    // the origin. `ext`, the largest |x| and |y| (two lanes of one vector operation a
+    // corner; compares, not f64::max, whose NaN handling costs more), bounds them.
+    let mut ext = [0.0f64; 2];
     let (mut top, mut max_a) = (0, f64::NEG_INFINITY);
     for (k, ((d, l), p)) in pa.iter_mut().zip(la.iter_mut()).zip(a).enumerate() {
         let q = [p[0] - ca[0], p[1] - ca[1]];
         *l = q;
-        // (A compare, not f64::max: its NaN handling cost four instructions a corner.)
-        let n1 = q[0].abs() + q[1].abs();
-        reach = if n1 > reach { n1 } else { reach };
+        let m = [q[0].abs(), q[1].abs()];
+        ext = [
+            if m[0] > ext[0] { m[0] } else { ext[0] },
+            if m[1] > ext[1] { m[1] } else { ext[1] },
+        ];
         *d = q[0] * u[0] + q[1] * u[1];
         if *d > max_a {
             (top, max_a) = (k, *d);
@@ -198,13 +201,17 @@ pub fn overlap_about(
     for (k, ((d, l), p)) in pb.iter_mut().zip(lb.iter_mut()).zip(b).enumerate() {
         let q = [p[0] - ca[0], p[1] - ca[1]];
         *l = q;
-        let n1 = q[0].abs() + q[1].abs();
-        reach = if n1 > reach { n1 } else { reach };
+        let m = [q[0].abs(), q[1].abs()];
+        ext = [
+            if m[0] > ext[0] { m[0] } else { ext[0] },
+            if m[1] > ext[1] { m[1] } else { ext[1] },
+        ];
         *d = q[0] * u[0] + q[1] * u[1];
         if *d < min_b {
             (bottom, min_b) = (k, *d);
         }
     }
+    let reach = if ext[0] > ext[1] { ext[0] } else { ext[1] };
     // Rounding of the projections (offsets and products): corners within it of the other's
     // extreme are kept, so the narrowing never drops a sliver of the overlap.
     let slack = 4.0 * EPS * reach * (u[0].abs() + u[1].abs());
