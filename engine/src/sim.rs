@@ -32,6 +32,7 @@ use crate::walls::{Wall, WallContacts};
 use talus_kernels::contact::disc_disc::ContactForce;
 use talus_kernels::contact::polygon_polygon::{disc_polygon, polygon_polygon, Body, PolyOutcome};
 use talus_kernels::contact::polygon_wall::polygon_wall;
+use talus_kernels::geometry::overlap::Tier;
 use talus_kernels::geometry::overlap::{overlap, OverlapScratch};
 use talus_kernels::geometry::polygon::to_world;
 use talus_kernels::geometry::projection::projections_apart;
@@ -356,9 +357,13 @@ pub struct NarrowStats {
     /// Walks that did not settle (came back to a feature pair: overlapping polygons whose
     /// nearby features prove nothing) and fell back to brute force.
     pub fallbacks: u64,
-    /// Polygon-polygon overlaps computed in exact arithmetic: the f64 clipping could not
-    /// vouch for 1e-10 of the area (slivers, grazing or coincident edges). Not kept in
-    /// checkpoints: a restarted run counts from 0.
+    /// Polygon-polygon overlaps computed in f64 with exact signs and accurately evaluated
+    /// orientations: the f64 fast path could not vouch for 1e-10 of the area (mostly shallow
+    /// contacts). Not kept in checkpoints: a restarted run counts from 0.
+    pub accurate: u64,
+    /// Polygon-polygon overlaps computed in expansion arithmetic: even exact signs could
+    /// not vouch for the area (slivers along nearly parallel edges, coincident edges). Not
+    /// kept in checkpoints either.
     pub exact: u64,
     /// Polygon-polygon overlaps taken from the cached crossing edges (no clipping).
     pub tracked: u64,
@@ -382,6 +387,7 @@ impl NarrowStats {
         self.touching += o.touching;
         self.walk_steps += o.walk_steps;
         self.fallbacks += o.fallbacks;
+        self.accurate += o.accurate;
         self.exact += o.exact;
         self.tracked += o.tracked;
         self.clipped += o.clipped;
@@ -1874,12 +1880,13 @@ pub(crate) fn mixed_slot(
                     steps,
                     fallback,
                     tracked,
-                    exact,
+                    tier,
                     ..
                 } => {
                     stats.walk_steps += steps as u64;
                     stats.fallbacks += fallback as u64;
-                    stats.exact += exact as u64;
+                    stats.accurate += (tier == Tier::Accurate) as u64;
+                    stats.exact += (tier == Tier::Exact) as u64;
                     stats.tracked += tracked as u64;
                     stats.clipped += !tracked as u64;
                     Some(force)

@@ -14,7 +14,7 @@
 //! or more crossings) the caller clips ([`super::overlap::overlap_about`]), which finds
 //! the new crossing edges.
 use super::expansion::EPS;
-use super::overlap::{contact_normal, overlap_about, Overlap, OverlapScratch, CORNER_ERROR};
+use super::overlap::{assemble_line, overlap_about, Overlap, OverlapScratch, Tier, CORNER_ERROR};
 use super::predicates::orient_accurate;
 use super::{next, sub};
 
@@ -229,23 +229,7 @@ pub fn overlap_from_crossings(
     let centroid = [o[0] + p[0] + cx / (3.0 * a2), o[1] + p[1] + cy / (3.0 * a2)];
     // The normal as the clipping gives it: perpendicular to PQ, oriented from a's interior
     // point towards b's.
-    let mut nrm = [-(q[1] - p[1]), q[0] - p[0]];
-    if nrm[0] * (cb[0] - ca[0]) + nrm[1] * (cb[1] - ca[1]) < 0.0 {
-        nrm = [-nrm[0], -nrm[1]];
-    }
-    let len = (nrm[0] * nrm[0] + nrm[1] * nrm[1]).sqrt();
-    if len == 0.0 {
-        return None;
-    }
-    Some(Overlap {
-        area: 0.5 * a2,
-        centroid,
-        line: Some([[o[0] + p[0], o[1] + p[1]], [o[0] + q[0], o[1] + q[1]]]),
-        normal: [nrm[0] / len, nrm[1] / len],
-        line_length: len,
-        crossings: Some(c),
-        exact: false,
-    })
+    assemble_line(a2, centroid, o, [p, q], c, ca, cb, Tier::Fast)
 }
 
 /// The overlap polygon of [`overlap_from_crossings`] (whose checks passed) where its f64
@@ -254,7 +238,7 @@ pub fn overlap_from_crossings(
 /// nearer end of their edge, on b's edges with b's corner next to P as the origin when
 /// corners of b are in the overlap (a corner of b poking into a), else on a's with a's
 /// corner after P. Each corner's error bounded as in the clipping's slow path
-/// ([`super::exact_overlap::overlap_accurate`]); None past 1e-10 of the area.
+/// ([`super::accurate_overlap::overlap_accurate`]); None past 1e-10 of the area.
 #[cold]
 #[inline(never)]
 fn overlap_from_crossings_accurate(
@@ -345,20 +329,7 @@ fn overlap_from_crossings_accurate(
         return None;
     }
     let centroid = [o[0] + p[0] + cx / (3.0 * a2), o[1] + p[1] + cy / (3.0 * a2)];
-    let line = Some([[o[0] + p[0], o[1] + p[1]], [o[0] + q[0], o[1] + q[1]]]);
-    let (normal, line_length) = contact_normal(line, ca, cb);
-    if line_length == 0.0 {
-        return None;
-    }
-    Some(Overlap {
-        area: 0.5 * a2,
-        centroid,
-        line,
-        normal,
-        line_length,
-        crossings: Some(c),
-        exact: true,
-    })
+    assemble_line(a2, centroid, o, [p, q], c, ca, cb, Tier::Accurate)
 }
 
 /// (1e-10 - 2 eps (2 MAX_VERTICES + 2)) / (2 CORNER_ERROR eps): twice the area may exceed
