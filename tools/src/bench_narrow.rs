@@ -8,8 +8,8 @@ use std::time::Instant;
 use clap::Args;
 use talus_kernels::geometry::closest_features::{closest_features, FeaturePair};
 use talus_kernels::geometry::crossings::{overlap_clipped, overlap_tracked};
-use talus_kernels::geometry::exact_overlap::{overlap_exact, overlap_robust};
-use talus_kernels::geometry::overlap::{overlap_in, OverlapScratch};
+use talus_kernels::geometry::exact_overlap::overlap_exact;
+use talus_kernels::geometry::overlap::{overlap_in, overlap_robust, OverlapScratch};
 
 #[derive(Args)]
 pub struct NarrowArgs {

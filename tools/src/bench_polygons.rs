@@ -194,7 +194,8 @@ fn measure(label: &str, sim: &mut Simulation, t: &Timing) -> Result<(), String> 
         "{:>17} per step: {:.0} candidates; rejected {:.0} by circles, {:.0} by projections, {:.0} by the \
          separating line ({:.2} moves per search); {:.0} found apart ({:.0} of them by the gap left from their last \
          walk, without a walk); {:.0} touching ({:.1}% of the \
-         overlaps tracked from their crossings, the rest clipped; {:.2} exact); {:.2} walk fallbacks",
+         overlaps tracked from their crossings, the rest clipped; {:.2} redone with exact signs, {:.2} in \
+         expansions); {:.2} walk fallbacks",
         "",
         per(ns.candidates, narrow0.candidates),
         per(ns.circle_rejected, narrow0.circle_rejected),
@@ -209,6 +210,7 @@ fn measure(label: &str, sim: &mut Simulation, t: &Timing) -> Result<(), String> 
         per(ns.touching, narrow0.touching),
         100.0 * (ns.tracked - narrow0.tracked) as f64
             / ((ns.tracked + ns.clipped) - (narrow0.tracked + narrow0.clipped)).max(1) as f64,
+        per(ns.accurate, narrow0.accurate),
         per(ns.exact, narrow0.exact),
         per(ns.fallbacks, narrow0.fallbacks)
     );

@@ -597,7 +597,7 @@ pub fn step_and_report(
              {:.1}% found apart ({:.1}% by the gap left from their last closest-feature walk, the rest by a walk: \
              {:.2} feature pairs per walk, {} fallbacks), {:.1}% touching \
              ({:.1}% of the polygon overlaps tracked from their crossing edges, the rest clipped; \
-             {} computed exactly)",
+             {} redone with exact signs, {} in expansion arithmetic)",
             ns.candidates,
             pct(ns.circle_rejected),
             pct(ns.projection_rejected),
@@ -609,6 +609,7 @@ pub fn step_and_report(
             ns.fallbacks,
             pct(ns.touching),
             100.0 * ns.tracked as f64 / (ns.tracked + ns.clipped).max(1) as f64,
+            ns.accurate,
             ns.exact
         );
     }

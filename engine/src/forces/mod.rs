@@ -62,9 +62,13 @@ pub struct NarrowStats {
     /// Walks that did not settle (came back to a feature pair: overlapping polygons whose
     /// nearby features prove nothing) and fell back to brute force.
     pub fallbacks: u64,
-    /// Polygon-polygon overlaps computed in exact arithmetic: the f64 clipping could not
-    /// vouch for 1e-10 of the area (slivers, grazing or coincident edges). Not kept in
-    /// checkpoints: a restarted run counts from 0.
+    /// Polygon-polygon overlaps computed in f64 with exact signs and accurately evaluated
+    /// orientations: the f64 fast path could not vouch for 1e-10 of the area (mostly shallow
+    /// contacts). Not kept in checkpoints: a restarted run counts from 0.
+    pub accurate: u64,
+    /// Polygon-polygon overlaps computed in expansion arithmetic: even exact signs could
+    /// not vouch for the area (slivers along nearly parallel edges, coincident edges). Not
+    /// kept in checkpoints either.
     pub exact: u64,
     /// Polygon-polygon overlaps taken from the cached crossing edges (no clipping).
     pub tracked: u64,
@@ -88,6 +92,7 @@ impl NarrowStats {
         self.touching += o.touching;
         self.walk_steps += o.walk_steps;
         self.fallbacks += o.fallbacks;
+        self.accurate += o.accurate;
         self.exact += o.exact;
         self.tracked += o.tracked;
         self.clipped += o.clipped;

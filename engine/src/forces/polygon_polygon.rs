@@ -4,6 +4,7 @@
 use talus_kernels::contact::disc_disc::ContactForce;
 use talus_kernels::contact::polygon_polygon::{polygon_polygon, PolyOutcome};
 use talus_kernels::contact::ContactParams;
+use talus_kernels::geometry::overlap::Tier;
 use talus_kernels::geometry::projection::projections_apart;
 use talus_kernels::geometry::separating_line::separating_line;
 
@@ -74,12 +75,13 @@ pub(crate) fn polygon_pair(
             steps,
             fallback,
             tracked,
-            exact,
+            tier,
             ..
         } => {
             stats.walk_steps += steps as u64;
             stats.fallbacks += fallback as u64;
-            stats.exact += exact as u64;
+            stats.accurate += (tier == Tier::Accurate) as u64;
+            stats.exact += (tier == Tier::Exact) as u64;
             stats.tracked += tracked as u64;
             stats.clipped += !tracked as u64;
             Some(force)

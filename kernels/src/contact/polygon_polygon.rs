@@ -8,7 +8,7 @@ use super::disc_disc::ContactForce;
 use super::law::{coulomb_spring, ContactParams};
 use crate::geometry::closest_features::{closest_features, Feature, FeaturePair, Proximity};
 use crate::geometry::crossings::{overlap_clipped, overlap_tracked, Crossings};
-use crate::geometry::overlap::OverlapScratch;
+use crate::geometry::overlap::{OverlapScratch, Tier};
 
 /// One body of a contact: world vertices, centre of mass, velocity, spin, bounding radius.
 #[derive(Debug, Clone, Copy)]
@@ -30,8 +30,9 @@ pub enum PolyOutcome {
     /// walk was not needed (the gap left from the last walk exceeds the step's motion).
     Separated { steps: u32, fallback: bool, skipped: bool },
     /// Overlapping: the force, and the overlap area and contact-line length; `tracked`
-    /// when the overlap came from the cached crossing edges, not from clipping; `exact`
-    /// when the f64 clipping could not vouch for it and exact arithmetic computed it.
+    /// when the overlap came from the cached crossing edges, not from clipping; `tier`, the
+    /// arithmetic that computed it (a slow tier where the f64 fast path could not vouch
+    /// for it).
     Contact {
         force: ContactForce,
         area: f64,
@@ -39,7 +40,7 @@ pub enum PolyOutcome {
         steps: u32,
         fallback: bool,
         tracked: bool,
-        exact: bool,
+        tier: Tier,
     },
 }
 
@@ -185,7 +186,7 @@ pub fn polygon_polygon(
         steps,
         fallback,
         tracked,
-        exact: ov.exact,
+        tier: ov.tier,
     }
 }
 

@@ -163,8 +163,9 @@ fn touching_at(pp: &[[f64; 2]], i: usize, qq: &[[f64; 2]], k: usize, at_vertex: 
     }
 }
 
-/// Vertex `i` of `pp` against edge `j` of `qq`.
-#[inline]
+/// Vertex `i` of `pp` against edge `j` of `qq`. (Inlined into the walk: called, its
+/// step came back through memory.)
+#[inline(always)]
 fn vertex_edge(pp: &[[f64; 2]], i: usize, qq: &[[f64; 2]], j: usize) -> Step {
     let (n, m) = (pp.len(), qq.len());
     let p = pp[i];
@@ -257,11 +258,32 @@ fn point_segment(p: [f64; 2], s0: [f64; 2], s1: [f64; 2]) -> f64 {
     }
 }
 
+/// The square of [`point_segment`] (the walk compares them; no square root), the
+/// distance to the line as o^2 / |e|^2.
+#[inline]
+fn point_segment_sq(p: [f64; 2], s0: [f64; 2], s1: [f64; 2]) -> f64 {
+    if dot_of_differences(s0, p, s0, s1) <= 0.0 {
+        let d = sub(p, s0);
+        dot(d, d)
+    } else if dot_of_differences(s1, p, s0, s1) >= 0.0 {
+        let d = sub(p, s1);
+        dot(d, d)
+    } else {
+        let e = sub(s1, s0);
+        let o = orient(s0, s1, p);
+        o * o / dot(e, e)
+    }
+}
+
 /// Do the segments p0-p1 and q0-q1 cross at a point interior to both? (Exact.)
 fn segments_cross(p0: [f64; 2], p1: [f64; 2], q0: [f64; 2], q1: [f64; 2]) -> bool {
     let opposite = |u: f64, v: f64| (u < 0.0 && v > 0.0) || (u > 0.0 && v < 0.0);
     opposite(orient(p0, p1, q0), orient(p0, p1, q1)) && opposite(orient(q0, q1, p0), orient(q0, q1, p1))
 }
+
+/// Steps of a walk before it keeps the pairs it visited (to tell a cycle): a cycle is
+/// caught from there on, within four steps of its period (limit - RECORD_AFTER >= 24).
+const RECORD_AFTER: u32 = 8;
 
 /// Track the closest features of `a` and `b` from the pair in `cache` (updated).
 ///
@@ -291,18 +313,27 @@ pub fn closest_features(a: &[[f64; 2]], b: &[[f64; 2]], cache: &mut FeaturePair)
     // move brings the features closer (overlapping polygons whose features nearby neither
     // cross nor hold a corner inside the other: the distance argument of the walk is void
     // there). An edge-edge pair may come back once the walk has learnt which of its
-    // vertex-edge pairs is not the nearest (below).
+    // vertex-edge pairs is not the nearest (below). Kept only from step RECORD_AFTER on:
+    // the step from a pair with a vertex does not depend on the pairs before it, so a walk
+    // that came back to one goes round for ever, and is caught as well later (the limit
+    // leaves room for that); a warm walk of a step or two keeps no memory.
     let pack = |fa: Feature, fb: Feature| FeaturePair { a: fa, b: fb }.pack();
-    let mut seen = [pack(fa, fb); 4];
+    let mut seen = [u32::MAX; 4];
+    // The pair of the step before (the pair itself at the first step).
+    let mut before = pack(fa, fb);
     while steps < limit {
         steps += 1;
         let now = pack(fa, fb);
-        // Bit 0 of each side: an edge.
-        let edges = now & 0x1_0001 == 0x1_0001;
-        if steps > 1 && !edges && seen.contains(&now) {
-            break;
+        if steps > RECORD_AFTER {
+            // Bit 0 of each side: an edge.
+            let edges = now & 0x1_0001 == 0x1_0001;
+            if !edges && seen.contains(&now) {
+                break;
+            }
+            seen = [seen[1], seen[2], seen[3], now];
         }
-        seen = [seen[1], seen[2], seen[3], now];
+        let came_from = before;
+        before = now;
         let verdict = match (fa, fb) {
             (Feature::Vertex(i), Feature::Vertex(j)) => {
                 let (pa, pb) = (a[i], b[j]);
@@ -354,15 +385,15 @@ pub fn closest_features(a: &[[f64; 2]], b: &[[f64; 2]], cache: &mut FeaturePair)
                     // In 2D the closest points of two segments that do not cross include an
                     // endpoint: go down to the nearest vertex-edge pair (first on a tie).
                     let cand = [
-                        (point_segment(a0, b0, b1), Feature::Vertex(i), fb),
-                        (point_segment(a1, b0, b1), Feature::Vertex(next(i, na)), fb),
-                        (point_segment(b0, a0, a1), fa, Feature::Vertex(j)),
-                        (point_segment(b1, a0, a1), fa, Feature::Vertex(next(j, nb))),
+                        (point_segment_sq(a0, b0, b1), Feature::Vertex(i), fb),
+                        (point_segment_sq(a1, b0, b1), Feature::Vertex(next(i, na)), fb),
+                        (point_segment_sq(b0, a0, a1), fa, Feature::Vertex(j)),
+                        (point_segment_sq(b1, a0, a1), fa, Feature::Vertex(next(j, nb))),
                     ];
                     // The vertex-edge pair the walk came from is never the nearest: it left
                     // that pair because points of this edge are nearer (exact signs), while
-                    // the candidates' distances are only f64 (near ties on parallel edges).
-                    let came_from = seen[2];
+                    // the candidates' distances are only f64 (near ties on parallel edges;
+                    // squared, which orders them as the distances do up to rounding).
                     let mut best = usize::MAX;
                     for (k, c) in cand.iter().enumerate() {
                         if pack(c.1, c.2) != came_from && (best == usize::MAX || c.0 < cand[best].0) {

@@ -14,7 +14,7 @@
 //! or more crossings) the caller clips ([`super::overlap::overlap_about`]), which finds
 //! the new crossing edges.
 use super::expansion::EPS;
-use super::overlap::{contact_normal, overlap_about, Overlap, OverlapScratch, CORNER_ERROR};
+use super::overlap::{assemble_line, overlap_about, Overlap, OverlapScratch, Tier, CORNER_ERROR};
 use super::predicates::orient_accurate;
 use super::{next, sub};
 
@@ -71,7 +71,9 @@ fn inside(q: &[[f64; 2]], p: [f64; 2]) -> bool {
     let mut prev = q[q.len() - 1];
     let mut min = f64::INFINITY;
     for &v in q {
-        min = min.min(orient(prev, v, p));
+        // (A compare, not f64::min: its NaN handling cost four instructions an edge.)
+        let o = orient(prev, v, p);
+        min = if o < min { o } else { min };
         prev = v;
     }
     min >= 0.0
@@ -113,12 +115,20 @@ pub fn overlap_from_crossings(
         return None;
     }
     let (i1, j1, k1, l1) = (next(i, na), next(j, nb), next(k, na), next(l, nb));
+    // Coordinates relative to a[i1], next to the contact (exact for far-away polygons by
+    // Sterbenz's lemma, else rounded relative to the polygons' size): the errors then scale
+    // with the polygons, not with their distance from the origin. Every point is moved
+    // once, before the orientations, and used so from there on.
+    let o = a[i1];
+    let loc = |v: [f64; 2]| [v[0] - o[0], v[1] - o[1]];
+    let (ai, ai1, ak, ak1) = (loc(a[i]), [0.0, 0.0], loc(a[k]), loc(a[k1]));
+    let (bj, bj1, bl, bl1) = (loc(b[j]), loc(b[j1]), loc(b[l]), loc(b[l1]));
     // (1) Entry: a[i] outside b's edge j, a[i1] inside; b[j] inside a's edge i, b[j1] outside.
-    let (s0, s1) = (orient(b[j], b[j1], a[i]), orient(b[j], b[j1], a[i1]));
-    let (r0, r1) = (orient(a[i], a[i1], b[j]), orient(a[i], a[i1], b[j1]));
+    let (s0, s1) = (orient(bj, bj1, ai), orient(bj, bj1, ai1));
+    let (r0, r1) = (orient(ai, ai1, bj), orient(ai, ai1, bj1));
     // Exit: a[k] inside b's edge l, a[k1] outside; b[l] outside a's edge k, b[l1] inside.
-    let (u0, u1) = (orient(b[l], b[l1], a[k]), orient(b[l], b[l1], a[k1]));
-    let (v0, v1) = (orient(a[k], a[k1], b[l]), orient(a[k], a[k1], b[l1]));
+    let (u0, u1) = (orient(bl, bl1, ak), orient(bl, bl1, ak1));
+    let (v0, v1) = (orient(ak, ak1, bl), orient(ak, ak1, bl1));
     // One combined test: the branch is taken the same way for almost every pair.
     let proper = (s0 < 0.0) & (s1 > 0.0) & (r0 > 0.0) & (r1 < 0.0) & (u0 > 0.0) & (u1 < 0.0) & (v0 < 0.0) & (v1 > 0.0);
     if !proper {
@@ -133,29 +143,17 @@ pub fn overlap_from_crossings(
     if (i == k && tp >= tq) || (j == l && rq >= rp) {
         return None;
     }
-    // Coordinates relative to a[i1], next to the contact (exact for far-away polygons by
-    // Sterbenz's lemma): the errors then scale with the polygons, not with their distance
-    // from the origin.
-    let o = a[i1];
-    let loc = |v: [f64; 2]| [v[0] - o[0], v[1] - o[1]];
     let lerp = |u: [f64; 2], v: [f64; 2], t: f64| [u[0] + t * (v[0] - u[0]), u[1] + t * (v[1] - u[1])];
     let norm = |v: [f64; 2]| v[0].abs() + v[1].abs();
     // P and Q on a's edges (in a), and again on b's (in b). Where edges meet at a grazing
     // angle the two disagree (the crossing is ill-conditioned) and the contact line would
     // be noise: then the clipping decides. P is taken back from a[i1] (1 - tp rounded to
     // eps: within the bound below; the accurate retry takes it without cancellation).
-    let ai = loc(a[i]);
     let back = 1.0 - tp;
     let p = [back * ai[0], back * ai[1]];
-    let (ak, ak1) = (loc(a[k]), loc(a[k1]));
     let q = lerp(ak, ak1, tq);
-    let (bj, bj1, bl, bl1) = (loc(b[j]), loc(b[j1]), loc(b[l]), loc(b[l1]));
     let (pb, qb) = (lerp(bj, bj1, rp), lerp(bl, bl1, rq));
-
-    let scale = (a[i1][0] - a[i][0]).abs()
-        + (a[i1][1] - a[i][1]).abs()
-        + (b[j1][0] - b[j][0]).abs()
-        + (b[j1][1] - b[j][1]).abs();
+    let scale = norm(ai) + norm(sub(bj1, bj));
     let off = (p[0] - pb[0]).abs() + (p[1] - pb[1]).abs() + (q[0] - qb[0]).abs() + (q[1] - qb[1]).abs();
     if off > 1e-9 * scale || off.is_nan() {
         return None;
@@ -163,8 +161,8 @@ pub fn overlap_from_crossings(
     // (2), and the overlap polygon P, a[i1..=k], Q, b[l1..=j] fanned from P: area and
     // centroid relative to P for accuracy, and the perimeter for the error bound.
     let (mut a2, mut cx, mut cy) = (0.0, 0.0, 0.0);
-    let mut perimeter = 0.0;
-    let mut corners = 1;
+    // (The perimeter in x and in y apart: one vector operation per corner.)
+    let mut per = [0.0, 0.0];
     let mut prev = [0.0, 0.0];
     let mut add = |v: [f64; 2]| {
         let v = sub(v, p);
@@ -172,8 +170,7 @@ pub fn overlap_from_crossings(
         a2 += c;
         cx += c * (prev[0] + v[0]);
         cy += c * (prev[1] + v[1]);
-        perimeter += (v[0] - prev[0]).abs() + (v[1] - prev[1]).abs();
-        corners += 1;
+        per = [per[0] + (v[0] - prev[0]).abs(), per[1] + (v[1] - prev[1]).abs()];
         prev = v;
     };
     // A corner is in the other polygon if it is in the triangle of P, Q and a corner of
@@ -181,7 +178,9 @@ pub fn overlap_from_crossings(
     // points of it, so the triangle lies in it): three tests for the corners of a shallow
     // contact, O(1) whatever the number of edges; the test against every edge only where
     // that fails (deep overlaps).
-    let (a_far, b_far) = (loc(a[(i + na / 2) % na]), loc(b[(j + nb / 2) % nb]));
+    // (Ring indices without `%`: an integer division each showed in profiles.)
+    let half = |i: usize, n: usize| if i + n / 2 >= n { i + n / 2 - n } else { i + n / 2 };
+    let (a_far, b_far) = (loc(a[half(i, na)]), loc(b[half(j, nb)]));
     let mut ok = true;
     if i != k {
         let mut m = i1;
@@ -208,7 +207,7 @@ pub fn overlap_from_crossings(
             m = next(m, nb);
         }
     }
-    perimeter += prev[0].abs() + prev[1].abs();
+    let perimeter = (per[0] + prev[0].abs()) + (per[1] + prev[1].abs());
     // Every point used lies within half the perimeter of a corner of the overlap, or an
     // edge of the crossings away from one: a bound on their coordinates.
     let r = perimeter + scale + norm(sub(ak1, ak)) + norm(sub(bl1, bl));
@@ -218,33 +217,19 @@ pub fn overlap_from_crossings(
     // again from accurately evaluated orientations, relative to a corner at the contact
     // ([`overlap_from_crossings_accurate`]); where that cannot vouch either (slivers along
     // nearly parallel edges) the caller clips, and the clipping goes exact.
-    let bound = EPS * r * CORNER_ERROR * 2.0 * perimeter + 2.0 * EPS * corners as f64 * a2.abs();
+    // The rounding of the fan's sum (2 eps per corner, at most 2 MAX_VERTICES + 2 of
+    // them, times |a2|) is folded into the constant: r perimeter may be at most
+    // FAN_SLACK a2.
     if !(ok && a2 > 0.0) {
         return None;
     }
-    if bound > 1e-10 * a2 {
+    if r * perimeter > FAN_SLACK * a2 {
         return overlap_from_crossings_accurate(a, b, ca, cb, c);
     }
     let centroid = [o[0] + p[0] + cx / (3.0 * a2), o[1] + p[1] + cy / (3.0 * a2)];
     // The normal as the clipping gives it: perpendicular to PQ, oriented from a's interior
     // point towards b's.
-    let mut nrm = [-(q[1] - p[1]), q[0] - p[0]];
-    if nrm[0] * (cb[0] - ca[0]) + nrm[1] * (cb[1] - ca[1]) < 0.0 {
-        nrm = [-nrm[0], -nrm[1]];
-    }
-    let len = (nrm[0] * nrm[0] + nrm[1] * nrm[1]).sqrt();
-    if len == 0.0 {
-        return None;
-    }
-    Some(Overlap {
-        area: 0.5 * a2,
-        centroid,
-        line: Some([[o[0] + p[0], o[1] + p[1]], [o[0] + q[0], o[1] + q[1]]]),
-        normal: [nrm[0] / len, nrm[1] / len],
-        line_length: len,
-        crossings: Some(c),
-        exact: false,
-    })
+    assemble_line(a2, centroid, o, [p, q], c, ca, cb, Tier::Fast)
 }
 
 /// The overlap polygon of [`overlap_from_crossings`] (whose checks passed) where its f64
@@ -253,7 +238,7 @@ pub fn overlap_from_crossings(
 /// nearer end of their edge, on b's edges with b's corner next to P as the origin when
 /// corners of b are in the overlap (a corner of b poking into a), else on a's with a's
 /// corner after P. Each corner's error bounded as in the clipping's slow path
-/// ([`super::exact_overlap::overlap_accurate`]); None past 1e-10 of the area.
+/// ([`super::accurate_overlap::overlap_accurate`]); None past 1e-10 of the area.
 #[cold]
 #[inline(never)]
 fn overlap_from_crossings_accurate(
@@ -344,21 +329,14 @@ fn overlap_from_crossings_accurate(
         return None;
     }
     let centroid = [o[0] + p[0] + cx / (3.0 * a2), o[1] + p[1] + cy / (3.0 * a2)];
-    let line = Some([[o[0] + p[0], o[1] + p[1]], [o[0] + q[0], o[1] + q[1]]]);
-    let (normal, line_length) = contact_normal(line, ca, cb);
-    if line_length == 0.0 {
-        return None;
-    }
-    Some(Overlap {
-        area: 0.5 * a2,
-        centroid,
-        line,
-        normal,
-        line_length,
-        crossings: Some(c),
-        exact: true,
-    })
+    assemble_line(a2, centroid, o, [p, q], c, ca, cb, Tier::Accurate)
 }
+
+/// (1e-10 - 2 eps (2 MAX_VERTICES + 2)) / (2 CORNER_ERROR eps): twice the area may exceed
+/// its forward error bound 2 CORNER_ERROR eps r perimeter + 2 eps corners |a2| by no less
+/// than 1e-10 of itself when r perimeter <= FAN_SLACK a2.
+pub(crate) const FAN_SLACK: f64 =
+    (1e-10 - 2.0 * EPS * (2 * super::overlap::MAX_VERTICES + 2) as f64) / (2.0 * CORNER_ERROR * EPS);
 
 /// The overlap of a pair that overlapped at the last step: from the crossings packed in
 /// `cache` if they check out, else clipped (which packs the new crossings into `cache`,

@@ -9,12 +9,13 @@
 //! The clipping runs in f64 in coordinates local to the contact and bounds its own error
 //! (first order: each computed corner within a few units of rounding of the polygons' size
 //! from the lines it lies on, times the sides it moves). Where that bound exceeds 1e-10 of
-//! the area, or the pair is apart or touching within rounding, the slow paths of
-//! [`super::exact_overlap`] decide: exact signs first, exact arithmetic where even that
-//! cannot vouch for the area.
+//! the area, or the pair is apart or touching within rounding, the slow paths decide
+//! ([`overlap_robust`]): exact signs first ([`super::accurate_overlap`]), expansion
+//! arithmetic where even that cannot vouch for the area ([`super::exact_overlap`]).
+use super::accurate_overlap::overlap_accurate;
 use super::cross;
 use super::crossings::Crossings;
-use super::exact_overlap::overlap_robust;
+use super::exact_overlap::overlap_exact;
 use super::expansion::EPS;
 
 /// Largest vertex count of one polygon.
@@ -39,9 +40,111 @@ pub struct Overlap {
     pub line_length: f64,
     /// The edges carrying the two crossing points, for [`super::crossings`] to track.
     pub crossings: Option<Crossings>,
-    /// Computed in exact arithmetic ([`super::exact_overlap`]): the f64 clipping could not
-    /// vouch for 1e-10 of the area.
-    pub exact: bool,
+    /// The arithmetic that computed it.
+    pub tier: Tier,
+}
+
+/// Which arithmetic computed an overlap, cheapest first. The narrow-phase statistics count
+/// the slow tiers apart: their costs differ by an order of magnitude.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tier {
+    /// f64, vouched for to 1e-10 of the area by its forward error bound (the clipping
+    /// here, the tracked crossings of [`super::crossings`]).
+    Fast,
+    /// f64 with exact signs and accurately evaluated orientations
+    /// ([`super::accurate_overlap`], and the retry of the tracked crossings), where the fast
+    /// path could not vouch for the area.
+    Accurate,
+    /// Expansion arithmetic ([`super::exact_overlap`]), where even that could not.
+    Exact,
+}
+
+/// Where a's boundary crosses b's: a's edge, b's edge, and whether a enters b there.
+pub(crate) type Crossing = (usize, usize, bool);
+
+/// The overlap of twice-area `a2` and `centroid`, whose boundary passes the crossing points
+/// `cuts` (in order, relative to `origin`): the contact line between them when there are
+/// exactly two, and their edges for [`super::crossings`] to track when a enters b at one
+/// and leaves at the other. The one place every tier turns its crossings into a contact;
+/// the normal from the relative points (their rounding, not the origin's, sets its error).
+#[inline(always)]
+pub(crate) fn assemble(
+    a2: f64,
+    centroid: [f64; 2],
+    origin: [f64; 2],
+    cuts: impl IntoIterator<Item = ([f64; 2], Crossing)>,
+    ca: [f64; 2],
+    cb: [f64; 2],
+    tier: Tier,
+) -> Overlap {
+    let mut pts = [[0.0; 2]; 2];
+    let mut found = 0;
+    let (mut entry, mut exit) = (None, None);
+    for (p, (ea, eb, enters)) in cuts {
+        if found < 2 {
+            pts[found] = p;
+        }
+        found += 1;
+        if enters {
+            entry = Some((ea as u8, eb as u8));
+        } else {
+            exit = Some((ea as u8, eb as u8));
+        }
+    }
+    let local = (found == 2).then_some(pts);
+    let crossings = match (found, entry, exit) {
+        (2, Some((ia, jb)), Some((ka, lb))) => Some(Crossings { ia, jb, ka, lb }),
+        _ => None,
+    };
+    let (normal, line_length) = contact_normal(local, ca, cb);
+    let at = |p: [f64; 2]| [origin[0] + p[0], origin[1] + p[1]];
+    let line = local.map(|[p, q]| [at(p), at(q)]);
+    Overlap {
+        area: 0.5 * a2,
+        centroid,
+        line,
+        normal,
+        line_length,
+        crossings,
+        tier,
+    }
+}
+
+/// [`assemble`] for a contact whose crossings `c` are known, P and Q (relative to
+/// `origin`) on them: the tracked contacts' form, without the search. None where P = Q (no
+/// line to take the normal from).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn assemble_line(
+    a2: f64,
+    centroid: [f64; 2],
+    origin: [f64; 2],
+    [p, q]: [[f64; 2]; 2],
+    c: Crossings,
+    ca: [f64; 2],
+    cb: [f64; 2],
+    tier: Tier,
+) -> Option<Overlap> {
+    let (normal, line_length) = contact_normal(Some([p, q]), ca, cb);
+    let at = |p: [f64; 2]| [origin[0] + p[0], origin[1] + p[1]];
+    if line_length == 0.0 {
+        return None;
+    }
+    Some(Overlap {
+        area: 0.5 * a2,
+        centroid,
+        line: Some([at(p), at(q)]),
+        normal,
+        line_length,
+        crossings: Some(c),
+        tier,
+    })
+}
+
+/// The overlap where the f64 clipping cannot vouch for it: with exact signs
+/// ([`overlap_accurate`]), else in expansions ([`overlap_exact`]).
+pub fn overlap_robust(a: &[[f64; 2]], b: &[[f64; 2]], ca: [f64; 2], cb: [f64; 2]) -> Option<Overlap> {
+    overlap_accurate(a, b, ca, cb).unwrap_or_else(|| overlap_exact(a, b, ca, cb))
 }
 
 #[derive(Clone, Copy)]
@@ -106,6 +209,8 @@ fn mean(v: &[[f64; 2]]) -> [f64; 2] {
 pub struct OverlapScratch {
     buf: [[Vtx; CAP]; 2],
     dist: [f64; CAP],
+    /// The corners of a, then b, relative to a's interior point.
+    local: [[f64; 2]; 2 * MAX_VERTICES],
 }
 
 impl Default for OverlapScratch {
@@ -113,6 +218,7 @@ impl Default for OverlapScratch {
         OverlapScratch {
             buf: [[EMPTY; CAP]; 2],
             dist: [0.0; CAP],
+            local: [[0.0; 2]; 2 * MAX_VERTICES],
         }
     }
 }
@@ -165,30 +271,50 @@ pub fn overlap_about(
     } else {
         [cb[0] - ca[0], cb[1] - ca[1]]
     };
-    let OverlapScratch { buf: [b0, b1], dist } = scratch;
+    let OverlapScratch {
+        buf: [b0, b1],
+        dist,
+        local,
+    } = scratch;
     let (pa, rest) = dist.split_at_mut(na);
     let pb = &mut rest[..nb];
-    // Projections relative to ca (their rounding then scales with the polygons, not with
-    // the distance from the origin), and the largest coordinate offset for its bound.
-    let mut reach = 0.0f64;
+    let (la, rest) = local.split_at_mut(na);
+    let lb = &mut rest[..nb];
+    // Every corner relative to ca, once (exact for far-away polygons by Sterbenz's lemma,
+    // else rounded relative to the polygons' size): the projections and the clipping run
+    // on these, so that their rounding scales with the polygons, not with the distance from
+    // the origin. `ext`, the largest |x| and |y| (two lanes of one vector operation a
+    // corner; compares, not f64::max, whose NaN handling costs more), bounds them.
+    let mut ext = [0.0f64; 2];
     let (mut top, mut max_a) = (0, f64::NEG_INFINITY);
-    for (k, (d, p)) in pa.iter_mut().zip(a).enumerate() {
+    for (k, ((d, l), p)) in pa.iter_mut().zip(la.iter_mut()).zip(a).enumerate() {
         let q = [p[0] - ca[0], p[1] - ca[1]];
-        reach = reach.max(q[0].abs() + q[1].abs());
+        *l = q;
+        let m = [q[0].abs(), q[1].abs()];
+        ext = [
+            if m[0] > ext[0] { m[0] } else { ext[0] },
+            if m[1] > ext[1] { m[1] } else { ext[1] },
+        ];
         *d = q[0] * u[0] + q[1] * u[1];
         if *d > max_a {
             (top, max_a) = (k, *d);
         }
     }
     let (mut bottom, mut min_b) = (0, f64::INFINITY);
-    for (k, (d, p)) in pb.iter_mut().zip(b).enumerate() {
+    for (k, ((d, l), p)) in pb.iter_mut().zip(lb.iter_mut()).zip(b).enumerate() {
         let q = [p[0] - ca[0], p[1] - ca[1]];
-        reach = reach.max(q[0].abs() + q[1].abs());
+        *l = q;
+        let m = [q[0].abs(), q[1].abs()];
+        ext = [
+            if m[0] > ext[0] { m[0] } else { ext[0] },
+            if m[1] > ext[1] { m[1] } else { ext[1] },
+        ];
         *d = q[0] * u[0] + q[1] * u[1];
         if *d < min_b {
             (bottom, min_b) = (k, *d);
         }
     }
+    let reach = if ext[0] > ext[1] { ext[0] } else { ext[1] };
     // Rounding of the projections (offsets and products): corners within it of the other's
     // extreme are kept, so the narrowing never drops a sliver of the overlap.
     let slack = 4.0 * EPS * reach * (u[0].abs() + u[1].abs());
@@ -200,13 +326,10 @@ pub fn overlap_about(
     }
     let (first_a, run_a) = run(pa, top, |d| d > min_b - slack);
     let (first_b, run_b) = run(pb, bottom, |d| d < max_a + slack);
-    // Clipped in coordinates relative to a's corner nearest b (exact for far-away polygons
-    // by Sterbenz's lemma, else rounded relative to the polygons' size), so that the error
-    // of each computed corner scales with the polygons, not with their distance from the
-    // origin; `r` bounds every such coordinate (every corner is within `reach` of ca), for
-    // the error bound below.
-    let o = a[top];
-    let r = 2.0 * reach;
+    // Clipped in those coordinates: `r` bounds every coordinate of an input corner, hence
+    // of a cut (on a segment between two), for the error bound below.
+    let o = ca;
+    let r = reach;
     // a'': the run and its two neighbours; the chord closing it is on neither boundary
     // (tag ON_H): points cut from it are no crossings.
     let (mut cur, mut nxt) = (b0, b1);
@@ -216,9 +339,8 @@ pub fn overlap_about(
         // Ring indices without `%` (an integer division per corner showed in profiles).
         let mut i = if first_a == 0 { na - 1 } else { first_a - 1 };
         for v in cur[..m].iter_mut() {
-            let p = [a[i][0] - o[0], a[i][1] - o[1]];
             *v = Vtx {
-                p,
+                p: la[i],
                 ea: i as u8,
                 ..EMPTY
             };
@@ -226,8 +348,7 @@ pub fn overlap_about(
         }
         cur[m - 1].seg = ON_H;
     } else {
-        for (k, (v, &p)) in cur.iter_mut().zip(a).enumerate() {
-            let p = [p[0] - o[0], p[1] - o[1]];
+        for (k, (v, &p)) in cur.iter_mut().zip(la.iter()).enumerate() {
             *v = Vtx {
                 p,
                 ea: k as u8,
@@ -244,18 +365,14 @@ pub fn overlap_about(
     for _ in 0..edges {
         let j = jn;
         jn = if j + 1 == nb { 0 } else { j + 1 };
-        let (b0, b1) = (b[j], b[jn]);
-        let (b0, b1) = ([b0[0] - o[0], b0[1] - o[1]], [b1[0] - o[0], b1[1] - o[1]]);
+        let (b0, b1) = (lb[j], lb[jn]);
         let e = [b1[0] - b0[0], b1[1] - b0[1]];
-        let e1 = e[0].abs() + e[1].abs();
         // Signed distances first: an edge that cuts nothing is passed over without copying.
         let dist = &mut dist[..m];
         let mut any_out = false;
-        let mut max_d = f64::NEG_INFINITY;
         for (d, v) in dist.iter_mut().zip(&cur[..m]) {
             *d = cross(e, [v.p[0] - b0[0], v.p[1] - b0[1]]);
             any_out |= *d < 0.0;
-            max_d = max_d.max(*d);
         }
         if !any_out {
             continue;
@@ -299,7 +416,10 @@ pub fn overlap_about(
         }
         if w < 3 {
             // Nothing left: certain only if every corner was outside by more than the
-            // rounding of its distance (see the bound below).
+            // rounding of its distance (see the bound below). (The largest distance
+            // looked for only here: off the loop above.)
+            let max_d = dist.iter().fold(f64::NEG_INFINITY, |x, &d| if d > x { d } else { x });
+            let e1 = e[0].abs() + e[1].abs();
             if max_d < -CORNER_ERROR * EPS * r * e1 {
                 return None;
             }
@@ -312,11 +432,12 @@ pub fn overlap_about(
     // error bound.
     let p0 = cur[0].p;
     let (mut a2, mut cx, mut cy) = (0.0, 0.0, 0.0);
-    let mut perimeter = (cur[m - 1].p[0] - p0[0]).abs() + (cur[m - 1].p[1] - p0[1]).abs();
+    // (The perimeter in x and in y apart: one vector operation per corner.)
+    let mut per = [(cur[m - 1].p[0] - p0[0]).abs(), (cur[m - 1].p[1] - p0[1]).abs()];
     let mut prev = [0.0, 0.0];
     for v in &cur[1..m] {
         let q = [v.p[0] - p0[0], v.p[1] - p0[1]];
-        perimeter += (q[0] - prev[0]).abs() + (q[1] - prev[1]).abs();
+        per = [per[0] + (q[0] - prev[0]).abs(), per[1] + (q[1] - prev[1]).abs()];
         let c = cross(prev, q);
         a2 += c;
         cx += c * (prev[0] + q[0]);
@@ -332,47 +453,24 @@ pub fn overlap_about(
     // bound fails already). Where the bound exceeds
     // 1e-10 of the area (slivers thinner than about 1e-5 of the size, grazing or
     // coincident edges) or no area is left, the exact clipping decides.
-    let bound = EPS * (r * CORNER_ERROR * 2.0 * perimeter + 2.0 * m as f64 * a2.abs());
-    if !(a2 > 0.0 && bound <= 1e-10 * a2) {
+    let perimeter = per[0] + per[1];
+    // EPS (r CORNER_ERROR 2 perimeter + 2 m |a2|) <= 1e-10 a2, with m <= CAP folded into
+    // the constant.
+    if !(a2 > 0.0 && r * perimeter <= CLIP_SLACK * a2) {
         return overlap_robust(a, b, ca, cb);
     }
     let centroid = [o[0] + p0[0] + cx / (3.0 * a2), o[1] + p0[1] + cy / (3.0 * a2)];
-    let mut pts = [[0.0; 2]; 2];
-    let mut found = 0;
-    let (mut entry, mut exit) = (None, None);
-    for v in &cur[..m] {
-        if v.kind != NOT_CROSSING {
-            if found < 2 {
-                pts[found] = [o[0] + v.p[0], o[1] + v.p[1]];
-            }
-            found += 1;
-            if v.kind == ENTRY {
-                entry = Some((v.ea, v.eb));
-            } else {
-                exit = Some((v.ea, v.eb));
-            }
-        }
-    }
-    let line = (found == 2).then_some(pts);
-    let crossings = match (found, entry, exit) {
-        (2, Some((ia, jb)), Some((ka, lb))) => Some(Crossings { ia, jb, ka, lb }),
-        _ => None,
-    };
-    let (normal, line_length) = contact_normal(line, ca, cb);
-    Some(Overlap {
-        area: 0.5 * a2,
-        centroid,
-        line,
-        normal,
-        line_length,
-        crossings,
-        exact: false,
-    })
+    let cuts = cur[..m]
+        .iter()
+        .filter(|v| v.kind != NOT_CROSSING)
+        .map(|v| (v.p, (v.ea as usize, v.eb as usize, v.kind == ENTRY)));
+    Some(assemble(a2, centroid, o, cuts, ca, cb, Tier::Fast))
 }
 
 /// The unit normal of the contact line (perpendicular to it, or along the centres without
 /// one), pointing from `ca` towards `cb`, and the line's length (0 without one).
-pub(crate) fn contact_normal(line: Option<[[f64; 2]; 2]>, ca: [f64; 2], cb: [f64; 2]) -> ([f64; 2], f64) {
+#[inline(always)]
+fn contact_normal(line: Option<[[f64; 2]; 2]>, ca: [f64; 2], cb: [f64; 2]) -> ([f64; 2], f64) {
     let mut nrm = match line {
         Some([p, q]) => [-(q[1] - p[1]), q[0] - p[0]],
         None => [cb[0] - ca[0], cb[1] - ca[1]],
@@ -393,6 +491,11 @@ pub(crate) fn contact_normal(line: Option<[[f64; 2]; 2]>, ca: [f64; 2], cb: [f64
 /// the lines it is on: the offsets (1), its two orientations (3.3 sqrt 2 each, against
 /// points within 2 r), the cut (2), and a cut of a cut.
 pub(crate) const CORNER_ERROR: f64 = 16.0;
+
+/// (1e-10 - 2 eps CAP) / (2 CORNER_ERROR eps): the clipping's twice-area `a2` is vouched
+/// for when r perimeter <= CLIP_SLACK a2 (its bound, the corners' errors times their
+/// sides plus 2 eps per corner of |a2|, within 1e-10 of it).
+const CLIP_SLACK: f64 = (1e-10 - 2.0 * EPS * CAP as f64) / (2.0 * CORNER_ERROR * EPS);
 
 #[cfg(test)]
 mod tests {

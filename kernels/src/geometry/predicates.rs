@@ -21,7 +21,7 @@ pub fn det_of_differences(x0: f64, x1: f64, y0: f64, y1: f64, u0: f64, u1: f64, 
     let bound = ERR_A * (l.abs() + r.abs());
     // Also exact 0 when both products are 0 (both have a zero factor: the differences of
     // f64 are 0 only for equal inputs).
-    if det > bound || -det > bound || (l == 0.0 && r == 0.0) {
+    if det.abs() > bound || (l == 0.0 && r == 0.0) {
         det
     } else {
         det_exact(x0, x1, y0, y1, u0, u1, v0, v1)
