@@ -20,7 +20,7 @@ mod exact_geometry;
 use exact_geometry::{ExactPair, Relation};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use talus::kernels::contact::polygon_polygon::{polygon_polygon, Body, PolyOutcome};
+use talus::kernels::contact::polygon_polygon::{polygon_polygon, ContactBody, PolyOutcome};
 use talus::kernels::contact::ContactParams;
 use talus::kernels::geometry::closest_features::{closest_features, FeaturePair, Proximity};
 use talus::kernels::geometry::crossings::{overlap_clipped, overlap_tracked};
@@ -497,8 +497,8 @@ fn check_pair(a: &Poly, b: &Poly, rng: &mut Rng, t: &mut Tally, verbose: bool) {
         gamma_t: 0.0,
         mu: 0.0,
     };
-    fn body(v: &[[f64; 2]], c: [f64; 2]) -> Body<'_> {
-        Body {
+    fn body(v: &[[f64; 2]], c: [f64; 2]) -> ContactBody<'_> {
+        ContactBody {
             vertices: v,
             pos: c,
             angle: 0.0,

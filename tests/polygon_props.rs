@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use talus::kernels::contact::polygon_polygon::{polygon_polygon, Body, PolyOutcome};
+use talus::kernels::contact::polygon_polygon::{polygon_polygon, ContactBody, PolyOutcome};
 use talus::kernels::contact::ContactParams;
 use talus::kernels::geometry::closest_features::{brute_force, closest_features, FeaturePair, Proximity};
 use talus::kernels::geometry::crossings::{overlap_from_crossings, Crossings};
@@ -380,7 +380,7 @@ fn budget_run(seed: u64) -> (u32, u32, u32) {
             ta += dt * wa;
             tb += dt * wb;
             let (va_w, vb_w) = (world(&body_a, pa, ta), world(&body_b, pb, tb));
-            let a = Body {
+            let a = ContactBody {
                 vertices: &va_w,
                 pos: pa,
                 angle: ta,
@@ -388,7 +388,7 @@ fn budget_run(seed: u64) -> (u32, u32, u32) {
                 omega: wa,
                 radius: ra,
             };
-            let b = Body {
+            let b = ContactBody {
                 vertices: &vb_w,
                 pos: pb,
                 angle: tb,

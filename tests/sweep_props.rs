@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use talus::kernels::neighbor::{brute_force_pairs, BoxSource, DiscBoxes, SweepAndPrune};
+use talus::kernels::neighbor::{brute_force_pairs, BoxSource, CircleBoxes, SweepAndPrune};
 
 struct World {
     x: Vec<f64>,
@@ -35,7 +35,7 @@ fn run_case(seed: u64, n0: usize, ratio: f64, jump: f64, margin: f64, steps: usi
     let mut twin = SweepAndPrune::new();
     let mut full = Vec::new();
     sweep.rebuild(
-        &DiscBoxes {
+        &CircleBoxes {
             x: &w.x,
             y: &w.y,
             radius: &w.r,
@@ -45,7 +45,7 @@ fn run_case(seed: u64, n0: usize, ratio: f64, jump: f64, margin: f64, steps: usi
     );
     let mut twin_full = Vec::new();
     twin.rebuild(
-        &DiscBoxes {
+        &CircleBoxes {
             x: &w.x,
             y: &w.y,
             radius: &w.r,
@@ -57,7 +57,7 @@ fn run_case(seed: u64, n0: usize, ratio: f64, jump: f64, margin: f64, steps: usi
     let mut set: BTreeSet<(u32, u32)> = full.iter().copied().collect();
     assert_eq!(
         full,
-        brute_force_pairs(&DiscBoxes {
+        brute_force_pairs(&CircleBoxes {
             x: &w.x,
             y: &w.y,
             radius: &w.r,
@@ -112,7 +112,7 @@ fn run_case(seed: u64, n0: usize, ratio: f64, jump: f64, margin: f64, steps: usi
                 twin.push_particle();
             }
         }
-        let src = DiscBoxes {
+        let src = CircleBoxes {
             x: &w.x,
             y: &w.y,
             radius: &w.r,
@@ -185,7 +185,7 @@ fn exact_ties_on_a_lattice() {
     let mut s = SweepAndPrune::new();
     let mut full = Vec::new();
     s.rebuild(
-        &DiscBoxes {
+        &CircleBoxes {
             x: &x,
             y: &y,
             radius: &r,
@@ -201,7 +201,7 @@ fn exact_ties_on_a_lattice() {
             y[p] += if step % 2 == 0 { d } else { -d };
             x[p] += 0.125;
         }
-        let src = DiscBoxes {
+        let src = CircleBoxes {
             x: &x,
             y: &y,
             radius: &r,

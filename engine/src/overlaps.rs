@@ -4,7 +4,7 @@
 //! percent at most; much more is stored energy that will throw the particles apart.
 //! Read-only, over the contact table's candidate pairs (so after the first neighbour
 //! update, which `Simulation::new` does).
-use talus_kernels::contact::polygon_polygon::{disc_polygon, Body};
+use talus_kernels::contact::polygon_polygon::{disc_polygon, ContactBody};
 use talus_kernels::geometry::overlap::overlap;
 
 use crate::Simulation;
@@ -47,7 +47,7 @@ pub fn census(sim: &Simulation, fraction: f64) -> OverlapCensus {
     let mut out = OverlapCensus::default();
     let body = |p: usize| {
         let sh = shapes.expect("a polygon has a shape");
-        Body {
+        ContactBody {
             vertices: &sh.world[sh.range(p)],
             pos: [ps.x[p], ps.y[p]],
             angle: ps.angle[p],

@@ -232,11 +232,11 @@ impl ForceSink for OwnerSink<'_> {
 
 /// The sink of a single chunk (one thread), which defers nothing: the owner sink without
 /// its per-slot test.
-pub(crate) struct SharedSink<'a> {
+pub(crate) struct SharedLoadsSink<'a> {
     pub loads: &'a SharedLoads<'a>,
 }
 
-impl ForceSink for SharedSink<'_> {
+impl ForceSink for SharedLoadsSink<'_> {
     #[inline(always)]
     fn add(&mut self, _o: usize, i: usize, j: usize, f: &ContactForce) {
         self.loads.add_i(i, f);
@@ -244,7 +244,7 @@ impl ForceSink for SharedSink<'_> {
     }
 }
 
-impl WallSink for SharedSink<'_> {
+impl WallSink for SharedLoadsSink<'_> {
     /// A wall's force, as the serial step adds it (after the particle's pair forces).
     #[inline(always)]
     fn wall(&mut self, p: usize, f: &ContactForce) {

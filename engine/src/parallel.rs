@@ -35,7 +35,7 @@ use crate::forces::disc_disc::{disc_slots, DiscView};
 use crate::forces::pair_with_shapes::pair_with_shapes;
 use crate::forces::walls::WallWork;
 use crate::forces::{ForceSink, LoadSink, NarrowStats, NarrowWork, OneMaterial, Rejection, SlotState, WallSink};
-use crate::owner_sum::{fix_up, OwnerPlan, OwnerSink, SharedLoad, SharedLoads, SharedSink};
+use crate::owner_sum::{fix_up, OwnerPlan, OwnerSink, SharedLoad, SharedLoads, SharedLoadsSink};
 use crate::pool::{chunk, Dynamic, Phase, Pool, Stealing};
 use crate::shapes::Shapes;
 use crate::store::ParticleStore;
@@ -43,9 +43,9 @@ use crate::walls::WallContacts;
 use talus_kernels::contact::disc_disc::ContactForce;
 use talus_kernels::geometry::overlap::OverlapScratch;
 use talus_kernels::geometry::polygon::to_world;
-use talus_kernels::integrate::gear::{self, GearDof};
+use talus_kernels::integrate::gear::{self, Derivatives};
 use talus_kernels::integrate::position_check::check_positions;
-use talus_kernels::integrate::verlet::{self, Check, CheckResult, Dof, Inertia, Loads};
+use talus_kernels::integrate::verlet::{self, Check, CheckResult, Inertia, Kinematics, Loads};
 
 /// Contact-table slots per dynamically claimed chunk.
 const SLOT_CHUNK: usize = 2048;
@@ -118,7 +118,7 @@ pub(crate) struct ThreadState {
 }
 
 /// The pool and the buffers of the parallel phases.
-pub struct Parallel {
+pub struct Workers {
     pub(crate) pool: Pool,
     pub strategy: ForceStrategy,
     pub(crate) threads: Vec<Mutex<ThreadState>>,
@@ -130,12 +130,12 @@ pub struct Parallel {
     locks: Vec<Mutex<[f64; 3]>>,
     /// The hot arrays were reallocated by thread 0 (reorder, removal, growth): first
     /// touch them again before the next step.
-    pub(crate) untouched: bool,
+    pub(crate) needs_first_touch: bool,
 }
 
-impl std::fmt::Debug for Parallel {
+impl std::fmt::Debug for Workers {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Parallel({} threads, {})", self.threads.len(), self.strategy)
+        write!(f, "Workers({} threads, {})", self.threads.len(), self.strategy)
     }
 }
 
@@ -266,8 +266,8 @@ struct SlotChunk<'a> {
     defer: &'a [u8],
 }
 
-impl Parallel {
-    pub fn new(pins: &[Option<usize>], strategy: ForceStrategy) -> Result<Parallel> {
+impl Workers {
+    pub fn new(pins: &[Option<usize>], strategy: ForceStrategy) -> Result<Workers> {
         let pool = Pool::new(pins)?;
         let threads = (0..pins.len())
             .map(|_| {
@@ -279,14 +279,14 @@ impl Parallel {
                 })
             })
             .collect();
-        Ok(Parallel {
+        Ok(Workers {
             pool,
             strategy,
             threads,
             slot_force: Vec::new(),
             owners: OwnerPlan::default(),
             locks: Vec::new(),
-            untouched: true,
+            needs_first_touch: true,
         })
     }
 
@@ -302,7 +302,7 @@ impl Parallel {
     pub(crate) fn first_touch(&mut self, ps: &mut ParticleStore) -> Result<()> {
         if self.threads() == 1 {
             // The one thread is the one that wrote them.
-            self.untouched = false;
+            self.needs_first_touch = false;
             return Ok(());
         }
         let n = ps.len();
@@ -331,7 +331,7 @@ impl Parallel {
         for (f, new) in fields.iter_mut().zip(fresh) {
             **f = new;
         }
-        self.untouched = false;
+        self.needs_first_touch = false;
         Ok(())
     }
 
@@ -398,7 +398,7 @@ impl Parallel {
         })
     }
 
-    /// Verlet second half kick, over blocks as [`Parallel::kick_drift_check`].
+    /// Verlet second half kick, over blocks as [`Workers::kick_drift_check`].
     pub(crate) fn kick(&mut self, ps: &mut ParticleStore, dt: f64, g: [f64; 2]) -> Result<()> {
         let (lens, stealing) = self.blocks(ps.len());
         let (parts, _) = verlet_parts(ps, &lens);
@@ -435,7 +435,7 @@ impl Parallel {
 
     /// Gear prediction of the three degrees of freedom, and the loads zeroed, one chunk of
     /// particles per thread.
-    pub(crate) fn gear_predict(&mut self, dofs: [GearDof; 3], loads: [&mut [f64]; 3], dt: f64) -> Result<()> {
+    pub(crate) fn gear_predict(&mut self, dofs: [Derivatives; 3], loads: [&mut [f64]; 3], dt: f64) -> Result<()> {
         let lens: Vec<usize> = self.ranges(loads[0].len()).iter().map(|r| r.len()).collect();
         let parts = gear_parts(dofs, &lens);
         let loads = split3(loads, &lens);
@@ -456,7 +456,7 @@ impl Parallel {
     /// mass, mass, inertia; `bias`: gravity, none for the angle), one chunk per thread.
     pub(crate) fn gear_correct(
         &mut self,
-        dofs: [GearDof; 3],
+        dofs: [Derivatives; 3],
         loads: [&[f64]; 3],
         inv: [&[f64]; 3],
         bias: [f64; 3],
@@ -674,7 +674,7 @@ impl Parallel {
                 }
                 touching += match (strategy, loads) {
                     (ForceStrategy::Deterministic, Some(loads)) if chunks == 1 => {
-                        pairs_into!(&mut SharedSink { loads })
+                        pairs_into!(&mut SharedLoadsSink { loads })
                     }
                     (ForceStrategy::Deterministic, Some(loads)) => pairs_into!(&mut OwnerSink { defer, out, loads }),
                     (ForceStrategy::Deterministic, None) => unreachable!("the deterministic sum needs its loads"),
@@ -714,7 +714,7 @@ impl Parallel {
                 fix_up(owners.fix_piece(cuts[k]..cuts[k + 1]), slot_force, loads);
                 let mut piece = walls[k].lock();
                 let WallPiece { p, w, xi, area } = &mut *piece;
-                ww.contacts(ps, p, w, xi, area, &mut SharedSink { loads });
+                ww.contacts(ps, p, w, xi, area, &mut SharedLoadsSink { loads });
             }
         })
     }
@@ -918,7 +918,7 @@ impl WallSink for OffsetSink<'_> {
     }
 }
 
-type VerletPart<'a> = Mutex<(Dof<'a>, Loads<'a>, Inertia<'a>)>;
+type VerletPart<'a> = Mutex<(Kinematics<'a>, Loads<'a>, Inertia<'a>)>;
 
 /// The Verlet views of the store cut into per-thread chunks, and the radii likewise.
 fn verlet_parts<'a>(ps: &'a mut ParticleStore, lens: &[usize]) -> (Vec<VerletPart<'a>>, Vec<&'a [f64]>) {
@@ -940,7 +940,7 @@ fn verlet_parts<'a>(ps: &'a mut ParticleStore, lens: &[usize]) -> (Vec<VerletPar
     let parts = (0..lens.len())
         .map(|_| {
             Mutex::new((
-                Dof {
+                Kinematics {
                     x: x.next().unwrap(),
                     y: y.next().unwrap(),
                     angle: a.next().unwrap(),
@@ -964,13 +964,13 @@ fn verlet_parts<'a>(ps: &'a mut ParticleStore, lens: &[usize]) -> (Vec<VerletPar
 }
 
 /// The three Gear degrees of freedom cut into per-thread chunks of `lens`.
-fn gear_parts<'a>(dofs: [GearDof<'a>; 3], lens: &[usize]) -> Vec<[GearDof<'a>; 3]> {
+fn gear_parts<'a>(dofs: [Derivatives<'a>; 3], lens: &[usize]) -> Vec<[Derivatives<'a>; 3]> {
     let [a, b, c] = dofs.map(|d| {
         let sp = |s: &'a mut [f64]| split_lengths(s, lens.iter().copied()).into_iter();
         let (mut x, mut v, mut a) = (sp(d.x), sp(d.v), sp(d.a));
         let (mut b, mut c, mut dd) = (sp(d.b), sp(d.c), sp(d.d));
         (0..lens.len())
-            .map(|_| GearDof {
+            .map(|_| Derivatives {
                 x: x.next().unwrap(),
                 v: v.next().unwrap(),
                 a: a.next().unwrap(),

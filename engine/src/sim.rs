@@ -10,9 +10,9 @@ use std::time::Instant;
 
 use talus_kernels::contact::law::elastic_energy;
 use talus_kernels::contact::ContactParams;
-use talus_kernels::integrate::gear::GearDof;
+use talus_kernels::integrate::gear::Derivatives;
 use talus_kernels::integrate::verlet::Check;
-use talus_kernels::neighbor::{DiscBoxes, NeighborSearch};
+use talus_kernels::neighbor::{CircleBoxes, NeighborSearch};
 
 use crate::contacts::ContactTable;
 use crate::drive::{Drive, Driven};
@@ -22,7 +22,7 @@ use crate::forces::walls::WallWork;
 pub use crate::forces::{NarrowStats, Rejection, SEPARATING_LINE_ITERATIONS};
 use crate::insert::{InsertSpec, Inserter, Shortfall};
 use crate::material::{Material, PairTable};
-use crate::parallel::{ForceStrategy, Parallel};
+use crate::parallel::{ForceStrategy, Workers};
 use crate::pool::{Phase, Profile};
 use crate::shapes::{PolygonShape, Shapes};
 use crate::store::{ParticleInit, ParticleStore};
@@ -97,14 +97,14 @@ impl GearHistory {
     }
 
     /// The three degrees of freedom (x, y, angle) as views for the Gear kernels.
-    fn dofs<'a>(&'a mut self, pos: [&'a mut Vec<f64>; 3], vel: [&'a mut Vec<f64>; 3]) -> [GearDof<'a>; 3] {
+    fn dofs<'a>(&'a mut self, pos: [&'a mut Vec<f64>; 3], vel: [&'a mut Vec<f64>; 3]) -> [Derivatives<'a>; 3] {
         let [a0, a1, a2] = &mut self.a;
         let [b0, b1, b2] = &mut self.b;
         let [c0, c1, c2] = &mut self.c;
         let [d0, d1, d2] = &mut self.d;
         let [x0, x1, x2] = pos;
         let [v0, v1, v2] = vel;
-        let dof = |x, v, a, b, c, d| GearDof { x, v, a, b, c, d };
+        let dof = |x, v, a, b, c, d| Derivatives { x, v, a, b, c, d };
         [
             dof(x0, v0, a0, b0, c0, d0),
             dof(x1, v1, a1, b1, c1, d1),
@@ -150,7 +150,7 @@ pub struct Simulation {
     pub narrow: NarrowStats,
     /// The worker pool that runs every phase of the step (one thread unless
     /// [`Simulation::set_parallel`] says otherwise), and its buffers.
-    par: Box<Parallel>,
+    workers: Box<Workers>,
     /// Bodies moved by prescribed motions (drum walls, moving boundaries).
     pub driven: Driven,
     /// Insertion streams (particles poured in over time) and what they have done.
@@ -200,7 +200,7 @@ impl Simulation {
             last_contacts: 0,
             shapes: None,
             narrow: NarrowStats::default(),
-            par: Box::new(Parallel::new(&[None], ForceStrategy::Deterministic)?),
+            workers: Box::new(Workers::new(&[None], ForceStrategy::Deterministic)?),
             driven: Driven::default(),
             inserts: Vec::new(),
             next_id: 1,
@@ -276,7 +276,7 @@ impl Simulation {
                 crate::store::BYTES_PER_PARTICLE
             ))
         })?;
-        self.par.untouched = true;
+        self.workers.needs_first_touch = true;
         for (k, p) in new.iter().enumerate() {
             let shape = shapes.get(k).and_then(|s| s.as_ref());
             let idx = match shape {
@@ -373,7 +373,9 @@ impl Simulation {
                 self.insert_event(s)?;
             }
         }
-        self.par.pool.record_serial(Phase::Insert, t.elapsed().as_secs_f64());
+        self.workers
+            .pool
+            .record_serial(Phase::Insert, t.elapsed().as_secs_f64());
         Ok(())
     }
 
@@ -532,8 +534,10 @@ impl Simulation {
                 *a = na;
             }
         }
-        self.par.untouched = true;
-        self.par.pool.record_serial(Phase::Reorder, t.elapsed().as_secs_f64());
+        self.workers.needs_first_touch = true;
+        self.workers
+            .pool
+            .record_serial(Phase::Reorder, t.elapsed().as_secs_f64());
     }
 
     fn in_domain(&self, x: f64, y: f64) -> bool {
@@ -578,7 +582,7 @@ impl Simulation {
     /// [`Simulation::step`].
     pub fn run(&mut self, steps: u64) -> Result<()> {
         // Another pool made since this one may have moved the calling thread.
-        self.par.pool.pin_caller()?;
+        self.workers.pool.pin_caller()?;
         if !self.primed {
             self.prime()?;
         }
@@ -614,10 +618,10 @@ impl Simulation {
         if self.config.sort_every > 0 && self.step > 0 && self.step.is_multiple_of(self.config.sort_every) {
             self.reorder();
         }
-        if self.par.untouched {
+        if self.workers.needs_first_touch {
             let t = Instant::now();
-            self.par.first_touch(&mut self.particles)?;
-            self.par
+            self.workers.first_touch(&mut self.particles)?;
+            self.workers
                 .pool
                 .record_serial(Phase::FirstTouch, t.elapsed().as_secs_f64());
         }
@@ -634,7 +638,7 @@ impl Simulation {
         };
         if let Some(sh) = &mut self.shapes {
             let ps = &self.particles;
-            self.par.update_world(sh, &ps.x, &ps.y, &ps.angle)?;
+            self.workers.update_world(sh, &ps.x, &ps.y, &ps.angle)?;
         }
         if left || self.config.every_step || self.needs_rebuild {
             self.update_neighbors()?;
@@ -645,7 +649,7 @@ impl Simulation {
         }
         self.step += 1;
         self.time += dt;
-        self.par.pool.profile.stepping += t.elapsed().as_secs_f64();
+        self.workers.pool.profile.stepping += t.elapsed().as_secs_f64();
         Ok(())
     }
 
@@ -654,7 +658,7 @@ impl Simulation {
         if self.config.integrator == Integrator::Verlet {
             let t = Instant::now();
             self.correct()?;
-            self.par.pool.profile.stepping += t.elapsed().as_secs_f64();
+            self.workers.pool.profile.stepping += t.elapsed().as_secs_f64();
         }
         Ok(())
     }
@@ -669,7 +673,7 @@ impl Simulation {
             self.config.domain_max,
         );
         let r = self
-            .par
+            .workers
             .kick_drift_check(&mut self.particles, boxes, dt, g, pending, lo, hi)?;
         if r.outside {
             return Err(self.escape_error());
@@ -705,7 +709,7 @@ impl Simulation {
             return Ok(());
         };
         let (pos, vel, [fx, fy, torque], _) = self.particles.gear_views();
-        self.par.gear_predict(gh.dofs(pos, vel), [fx, fy, torque], dt)
+        self.workers.gear_predict(gh.dofs(pos, vel), [fx, fy, torque], dt)
     }
 
     /// Verlet: the second half kick; Gear: the correction.
@@ -713,12 +717,12 @@ impl Simulation {
         let dt = self.config.dt;
         let g = self.config.gravity;
         match &mut self.gear {
-            None => self.par.kick(&mut self.particles, dt, g),
+            None => self.workers.kick(&mut self.particles, dt, g),
             Some(gh) => {
                 let (pos, vel, [fx, fy, torque], [inv_mass, inv_inertia]) = self.particles.gear_views();
                 let loads = [&fx[..], &fy[..], &torque[..]];
                 let inv = [&inv_mass[..], &inv_mass[..], &inv_inertia[..]];
-                self.par
+                self.workers
                     .gear_correct(gh.dofs(pos, vel), loads, inv, [g[0], g[1], 0.0], dt)
             }
         }
@@ -735,7 +739,7 @@ impl Simulation {
             domain_min: self.config.domain_min,
             domain_max: self.config.domain_max,
         };
-        let r = self.par.check_positions(ps, &c)?;
+        let r = self.workers.check_positions(ps, &c)?;
         if r.outside {
             return Err(self.escape_error());
         }
@@ -744,13 +748,13 @@ impl Simulation {
 
     fn update_neighbors(&mut self) -> Result<()> {
         let ps = &self.particles;
-        let src = DiscBoxes {
+        let src = CircleBoxes {
             x: &ps.x,
             y: &ps.y,
             radius: &ps.radius,
             margin: self.config.margin,
         };
-        let pool = &mut self.par;
+        let pool = &mut self.workers;
         if self.needs_rebuild {
             let mut pairs = Vec::new();
             pool.pool.serial(
@@ -814,7 +818,7 @@ impl Simulation {
             dt,
         };
         // The pool adds the wall forces after the pair forces, in its reduction.
-        self.last_contacts = self.par.pair_forces(
+        self.last_contacts = self.workers.pair_forces(
             &mut self.particles,
             &mut self.contacts,
             self.shapes.as_ref(),
@@ -834,10 +838,10 @@ impl Simulation {
     /// thread, deterministic.
     pub fn set_parallel(&mut self, pins: &[Option<usize>], strategy: ForceStrategy) -> Result<()> {
         // The old pool's threads end before the new one's start.
-        *self.par = Parallel::new(&[None], strategy)?;
-        let mut par = Box::new(Parallel::new(pins, strategy)?);
+        *self.workers = Workers::new(&[None], strategy)?;
+        let mut par = Box::new(Workers::new(pins, strategy)?);
         par.first_touch(&mut self.particles)?;
-        self.par = par;
+        self.workers = par;
         Ok(())
     }
 
@@ -860,22 +864,22 @@ impl Simulation {
 
     /// Threads of the pool.
     pub fn threads(&self) -> usize {
-        self.par.threads()
+        self.workers.threads()
     }
 
     /// How the pool sums the pair forces.
     pub fn force_strategy(&self) -> ForceStrategy {
-        self.par.strategy
+        self.workers.strategy
     }
 
     /// Where the steps' time went: per phase, per thread busy and barrier-wait times.
     pub fn profile(&self) -> &Profile {
-        &self.par.pool.profile
+        &self.workers.pool.profile
     }
 
     /// Start the profile afresh (after a warm-up).
     pub fn reset_times(&mut self) {
-        self.par.pool.profile.clear();
+        self.workers.pool.profile.clear();
     }
 
     /// Energies of the current state and the number of touching pairs.

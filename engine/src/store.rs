@@ -5,7 +5,7 @@
 //! from the body record. Index = where a particle's data sits (it changes when the store
 //! is reordered or compacted); id = what users and output files see (never changes).
 
-use talus_kernels::integrate::verlet::{Dof, Inertia, Loads};
+use talus_kernels::integrate::verlet::{Inertia, Kinematics, Loads};
 
 /// Per-particle flags.
 pub mod flags {
@@ -214,9 +214,9 @@ impl ParticleStore {
 
     /// Views of the arrays for the Verlet kernels: degrees of freedom, loads, inverse
     /// masses, and the radii (for the position check).
-    pub fn verlet_views(&mut self) -> (Dof<'_>, Loads<'_>, Inertia<'_>, &[f64]) {
+    pub fn verlet_views(&mut self) -> (Kinematics<'_>, Loads<'_>, Inertia<'_>, &[f64]) {
         (
-            Dof {
+            Kinematics {
                 x: &mut self.x,
                 y: &mut self.y,
                 angle: &mut self.angle,

@@ -1,7 +1,7 @@
 //! Checkpoint files: the format, and reading them back through a memory map.
 //!
-//! One file per checkpoint, the engine's buffers one after another (design.md:
-//! "checkpoints are the buffers"):
+//! One file per checkpoint, the engine's buffers one after another (the checkpoint is the
+//! buffers: nothing is converted on the way out or back in):
 //!
 //! ```text
 //! 0      Header (256 bytes): magic, format version, byte-order mark, dimension, particle

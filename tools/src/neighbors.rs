@@ -17,7 +17,7 @@ use talus_engine::{
     Config, ContactParams, Integrator, Material, NeighborMethod, ParticleInit, Rejection, Simulation, Wall,
 };
 use talus_kernels::neighbor::{
-    BoundingVolumes, BruteForce, Dess, DiscBoxes, LinkedCells, NeighborSearch, Quadtree, SpatialHash, StripedSort,
+    BoundingVolumes, BruteForce, CircleBoxes, Dess, LinkedCells, NeighborSearch, Quadtree, SpatialHash, StripedSort,
     SweepAndPrune, VerletLists,
 };
 
@@ -186,8 +186,8 @@ impl Kinematic {
         }
     }
 
-    fn boxes(&self) -> DiscBoxes<'_> {
-        DiscBoxes {
+    fn boxes(&self) -> CircleBoxes<'_> {
+        CircleBoxes {
             x: &self.x,
             y: &self.y,
             radius: &self.r,
@@ -541,10 +541,10 @@ impl Motion {
         }
     }
 
-    fn boxes(&self) -> DiscBoxes<'_> {
+    fn boxes(&self) -> CircleBoxes<'_> {
         match self {
             Motion::Kinematic(k) => k.boxes(),
-            Motion::Dem(sim) => DiscBoxes {
+            Motion::Dem(sim) => CircleBoxes {
                 x: &sim.particles.x,
                 y: &sim.particles.y,
                 radius: &sim.particles.radius,

@@ -3,7 +3,7 @@
 //! disc-polygon, polygon-polygon, any pair of a simulation with polygons, walls. The pool's
 //! force phase (`parallel.rs`) runs them over chunks of the contact table.
 use talus_kernels::contact::disc_disc::ContactForce;
-use talus_kernels::contact::polygon_polygon::Body;
+use talus_kernels::contact::polygon_polygon::ContactBody;
 use talus_kernels::contact::ContactParams;
 use talus_kernels::geometry::overlap::OverlapScratch;
 
@@ -189,8 +189,8 @@ pub(crate) struct SlotState<'a> {
 
 /// Particle `p` as a body for the polygon contact kernels.
 #[inline(always)]
-pub(crate) fn polygon_body<'a>(ps: &ParticleStore, sh: &'a Shapes, p: usize) -> Body<'a> {
-    Body {
+pub(crate) fn polygon_body<'a>(ps: &ParticleStore, sh: &'a Shapes, p: usize) -> ContactBody<'a> {
+    ContactBody {
         vertices: &sh.world[sh.range(p)],
         pos: [ps.x[p], ps.y[p]],
         angle: ps.angle[p],

@@ -1,6 +1,6 @@
 //! The state of a simulation as flat arrays: what a checkpoint holds and a restart needs.
 //!
-//! "Checkpoints are the buffers" (design.md): every section is one of the engine's own
+//! Checkpoints are the buffers: every section is one of the engine's own
 //! arrays, borrowed as bytes (bytemuck), never serialised element by element; only a few
 //! small records (the settings, the scalars) are assembled. [`Simulation::from_sections`]
 //! copies the arrays back and checks everything an index or a length could break, so that
@@ -739,7 +739,7 @@ impl Simulation {
                 gap_skips: tracking[2],
                 ..narrow_from(&sc[S_NARROW..S_NARROW + 10])
             },
-            par: Box::new(crate::parallel::Parallel::new(
+            workers: Box::new(crate::parallel::Workers::new(
                 &[None],
                 crate::parallel::ForceStrategy::Deterministic,
             )?),

@@ -42,7 +42,7 @@ pub struct Scenario {
     /// Particles poured in over time (`[[insert]]`).
     pub inserts: Vec<Insert>,
     /// Single polygons given by their vertices (walls, obstacles, hopper sides).
-    pub bodies: Vec<Body>,
+    pub bodies: Vec<PolygonBody>,
     /// Rotating drums: rings of driven wall polygons.
     pub drums: Vec<Drum>,
     pub integrator: Integrator,
@@ -92,7 +92,7 @@ pub enum Motion {
 
 /// One polygon given by its vertices in the world frame (counter-clockwise, convex).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Body {
+pub struct PolygonBody {
     pub material: usize,
     pub type_id: u16,
     pub vertices: Vec<[f64; 2]>,
@@ -756,7 +756,7 @@ impl Ctx<'_> {
                     })
                 }
             };
-            bodies.push(Body {
+            bodies.push(PolygonBody {
                 material,
                 type_id: b.type_id.map_or(1, |t| t.0),
                 vertices,

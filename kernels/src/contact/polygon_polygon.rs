@@ -12,7 +12,7 @@ use crate::geometry::overlap::{OverlapScratch, Tier};
 
 /// One body of a contact: world vertices, centre of mass, velocity, spin, bounding radius.
 #[derive(Debug, Clone, Copy)]
-pub struct Body<'a> {
+pub struct ContactBody<'a> {
     pub vertices: &'a [[f64; 2]],
     pub pos: [f64; 2],
     /// The angle the vertices were turned by (only its size matters here: the rounding
@@ -46,7 +46,7 @@ pub enum PolyOutcome {
 
 /// Velocity of the material point at `c` of a body.
 #[inline(always)]
-fn point_velocity(b: &Body, c: [f64; 2]) -> [f64; 2] {
+fn point_velocity(b: &ContactBody, c: [f64; 2]) -> [f64; 2] {
     [
         b.vel[0] - b.omega * (c[1] - b.pos[1]),
         b.vel[1] + b.omega * (c[0] - b.pos[0]),
@@ -62,7 +62,7 @@ fn point_velocity(b: &Body, c: [f64; 2]) -> [f64; 2] {
 /// which grows with the angle), of positions and world vertices (a few units in the last
 /// place of the coordinates), and of the walk's distance.
 #[inline(always)]
-pub fn approach_bound(a: &Body, b: &Body, dt: f64) -> f64 {
+pub fn approach_bound(a: &ContactBody, b: &ContactBody, dt: f64) -> f64 {
     let dv = (a.vel[0] - b.vel[0]).abs() + (a.vel[1] - b.vel[1]).abs();
     let turn = a.omega.abs() * a.radius + b.omega.abs() * b.radius;
     let angles = a.angle.abs() * a.radius + b.angle.abs() * b.radius;
@@ -83,8 +83,8 @@ pub fn approach_bound(a: &Body, b: &Body, dt: f64) -> f64 {
 #[inline]
 pub fn polygon_polygon(
     p: &ContactParams,
-    a: &Body,
-    b: &Body,
+    a: &ContactBody,
+    b: &ContactBody,
     inv_mass_sum: f64,
     features: &mut u32,
     prev_area: &mut f64,
@@ -196,8 +196,8 @@ pub fn polygon_polygon(
 #[allow(clippy::too_many_arguments)]
 pub fn disc_polygon(
     p: &ContactParams,
-    disc: &Body,
-    poly: &Body,
+    disc: &ContactBody,
+    poly: &ContactBody,
     inv_mass_sum: f64,
     xi: &mut f64,
     dt: f64,
@@ -274,7 +274,7 @@ mod tests {
             mu: 0.0,
         };
         let (va, vb) = (square([0.0, 0.0], 1.0), square([1.9, 0.0], 1.0));
-        let body = |v: &'static [[f64; 2]], x: f64| Body {
+        let body = |v: &'static [[f64; 2]], x: f64| ContactBody {
             vertices: v,
             pos: [x, 0.0],
             angle: 0.0,

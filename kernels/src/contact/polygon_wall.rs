@@ -5,13 +5,13 @@
 use super::disc_disc::ContactForce;
 use super::disc_wall::LineWall;
 use super::law::{coulomb_spring, ContactParams};
-use super::polygon_polygon::Body;
+use super::polygon_polygon::ContactBody;
 
 /// Contact of polygon `b` with `wall`, or `None` (then `prev_area` and `xi` are reset).
 pub fn polygon_wall(
     p: &ContactParams,
     wall: &LineWall,
-    b: &Body,
+    b: &ContactBody,
     inv_mass: f64,
     prev_area: &mut f64,
     xi: &mut f64,
@@ -104,7 +104,7 @@ mod tests {
             velocity: [0.0; 2],
         };
         let v = [[-1.0, -0.1], [1.0, -0.1], [1.0, 1.9], [-1.0, 1.9]];
-        let b = Body {
+        let b = ContactBody {
             vertices: &v,
             pos: [0.0, 0.9],
             angle: 0.0,

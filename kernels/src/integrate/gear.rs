@@ -19,7 +19,7 @@ fn flush(v: f64) -> f64 {
 }
 
 /// One degree of freedom of a range of particles: value and five derivatives.
-pub struct GearDof<'a> {
+pub struct Derivatives<'a> {
     pub x: &'a mut [f64],
     pub v: &'a mut [f64],
     pub a: &'a mut [f64],
@@ -29,7 +29,7 @@ pub struct GearDof<'a> {
 }
 
 /// Predictor: advance all six values by a Taylor step of `dt`.
-pub fn predict(g: &mut GearDof, dt: f64) {
+pub fn predict(g: &mut Derivatives, dt: f64) {
     let n = g.x.len();
     let (x, v, a) = (&mut g.x[..n], &mut g.v[..n], &mut g.a[..n]);
     let (b, c, d) = (&mut g.b[..n], &mut g.c[..n], &mut g.d[..n]);
@@ -51,7 +51,7 @@ pub fn predict(g: &mut GearDof, dt: f64) {
 
 /// Corrector: `force * inv_mass` (+ `gravity` for bodies of finite mass) is the
 /// acceleration at the predicted state.
-pub fn correct(g: &mut GearDof, force: &[f64], inv_mass: &[f64], gravity: f64, dt: f64) {
+pub fn correct(g: &mut Derivatives, force: &[f64], inv_mass: &[f64], gravity: f64, dt: f64) {
     let n = g.x.len();
     let (x, v, a) = (&mut g.x[..n], &mut g.v[..n], &mut g.a[..n]);
     let (b, c, d) = (&mut g.b[..n], &mut g.c[..n], &mut g.d[..n]);
@@ -86,7 +86,7 @@ mod tests {
         let (mut b, mut c, mut d) = (vec![0.0], vec![k], vec![0.0]);
         let steps = 10_000;
         for _ in 0..steps {
-            let mut g = GearDof {
+            let mut g = Derivatives {
                 x: &mut x,
                 v: &mut v,
                 a: &mut a,
@@ -110,7 +110,7 @@ mod tests {
         let (mut x, mut v, mut a) = (vec![0.0], vec![1.0], vec![-3.0]);
         let (mut b, mut c, mut d) = (vec![1e3], vec![1e7], vec![1e11]);
         for _ in 0..100_000 {
-            let mut g = GearDof {
+            let mut g = Derivatives {
                 x: &mut x,
                 v: &mut v,
                 a: &mut a,

@@ -4,8 +4,9 @@
 use super::position_check::{left_box, outside_domain};
 pub use super::position_check::{Check, CheckResult};
 
-/// Positions, angles and their velocities of a range of particles.
-pub struct Dof<'a> {
+/// Positions, angles and their velocities of a range of particles (the state velocity
+/// Verlet advances; not Verlet neighbour lists, which are `neighbor::verlet`).
+pub struct Kinematics<'a> {
     pub x: &'a mut [f64],
     pub y: &'a mut [f64],
     pub angle: &'a mut [f64],
@@ -37,7 +38,7 @@ fn accel(f: f64, im: f64, g: f64) -> f64 {
 
 /// First half kick and drift: v += dt/2 a, x += dt v. Then the loads are reset to zero,
 /// ready for the force phase (fused here to read and write them once).
-pub fn kick_drift(d: &mut Dof, l: &mut Loads, m: &Inertia, dt: f64, g: [f64; 2]) {
+pub fn kick_drift(d: &mut Kinematics, l: &mut Loads, m: &Inertia, dt: f64, g: [f64; 2]) {
     let h = 0.5 * dt;
     let n = d.x.len();
     let (x, y, a) = (&mut d.x[..n], &mut d.y[..n], &mut d.angle[..n]);
@@ -69,7 +70,7 @@ pub fn kick_drift(d: &mut Dof, l: &mut Loads, m: &Inertia, dt: f64, g: [f64; 2])
 /// (the parallel reductions assign every load): 24 bytes per particle less written.
 #[allow(clippy::too_many_arguments)]
 pub fn kick_drift_check(
-    d: &mut Dof,
+    d: &mut Kinematics,
     l: &mut Loads,
     m: &Inertia,
     dt: f64,
@@ -87,7 +88,7 @@ pub fn kick_drift_check(
 }
 
 fn kick_drift_check_impl<const PENDING: bool, const RESET: bool>(
-    d: &mut Dof,
+    d: &mut Kinematics,
     l: &mut Loads,
     m: &Inertia,
     dt: f64,
@@ -137,7 +138,7 @@ fn kick_drift_check_impl<const PENDING: bool, const RESET: bool>(
 }
 
 /// Second half kick: v += dt/2 a.
-pub fn kick(d: &mut Dof, l: &Loads, m: &Inertia, dt: f64, g: [f64; 2]) {
+pub fn kick(d: &mut Kinematics, l: &Loads, m: &Inertia, dt: f64, g: [f64; 2]) {
     let h = 0.5 * dt;
     let n = d.vx.len();
     let (vx, vy, w) = (&mut d.vx[..n], &mut d.vy[..n], &mut d.omega[..n]);
@@ -182,7 +183,7 @@ mod tests {
         };
         let (dt, g) = (1e-3, [0.0, -9.81]);
         {
-            let mut d = Dof {
+            let mut d = Kinematics {
                 x: &mut x1,
                 y: &mut y1,
                 angle: &mut a1,
@@ -199,7 +200,7 @@ mod tests {
             kick_drift(&mut d, &mut l, &m, dt, g);
         }
         let res = {
-            let mut d = Dof {
+            let mut d = Kinematics {
                 x: &mut x2,
                 y: &mut y2,
                 angle: &mut a2,
@@ -242,7 +243,7 @@ mod tests {
             inv_inertia: &[1.0],
         };
         for _ in 0..10_000 {
-            let mut d = Dof {
+            let mut d = Kinematics {
                 x: &mut x,
                 y: &mut y,
                 angle: &mut a,

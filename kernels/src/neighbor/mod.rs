@@ -343,14 +343,14 @@ pub trait BoxSource {
 }
 
 /// Boxes of discs: centre +- (radius + margin). The margin is the Verlet skin.
-pub struct DiscBoxes<'a> {
+pub struct CircleBoxes<'a> {
     pub x: &'a [f64],
     pub y: &'a [f64],
     pub radius: &'a [f64],
     pub margin: f64,
 }
 
-impl BoxSource for DiscBoxes<'_> {
+impl BoxSource for CircleBoxes<'_> {
     #[inline]
     fn len(&self) -> usize {
         self.x.len()

@@ -242,7 +242,7 @@ impl Quadtree {
 
     /// New centres of the entries from the stored boxes. False if the particles changed
     /// (added, renumbered) or some box needs another tiling: then the caller rebuilds.
-    fn move_entries(&mut self) -> bool {
+    fn update_entry_boxes(&mut self) -> bool {
         if self.stale || self.tiles.len() != self.boxes.len() {
             return false;
         }
@@ -667,7 +667,7 @@ impl Quadtree {
             "quadtree: particle count changed without a rebuild"
         );
         self.store(src);
-        self.move_entries()
+        self.update_entry_boxes()
     }
 
     /// The whole pair set of the stored boxes, sorted, into `out`.

@@ -585,7 +585,7 @@ impl super::NeighborSearch for SweepAndPrune {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::neighbor::DiscBoxes;
+    use crate::neighbor::CircleBoxes;
 
     #[test]
     fn outward_rounding_is_outward_and_tight() {
@@ -631,7 +631,7 @@ mod tests {
         let mut pairs = Vec::new();
         let (x, y) = ([0.0, 3.0], [0.0, 3.0]);
         s.rebuild(
-            &DiscBoxes {
+            &CircleBoxes {
                 x: &x,
                 y: &y,
                 radius: &r,
@@ -641,7 +641,7 @@ mod tests {
         );
         assert!(pairs.is_empty());
         let (x, y) = ([0.0, 1.5], [0.0, 1.5]);
-        s.update(&DiscBoxes {
+        s.update(&CircleBoxes {
             x: &x,
             y: &y,
             radius: &r,
@@ -650,7 +650,7 @@ mod tests {
         assert_eq!(s.adds, vec![(0, 1)]);
         // Now one jumps across the other along x in one update: removal only.
         let (x, y) = ([0.0, -3.0], [0.0, 1.5]);
-        s.update(&DiscBoxes {
+        s.update(&CircleBoxes {
             x: &x,
             y: &y,
             radius: &r,
