@@ -23,6 +23,7 @@ use talus::io::checkpoint::{
 use talus::io::checkpointer::Checkpointer;
 use talus::io::scenario::parse_scenario;
 
+#[path = "../common/mod.rs"]
 mod common;
 use common::grain_box;
 

@@ -14,7 +14,7 @@
 //!   within 1e-9 size; an exact area of at most 1e-20 size^2 may be reported as at most
 //!   2e-20 size^2;
 //! - no brute-force fallback of the walk.
-#[path = "common/exact_geometry.rs"]
+#[path = "../common/exact_geometry.rs"]
 mod exact_geometry;
 
 use exact_geometry::{ExactPair, Relation};

@@ -17,6 +17,7 @@ use talus::io::checkpoint::{fnv1a, Checkpoint};
 use talus::io::checkpointer::Checkpointer;
 use talus::io::scenario::parse_scenario;
 
+#[path = "../common/mod.rs"]
 mod common;
 use common::{run, text};
 
@@ -347,7 +348,7 @@ fn pouring_into_a_hopper_fills_between_the_plates() {
         [[0.16, 0.14], [0.25, 0.24], [0.25, 0.25], [0.16, 0.15]],
     ];
     // scenarios/hopper.toml up to its grains: the box, the plates.
-    let hopper = include_str!("../scenarios/hopper.toml");
+    let hopper = include_str!("../../scenarios/hopper.toml");
     let walls = &hopper[..hopper.find("[[particles]]").expect("hopper.toml has particles")];
     for plate in &plates {
         assert!(

@@ -9,6 +9,7 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use talus::io::checkpoint::list;
 
+#[path = "../common/mod.rs"]
 mod common;
 use common::{grain_box, run, talus, text};
 

@@ -9,6 +9,7 @@ use talus::io::build::build;
 use talus::io::output::{OutputKinds, Outputs};
 use talus::io::scenario::parse_scenario;
 
+#[path = "../common/mod.rs"]
 mod common;
 
 fn simulation(text: &str) -> Simulation {

@@ -1,5 +1,6 @@
 //! The `talus` command line program, run as a separate process.
 //!
+#[path = "../common/mod.rs"]
 mod common;
 use std::path::Path;
 use std::process::Output;

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output};
 use std::time::{Duration, Instant};
 
+#[path = "../common/mod.rs"]
 mod common;
 use common::{grain_box, run, talus, text};
 
