@@ -1,0 +1,115 @@
+//! The quadtree's entries: each particle's stored box, cut into tiles of about the typical
+//! particle size when it is large or elongated (Watanabe et al., Fig. 3), one entry per tile.
+use super::*;
+
+impl Quadtree {
+    pub(super) fn store<B: BoxSource>(&mut self, src: &B) {
+        store_boxes(&mut self.boxes, src);
+    }
+
+    /// The tiles of box `b` cut `t` times per axis: tile k spans [edge(k), edge(k + 1)]
+    /// with edge(0) = lo and edge(t) = hi exactly, so that neighbours share their edge.
+    pub(super) fn tile_of(b: &[f32; 4], t: [u16; 2], k: [u16; 2]) -> ([f64; 2], [f64; 2]) {
+        let mut c = [0.0; 2];
+        let mut h = [0.0; 2];
+        for a in 0..2 {
+            let (lo, hi) = (b[2 * a] as f64, b[2 * a + 1] as f64);
+            let n = t[a] as f64;
+            let edge = |i: u16| {
+                if i == 0 {
+                    lo
+                } else if i == t[a] {
+                    hi
+                } else {
+                    lo + (hi - lo) * (i as f64 / n)
+                }
+            };
+            let (e0, e1) = (edge(k[a]), edge(k[a] + 1));
+            c[a] = 0.5 * (e0 + e1);
+            h[a] = 0.5 * (e1 - e0);
+        }
+        (c, h)
+    }
+
+    /// Tiles of box `b` per axis, at most [`MAX_TILES_PER_AXIS`] (a box of a thousand
+    /// typical sizes gets larger tiles rather than a million of them; the search reaches
+    /// out by the largest tile, so only speed suffers).
+    pub(super) fn tiles_for(&self, b: &[f32; 4]) -> [u16; 2] {
+        [0, 1].map(|a| {
+            let h = 0.5 * (b[2 * a + 1] as f64 - b[2 * a] as f64);
+            if h > self.tile_limit && self.tile_limit > 0.0 {
+                ((h / self.tile_limit).ceil() as usize).clamp(1, MAX_TILES_PER_AXIS) as u16
+            } else {
+                1
+            }
+        })
+    }
+
+    /// Entries from the stored boxes: the typical size, the tiling, centres and reach.
+    pub(super) fn make_entries(&mut self) {
+        let n = self.boxes.len();
+        let mut halves: Vec<f64> = self
+            .boxes
+            .iter()
+            .map(|b| 0.5 * (b[1] - b[0]).max(b[3] - b[2]) as f64)
+            .filter(|h| h.is_finite())
+            .collect();
+        let typical = if halves.is_empty() {
+            0.0
+        } else {
+            let m = halves.len() / 2;
+            *halves.select_nth_unstable_by(m, |a, b| a.total_cmp(b)).1
+        };
+        self.tile_limit = TILE_FACTOR * typical;
+        self.owner.clear();
+        self.centre.clear();
+        self.half.clear();
+        self.first_entry.clear();
+        self.tiles.clear();
+        self.reach = [0.0; 2];
+        for p in 0..n {
+            let b = self.boxes[p];
+            let t = self.tiles_for(&b);
+            self.first_entry.push(self.owner.len() as u32);
+            self.tiles.push(t);
+            for ky in 0..t[1] {
+                for kx in 0..t[0] {
+                    let (c, h) = Self::tile_of(&b, t, [kx, ky]);
+                    self.owner.push(p as u32);
+                    self.centre.push(c);
+                    self.half.push(h);
+                    self.reach[0] = self.reach[0].max(h[0]);
+                    self.reach[1] = self.reach[1].max(h[1]);
+                }
+            }
+        }
+        self.first_entry.push(self.owner.len() as u32);
+    }
+
+    /// New centres of the entries from the stored boxes. False if the particles changed
+    /// (added, renumbered) or some box needs another tiling: then the caller rebuilds.
+    pub(super) fn update_entry_boxes(&mut self) -> bool {
+        if self.stale || self.tiles.len() != self.boxes.len() {
+            return false;
+        }
+        for p in 0..self.boxes.len() {
+            let b = self.boxes[p];
+            let t = self.tiles[p];
+            if self.tiles_for(&b) != t {
+                return false;
+            }
+            let mut e = self.first_entry[p] as usize;
+            for ky in 0..t[1] {
+                for kx in 0..t[0] {
+                    let (c, h) = Self::tile_of(&b, t, [kx, ky]);
+                    self.centre[e] = c;
+                    self.half[e] = h;
+                    self.reach[0] = self.reach[0].max(h[0]);
+                    self.reach[1] = self.reach[1].max(h[1]);
+                    e += 1;
+                }
+            }
+        }
+        true
+    }
+}
