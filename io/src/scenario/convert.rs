@@ -1,0 +1,521 @@
+//! Conversion and cross-field checks.
+use super::*;
+
+pub(super) const DEFAULT_DT_FRACTION: f64 = 50.0;
+pub(super) const DEFAULT_MARGIN: f64 = 0.1;
+pub(super) const DEFAULT_OUTPUT_DIR: &str = "talus-out";
+/// Checkpoints kept by default.
+pub(super) const DEFAULT_KEEP: usize = 3;
+/// Default number of output frames over a run.
+pub(super) const DEFAULT_FRAMES: u64 = 20;
+
+pub(super) struct Ctx<'a> {
+    pub(super) text: &'a str,
+    pub(super) path: &'a Path,
+}
+
+impl Ctx<'_> {
+    /// An error at `span`, prefixed with the key path found at that place in the file.
+    pub(super) fn err(&self, span: Range<usize>, msg: impl Display) -> IoError {
+        let (line, col) = line_col(self.text, span.start);
+        let msg = match key_path_at(self.text, &span) {
+            Some(key) => format!("{key}: {msg}"),
+            None => msg.to_string(),
+        };
+        IoError::Scenario {
+            path: self.path.to_path_buf(),
+            line,
+            col,
+            msg,
+        }
+    }
+
+    pub(super) fn toml_error(&self, e: &toml::de::Error) -> IoError {
+        match e.span() {
+            Some(span) => self.err(span, e.message()),
+            None => IoError::Invalid {
+                path: self.path.to_path_buf(),
+                msg: e.message().to_string(),
+            },
+        }
+    }
+
+    /// `value` must be given; `owner` is the span of the table that should hold it.
+    pub(super) fn required<T>(
+        &self,
+        value: Option<Spanned<T>>,
+        owner: &Range<usize>,
+        key: &str,
+        when: &str,
+    ) -> Result<T> {
+        value
+            .map(Spanned::into_inner)
+            .ok_or_else(|| self.err(owner.clone(), format!("`{key}` is required {when}")))
+    }
+
+    /// `value` must not be given.
+    pub(super) fn forbidden<T>(&self, value: &Option<Spanned<T>>, when: &str) -> Result<()> {
+        match value {
+            Some(v) => Err(self.err(v.span(), format!("not allowed {when}"))),
+            None => Ok(()),
+        }
+    }
+
+    pub(super) fn convert(&self, raw: RawScenario) -> Result<Scenario> {
+        let domain = Domain {
+            min: raw.domain.min.0,
+            max: raw.domain.max.get_ref().0,
+        };
+        self.check_min_max(domain.min, &raw.domain.max, "domain.min")?;
+
+        let (materials, names) = self.materials(raw.material)?;
+        let lookup = |name: &Spanned<String>| -> Result<usize> {
+            names.get(name.get_ref().as_str()).copied().ok_or_else(|| {
+                let known: Vec<String> = materials.iter().map(|m| format!("`{}`", m.name)).collect();
+                self.err(
+                    name.span(),
+                    format!("unknown material `{}` (defined: {})", name.get_ref(), known.join(", ")),
+                )
+            })
+        };
+
+        let mut walls = Vec::with_capacity(raw.wall.len());
+        for w in raw.wall {
+            walls.push(self.wall(w, &lookup)?);
+        }
+
+        let mut particles = Vec::new();
+        match raw.particles {
+            Some(p) if p.get_ref().is_empty() => {
+                return Err(self.err(p.span(), "at least one particle source is required"));
+            }
+            Some(p) => {
+                for p in p.into_inner() {
+                    particles.push(self.particles(p, &domain, &lookup)?);
+                }
+            }
+            None if raw.insert.is_empty() => {
+                return Err(self.err(
+                    0..0,
+                    "at least one [[particles]] source or [[insert]] stream is required",
+                ));
+            }
+            None => {}
+        }
+        let mut inserts = Vec::with_capacity(raw.insert.len());
+        for i in raw.insert {
+            inserts.push(self.insert(i, &domain, &lookup)?);
+        }
+
+        let mut bodies = Vec::with_capacity(raw.body.len());
+        for b in raw.body {
+            let span = b.span();
+            let b = b.into_inner();
+            let material = lookup(&b.material)?;
+            let vspan = b.vertices.span();
+            let vertices: Vec<[f64; 2]> = b.vertices.into_inner().into_iter().map(|v| v.0).collect();
+            if let Err(e) = talus_engine::PolygonShape::new(&vertices) {
+                return Err(self.err(vspan, e.to_string().trim_start_matches("invalid setup: ")));
+            }
+            let motion = match b.motion.unwrap_or(MotionKind::Fixed) {
+                MotionKind::Fixed | MotionKind::Free if b.drive.is_some() => {
+                    return Err(self.err(b.drive.unwrap().span(), "a drive needs motion = \"driven\""))
+                }
+                MotionKind::Fixed => Motion::Fixed,
+                MotionKind::Free => Motion::Free,
+                MotionKind::Driven => {
+                    let d = b
+                        .drive
+                        .ok_or_else(|| self.err(span.clone(), "`drive` is required for motion = \"driven\""))?
+                        .into_inner();
+                    Motion::Driven(Drive {
+                        centre: d.centre.0,
+                        omega: d.omega.map_or(0.0, |w| w.0),
+                        velocity: d.velocity.map_or([0.0; 2], |v| v.0),
+                        start: d.start.map_or(0.0, |s| s.0),
+                        ramp: d.ramp.map_or(0.0, |r| r.0),
+                    })
+                }
+            };
+            bodies.push(PolygonBody {
+                material,
+                type_id: b.type_id.map_or(1, |t| t.0),
+                vertices,
+                motion,
+            });
+        }
+        let mut drums = Vec::with_capacity(raw.drum.len());
+        for d in raw.drum {
+            let d = d.into_inner();
+            let segments = d.segments.get_ref().0;
+            if !(3..=4096).contains(&segments) {
+                return Err(self.err(d.segments.span(), format!("must be in 3..=4096, got {segments}")));
+            }
+            drums.push(Drum {
+                material: lookup(&d.material)?,
+                centre: d.centre.0,
+                radius: d.radius.0,
+                thickness: d.thickness.0,
+                segments,
+                omega: d.omega.0,
+                start: d.start.map_or(0.0, |s| s.0),
+                ramp: d.ramp.map_or(0.0, |r| r.0),
+            });
+        }
+
+        let integrator = match raw.integrator {
+            None => Integrator {
+                scheme: Scheme::Verlet,
+                time_step: TimeStep::Fraction(DEFAULT_DT_FRACTION),
+            },
+            Some(i) => {
+                let time_step = match (i.dt, i.dt_fraction) {
+                    (Some(_), Some(f)) => return Err(self.err(f.span(), "`dt` and `dt_fraction` cannot both be given")),
+                    (Some(dt), None) => TimeStep::Fixed(dt.into_inner().0),
+                    (None, Some(f)) => TimeStep::Fraction(f.into_inner().0),
+                    (None, None) => TimeStep::Fraction(DEFAULT_DT_FRACTION),
+                };
+                Integrator {
+                    scheme: i.scheme.unwrap_or(Scheme::Verlet),
+                    time_step,
+                }
+            }
+        };
+
+        let neighbor = raw.neighbor.map_or(
+            Neighbor {
+                method: NeighborMethod::Sweep,
+                margin: DEFAULT_MARGIN,
+                every_step: false,
+                rejection: Rejection::default(),
+            },
+            |n| Neighbor {
+                method: n.method.map_or(NeighborMethod::Sweep, |m| m.0),
+                margin: n.margin.map_or(DEFAULT_MARGIN, |m| m.0),
+                every_step: n.every_step.unwrap_or(false),
+                rejection: n.rejection.unwrap_or_default(),
+            },
+        );
+
+        let run = Run { steps: raw.run.steps.0 };
+        let default_every = (run.steps / DEFAULT_FRAMES).max(1);
+        let output = match raw.output {
+            None => Output {
+                every: default_every,
+                energy_every: None,
+                dir: PathBuf::from(DEFAULT_OUTPUT_DIR),
+                vtk: true,
+                dump: true,
+                energy: true,
+            },
+            Some(o) => Output {
+                every: o.every.map_or(default_every, |e| e.0),
+                energy_every: o.energy_every.map(|e| e.0),
+                dir: PathBuf::from(o.dir.as_deref().unwrap_or(DEFAULT_OUTPUT_DIR)),
+                vtk: o.vtk.unwrap_or(true),
+                dump: o.dump.unwrap_or(true),
+                energy: o.energy.unwrap_or(true),
+            },
+        };
+
+        let checkpoint = match raw.checkpoint {
+            None => CheckpointSettings {
+                every: 0,
+                keep: DEFAULT_KEEP,
+                dir: PathBuf::from("checkpoints"),
+            },
+            Some(c) => CheckpointSettings {
+                every: c.every.unwrap_or(0),
+                keep: c.keep.map_or(DEFAULT_KEEP, |k| k.0 as usize),
+                dir: c.dir.map_or_else(|| PathBuf::from("checkpoints"), PathBuf::from),
+            },
+        };
+
+        Ok(Scenario {
+            title: raw.title,
+            seed: raw.seed.unwrap_or(1),
+            domain,
+            gravity: raw.gravity.map_or([0.0, 0.0], |g| g.0),
+            materials,
+            walls,
+            particles,
+            inserts,
+            bodies,
+            drums,
+            integrator,
+            neighbor,
+            run,
+            output,
+            checkpoint,
+            text: String::new(),
+        })
+    }
+
+    /// `max` must exceed `min` in both components; the error points at `max`.
+    pub(super) fn check_min_max(&self, min: [f64; 2], max: &Spanned<Vec2>, min_name: &str) -> Result<()> {
+        let m = max.get_ref().0;
+        if m[0] > min[0] && m[1] > min[1] {
+            Ok(())
+        } else {
+            Err(self.err(
+                max.span(),
+                format!("must be greater than {min_name} in both components, got max = {m:?}, min = {min:?}"),
+            ))
+        }
+    }
+
+    pub(super) fn materials(
+        &self,
+        raw: Spanned<Vec<Spanned<RawMaterial>>>,
+    ) -> Result<(Vec<Material>, HashMap<String, usize>)> {
+        if raw.get_ref().is_empty() {
+            return Err(self.err(raw.span(), "at least one [[material]] is required"));
+        }
+        let mut materials = Vec::with_capacity(raw.get_ref().len());
+        let mut names = HashMap::new();
+        for m in raw.into_inner() {
+            let span = m.span();
+            let m = m.into_inner();
+            let damping = match (m.restitution, m.gamma_n) {
+                (Some(_), Some(g)) => {
+                    return Err(self.err(g.span(), "`restitution` and `gamma_n` cannot both be given"))
+                }
+                (Some(e), None) => NormalDamping::Restitution(e.into_inner().0),
+                (None, Some(g)) => NormalDamping::GammaN(g.into_inner().0),
+                (None, None) => return Err(self.err(span, "one of `restitution` or `gamma_n` is required")),
+            };
+            let name = m.name.get_ref().clone();
+            if names.insert(name.clone(), materials.len()).is_some() {
+                return Err(self.err(m.name.span(), format!("material `{name}` is defined twice")));
+            }
+            materials.push(Material {
+                name,
+                density: m.density.0,
+                kn: m.kn.0,
+                kt: m.kt.map_or(2.0 / 7.0 * m.kn.0, |k| k.0),
+                damping,
+                gamma_t: m.gamma_t.map(|g| g.0),
+                friction: m.friction.0,
+            });
+        }
+        Ok((materials, names))
+    }
+
+    pub(super) fn wall(
+        &self,
+        raw: Spanned<RawWall>,
+        lookup: &dyn Fn(&Spanned<String>) -> Result<usize>,
+    ) -> Result<Wall> {
+        let span = raw.span();
+        let w = raw.into_inner();
+        // walls without a material use the first one
+        let material = w.material.as_ref().map_or(Ok(0), lookup)?;
+        match w.kind {
+            WallKind::Line => {
+                let when = "with kind = \"line\"";
+                self.forbidden(&w.min, when)?;
+                self.forbidden(&w.max, when)?;
+                self.forbidden(&w.open_top, when)?;
+                let point = self.required(w.point, &span, "point", "for kind = \"line\"")?;
+                let normal = self.required(w.normal, &span, "normal", "for kind = \"line\"")?;
+                let [nx, ny] = normal.0;
+                let len = nx.hypot(ny);
+                Ok(Wall::Line {
+                    point: point.0,
+                    normal: [nx / len, ny / len],
+                    material,
+                })
+            }
+            WallKind::Box => {
+                let when = "with kind = \"box\"";
+                self.forbidden(&w.point, when)?;
+                self.forbidden(&w.normal, when)?;
+                let min = self.required(w.min, &span, "min", "for kind = \"box\"")?;
+                let max = w
+                    .max
+                    .ok_or_else(|| self.err(span.clone(), "`max` is required for kind = \"box\""))?;
+                self.check_min_max(min.0, &max, "min")?;
+                Ok(Wall::Box {
+                    min: min.0,
+                    max: max.into_inner().0,
+                    open_top: w.open_top.is_some_and(Spanned::into_inner),
+                    material,
+                })
+            }
+        }
+    }
+
+    pub(super) fn particles(
+        &self,
+        raw: Spanned<RawParticles>,
+        domain: &Domain,
+        lookup: &dyn Fn(&Spanned<String>) -> Result<usize>,
+    ) -> Result<Particles> {
+        let span = raw.span();
+        let p = raw.into_inner();
+        let material = lookup(&p.material)?;
+        let source = match p.source.unwrap_or_default() {
+            SourceKind::Lammps => {
+                let when = "with source = \"lammps\"";
+                self.forbidden(&p.count, when)?;
+                self.forbidden(&p.radius, when)?;
+                self.forbidden(&p.packing, when)?;
+                self.forbidden(&p.region, when)?;
+                // the data file carries its own velocities; an override would be ignored
+                self.forbidden(&p.velocity, when)?;
+                self.forbidden(&p.velocity_jitter, when)?;
+                self.forbidden(&p.shape, when)?;
+                let file = self.required(p.file, &span, "file", "for source = \"lammps\"")?;
+                ParticleSource::Lammps {
+                    file: PathBuf::from(file),
+                }
+            }
+            SourceKind::Generate => {
+                let when = "for source = \"generate\"";
+                self.forbidden(&p.file, "with source = \"generate\"")?;
+                let count = self.required(p.count, &span, "count", when)?;
+                let radius = p
+                    .radius
+                    .ok_or_else(|| self.err(span.clone(), format!("`radius` is required {when}")))?;
+                let radius = self.radius(radius)?;
+                let packing = self.required(p.packing, &span, "packing", when)?;
+                let region = p
+                    .region
+                    .ok_or_else(|| self.err(span.clone(), format!("`region` is required {when}")))?;
+                let region_span = region.span();
+                let region = region.into_inner();
+                self.check_min_max(region.min.0, &region.max, "region.min")?;
+                let (rmin, rmax) = (region.min.0, region.max.get_ref().0);
+                let inside = (0..2).all(|k| rmin[k] >= domain.min[k] && rmax[k] <= domain.max[k]);
+                if !inside {
+                    return Err(self.err(
+                        region_span,
+                        format!(
+                            "must lie inside the domain {:?}..{:?}, got {rmin:?}..{rmax:?}",
+                            domain.min, domain.max
+                        ),
+                    ));
+                }
+                ParticleSource::Generate {
+                    count: count.0,
+                    radius,
+                    packing,
+                    region_min: rmin,
+                    region_max: rmax,
+                    velocity: p.velocity.map_or([0.0, 0.0], |v| v.into_inner().0),
+                    velocity_jitter: p.velocity_jitter.map_or(0.0, |j| j.into_inner().0),
+                    shape: match p.shape {
+                        Some(sh) => self.shape(sh)?,
+                        None => ShapeSpec::Disc,
+                    },
+                }
+            }
+        };
+        Ok(Particles {
+            material,
+            type_id: p.type_id.map_or(1, |t| t.0),
+            source,
+        })
+    }
+
+    pub(super) fn shape(&self, raw: Spanned<RawShape>) -> Result<ShapeSpec> {
+        let span = raw.span();
+        let r = raw.into_inner();
+        let counts = |v: Option<Spanned<Vec<PositiveInt>>>, want: &str| -> Result<Vec<usize>> {
+            let v = v.ok_or_else(|| self.err(span.clone(), format!("`vertices` is required {want}")))?;
+            let vspan = v.span();
+            let n: Vec<usize> = v.into_inner().into_iter().map(|k| k.0 as usize).collect();
+            if n.iter().any(|&k| !(3..=64).contains(&k)) {
+                return Err(self.err(vspan, format!("vertex counts must be in 3..=64, got {n:?}")));
+            }
+            Ok(n)
+        };
+        let aspect = |a: Option<Spanned<Positive>>| -> Result<f64> {
+            match a {
+                None => Ok(1.0),
+                Some(a) if a.get_ref().0 >= 1.0 => Ok(a.into_inner().0),
+                Some(a) => Err(self.err(a.span(), format!("must be >= 1, got {}", a.get_ref().0))),
+            }
+        };
+        Ok(match r.kind {
+            ShapeKind::Disc => {
+                let when = "with kind = \"disc\"";
+                self.forbidden(&r.vertices, when)?;
+                self.forbidden(&r.aspect, when)?;
+                self.forbidden(&r.jitter, when)?;
+                ShapeSpec::Disc
+            }
+            ShapeKind::Regular => {
+                self.forbidden(&r.aspect, "with kind = \"regular\"")?;
+                self.forbidden(&r.jitter, "with kind = \"regular\"")?;
+                let n = counts(r.vertices, "for kind = \"regular\" (e.g. [6])")?;
+                if n.len() != 1 {
+                    return Err(self.err(span, "`vertices` takes one count for kind = \"regular\""));
+                }
+                ShapeSpec::Regular { vertices: n[0] }
+            }
+            ShapeKind::Ellipse => {
+                let n = counts(r.vertices, "for kind = \"ellipse\" (e.g. [16])")?;
+                if n.len() != 1 {
+                    return Err(self.err(span, "`vertices` takes one count for kind = \"ellipse\""));
+                }
+                ShapeSpec::Ellipse {
+                    vertices: n[0],
+                    aspect: aspect(r.aspect)?,
+                    jitter: r.jitter.map_or(0.01, |j| j.into_inner().0),
+                }
+            }
+            ShapeKind::Random => {
+                self.forbidden(&r.jitter, "with kind = \"random\"")?;
+                let n = counts(r.vertices, "for kind = \"random\" (e.g. [5, 8])")?;
+                if n.len() != 2 || n[0] > n[1] {
+                    return Err(self.err(
+                        span,
+                        "`vertices` takes [min, max] with min <= max for kind = \"random\"",
+                    ));
+                }
+                ShapeSpec::Random {
+                    vertices: [n[0], n[1]],
+                    aspect: aspect(r.aspect)?,
+                }
+            }
+        })
+    }
+
+    pub(super) fn radius(&self, raw: Spanned<RawRadius>) -> Result<RadiusDist> {
+        let span = raw.span();
+        let r = raw.into_inner();
+        Ok(match r.kind {
+            RadiusKind::Fixed => {
+                let when = "with kind = \"fixed\"";
+                self.forbidden(&r.mean, when)?;
+                self.forbidden(&r.width, when)?;
+                self.forbidden(&r.values, when)?;
+                RadiusDist::Fixed(self.required(r.value, &span, "value", "for kind = \"fixed\"")?.0)
+            }
+            RadiusKind::Uniform => {
+                let when = "with kind = \"uniform\"";
+                self.forbidden(&r.value, when)?;
+                self.forbidden(&r.values, when)?;
+                let req = "for kind = \"uniform\"";
+                RadiusDist::Uniform {
+                    mean: self.required(r.mean, &span, "mean", req)?.0,
+                    width: self.required(r.width, &span, "width", req)?.0,
+                }
+            }
+            RadiusKind::List => {
+                let when = "with kind = \"list\"";
+                self.forbidden(&r.value, when)?;
+                self.forbidden(&r.mean, when)?;
+                self.forbidden(&r.width, when)?;
+                let values = r
+                    .values
+                    .ok_or_else(|| self.err(span, "`values` is required for kind = \"list\""))?;
+                if values.get_ref().is_empty() {
+                    return Err(self.err(values.span(), "must hold at least one radius"));
+                }
+                RadiusDist::List(values.into_inner().into_iter().map(|v| v.0).collect())
+            }
+        })
+    }
+}
