@@ -31,92 +31,17 @@ use talus_kernels::contact::polygon_polygon::disc_polygon;
 use talus_kernels::geometry::overlap::overlap;
 use talus_kernels::geometry::polygon::to_world;
 
-/// Time integration scheme.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Integrator {
-    /// Velocity Verlet (kick-drift-kick), second order, symplectic.
-    Verlet,
-    /// Gear's 6-value predictor-corrector.
-    Gear,
-}
-
-#[derive(Debug, Clone)]
-pub struct Config {
-    pub dt: f64,
-    pub gravity: [f64; 2],
-    /// Hard bounds: a particle centre outside them is an error of the run.
-    pub domain_min: [f64; 2],
-    pub domain_max: [f64; 2],
-    pub integrator: Integrator,
-    pub neighbor: NeighborMethod,
-    /// Verlet skin (absolute length): boxes are enlarged by it on every side.
-    pub margin: f64,
-    /// Update the broad phase every step instead of only when a particle left its box.
-    pub every_step: bool,
-    /// Renumber particles along a Morton curve every this many steps (0 = only at start).
-    pub sort_every: u64,
-    /// Cheap tests run on candidate pairs of polygons before the exact one.
-    pub rejection: Rejection,
-}
-
-/// Energies and contact counts of the current state.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Energies {
-    pub kinetic: f64,
-    pub rotational: f64,
-    pub elastic: f64,
-    /// Touching particle pairs.
-    pub contacts: u64,
-    /// Touching particle-wall pairs.
-    pub wall_contacts: u64,
-}
-
-impl Energies {
-    pub fn total(&self) -> f64 {
-        self.kinetic + self.rotational + self.elastic
-    }
-}
-
-/// History of the Gear predictor for the three degrees of freedom (x, y, angle):
-/// acceleration and the third to fifth derivatives.
-#[derive(Debug, Default, Clone)]
-struct GearHistory {
-    a: [Vec<f64>; 3],
-    b: [Vec<f64>; 3],
-    c: [Vec<f64>; 3],
-    d: [Vec<f64>; 3],
-}
-
-impl GearHistory {
-    fn arrays(&mut self) -> impl Iterator<Item = &mut Vec<f64>> {
-        self.a
-            .iter_mut()
-            .chain(&mut self.b)
-            .chain(&mut self.c)
-            .chain(&mut self.d)
-    }
-
-    /// The three degrees of freedom (x, y, angle) as views for the Gear kernels.
-    fn dofs<'a>(&'a mut self, pos: [&'a mut Vec<f64>; 3], vel: [&'a mut Vec<f64>; 3]) -> [Derivatives<'a>; 3] {
-        let [a0, a1, a2] = &mut self.a;
-        let [b0, b1, b2] = &mut self.b;
-        let [c0, c1, c2] = &mut self.c;
-        let [d0, d1, d2] = &mut self.d;
-        let [x0, x1, x2] = pos;
-        let [v0, v1, v2] = vel;
-        let dof = |x, v, a, b, c, d| Derivatives { x, v, a, b, c, d };
-        [
-            dof(x0, v0, a0, b0, c0, d0),
-            dof(x1, v1, a1, b1, c1, d1),
-            dof(x2, v2, a2, b2, c2, d2),
-        ]
-    }
-}
-
 #[macro_use]
 mod broad;
+mod config;
+mod gear_history;
+mod measure;
 use broad::{Broad, PairList};
 pub use broad::{NeighborMethod, QUADTREE_LEAF};
+use config::{check_config, check_radius};
+pub use config::{Config, Integrator, MAX_MATERIALS};
+use gear_history::GearHistory;
+pub use measure::Energies;
 mod state;
 mod state_check;
 pub use state::{Elem, Section, SectionSource, SETTINGS_SECTIONS};
@@ -882,120 +807,6 @@ impl Simulation {
         self.workers.pool.profile.clear();
     }
 
-    /// Energies of the current state and the number of touching pairs.
-    pub fn energies(&self) -> Energies {
-        let ps = &self.particles;
-        let mut e = Energies::default();
-        for p in 0..ps.len() {
-            if ps.inv_mass[p] > 0.0 {
-                e.kinetic += 0.5 * ps.mass(p) * (ps.vx[p] * ps.vx[p] + ps.vy[p] * ps.vy[p]);
-                e.rotational += 0.5 * ps.inertia(p) * ps.omega[p] * ps.omega[p];
-            }
-        }
-        for (s, i, j) in self.contacts.iter() {
-            let (i, j) = (i as usize, j as usize);
-            let prm = self.params.get(ps.material[i], ps.material[j]);
-            if let Some(sh) = self.shapes.as_ref().filter(|sh| sh.is_polygon(i) || sh.is_polygon(j)) {
-                // Polygons: the energy of F = E A / l for an overlap growing at a fixed
-                // contact-line width w, E A^2 / (2 l w), plus the tangential spring.
-                let body = |p: usize| polygon_body(ps, sh, p);
-                let xi = self.contacts.xi[s];
-                if sh.is_polygon(i) && sh.is_polygon(j) {
-                    if let Some(o) = overlap(&sh.world[sh.range(i)], &sh.world[sh.range(j)]) {
-                        let l = 2.0 * ps.radius[i] * ps.radius[j] / (ps.radius[i] + ps.radius[j]);
-                        let w = o
-                            .line
-                            .map_or(l, |[a, b]| (b[0] - a[0]).hypot(b[1] - a[1]).max(1e-3 * l));
-                        e.elastic += prm.kn * o.area * o.area / (2.0 * l * w) + 0.5 * prm.kt * xi * xi;
-                        e.contacts += 1;
-                    }
-                } else {
-                    // Disc and polygon: the linear law of the penetration depth (dt = 0:
-                    // evaluate only, on a copy of the spring).
-                    let (d, p) = if sh.is_polygon(j) { (i, j) } else { (j, i) };
-                    let inv = ps.inv_mass[i] + ps.inv_mass[j];
-                    if inv > 0.0 {
-                        if let Some(c) = disc_polygon(prm, &body(d), &body(p), inv, &mut xi.clone(), 0.0) {
-                            e.elastic += elastic_energy(prm, c.overlap, xi);
-                            e.contacts += 1;
-                        }
-                    }
-                }
-                continue;
-            }
-            let d = (ps.x[j] - ps.x[i]).hypot(ps.y[j] - ps.y[i]);
-            let overlap = ps.radius[i] + ps.radius[j] - d;
-            if overlap > 0.0 {
-                e.elastic += elastic_energy(prm, overlap, self.contacts.xi[s]);
-                e.contacts += 1;
-            }
-        }
-        for k in 0..self.wall_contacts.len() {
-            let p = self.wall_contacts.p[k] as usize;
-            let wall = &self.walls[self.wall_contacts.w[k] as usize];
-            if self.shapes.as_ref().is_some_and(|sh| sh.is_polygon(p)) {
-                let a = self.wall_contacts.area[k];
-                if a > 0.0 {
-                    let prm = self.params.get(ps.material[p], wall.material);
-                    e.elastic += prm.kn * a * a / (2.0 * ps.radius[p] * ps.radius[p]);
-                    e.wall_contacts += 1;
-                }
-                continue;
-            }
-            let overlap = ps.radius[p] - wall.line.distance(ps.x[p], ps.y[p]);
-            if overlap > 0.0 {
-                let prm = self.params.get(ps.material[p], wall.material);
-                e.elastic += elastic_energy(prm, overlap, self.wall_contacts.xi[k]);
-                e.wall_contacts += 1;
-            }
-        }
-        e
-    }
-
-    /// Coordination number: touching particle pairs per particle, counted from both sides
-    /// (2 x pairs / N), as LAMMPS `compute contact/atom` does. Walls not counted.
-    pub fn contacts_per_particle(&self) -> f64 {
-        2.0 * self.energies().contacts as f64 / self.grains().max(1) as f64
-    }
-
-    /// Particles that are grains: all but the wall bodies (fixed or driven).
-    pub fn grains(&self) -> usize {
-        self.len() - self.particles.wall_bodies()
-    }
-
-    /// Candidate pairs in the contact table.
-    pub fn candidate_pairs(&self) -> usize {
-        self.contacts.len()
-    }
-
-    /// Bytes held by all per-particle and per-pair arrays (capacity).
-    pub fn memory_bytes(&self) -> usize {
-        let broad = with_broad!(&self.broad, m => NeighborSearch::memory_bytes(&**m));
-        let shapes = self.shapes.as_ref().map_or(0, |s| s.memory_bytes());
-        let gear = self.gear.as_ref().map_or(0, |g| {
-            g.a.iter()
-                .chain(&g.b)
-                .chain(&g.c)
-                .chain(&g.d)
-                .map(|a| a.capacity() * 8)
-                .sum()
-        });
-        self.particles.memory_bytes()
-            + self.contacts.memory_bytes()
-            + self.wall_contacts.memory_bytes()
-            + broad
-            + gear
-            + shapes
-    }
-
-    /// The sweep's counters (None for other methods).
-    pub fn sweep_stats(&self) -> Option<talus_kernels::neighbor::sweep::SweepStats> {
-        match &self.broad {
-            Broad::Sweep(s) => Some(s.stats),
-            _ => None,
-        }
-    }
-
     /// The contact coefficients of a pair of materials.
     pub fn contact_params(&self, a: u16, b: u16) -> ContactParams {
         *self.params.get(a, b)
@@ -1005,78 +816,6 @@ impl Simulation {
     pub fn request_rebuild(&mut self) {
         self.needs_rebuild = true;
     }
-}
-
-/// Most materials of a simulation.
-pub const MAX_MATERIALS: usize = 1024;
-
-/// A radius is positive, finite, not larger than the domain (a bounding radius beyond
-/// that is a mistake, and the quadtree would cut its box into millions of tiles), and not
-/// below what the neighbour search can resolve: boxes are stored as `f32`, rounded outward
-/// by up to 2^-22 of the coordinate, so a radius below 2^-20 of the largest coordinate of
-/// the domain would give boxes mostly made of rounding (and a domain 2^40 times larger
-/// than its particles would put them all in one quadtree leaf).
-fn check_radius(r: f64, c: &Config) -> std::result::Result<(), String> {
-    let extent = (c.domain_max[0] - c.domain_min[0]).max(c.domain_max[1] - c.domain_min[1]);
-    let coord = c
-        .domain_min
-        .iter()
-        .chain(&c.domain_max)
-        .fold(0.0f64, |m, v| m.max(v.abs()));
-    let finest = coord * (1.0 / (1u64 << 20) as f64);
-    if !(r > 0.0 && r.is_finite()) {
-        Err(format!("radius {r} must be positive and finite"))
-    } else if r > extent {
-        Err(format!("radius {r} is larger than the domain ({extent} across)"))
-    } else if r < finest {
-        Err(format!(
-            "radius {r} is below the resolution of the domain's coordinates ({finest:.3e} = 2^-20 of {coord:e}: \
-             bounding boxes are stored in single precision); use a smaller domain or move it nearer the origin"
-        ))
-    } else {
-        Ok(())
-    }
-}
-
-fn check_config(c: &Config, materials: &[Material], walls: &[Wall]) -> Result<()> {
-    let bad = |m: String| Err(EngineError::Setup(m));
-    if !(c.dt > 0.0 && c.dt.is_finite()) {
-        return bad(format!("time step {} must be positive", c.dt));
-    }
-    if !(c.margin >= 0.0 && c.margin.is_finite()) {
-        return bad(format!("neighbour margin {} must be >= 0", c.margin));
-    }
-    if !(c.domain_min.iter().chain(&c.domain_max).all(|v| v.is_finite())) {
-        return bad(format!(
-            "domain min {:?} and max {:?} must be finite",
-            c.domain_min, c.domain_max
-        ));
-    }
-    if !c.gravity.iter().all(|g| g.is_finite()) {
-        return bad(format!("gravity {:?} must be finite", c.gravity));
-    }
-    if !(c.domain_min[0] < c.domain_max[0] && c.domain_min[1] < c.domain_max[1]) {
-        return bad(format!(
-            "domain min {:?} must be below max {:?}",
-            c.domain_min, c.domain_max
-        ));
-    }
-    if materials.is_empty() || materials.len() > MAX_MATERIALS {
-        return bad(format!(
-            "{} materials: at least one and at most {MAX_MATERIALS} (the pair table has one entry per pair)",
-            materials.len()
-        ));
-    }
-    for w in walls {
-        if w.material as usize >= materials.len() {
-            return bad(format!("wall material {} does not exist", w.material));
-        }
-        let n = w.line.normal;
-        if ((n[0] * n[0] + n[1] * n[1]).sqrt() - 1.0).abs() > 1e-9 {
-            return bad(format!("wall normal {n:?} must be a unit vector"));
-        }
-    }
-    Ok(())
 }
 
 /// Spread the low 16 bits of `v` to the even bits (Morton code helper).

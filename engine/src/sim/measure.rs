@@ -1,0 +1,137 @@
+//! Measurements of the current state: energies, contact counts, memory, the neighbour
+//! search's counters. Read-only: they change nothing the step uses.
+use super::*;
+
+/// Energies and contact counts of the current state.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Energies {
+    pub kinetic: f64,
+    pub rotational: f64,
+    pub elastic: f64,
+    /// Touching particle pairs.
+    pub contacts: u64,
+    /// Touching particle-wall pairs.
+    pub wall_contacts: u64,
+}
+
+impl Energies {
+    pub fn total(&self) -> f64 {
+        self.kinetic + self.rotational + self.elastic
+    }
+}
+
+impl Simulation {
+    /// Energies of the current state and the number of touching pairs.
+    pub fn energies(&self) -> Energies {
+        let ps = &self.particles;
+        let mut e = Energies::default();
+        for p in 0..ps.len() {
+            if ps.inv_mass[p] > 0.0 {
+                e.kinetic += 0.5 * ps.mass(p) * (ps.vx[p] * ps.vx[p] + ps.vy[p] * ps.vy[p]);
+                e.rotational += 0.5 * ps.inertia(p) * ps.omega[p] * ps.omega[p];
+            }
+        }
+        for (s, i, j) in self.contacts.iter() {
+            let (i, j) = (i as usize, j as usize);
+            let prm = self.params.get(ps.material[i], ps.material[j]);
+            if let Some(sh) = self.shapes.as_ref().filter(|sh| sh.is_polygon(i) || sh.is_polygon(j)) {
+                // Polygons: the energy of F = E A / l for an overlap growing at a fixed
+                // contact-line width w, E A^2 / (2 l w), plus the tangential spring.
+                let body = |p: usize| polygon_body(ps, sh, p);
+                let xi = self.contacts.xi[s];
+                if sh.is_polygon(i) && sh.is_polygon(j) {
+                    if let Some(o) = overlap(&sh.world[sh.range(i)], &sh.world[sh.range(j)]) {
+                        let l = 2.0 * ps.radius[i] * ps.radius[j] / (ps.radius[i] + ps.radius[j]);
+                        let w = o
+                            .line
+                            .map_or(l, |[a, b]| (b[0] - a[0]).hypot(b[1] - a[1]).max(1e-3 * l));
+                        e.elastic += prm.kn * o.area * o.area / (2.0 * l * w) + 0.5 * prm.kt * xi * xi;
+                        e.contacts += 1;
+                    }
+                } else {
+                    // Disc and polygon: the linear law of the penetration depth (dt = 0:
+                    // evaluate only, on a copy of the spring).
+                    let (d, p) = if sh.is_polygon(j) { (i, j) } else { (j, i) };
+                    let inv = ps.inv_mass[i] + ps.inv_mass[j];
+                    if inv > 0.0 {
+                        if let Some(c) = disc_polygon(prm, &body(d), &body(p), inv, &mut xi.clone(), 0.0) {
+                            e.elastic += elastic_energy(prm, c.overlap, xi);
+                            e.contacts += 1;
+                        }
+                    }
+                }
+                continue;
+            }
+            let d = (ps.x[j] - ps.x[i]).hypot(ps.y[j] - ps.y[i]);
+            let overlap = ps.radius[i] + ps.radius[j] - d;
+            if overlap > 0.0 {
+                e.elastic += elastic_energy(prm, overlap, self.contacts.xi[s]);
+                e.contacts += 1;
+            }
+        }
+        for k in 0..self.wall_contacts.len() {
+            let p = self.wall_contacts.p[k] as usize;
+            let wall = &self.walls[self.wall_contacts.w[k] as usize];
+            if self.shapes.as_ref().is_some_and(|sh| sh.is_polygon(p)) {
+                let a = self.wall_contacts.area[k];
+                if a > 0.0 {
+                    let prm = self.params.get(ps.material[p], wall.material);
+                    e.elastic += prm.kn * a * a / (2.0 * ps.radius[p] * ps.radius[p]);
+                    e.wall_contacts += 1;
+                }
+                continue;
+            }
+            let overlap = ps.radius[p] - wall.line.distance(ps.x[p], ps.y[p]);
+            if overlap > 0.0 {
+                let prm = self.params.get(ps.material[p], wall.material);
+                e.elastic += elastic_energy(prm, overlap, self.wall_contacts.xi[k]);
+                e.wall_contacts += 1;
+            }
+        }
+        e
+    }
+
+    /// Coordination number: touching particle pairs per particle, counted from both sides
+    /// (2 x pairs / N), as LAMMPS `compute contact/atom` does. Walls not counted.
+    pub fn contacts_per_particle(&self) -> f64 {
+        2.0 * self.energies().contacts as f64 / self.grains().max(1) as f64
+    }
+
+    /// Particles that are grains: all but the wall bodies (fixed or driven).
+    pub fn grains(&self) -> usize {
+        self.len() - self.particles.wall_bodies()
+    }
+
+    /// Candidate pairs in the contact table.
+    pub fn candidate_pairs(&self) -> usize {
+        self.contacts.len()
+    }
+
+    /// Bytes held by all per-particle and per-pair arrays (capacity).
+    pub fn memory_bytes(&self) -> usize {
+        let broad = with_broad!(&self.broad, m => NeighborSearch::memory_bytes(&**m));
+        let shapes = self.shapes.as_ref().map_or(0, |s| s.memory_bytes());
+        let gear = self.gear.as_ref().map_or(0, |g| {
+            g.a.iter()
+                .chain(&g.b)
+                .chain(&g.c)
+                .chain(&g.d)
+                .map(|a| a.capacity() * 8)
+                .sum()
+        });
+        self.particles.memory_bytes()
+            + self.contacts.memory_bytes()
+            + self.wall_contacts.memory_bytes()
+            + broad
+            + gear
+            + shapes
+    }
+
+    /// The sweep's counters (None for other methods).
+    pub fn sweep_stats(&self) -> Option<talus_kernels::neighbor::sweep::SweepStats> {
+        match &self.broad {
+            Broad::Sweep(s) => Some(s.stats),
+            _ => None,
+        }
+    }
+}
