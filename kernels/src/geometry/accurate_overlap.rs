@@ -13,7 +13,7 @@
 //! it gives up and the expansions of [`super::exact_overlap`] decide.
 use super::exact_overlap::Side;
 use super::expansion::EPS;
-use super::overlap::{assemble, Crossing, Overlap, Tier, MAX_VERTICES};
+use super::overlap_result::{assemble, Crossing, Overlap, Tier, MAX_VERTICES};
 use super::predicates::{orient, orient_accurate};
 
 /// Where a corner of the f64 clipping comes from.
@@ -49,7 +49,7 @@ pub fn overlap_accurate(a: &[[f64; 2]], b: &[[f64; 2]], ca: [f64; 2], cb: [f64; 
     // Back to a first: b entering a is a leaving b; the normal from a towards b.
     Some(o.map(|o| Overlap {
         normal: [-o.normal[0], -o.normal[1]],
-        crossings: o.crossings.map(|c| super::crossings::Crossings {
+        crossings: o.crossings.map(|c| super::overlap_result::Crossings {
             ia: c.lb,
             jb: c.ka,
             ka: c.jb,

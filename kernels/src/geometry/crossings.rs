@@ -14,49 +14,11 @@
 //! or more crossings) the caller clips ([`super::overlap::overlap_about`]), which finds
 //! the new crossing edges.
 use super::expansion::EPS;
-use super::overlap::{assemble_line, overlap_about, Overlap, OverlapScratch, Tier, CORNER_ERROR};
+use super::overlap::{overlap_about, OverlapScratch, CORNER_ERROR};
+pub use super::overlap_result::Crossings;
+use super::overlap_result::{assemble_line, Overlap, Tier};
 use super::predicates::orient_accurate;
 use super::{next, sub};
-
-/// The edges on which the boundaries of a and b cross (edge k runs from vertex k to k+1,
-/// counter-clockwise): at the entry point P, a's edge `ia` passes into b through b's edge
-/// `jb`; at the exit point Q, a's edge `ka` leaves b through b's edge `lb`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Crossings {
-    pub ia: u8,
-    pub jb: u8,
-    pub ka: u8,
-    pub lb: u8,
-}
-
-// Edge indices are packed in 7 bits each.
-const _: () = assert!(super::overlap::MAX_VERTICES <= 128);
-
-impl Crossings {
-    /// Marks a packed value as crossings; a packed closest-feature pair
-    /// ([`super::closest_features::FeaturePair`], 16 bits a side, indices below 64) never
-    /// has this bit, so the contact table keeps either in the same `u32`.
-    const TAG: u32 = 1 << 31;
-
-    pub fn pack(self) -> u32 {
-        Self::TAG
-            | (self.ia as u32 & 0x7f)
-            | (self.jb as u32 & 0x7f) << 8
-            | (self.ka as u32 & 0x7f) << 16
-            | (self.lb as u32 & 0x7f) << 24
-    }
-
-    /// The crossings packed in `v`, if it holds crossings (indices not yet checked
-    /// against the polygons).
-    pub fn unpack(v: u32) -> Option<Crossings> {
-        (v & Self::TAG != 0).then_some(Crossings {
-            ia: (v & 0x7f) as u8,
-            jb: (v >> 8 & 0x7f) as u8,
-            ka: (v >> 16 & 0x7f) as u8,
-            lb: (v >> 24 & 0x7f) as u8,
-        })
-    }
-}
 
 /// Twice the signed area of (p, q, r): positive when r is left of the line p -> q.
 #[inline(always)]

@@ -16,7 +16,7 @@
 //! Where exact signs and accurately evaluated orientations suffice, the cheaper tier of
 //! [`super::accurate_overlap`] has answered before (see [`super::overlap::overlap_robust`]).
 use super::expansion::Expansion;
-use super::overlap::{assemble, Crossing, Overlap, Tier, MAX_VERTICES};
+use super::overlap_result::{assemble, Crossing, Overlap, Tier, MAX_VERTICES};
 
 /// An input line through `p` along `d` (exact differences).
 struct Line {

@@ -7,6 +7,7 @@ pub mod crossings;
 pub mod exact_overlap;
 pub mod expansion;
 pub mod overlap;
+pub mod overlap_result;
 pub mod penetration;
 pub mod point_distance;
 pub mod polygon;

@@ -14,132 +14,17 @@
 //! arithmetic where even that cannot vouch for the area ([`super::exact_overlap`]).
 use super::accurate_overlap::overlap_accurate;
 use super::cross;
-use super::crossings::Crossings;
 use super::exact_overlap::overlap_exact;
 use super::expansion::EPS;
+use super::overlap_result::assemble;
+pub use super::overlap_result::{Overlap, Tier, MAX_VERTICES};
 
-/// Largest vertex count of one polygon.
-pub const MAX_VERTICES: usize = 64;
 const CAP: usize = 2 * MAX_VERTICES + 4;
 /// Segment tag: part of the boundary of the first polygon.
 const ON_A: u16 = u16::MAX;
 /// Segment tag: the chord closing the narrowed part of a (see [`overlap_in`]), on neither
 /// boundary.
 const ON_H: u16 = u16::MAX - 1;
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Overlap {
-    pub area: f64,
-    pub centroid: [f64; 2],
-    /// The points where the two boundaries cross (the ends of the contact line), when there
-    /// are exactly two (always, unless the configuration is degenerate).
-    pub line: Option<[[f64; 2]; 2]>,
-    /// Unit normal of the contact line, pointing from the first polygon into the second.
-    pub normal: [f64; 2],
-    /// Length of the contact line (0 without one).
-    pub line_length: f64,
-    /// The edges carrying the two crossing points, for [`super::crossings`] to track.
-    pub crossings: Option<Crossings>,
-    /// The arithmetic that computed it.
-    pub tier: Tier,
-}
-
-/// Which arithmetic computed an overlap, cheapest first. The narrow-phase statistics count
-/// the slow tiers apart: their costs differ by an order of magnitude.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tier {
-    /// f64, vouched for to 1e-10 of the area by its forward error bound (the clipping
-    /// here, the tracked crossings of [`super::crossings`]).
-    Fast,
-    /// f64 with exact signs and accurately evaluated orientations
-    /// ([`super::accurate_overlap`], and the retry of the tracked crossings), where the fast
-    /// path could not vouch for the area.
-    Accurate,
-    /// Expansion arithmetic ([`super::exact_overlap`]), where even that could not.
-    Exact,
-}
-
-/// Where a's boundary crosses b's: a's edge, b's edge, and whether a enters b there.
-pub(crate) type Crossing = (usize, usize, bool);
-
-/// The overlap of twice-area `a2` and `centroid`, whose boundary passes the crossing points
-/// `cuts` (in order, relative to `origin`): the contact line between them when there are
-/// exactly two, and their edges for [`super::crossings`] to track when a enters b at one
-/// and leaves at the other. The one place every tier turns its crossings into a contact;
-/// the normal from the relative points (their rounding, not the origin's, sets its error).
-#[inline(always)]
-pub(crate) fn assemble(
-    a2: f64,
-    centroid: [f64; 2],
-    origin: [f64; 2],
-    cuts: impl IntoIterator<Item = ([f64; 2], Crossing)>,
-    ca: [f64; 2],
-    cb: [f64; 2],
-    tier: Tier,
-) -> Overlap {
-    let mut pts = [[0.0; 2]; 2];
-    let mut found = 0;
-    let (mut entry, mut exit) = (None, None);
-    for (p, (ea, eb, enters)) in cuts {
-        if found < 2 {
-            pts[found] = p;
-        }
-        found += 1;
-        if enters {
-            entry = Some((ea as u8, eb as u8));
-        } else {
-            exit = Some((ea as u8, eb as u8));
-        }
-    }
-    let local = (found == 2).then_some(pts);
-    let crossings = match (found, entry, exit) {
-        (2, Some((ia, jb)), Some((ka, lb))) => Some(Crossings { ia, jb, ka, lb }),
-        _ => None,
-    };
-    let (normal, line_length) = contact_normal(local, ca, cb);
-    let at = |p: [f64; 2]| [origin[0] + p[0], origin[1] + p[1]];
-    let line = local.map(|[p, q]| [at(p), at(q)]);
-    Overlap {
-        area: 0.5 * a2,
-        centroid,
-        line,
-        normal,
-        line_length,
-        crossings,
-        tier,
-    }
-}
-
-/// [`assemble`] for a contact whose crossings `c` are known, P and Q (relative to
-/// `origin`) on them: the tracked contacts' form, without the search. None where P = Q (no
-/// line to take the normal from).
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-pub(crate) fn assemble_line(
-    a2: f64,
-    centroid: [f64; 2],
-    origin: [f64; 2],
-    [p, q]: [[f64; 2]; 2],
-    c: Crossings,
-    ca: [f64; 2],
-    cb: [f64; 2],
-    tier: Tier,
-) -> Option<Overlap> {
-    let (normal, line_length) = contact_normal(Some([p, q]), ca, cb);
-    let at = |p: [f64; 2]| [origin[0] + p[0], origin[1] + p[1]];
-    if line_length == 0.0 {
-        return None;
-    }
-    Some(Overlap {
-        area: 0.5 * a2,
-        centroid,
-        line: Some([at(p), at(q)]),
-        normal,
-        line_length,
-        crossings: Some(c),
-        tier,
-    })
-}
 
 /// The overlap where the f64 clipping cannot vouch for it: with exact signs
 /// ([`overlap_accurate`]), else in expansions ([`overlap_exact`]).
@@ -465,26 +350,6 @@ pub fn overlap_about(
         .filter(|v| v.kind != NOT_CROSSING)
         .map(|v| (v.p, (v.ea as usize, v.eb as usize, v.kind == ENTRY)));
     Some(assemble(a2, centroid, o, cuts, ca, cb, Tier::Fast))
-}
-
-/// The unit normal of the contact line (perpendicular to it, or along the centres without
-/// one), pointing from `ca` towards `cb`, and the line's length (0 without one).
-#[inline(always)]
-fn contact_normal(line: Option<[[f64; 2]; 2]>, ca: [f64; 2], cb: [f64; 2]) -> ([f64; 2], f64) {
-    let mut nrm = match line {
-        Some([p, q]) => [-(q[1] - p[1]), q[0] - p[0]],
-        None => [cb[0] - ca[0], cb[1] - ca[1]],
-    };
-    if nrm[0] * (cb[0] - ca[0]) + nrm[1] * (cb[1] - ca[1]) < 0.0 {
-        nrm = [-nrm[0], -nrm[1]];
-    }
-    let len = (nrm[0] * nrm[0] + nrm[1] * nrm[1]).sqrt();
-    let normal = if len > 0.0 {
-        [nrm[0] / len, nrm[1] / len]
-    } else {
-        [1.0, 0.0]
-    };
-    (normal, if line.is_some() { len } else { 0.0 })
 }
 
 /// Bound on how far (in units of eps r) a corner computed by the f64 clipping can lie from

@@ -1,0 +1,182 @@
+//! What the overlap kernels return, and the one place they assemble it: the overlap's area,
+//! centroid and contact line ([`Overlap`]), the arithmetic that computed it ([`Tier`]), the
+//! crossing edges a lasting contact is tracked by ([`Crossings`], packed into the contact
+//! table). The clipping (`overlap.rs`), the tracked crossings (`crossings.rs`) and the slow
+//! paths (`accurate_overlap.rs`, `exact_overlap.rs`) all build on it, and it on none of them.
+
+/// Largest vertex count of one polygon.
+pub const MAX_VERTICES: usize = 64;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Overlap {
+    pub area: f64,
+    pub centroid: [f64; 2],
+    /// The points where the two boundaries cross (the ends of the contact line), when there
+    /// are exactly two (always, unless the configuration is degenerate).
+    pub line: Option<[[f64; 2]; 2]>,
+    /// Unit normal of the contact line, pointing from the first polygon into the second.
+    pub normal: [f64; 2],
+    /// Length of the contact line (0 without one).
+    pub line_length: f64,
+    /// The edges carrying the two crossing points, for [`super::crossings`] to track.
+    pub crossings: Option<Crossings>,
+    /// The arithmetic that computed it.
+    pub tier: Tier,
+}
+
+/// Which arithmetic computed an overlap, cheapest first. The narrow-phase statistics count
+/// the slow tiers apart: their costs differ by an order of magnitude.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tier {
+    /// f64, vouched for to 1e-10 of the area by its forward error bound (the clipping
+    /// here, the tracked crossings of [`super::crossings`]).
+    Fast,
+    /// f64 with exact signs and accurately evaluated orientations
+    /// ([`super::accurate_overlap`], and the retry of the tracked crossings), where the fast
+    /// path could not vouch for the area.
+    Accurate,
+    /// Expansion arithmetic ([`super::exact_overlap`]), where even that could not.
+    Exact,
+}
+
+/// Where a's boundary crosses b's: a's edge, b's edge, and whether a enters b there.
+pub(crate) type Crossing = (usize, usize, bool);
+
+/// The overlap of twice-area `a2` and `centroid`, whose boundary passes the crossing points
+/// `cuts` (in order, relative to `origin`): the contact line between them when there are
+/// exactly two, and their edges for [`super::crossings`] to track when a enters b at one
+/// and leaves at the other. The one place every tier turns its crossings into a contact;
+/// the normal from the relative points (their rounding, not the origin's, sets its error).
+#[inline(always)]
+pub(crate) fn assemble(
+    a2: f64,
+    centroid: [f64; 2],
+    origin: [f64; 2],
+    cuts: impl IntoIterator<Item = ([f64; 2], Crossing)>,
+    ca: [f64; 2],
+    cb: [f64; 2],
+    tier: Tier,
+) -> Overlap {
+    let mut pts = [[0.0; 2]; 2];
+    let mut found = 0;
+    let (mut entry, mut exit) = (None, None);
+    for (p, (ea, eb, enters)) in cuts {
+        if found < 2 {
+            pts[found] = p;
+        }
+        found += 1;
+        if enters {
+            entry = Some((ea as u8, eb as u8));
+        } else {
+            exit = Some((ea as u8, eb as u8));
+        }
+    }
+    let local = (found == 2).then_some(pts);
+    let crossings = match (found, entry, exit) {
+        (2, Some((ia, jb)), Some((ka, lb))) => Some(Crossings { ia, jb, ka, lb }),
+        _ => None,
+    };
+    let (normal, line_length) = contact_normal(local, ca, cb);
+    let at = |p: [f64; 2]| [origin[0] + p[0], origin[1] + p[1]];
+    let line = local.map(|[p, q]| [at(p), at(q)]);
+    Overlap {
+        area: 0.5 * a2,
+        centroid,
+        line,
+        normal,
+        line_length,
+        crossings,
+        tier,
+    }
+}
+
+/// [`assemble`] for a contact whose crossings `c` are known, P and Q (relative to
+/// `origin`) on them: the tracked contacts' form, without the search. None where P = Q (no
+/// line to take the normal from).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn assemble_line(
+    a2: f64,
+    centroid: [f64; 2],
+    origin: [f64; 2],
+    [p, q]: [[f64; 2]; 2],
+    c: Crossings,
+    ca: [f64; 2],
+    cb: [f64; 2],
+    tier: Tier,
+) -> Option<Overlap> {
+    let (normal, line_length) = contact_normal(Some([p, q]), ca, cb);
+    let at = |p: [f64; 2]| [origin[0] + p[0], origin[1] + p[1]];
+    if line_length == 0.0 {
+        return None;
+    }
+    Some(Overlap {
+        area: 0.5 * a2,
+        centroid,
+        line: Some([at(p), at(q)]),
+        normal,
+        line_length,
+        crossings: Some(c),
+        tier,
+    })
+}
+
+/// The unit normal of the contact line (perpendicular to it, or along the centres without
+/// one), pointing from `ca` towards `cb`, and the line's length (0 without one).
+#[inline(always)]
+pub(crate) fn contact_normal(line: Option<[[f64; 2]; 2]>, ca: [f64; 2], cb: [f64; 2]) -> ([f64; 2], f64) {
+    let mut nrm = match line {
+        Some([p, q]) => [-(q[1] - p[1]), q[0] - p[0]],
+        None => [cb[0] - ca[0], cb[1] - ca[1]],
+    };
+    if nrm[0] * (cb[0] - ca[0]) + nrm[1] * (cb[1] - ca[1]) < 0.0 {
+        nrm = [-nrm[0], -nrm[1]];
+    }
+    let len = (nrm[0] * nrm[0] + nrm[1] * nrm[1]).sqrt();
+    let normal = if len > 0.0 {
+        [nrm[0] / len, nrm[1] / len]
+    } else {
+        [1.0, 0.0]
+    };
+    (normal, if line.is_some() { len } else { 0.0 })
+}
+
+/// The edges on which the boundaries of a and b cross (edge k runs from vertex k to k+1,
+/// counter-clockwise): at the entry point P, a's edge `ia` passes into b through b's edge
+/// `jb`; at the exit point Q, a's edge `ka` leaves b through b's edge `lb`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Crossings {
+    pub ia: u8,
+    pub jb: u8,
+    pub ka: u8,
+    pub lb: u8,
+}
+
+// Edge indices are packed in 7 bits each.
+const _: () = assert!(MAX_VERTICES <= 128);
+
+impl Crossings {
+    /// Marks a packed value as crossings; a packed closest-feature pair
+    /// ([`super::closest_features::FeaturePair`], 16 bits a side, indices below 64) never
+    /// has this bit, so the contact table keeps either in the same `u32`.
+    const TAG: u32 = 1 << 31;
+
+    pub fn pack(self) -> u32 {
+        Self::TAG
+            | (self.ia as u32 & 0x7f)
+            | (self.jb as u32 & 0x7f) << 8
+            | (self.ka as u32 & 0x7f) << 16
+            | (self.lb as u32 & 0x7f) << 24
+    }
+
+    /// The crossings packed in `v`, if it holds crossings (indices not yet checked
+    /// against the polygons).
+    pub fn unpack(v: u32) -> Option<Crossings> {
+        (v & Self::TAG != 0).then_some(Crossings {
+            ia: (v & 0x7f) as u8,
+            jb: (v >> 8 & 0x7f) as u8,
+            ka: (v >> 16 & 0x7f) as u8,
+            lb: (v >> 24 & 0x7f) as u8,
+        })
+    }
+}
