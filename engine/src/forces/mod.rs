@@ -1,7 +1,7 @@
 //! Contact forces: what the pair loops share (material parameters, the sinks a force goes
 //! into, the narrow phase's work and counters), and one file per kind of pair: disc-disc,
 //! disc-polygon, polygon-polygon, any pair of a simulation with polygons, walls. The pool's
-//! force phase (`parallel.rs`) runs them over chunks of the contact table.
+//! force phase (`parallel/pair_forces.rs`) runs them over chunks of the contact table.
 use talus_kernels::contact::disc_disc::ContactForce;
 use talus_kernels::contact::polygon_polygon::ContactBody;
 use talus_kernels::contact::ContactParams;

@@ -1,0 +1,256 @@
+//! The phases of a step on the worker pool, and the force-summation strategies.
+//!
+//! Work is split without locks on the hot data: the particle arrays are cut into one
+//! contiguous share per thread (static split, for the even per-particle passes; the Verlet
+//! passes cut each share into blocks that an idle thread steals from its end, see
+//! `pool::Stealing`), the contact table into many small chunks claimed from an atomic
+//! counter (dynamic split: a polygon pair costs ten times a disc pair). Each chunk's
+//! mutable slices sit behind a `parking_lot::Mutex` that exactly one thread locks, once per
+//! phase: the borrow checker sees disjoint data, and an uncontended lock costs two atomic
+//! operations per chunk.
+//!
+//! Summing the pair forces into the particles is where threads meet. Three strategies:
+//! - `deterministic` (default): the chunk of slots holding a particle's first slot folds
+//!   its forces straight into the loads; later chunks defer theirs to a short fix-up pass
+//!   that continues the fold in slot order (`owner_sum`). The loads are bitwise those of
+//!   the serial run for any thread count (the force of a slot never depends on the thread
+//!   that computed it, and each particle's additions happen in slot order).
+//! - `per-thread`: each thread adds into its own force arrays, which a second pass sums
+//!   (Chen & Matuttis 2013, Fig. 7); the order of additions depends on the thread count.
+//! - `mutex`: one lock per particle, held for the addition (Schinner 1999, Fig. 12); the
+//!   order depends on the timing.
+//!
+//! The wall forces follow in the same phase as the fix-up or the reduction: each
+//! particle's are added by the thread that completed its pair sum, after it, as the serial
+//! step adds them.
+
+mod neighbor;
+mod pair_forces;
+mod particle_passes;
+
+use std::ops::Range;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use parking_lot::Mutex;
+
+use crate::contacts::{ContactTable, FREE};
+use crate::error::Result;
+use crate::forces::disc_disc::{disc_slots, DiscView};
+use crate::forces::pair_with_shapes::pair_with_shapes;
+use crate::forces::walls::WallWork;
+use crate::forces::{ForceSink, LoadSink, NarrowStats, NarrowWork, OneMaterial, Rejection, SlotState, WallSink};
+use crate::owner_sum::{fix_up, OwnerPlan, OwnerSink, SharedLoad, SharedLoads, SharedLoadsSink};
+use crate::pool::{chunk, Dynamic, Phase, Pool, Stealing};
+use crate::shapes::Shapes;
+use crate::store::ParticleStore;
+use crate::walls::WallContacts;
+use talus_kernels::contact::disc_disc::ContactForce;
+use talus_kernels::geometry::overlap::OverlapScratch;
+use talus_kernels::geometry::polygon::to_world;
+use talus_kernels::integrate::gear::{self, Derivatives};
+use talus_kernels::integrate::position_check::check_positions;
+use talus_kernels::integrate::verlet::{self, Check, CheckResult, Inertia, Kinematics, Loads};
+
+/// How the pair forces are summed into the particles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, PartialOrd, Ord, Hash)]
+pub enum ForceStrategy {
+    /// Per-slot forces summed per particle in slot order: bitwise the serial result.
+    #[default]
+    Deterministic,
+    /// Per-thread force arrays, summed afterwards.
+    PerThread,
+    /// One lock per particle.
+    Mutex,
+}
+
+impl ForceStrategy {
+    pub const ALL: [ForceStrategy; 3] = [
+        ForceStrategy::Deterministic,
+        ForceStrategy::PerThread,
+        ForceStrategy::Mutex,
+    ];
+}
+
+impl std::fmt::Display for ForceStrategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ForceStrategy::Deterministic => "deterministic",
+            ForceStrategy::PerThread => "per-thread",
+            ForceStrategy::Mutex => "mutex",
+        })
+    }
+}
+
+impl FromStr for ForceStrategy {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "deterministic" => Ok(ForceStrategy::Deterministic),
+            "per-thread" | "per_thread" => Ok(ForceStrategy::PerThread),
+            "mutex" => Ok(ForceStrategy::Mutex),
+            _ => Err(format!(
+                "unknown force strategy {s:?} (expected deterministic, per-thread or mutex)"
+            )),
+        }
+    }
+}
+
+/// What each thread keeps between phases.
+pub(crate) struct ThreadState {
+    scratch: Box<OverlapScratch>,
+    pub stats: NarrowStats,
+    pub touching: u64,
+    /// Per-thread force arrays (fx, fy, torque) of the per-thread strategy.
+    acc: [Vec<f64>; 3],
+}
+
+/// The pool and the buffers of the parallel phases.
+pub struct Workers {
+    pub(crate) pool: Pool,
+    pub strategy: ForceStrategy,
+    pub(crate) threads: Vec<Mutex<ThreadState>>,
+    /// Deterministic: the force of each deferred slot (fx, fy, torque on i, torque on j).
+    slot_force: Vec<[f64; 4]>,
+    /// Deterministic: which contributions are deferred.
+    owners: OwnerPlan,
+    /// Mutex strategy: the accumulators.
+    locks: Vec<Mutex<[f64; 3]>>,
+    /// The hot arrays were reallocated by thread 0 (reorder, removal, growth): first
+    /// touch them again before the next step.
+    pub(crate) needs_first_touch: bool,
+}
+
+impl std::fmt::Debug for Workers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Workers({} threads, {})", self.threads.len(), self.strategy)
+    }
+}
+
+impl Workers {
+    pub fn new(pins: &[Option<usize>], strategy: ForceStrategy) -> Result<Workers> {
+        let pool = Pool::new(pins)?;
+        let threads = (0..pins.len())
+            .map(|_| {
+                Mutex::new(ThreadState {
+                    scratch: Box::default(),
+                    stats: NarrowStats::default(),
+                    touching: 0,
+                    acc: Default::default(),
+                })
+            })
+            .collect();
+        Ok(Workers {
+            pool,
+            strategy,
+            threads,
+            slot_force: Vec::new(),
+            owners: OwnerPlan::default(),
+            locks: Vec::new(),
+            needs_first_touch: true,
+        })
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads.len()
+    }
+
+    /// NUMA first touch: Linux places a page on the node of the thread that first writes
+    /// it, so the hot particle arrays are copied into fresh zeroed allocations (calloc'd:
+    /// their pages are not yet mapped) by the threads whose static chunk they hold in the
+    /// per-particle phases (Predict, Correct, Reduce use the same `ranges`). A no-op for
+    /// placement on a one-node machine, apart from the copy.
+    pub(crate) fn first_touch(&mut self, ps: &mut ParticleStore) -> Result<()> {
+        if self.threads() == 1 {
+            // The one thread is the one that wrote them.
+            self.needs_first_touch = false;
+            return Ok(());
+        }
+        let n = ps.len();
+        let ranges = self.ranges(n);
+        let lens: Vec<usize> = ranges.iter().map(|r| r.len()).collect();
+        let mut all = ps.f64_fields_mut();
+        let fields = &mut all[..crate::store::HOT_F64];
+        let mut fresh: Vec<Vec<f64>> = (0..fields.len()).map(|_| vec![0.0; n]).collect();
+        {
+            // pieces[t][f]: thread t's chunk of field f.
+            let mut pieces: Vec<Vec<&mut [f64]>> = (0..self.threads()).map(|_| Vec::new()).collect();
+            for f in fresh.iter_mut() {
+                for (t, piece) in split_lengths(f, lens.iter().copied()).into_iter().enumerate() {
+                    pieces[t].push(piece);
+                }
+            }
+            let pieces: Vec<Mutex<Vec<&mut [f64]>>> = pieces.into_iter().map(Mutex::new).collect();
+            let src: Vec<&[f64]> = fields.iter().map(|f| &f[..n]).collect();
+            self.pool.run(Phase::FirstTouch, &|t| {
+                let mut dst = pieces[t].lock();
+                for (d, s) in dst.iter_mut().zip(&src) {
+                    d.copy_from_slice(&s[ranges[t].clone()]);
+                }
+            })?;
+        }
+        for (f, new) in fields.iter_mut().zip(fresh) {
+            **f = new;
+        }
+        self.needs_first_touch = false;
+        Ok(())
+    }
+
+    fn ranges(&self, n: usize) -> Vec<Range<usize>> {
+        (0..self.threads()).map(|t| chunk(n, t, self.threads())).collect()
+    }
+
+    /// The static shares of `n` particles cut into blocks for [`Stealing`]: the block
+    /// lengths in block order (thread 0's blocks first), and the claims.
+    fn blocks(&self, n: usize) -> (Vec<usize>, Stealing) {
+        let threads = self.threads();
+        // Blocks of at least MIN_BLOCK particles, at most MAX_BLOCKS per thread: enough to
+        // even out a late or slow thread, few enough that claiming costs nothing.
+        const MIN_BLOCK: usize = 4096;
+        const MAX_BLOCKS: usize = 32;
+        let per = (n / threads / MIN_BLOCK).clamp(1, MAX_BLOCKS);
+        let lens = self
+            .ranges(n)
+            .iter()
+            .flat_map(|r| (0..per).map(move |k| chunk(r.len(), k, per).len()))
+            .collect();
+        (lens, Stealing::new(threads, per))
+    }
+}
+
+/// Cut `s` into consecutive pieces of the given lengths.
+fn split_lengths<T>(mut s: &mut [T], lengths: impl Iterator<Item = usize>) -> Vec<&mut [T]> {
+    let mut out = Vec::new();
+    for len in lengths {
+        let (a, b) = std::mem::take(&mut s).split_at_mut(len);
+        out.push(a);
+        s = b;
+    }
+    out
+}
+
+fn split_ref<T>(mut s: &[T], lengths: impl Iterator<Item = usize>) -> Vec<&[T]> {
+    let mut out = Vec::new();
+    for len in lengths {
+        let (a, b) = s.split_at(len);
+        out.push(a);
+        s = b;
+    }
+    out
+}
+
+/// A slice cut into per-thread pieces, or empty pieces for an empty slice (the polygon
+/// state of a disc-only contact table).
+fn split_or_empty<'a, T>(s: &'a mut [T], lengths: &[usize]) -> Vec<&'a mut [T]> {
+    if s.is_empty() {
+        (0..lengths.len()).map(|_| Default::default()).collect()
+    } else {
+        split_lengths(s, lengths.iter().copied())
+    }
+}
+
+/// Three arrays cut into per-thread chunks of `lens`.
+fn split3<'a>(arrays: [&'a mut [f64]; 3], lens: &[usize]) -> Vec<[&'a mut [f64]; 3]> {
+    let [a, b, c] = arrays.map(|s| split_lengths(s, lens.iter().copied()));
+    a.into_iter().zip(b).zip(c).map(|((a, b), c)| [a, b, c]).collect()
+}

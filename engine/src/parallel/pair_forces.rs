@@ -1,0 +1,468 @@
+//! The force phase over the contact table, and each strategy's way of summing it into the
+//! loads: the deterministic fix-up, the per-thread and mutex reductions; the wall forces
+//! after each particle's pairs.
+use super::*;
+
+/// Contact-table slots per dynamically claimed chunk.
+const SLOT_CHUNK: usize = 2048;
+
+/// Deterministic sum, disc pairs: the smallest guided chunk. Larger chunks defer fewer
+/// contributions (a chunk's rim shrinks relative to its area), smaller ones even out the
+/// threads' finish; the guided split has both.
+const OWNER_MIN_CHUNK: usize = 8192;
+
+/// Deterministic sum: what a wall contact costs in fix-up entries, for balancing the phase
+/// that does both, in a simulation of discs only (a disc-wall force against a few
+/// additions; both read the particle's loads from memory) and in one with polygons
+/// (clipped against the wall; every wall contact of such a simulation is weighed so).
+const WALL_WEIGHT: [usize; 2] = [4, 24];
+
+/// Deterministic sum: runs of particles per thread in the fix-up phase.
+const FIX_RUNS: usize = 16;
+
+/// Mutex: each addition under the particle's lock (Schinner 1999, Fig. 12).
+struct LockSink<'a> {
+    locks: &'a [Mutex<[f64; 3]>],
+}
+
+impl ForceSink for LockSink<'_> {
+    #[inline(always)]
+    fn add(&mut self, _o: usize, i: usize, j: usize, f: &ContactForce) {
+        {
+            let mut a = self.locks[i].lock();
+            a[0] += f.fx;
+            a[1] += f.fy;
+            a[2] += f.ti;
+        }
+        let mut b = self.locks[j].lock();
+        b[0] -= f.fx;
+        b[1] -= f.fy;
+        b[2] += f.tj;
+    }
+}
+
+/// The pairs of one chunk of slots, into `sink`. Returns touching pairs. Not inlined:
+/// inlined into the force-phase closure (with its six instances) the disc loop ran
+/// 10-25 % slower than the same loop on the serial path.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn chunk_forces<S: ForceSink>(
+    ps: &ParticleStore,
+    view: &DiscView,
+    shapes: Option<&Shapes>,
+    one: Option<&OneMaterial>,
+    params: &crate::material::PairTable,
+    ci: &[u32],
+    cj: &[u32],
+    c: Slots,
+    dt: f64,
+    narrow: &mut NarrowWork,
+    sink: &mut S,
+) -> u64 {
+    let Slots { xi, area, features } = c;
+    match (shapes, one) {
+        (None, Some(one)) => disc_slots(view, one, ci, cj, xi, dt, sink),
+        (None, None) => disc_slots(view, params, ci, cj, xi, dt, sink),
+        (Some(sh), _) => {
+            let mut touching = 0;
+            for o in 0..xi.len() {
+                let i = ci[o];
+                if i == FREE {
+                    sink.none(o);
+                    continue;
+                }
+                let (i, j) = (i as usize, cj[o] as usize);
+                let slot = SlotState {
+                    xi: &mut xi[o],
+                    area: &mut area[o],
+                    features: &mut features[o],
+                };
+                match pair_with_shapes(ps, sh, params, i, j, slot, dt, narrow) {
+                    Some(f) => {
+                        touching += 1;
+                        sink.add(o, i, j, &f);
+                    }
+                    None => sink.none(o),
+                }
+            }
+            touching
+        }
+    }
+}
+
+/// The contact state of a run of slots.
+struct Slots<'a> {
+    xi: &'a mut [f64],
+    area: &'a mut [f64],
+    features: &'a mut [u32],
+}
+
+/// What the force phase needs besides the store and the table.
+struct PairWork<'a> {
+    shapes: Option<&'a Shapes>,
+    params: &'a crate::material::PairTable,
+    dt: f64,
+    rejection: Rejection,
+    gap_budget: bool,
+}
+
+/// One dynamically claimed piece of the contact table.
+struct SlotChunk<'a> {
+    start: usize,
+    xi: &'a mut [f64],
+    area: &'a mut [f64],
+    features: &'a mut [u32],
+    out: &'a mut [[f64; 4]],
+    defer: &'a [u8],
+}
+
+impl Workers {
+    /// Pair forces over the contact table, summed into the particles' loads by the chosen
+    /// strategy, then the wall forces (`wc`, `ww`) added after them, each particle's by the
+    /// thread that completes its pair sum: the loads are summed in the serial step's order
+    /// (pairs, then walls), and the walls are shared by the threads. Returns the touching
+    /// pairs; narrow-phase counts are added to `stats`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn pair_forces(
+        &mut self,
+        ps: &mut ParticleStore,
+        ct: &mut ContactTable,
+        shapes: Option<&Shapes>,
+        params: &crate::material::PairTable,
+        dt: f64,
+        rejection: Rejection,
+        gap_budget: bool,
+        stats: &mut NarrowStats,
+        wc: &mut WallContacts,
+        ww: &WallWork,
+    ) -> Result<u64> {
+        let work = PairWork {
+            shapes,
+            params,
+            dt,
+            rejection,
+            gap_budget,
+        };
+        // The phases read the store while they add into the loads.
+        ps.with_loads(|ps, [a, b, c]| {
+            if self.strategy == ForceStrategy::Deterministic {
+                let loads = SharedLoads {
+                    fx: SharedLoad::new(a),
+                    fy: SharedLoad::new(b),
+                    tq: SharedLoad::new(c),
+                };
+                self.force_phase(ps, ct, &work, Some(&loads))
+                    .and_then(|()| self.fix_up_phase(ps, &loads, wc, ww))
+            } else {
+                self.force_phase(ps, ct, &work, None)
+                    .and_then(|()| self.reduce_phase(ps, [a, b, c], wc, ww))
+            }
+        })?;
+        let mut touching = 0;
+        for t in &self.threads {
+            let mut ts = t.lock();
+            touching += ts.touching;
+            let s = std::mem::take(&mut ts.stats);
+            stats.add(&s);
+        }
+        Ok(touching)
+    }
+
+    /// The pairs of the contact table in dynamically claimed chunks, into each strategy's
+    /// sink (`loads`: the deterministic sum's).
+    fn force_phase(
+        &mut self,
+        ps: &ParticleStore,
+        ct: &mut ContactTable,
+        w: &PairWork,
+        loads: Option<&SharedLoads>,
+    ) -> Result<()> {
+        let n = ps.len();
+        let slots = ct.i.len();
+        let strategy = self.strategy;
+        let det = strategy == ForceStrategy::Deterministic;
+        // The chunks, claimed dynamically. Deterministic: guided, one chunk on one thread
+        // (nothing deferred); polygon pairs cost ten times a disc pair, so their chunks
+        // go down to the finer SLOT_CHUNK. Otherwise fixed chunks of SLOT_CHUNK.
+        let fixed: Vec<usize>;
+        let bounds: &[usize] = if det {
+            let min = if w.shapes.is_some() {
+                SLOT_CHUNK
+            } else {
+                OWNER_MIN_CHUNK
+            };
+            self.owners
+                .prepare(ct.generation(), &ct.i, &ct.j, n, self.threads(), min);
+            if self.owners.bounds.len() > 2 && self.slot_force.len() < slots {
+                // Only deferred slots are written and read: the contents do not matter.
+                self.slot_force.resize(slots, [0.0; 4]);
+            }
+            &self.owners.bounds
+        } else {
+            fixed = (0..slots.div_ceil(SLOT_CHUNK))
+                .map(|k| k * SLOT_CHUNK)
+                .chain([slots])
+                .collect();
+            &fixed
+        };
+        if strategy == ForceStrategy::Mutex && self.locks.len() != n {
+            self.locks = (0..n).map(|_| Mutex::new([0.0; 3])).collect();
+        }
+        let chunks = bounds.len() - 1;
+        let lens: Vec<usize> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
+        let (out, defer) = if det && chunks > 1 {
+            (
+                split_lengths(&mut self.slot_force[..slots], lens.iter().copied()),
+                split_ref(&self.owners.defer[..slots], lens.iter().copied()),
+            )
+        } else {
+            (
+                (0..chunks).map(|_| Default::default()).collect(),
+                (0..chunks).map(|_| Default::default()).collect(),
+            )
+        };
+        let (ci, cj) = (&ct.i[..], &ct.j[..]);
+        let work: Vec<Mutex<SlotChunk>> = split_lengths(&mut ct.xi, lens.iter().copied())
+            .into_iter()
+            .zip(split_or_empty(&mut ct.area, &lens))
+            .zip(split_or_empty(&mut ct.features, &lens))
+            .zip(out.into_iter().zip(defer))
+            .enumerate()
+            .map(|(k, (((xi, area), features), (out, defer)))| {
+                Mutex::new(SlotChunk {
+                    start: bounds[k],
+                    xi,
+                    area,
+                    features,
+                    out,
+                    defer,
+                })
+            })
+            .collect();
+        let dynamic = Dynamic::new(chunks, 1);
+        let view = DiscView::of(ps);
+        let one = (w.params.n == 1).then(|| OneMaterial(w.params.params[0]));
+        let locks = &self.locks;
+        let threads = &self.threads;
+        self.pool.run(Phase::Forces, &|t| {
+            let mut guard = threads[t].lock();
+            let ts = &mut *guard;
+            if strategy == ForceStrategy::PerThread && ts.acc[0].len() != n {
+                // Zeroed here once; afterwards the reduction zeroes what it has read.
+                for a in &mut ts.acc {
+                    a.clear();
+                    a.resize(n, 0.0);
+                }
+            }
+            let mut touching = 0;
+            let mut narrow = NarrowWork {
+                stats: &mut ts.stats,
+                scratch: &mut ts.scratch,
+                rejection: w.rejection,
+                gap_budget: w.gap_budget,
+            };
+            let [ax, ay, at] = &mut ts.acc;
+            let mut per_thread = LoadSink { fx: ax, fy: ay, tq: at };
+            while let Some(k) = dynamic.claim() {
+                let mut guard = work[k].lock();
+                let SlotChunk {
+                    start,
+                    xi,
+                    area,
+                    features,
+                    out,
+                    defer,
+                } = &mut *guard;
+                let r = *start..*start + xi.len();
+                let (ci, cj) = (&ci[r.clone()], &cj[r]);
+                let c = Slots { xi, area, features };
+                // One monomorphised loop per (shape case, strategy): no per-slot branch
+                // on either.
+                macro_rules! pairs_into {
+                    ($sink:expr) => {
+                        chunk_forces(
+                            ps,
+                            &view,
+                            w.shapes,
+                            one.as_ref(),
+                            w.params,
+                            ci,
+                            cj,
+                            c,
+                            w.dt,
+                            &mut narrow,
+                            $sink,
+                        )
+                    };
+                }
+                touching += match (strategy, loads) {
+                    (ForceStrategy::Deterministic, Some(loads)) if chunks == 1 => {
+                        pairs_into!(&mut SharedLoadsSink { loads })
+                    }
+                    (ForceStrategy::Deterministic, Some(loads)) => pairs_into!(&mut OwnerSink { defer, out, loads }),
+                    (ForceStrategy::Deterministic, None) => unreachable!("the deterministic sum needs its loads"),
+                    (ForceStrategy::PerThread, _) => pairs_into!(&mut per_thread),
+                    (ForceStrategy::Mutex, _) => pairs_into!(&mut LockSink { locks }),
+                };
+            }
+            ts.touching = touching;
+        })
+    }
+
+    /// Deterministic: the deferred contributions, then the wall forces, of runs of
+    /// particles claimed dynamically: each particle's by one thread, in the serial order.
+    /// The runs are many (a deferred contribution in a region of large chunks costs more
+    /// than one among the last, small chunks, so equal shares of entries are not equal
+    /// shares of time).
+    fn fix_up_phase(
+        &mut self,
+        ps: &ParticleStore,
+        loads: &SharedLoads,
+        wc: &mut WallContacts,
+        ww: &WallWork,
+    ) -> Result<()> {
+        if self.owners.fix.is_empty() && wc.is_empty() {
+            return Ok(());
+        }
+        let (n, threads) = (ps.len(), self.threads());
+        let owners = &self.owners;
+        let weight = WALL_WEIGHT[usize::from(ww.shapes.is_some())];
+        let runs = if threads > 1 { threads * FIX_RUNS } else { 1 };
+        let cuts = owners.particle_cuts(runs, n, &wc.p, weight);
+        let walls = wall_pieces(wc, &cuts);
+        let slot_force = &self.slot_force;
+        let dynamic = Dynamic::new(runs, 1);
+        self.pool.run(Phase::Reduce, &|_| {
+            while let Some(k) = dynamic.claim() {
+                fix_up(owners.fix_piece(cuts[k]..cuts[k + 1]), slot_force, loads);
+                let mut piece = walls[k].lock();
+                let WallPiece { p, w, xi, area } = &mut *piece;
+                ww.contacts(ps, p, w, xi, area, &mut SharedLoadsSink { loads });
+            }
+        })
+    }
+
+    /// Per-thread and mutex: every particle's loads from the accumulators (the loads are
+    /// not reset by the predict phase: this assigns them), then the wall forces of the same
+    /// particles on the same thread.
+    fn reduce_phase(
+        &mut self,
+        ps: &ParticleStore,
+        [fx, fy, tq]: [&mut [f64]; 3],
+        wc: &mut WallContacts,
+        ww: &WallWork,
+    ) -> Result<()> {
+        let n = ps.len();
+        let strategy = self.strategy;
+        let ranges = self.ranges(n);
+        let lens: Vec<usize> = ranges.iter().map(|r| r.len()).collect();
+        let cuts: Vec<usize> = ranges.iter().map(|r| r.start).chain([n]).collect();
+        let walls = wall_pieces(wc, &cuts);
+        let loads: Vec<Mutex<[&mut [f64]; 3]>> = split_lengths(fx, lens.iter().copied())
+            .into_iter()
+            .zip(split_lengths(fy, lens.iter().copied()))
+            .zip(split_lengths(tq, lens.iter().copied()))
+            .map(|((a, b), c)| Mutex::new([a, b, c]))
+            .collect();
+        let locks = &self.locks;
+        let mut guards: Vec<_> = if strategy == ForceStrategy::PerThread {
+            self.threads.iter().map(|t| t.lock()).collect()
+        } else {
+            Vec::new()
+        };
+        // Per-thread: thread t reads (and zeroes for the next step) every thread's
+        // arrays over its own particle range: pieces[t][k] = thread k's arrays there.
+        let mut pieces: Vec<Vec<[&mut [f64]; 3]>> = (0..self.threads.len()).map(|_| Vec::new()).collect();
+        for g in guards.iter_mut() {
+            let [a, b, c] = &mut g.acc;
+            let parts = split_lengths(&mut a[..n], lens.iter().copied())
+                .into_iter()
+                .zip(split_lengths(&mut b[..n], lens.iter().copied()))
+                .zip(split_lengths(&mut c[..n], lens.iter().copied()));
+            for (t, ((a, b), c)) in parts.enumerate() {
+                pieces[t].push([a, b, c]);
+            }
+        }
+        let pieces: Vec<Mutex<Vec<[&mut [f64]; 3]>>> = pieces.into_iter().map(Mutex::new).collect();
+        self.pool.run(Phase::Reduce, &|t| {
+            let mut l = loads[t].lock();
+            let [fx, fy, tq] = &mut *l;
+            let base = ranges[t].start;
+            match strategy {
+                ForceStrategy::Deterministic => unreachable!("the deterministic sum has no reduction"),
+                ForceStrategy::PerThread => {
+                    let mut mine = pieces[t].lock();
+                    for o in 0..ranges[t].len() {
+                        let (mut x, mut y, mut q) = (0.0, 0.0, 0.0);
+                        for [a, b, c] in mine.iter_mut() {
+                            x += std::mem::take(&mut a[o]);
+                            y += std::mem::take(&mut b[o]);
+                            q += std::mem::take(&mut c[o]);
+                        }
+                        fx[o] = x;
+                        fy[o] = y;
+                        tq[o] = q;
+                    }
+                }
+                ForceStrategy::Mutex => {
+                    for p in ranges[t].clone() {
+                        let a = std::mem::take(&mut *locks[p].lock());
+                        fx[p - base] = a[0];
+                        fy[p - base] = a[1];
+                        tq[p - base] = a[2];
+                    }
+                }
+            }
+            let mut piece = walls[t].lock();
+            let WallPiece { p, w, xi, area } = &mut *piece;
+            let mut sink = OffsetSink {
+                base,
+                loads: LoadSink { fx, fy, tq },
+            };
+            ww.contacts(ps, p, w, xi, area, &mut sink);
+        })?;
+        drop(guards);
+        Ok(())
+    }
+}
+
+/// The wall contacts of one run of particles.
+struct WallPiece<'a> {
+    p: &'a [u32],
+    w: &'a [u16],
+    xi: &'a mut [f64],
+    area: &'a mut [f64],
+}
+
+/// The wall contacts (sorted by particle: checked on restore, kept by the rebuild) cut at
+/// the particles `cuts` (`cuts[k]` is run k's first particle, the last entry the particle
+/// count): one piece per run.
+fn wall_pieces<'a>(wc: &'a mut WallContacts, cuts: &[usize]) -> Vec<Mutex<WallPiece<'a>>> {
+    debug_assert!(wc.p.windows(2).all(|w| w[0] <= w[1]), "wall contacts not sorted");
+    let at: Vec<usize> = cuts
+        .iter()
+        .map(|&f| wc.p.partition_point(|&q| (q as usize) < f))
+        .collect();
+    let lens = at.windows(2).map(|w| w[1] - w[0]);
+    split_ref(&wc.p[at[0]..], lens.clone())
+        .into_iter()
+        .zip(split_ref(&wc.w[at[0]..], lens.clone()))
+        .zip(split_lengths(&mut wc.xi[at[0]..], lens.clone()))
+        .zip(split_lengths(&mut wc.area[at[0]..], lens))
+        .map(|(((p, w), xi), area)| Mutex::new(WallPiece { p, w, xi, area }))
+        .collect()
+}
+
+/// Wall forces into one thread's piece of the loads, which starts at particle `base`
+/// (the per-thread and mutex reductions assign loads by static ranges).
+struct OffsetSink<'a> {
+    base: usize,
+    loads: LoadSink<'a>,
+}
+
+impl WallSink for OffsetSink<'_> {
+    #[inline(always)]
+    fn wall(&mut self, p: usize, c: &ContactForce) {
+        self.loads.wall(p - self.base, c);
+    }
+}

@@ -1,0 +1,208 @@
+//! The per-particle phases on the pool: kicks and drift (blocks stolen between threads),
+//! the position check, the Gear predictor and corrector, the world-frame polygon corners.
+use super::*;
+
+impl Workers {
+    /// Verlet kicks, drift, load reset and position check, over blocks of each thread's
+    /// static share (stolen by the other threads once they run out of their own).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn kick_drift_check(
+        &mut self,
+        ps: &mut ParticleStore,
+        boxes: &[[f32; 4]],
+        dt: f64,
+        g: [f64; 2],
+        pending: bool,
+        domain_min: [f64; 2],
+        domain_max: [f64; 2],
+    ) -> Result<CheckResult> {
+        let n = ps.len();
+        let (lens, stealing) = self.blocks(n);
+        let (parts, radius) = verlet_parts(ps, &lens);
+        let boxes = split_ref(&boxes[..n], lens.iter().copied());
+        let (left, outside) = (AtomicBool::new(false), AtomicBool::new(false));
+        let reset = self.strategy == ForceStrategy::Deterministic;
+        self.pool.run(Phase::Predict, &|t| {
+            while let Some(b) = stealing.claim(t) {
+                let mut part = parts[b].lock();
+                let (d, l, m) = &mut *part;
+                let c = Check {
+                    radius: radius[b],
+                    boxes: boxes[b],
+                    domain_min,
+                    domain_max,
+                };
+                // Only the deterministic sum adds into the loads; the other strategies'
+                // reductions assign them.
+                let r = verlet::kick_drift_check(d, l, m, dt, g, pending, reset, &c);
+                left.fetch_or(r.left_box, Ordering::Relaxed);
+                outside.fetch_or(r.outside, Ordering::Relaxed);
+            }
+        })?;
+        Ok(CheckResult {
+            left_box: left.into_inner(),
+            outside: outside.into_inner(),
+        })
+    }
+
+    /// Verlet second half kick, over blocks as [`Workers::kick_drift_check`].
+    pub(crate) fn kick(&mut self, ps: &mut ParticleStore, dt: f64, g: [f64; 2]) -> Result<()> {
+        let (lens, stealing) = self.blocks(ps.len());
+        let (parts, _) = verlet_parts(ps, &lens);
+        self.pool.run(Phase::Correct, &|t| {
+            while let Some(b) = stealing.claim(t) {
+                let mut part = parts[b].lock();
+                let (d, l, m) = &mut *part;
+                verlet::kick(d, l, m, dt, g);
+            }
+        })
+    }
+
+    /// The check of the positions (after a Gear prediction, or before the first step), one
+    /// chunk of particles per thread.
+    pub(crate) fn check_positions(&mut self, ps: &ParticleStore, c: &Check) -> Result<CheckResult> {
+        let ranges = self.ranges(ps.len());
+        let (left, outside) = (AtomicBool::new(false), AtomicBool::new(false));
+        self.pool.run(Phase::Predict, &|t| {
+            let r = ranges[t].clone();
+            let part = Check {
+                radius: &c.radius[r.clone()],
+                boxes: &c.boxes[r.clone()],
+                ..*c
+            };
+            let res = check_positions(&ps.x[r.clone()], &ps.y[r], &part);
+            left.fetch_or(res.left_box, Ordering::Relaxed);
+            outside.fetch_or(res.outside, Ordering::Relaxed);
+        })?;
+        Ok(CheckResult {
+            left_box: left.into_inner(),
+            outside: outside.into_inner(),
+        })
+    }
+
+    /// Gear prediction of the three degrees of freedom, and the loads zeroed, one chunk of
+    /// particles per thread.
+    pub(crate) fn gear_predict(&mut self, dofs: [Derivatives; 3], loads: [&mut [f64]; 3], dt: f64) -> Result<()> {
+        let lens: Vec<usize> = self.ranges(loads[0].len()).iter().map(|r| r.len()).collect();
+        let parts = gear_parts(dofs, &lens);
+        let loads = split3(loads, &lens);
+        let parts: Vec<_> = parts.into_iter().zip(loads).map(Mutex::new).collect();
+        self.pool.run(Phase::Predict, &|t| {
+            let mut part = parts[t].lock();
+            let (dofs, loads) = &mut *part;
+            for d in dofs.iter_mut() {
+                gear::predict(d, dt);
+            }
+            for l in loads.iter_mut() {
+                l.fill(0.0);
+            }
+        })
+    }
+
+    /// Gear correction of the three degrees of freedom by their loads (`inv`: inverse
+    /// mass, mass, inertia; `bias`: gravity, none for the angle), one chunk per thread.
+    pub(crate) fn gear_correct(
+        &mut self,
+        dofs: [Derivatives; 3],
+        loads: [&[f64]; 3],
+        inv: [&[f64]; 3],
+        bias: [f64; 3],
+        dt: f64,
+    ) -> Result<()> {
+        let lens: Vec<usize> = self.ranges(loads[0].len()).iter().map(|r| r.len()).collect();
+        let parts: Vec<_> = gear_parts(dofs, &lens).into_iter().map(Mutex::new).collect();
+        let ranges = self.ranges(loads[0].len());
+        self.pool.run(Phase::Correct, &|t| {
+            let r = ranges[t].clone();
+            let mut dofs = parts[t].lock();
+            for (k, d) in dofs.iter_mut().enumerate() {
+                gear::correct(d, &loads[k][r.clone()], &inv[k][r.clone()], bias[k], dt);
+            }
+        })
+    }
+
+    /// World-frame vertices of the polygons, one chunk of particles per thread.
+    pub(crate) fn update_world(&mut self, sh: &mut Shapes, x: &[f64], y: &[f64], angle: &[f64]) -> Result<()> {
+        let ranges = self.ranges(sh.start.len() - 1);
+        let lens = ranges.iter().map(|r| (sh.start[r.end] - sh.start[r.start]) as usize);
+        let worlds: Vec<Mutex<&mut [[f64; 2]]>> =
+            split_lengths(&mut sh.world, lens).into_iter().map(Mutex::new).collect();
+        let (start, body) = (&sh.start, &sh.body);
+        self.pool.run(Phase::Vertices, &|t| {
+            let mut world = worlds[t].lock();
+            let base = start[ranges[t].start] as usize;
+            for p in ranges[t].clone() {
+                let r = start[p] as usize..start[p + 1] as usize;
+                if !r.is_empty() {
+                    let w = r.start - base..r.end - base;
+                    to_world(&body[r], [x[p], y[p]], angle[p], &mut world[w]);
+                }
+            }
+        })
+    }
+}
+
+type VerletPart<'a> = Mutex<(Kinematics<'a>, Loads<'a>, Inertia<'a>)>;
+
+/// The Verlet views of the store cut into per-thread chunks, and the radii likewise.
+fn verlet_parts<'a>(ps: &'a mut ParticleStore, lens: &[usize]) -> (Vec<VerletPart<'a>>, Vec<&'a [f64]>) {
+    let (d, l, m, radius) = ps.verlet_views();
+    let sp = |s: &'a mut [f64]| split_lengths(s, lens.iter().copied()).into_iter();
+    let sr = |s: &'a [f64]| split_ref(s, lens.iter().copied()).into_iter();
+    let n: usize = lens.iter().sum();
+    let mut x = sp(&mut d.x[..n]);
+    let mut y = sp(&mut d.y[..n]);
+    let mut a = sp(&mut d.angle[..n]);
+    let mut vx = sp(&mut d.vx[..n]);
+    let mut vy = sp(&mut d.vy[..n]);
+    let mut w = sp(&mut d.omega[..n]);
+    let mut fx = sp(&mut l.fx[..n]);
+    let mut fy = sp(&mut l.fy[..n]);
+    let mut tq = sp(&mut l.torque[..n]);
+    let mut im = sr(&m.inv_mass[..n]);
+    let mut ii = sr(&m.inv_inertia[..n]);
+    let parts = (0..lens.len())
+        .map(|_| {
+            Mutex::new((
+                Kinematics {
+                    x: x.next().unwrap(),
+                    y: y.next().unwrap(),
+                    angle: a.next().unwrap(),
+                    vx: vx.next().unwrap(),
+                    vy: vy.next().unwrap(),
+                    omega: w.next().unwrap(),
+                },
+                Loads {
+                    fx: fx.next().unwrap(),
+                    fy: fy.next().unwrap(),
+                    torque: tq.next().unwrap(),
+                },
+                Inertia {
+                    inv_mass: im.next().unwrap(),
+                    inv_inertia: ii.next().unwrap(),
+                },
+            ))
+        })
+        .collect();
+    (parts, split_ref(&radius[..n], lens.iter().copied()))
+}
+
+/// The three Gear degrees of freedom cut into per-thread chunks of `lens`.
+fn gear_parts<'a>(dofs: [Derivatives<'a>; 3], lens: &[usize]) -> Vec<[Derivatives<'a>; 3]> {
+    let [a, b, c] = dofs.map(|d| {
+        let sp = |s: &'a mut [f64]| split_lengths(s, lens.iter().copied()).into_iter();
+        let (mut x, mut v, mut a) = (sp(d.x), sp(d.v), sp(d.a));
+        let (mut b, mut c, mut dd) = (sp(d.b), sp(d.c), sp(d.d));
+        (0..lens.len())
+            .map(|_| Derivatives {
+                x: x.next().unwrap(),
+                v: v.next().unwrap(),
+                a: a.next().unwrap(),
+                b: b.next().unwrap(),
+                c: c.next().unwrap(),
+                d: dd.next().unwrap(),
+            })
+            .collect::<Vec<_>>()
+    });
+    a.into_iter().zip(b).zip(c).map(|((a, b), c)| [a, b, c]).collect()
+}
