@@ -147,13 +147,10 @@ impl Profile {
             .map_or(0.0, |(_, p)| p.wall)
     }
 
-    /// Wall time of the serial phases (work that does not run on every thread).
-    pub fn serial_wall(&self) -> f64 {
-        self.phases
-            .iter()
-            .filter(|(p, _)| p.is_serial())
-            .map(|(_, p)| p.wall)
-            .sum()
+    /// Wall time of the neighbour updates: the search and the contact-table changes it
+    /// drives.
+    pub fn neighbor_wall(&self) -> f64 {
+        self.wall_of(Phase::Neighbor) + self.wall_of(Phase::Contacts)
     }
 
     /// Stepping time in no phase: the glue between them (clock reads, bookkeeping).

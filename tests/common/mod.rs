@@ -112,3 +112,36 @@ energy = false
         dh = h + 0.001
     )
 }
+
+/// Write a checkpoint of `sim` into `dir` with the background writer (`text`, the
+/// scenario, recorded with it); its path.
+pub fn checkpoint(sim: &talus::engine::Simulation, dir: &Path, text: &str) -> PathBuf {
+    use talus::io::checkpoint::fnv1a;
+    let mut c = talus::io::checkpointer::Checkpointer::new(
+        dir,
+        "checkpoint",
+        2,
+        fnv1a(text.as_bytes()),
+        vec![("scenario.toml", text.as_bytes().to_vec())],
+        sim,
+    )
+    .unwrap();
+    c.write(sim).unwrap();
+    c.finish().unwrap().last.expect("one checkpoint written")
+}
+
+/// Every section of the two states, byte for byte; the first difference named.
+pub fn assert_same_state(a: &talus::engine::Simulation, b: &talus::engine::Simulation, what: &str) {
+    let (sa, sb) = (a.sections(), b.sections());
+    let names = |s: &[talus::engine::Section]| s.iter().map(|x| x.name).collect::<Vec<_>>();
+    assert_eq!(names(&sa), names(&sb), "{what}: different sections");
+    for (x, y) in sa.iter().zip(&sb) {
+        assert!(
+            x.bytes == y.bytes,
+            "{what}: section {} differs ({} vs {} bytes)",
+            x.name,
+            x.bytes.len(),
+            y.bytes.len()
+        );
+    }
+}

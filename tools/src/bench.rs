@@ -141,15 +141,13 @@ fn measure(
         sim.run(steps).map_err(|e| e.to_string())?;
         let wall = start.elapsed().as_secs_f64();
         let p = sim.profile();
-        let neighbor = p.wall_of(Phase::Neighbor) + p.wall_of(Phase::Contacts);
         segs.push((
             wall,
-            neighbor,
+            p.neighbor_wall(),
             p.wall_of(Phase::Forces) + p.wall_of(Phase::Reduce),
             p.wall_of(Phase::Predict) + p.wall_of(Phase::Vertices) + p.wall_of(Phase::Correct),
             p.stepping,
             sim.neighbor_updates - u0,
-            neighbor,
             sim.sweep_stats().map_or(0, |s| s.swaps) - sw0,
         ));
     }
@@ -167,8 +165,8 @@ fn measure(
         forces: 100.0 * m.2 / m.4,
         integrate: 100.0 * m.3 / m.4,
         updates: m.5,
-        sweep_ms: if m.5 > 0 { 1e3 * m.6 / m.5 as f64 } else { 0.0 },
-        swaps_per_update: if m.5 > 0 { m.7 as f64 / m.5 as f64 } else { 0.0 },
+        sweep_ms: if m.5 > 0 { 1e3 * m.1 / m.5 as f64 } else { 0.0 },
+        swaps_per_update: if m.5 > 0 { m.6 as f64 / m.5 as f64 } else { 0.0 },
         bytes: sim.memory_bytes() as f64 / n as f64,
         hwm: peak_rss().unwrap_or(0.0) / n as f64,
     };

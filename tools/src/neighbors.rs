@@ -12,7 +12,6 @@ use std::time::Instant;
 use clap::Args;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use talus_engine::pool::Phase;
 use talus_engine::{
     Config, ContactParams, Integrator, Material, NeighborMethod, ParticleInit, Rejection, Simulation, Wall,
 };
@@ -377,7 +376,7 @@ fn drum_series(a: &NeighborsArgs) -> Result<Vec<Row>, String> {
             for _ in 0..a.repeats.max(1) {
                 sim.reset_times();
                 sim.run(a.steps.max(1) as u64).map_err(|e| e.to_string())?;
-                per.push(neighbor_time(&sim) / a.steps.max(1) as f64);
+                per.push(sim.profile().neighbor_wall() / a.steps.max(1) as f64);
             }
             rows.push(Row {
                 experiment: "drum",
@@ -500,7 +499,7 @@ fn test1_dem_series(a: &NeighborsArgs) -> Result<Vec<Row>, String> {
             for _ in 0..a.repeats.max(1) {
                 sim.reset_times();
                 sim.run(a.steps.max(1) as u64).map_err(|e| e.to_string())?;
-                per.push(neighbor_time(&sim) / a.steps.max(1) as f64);
+                per.push(sim.profile().neighbor_wall() / a.steps.max(1) as f64);
             }
             if let (Some(s0), Some(s1)) = (swaps0, sim.sweep_stats().map(|s| s.swaps)) {
                 let steps = (a.steps.max(1) * a.repeats.max(1)) as f64;
@@ -709,10 +708,4 @@ fn write_experiment(out: &Path, name: &str, rows: &[Row]) -> Result<String, Stri
         &out.join(format!("{name}.svg")),
     )?;
     Ok(s)
-}
-
-/// Time of the neighbour search and the contact-table updates it drives.
-fn neighbor_time(sim: &Simulation) -> f64 {
-    let p = sim.profile();
-    p.wall_of(Phase::Neighbor) + p.wall_of(Phase::Contacts)
 }

@@ -109,9 +109,9 @@ impl Workers {
         bias: [f64; 3],
         dt: f64,
     ) -> Result<()> {
-        let lens: Vec<usize> = self.ranges(loads[0].len()).iter().map(|r| r.len()).collect();
-        let parts: Vec<_> = gear_parts(dofs, &lens).into_iter().map(Mutex::new).collect();
         let ranges = self.ranges(loads[0].len());
+        let lens: Vec<usize> = ranges.iter().map(|r| r.len()).collect();
+        let parts: Vec<_> = gear_parts(dofs, &lens).into_iter().map(Mutex::new).collect();
         self.pool.run(Phase::Correct, &|t| {
             let r = ranges[t].clone();
             let mut dofs = parts[t].lock();

@@ -25,7 +25,7 @@ use talus::io::scenario::parse_scenario;
 
 #[path = "../../common/mod.rs"]
 mod common;
-use common::grain_box;
+use common::{assert_same_state, checkpoint, grain_box};
 
 mod damaged;
 mod forged;
@@ -41,38 +41,6 @@ fn scenario(polygons: bool, gear: bool, count: usize) -> String {
 fn simulation(text: &str) -> Simulation {
     let sc = parse_scenario(text, Path::new("test.toml")).unwrap_or_else(|e| panic!("{e}"));
     build(&sc, Path::new("test.toml")).unwrap_or_else(|e| panic!("{e}")).sim
-}
-
-/// Write a checkpoint of `sim` into `dir` with the background writer; its path.
-fn checkpoint(sim: &Simulation, dir: &Path, text: &str) -> PathBuf {
-    let mut c = Checkpointer::new(
-        dir,
-        "checkpoint",
-        2,
-        fnv1a(text.as_bytes()),
-        vec![("scenario.toml", text.as_bytes().to_vec())],
-        sim,
-    )
-    .unwrap();
-    c.write(sim).unwrap();
-    let stats = c.finish().unwrap();
-    stats.last.expect("one checkpoint written")
-}
-
-/// Every section of the two states, byte for byte; the first difference named.
-fn assert_same_state(a: &Simulation, b: &Simulation, what: &str) {
-    let (sa, sb) = (a.sections(), b.sections());
-    let names = |s: &[talus::engine::Section]| s.iter().map(|x| x.name).collect::<Vec<_>>();
-    assert_eq!(names(&sa), names(&sb), "{what}: different sections");
-    for (x, y) in sa.iter().zip(&sb) {
-        assert!(
-            x.bytes == y.bytes,
-            "{what}: section {} differs after the restart ({} vs {} bytes)",
-            x.name,
-            x.bytes.len(),
-            y.bytes.len()
-        );
-    }
 }
 
 /// Run n steps, then on until the contact table has at least two free slots (so that

@@ -9,17 +9,16 @@
 //! The timing tests use dt = 2^-17 s, so that times and rates in the scenario are whole
 //! numbers of steps and whole particles.
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use talus::engine::{ForceStrategy, NeighborMethod, Simulation};
 use talus::io::build::build;
-use talus::io::checkpoint::{fnv1a, Checkpoint};
-use talus::io::checkpointer::Checkpointer;
+use talus::io::checkpoint::Checkpoint;
 use talus::io::scenario::parse_scenario;
 
 #[path = "../../common/mod.rs"]
 mod common;
-use common::{run, text};
+use common::{assert_same_state, checkpoint, run, text};
 
 mod files;
 mod placement;
@@ -157,37 +156,6 @@ fn new_since(sim: &Simulation, before: &HashSet<u64>) -> Vec<usize> {
     (0..sim.len())
         .filter(|&p| !before.contains(&sim.particles.id[p]))
         .collect()
-}
-
-/// Every section of the two states, byte for byte; the first difference named.
-fn assert_same_state(a: &Simulation, b: &Simulation, what: &str) {
-    let (sa, sb) = (a.sections(), b.sections());
-    let names = |s: &[talus::engine::Section]| s.iter().map(|x| x.name).collect::<Vec<_>>();
-    assert_eq!(names(&sa), names(&sb), "{what}: different sections");
-    for (x, y) in sa.iter().zip(&sb) {
-        assert!(
-            x.bytes == y.bytes,
-            "{what}: section {} differs ({} vs {} bytes)",
-            x.name,
-            x.bytes.len(),
-            y.bytes.len()
-        );
-    }
-}
-
-/// Write a checkpoint of `sim` into `dir` with the background writer; its path.
-fn checkpoint(sim: &Simulation, dir: &Path, text: &str) -> PathBuf {
-    let mut c = Checkpointer::new(
-        dir,
-        "checkpoint",
-        2,
-        fnv1a(text.as_bytes()),
-        vec![("scenario.toml", text.as_bytes().to_vec())],
-        sim,
-    )
-    .unwrap();
-    c.write(sim).unwrap();
-    c.finish().unwrap().last.expect("one checkpoint written")
 }
 
 /// `total` steps straight (in uneven batches), against `at` steps, a checkpoint, a
