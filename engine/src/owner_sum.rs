@@ -22,7 +22,8 @@ use crate::forces::{ForceSink, WallSink};
 use crate::pool::guided_bounds;
 use talus_kernels::contact::disc_disc::ContactForce;
 
-/// A load array written by several threads at disjoint elements.
+/// The three load arrays (fx, fy, torque), written by several threads at disjoint
+/// elements.
 ///
 /// Plain f64 memory, not atomics: an atomic f64 add is a load into an integer register, a
 /// move to a float register, the add and the way back, and the compiler may not keep or
@@ -31,72 +32,87 @@ use talus_kernels::contact::disc_disc::ContactForce;
 /// invariant (module notes): within one pool phase each element has exactly one thread
 /// that reads or writes it, and phases are ordered by the pool's barrier (release and
 /// acquire on its counter).
-pub(crate) struct SharedLoad<'a> {
-    ptr: *mut f64,
+///
+/// `Copy` and one length for the three: a sink holds the pointers by value, and as a local
+/// of the pair loop it keeps them in registers (behind a reference they were reloaded after
+/// every store to a load, which may alias them as far as the compiler knows; four registers
+/// rather than six leave the contact law fewer spills).
+#[derive(Clone, Copy)]
+pub(crate) struct SharedLoads<'a> {
+    fx: *mut f64,
+    fy: *mut f64,
+    tq: *mut f64,
     len: usize,
     _borrow: std::marker::PhantomData<&'a mut [f64]>,
 }
 
-// SAFETY: a SharedLoad is an exclusive borrow of its array for 'a, shared between the
+// SAFETY: SharedLoads is an exclusive borrow of its arrays for 'a, shared between the
 // pool's threads, which touch disjoint elements within a phase (see the type's notes).
-unsafe impl Sync for SharedLoad<'_> {}
-unsafe impl Send for SharedLoad<'_> {}
+unsafe impl Sync for SharedLoads<'_> {}
+unsafe impl Send for SharedLoads<'_> {}
 
-impl<'a> SharedLoad<'a> {
-    pub fn new(s: &'a mut [f64]) -> Self {
-        SharedLoad {
-            ptr: s.as_mut_ptr(),
-            len: s.len(),
+impl<'a> SharedLoads<'a> {
+    /// The loads fx, fy, torque, of equal lengths.
+    pub fn new(fx: &'a mut [f64], fy: &'a mut [f64], tq: &'a mut [f64]) -> Self {
+        assert!(fx.len() == fy.len() && fy.len() == tq.len(), "load arrays of unequal lengths");
+        SharedLoads {
+            fx: fx.as_mut_ptr(),
+            fy: fy.as_mut_ptr(),
+            tq: tq.as_mut_ptr(),
+            len: fx.len(),
             _borrow: std::marker::PhantomData,
         }
     }
 
-    /// `a[p] += v`.
+    /// Keep the first `n` particles.
     #[inline(always)]
-    fn add(&self, p: usize, v: f64) {
-        assert!(p < self.len);
-        // SAFETY: in bounds (checked), and element p has one user in this phase.
-        unsafe { *self.ptr.add(p) += v }
+    fn fit(&mut self, n: usize) {
+        assert!(n <= self.len);
+        self.len = n;
     }
 
-    #[inline(always)]
-    fn get(&self, p: usize) -> f64 {
-        assert!(p < self.len);
-        // SAFETY: as in `add`.
-        unsafe { *self.ptr.add(p) }
-    }
-
-    #[inline(always)]
-    fn set(&self, p: usize, v: f64) {
-        assert!(p < self.len);
-        // SAFETY: as in `add`.
-        unsafe { *self.ptr.add(p) = v }
-    }
-}
-
-/// The three loads, shared.
-pub(crate) struct SharedLoads<'a> {
-    pub fx: SharedLoad<'a>,
-    pub fy: SharedLoad<'a>,
-    pub tq: SharedLoad<'a>,
-}
-
-impl SharedLoads<'_> {
     /// Pair force `f` into first particle i, as the serial loop adds it (`+=`).
     #[inline(always)]
     fn add_i(&self, i: usize, f: &ContactForce) {
-        self.fx.add(i, f.fx);
-        self.fy.add(i, f.fy);
-        self.tq.add(i, f.ti);
+        assert!(i < self.len);
+        // SAFETY: in bounds (checked), and element i has one user in this phase.
+        unsafe {
+            *self.fx.add(i) += f.fx;
+            *self.fy.add(i) += f.fy;
+            *self.tq.add(i) += f.ti;
+        }
     }
 
-    /// Its reaction into second particle j, as the serial loop's `-=` (`x - f` and
-    /// `x + (-f)` round alike).
+    /// Its reaction into second particle j, as the serial loop subtracts it.
     #[inline(always)]
     fn add_j(&self, j: usize, f: &ContactForce) {
-        self.fx.add(j, -f.fx);
-        self.fy.add(j, -f.fy);
-        self.tq.add(j, f.tj);
+        assert!(j < self.len);
+        // SAFETY: as in `add_i`.
+        unsafe {
+            *self.fx.add(j) -= f.fx;
+            *self.fy.add(j) -= f.fy;
+            *self.tq.add(j) += f.tj;
+        }
+    }
+
+    /// Particle p's loads.
+    #[inline(always)]
+    fn get(&self, p: usize) -> [f64; 3] {
+        assert!(p < self.len);
+        // SAFETY: as in `add_i`.
+        unsafe { [*self.fx.add(p), *self.fy.add(p), *self.tq.add(p)] }
+    }
+
+    /// Set particle p's loads.
+    #[inline(always)]
+    fn set(&self, p: usize, [x, y, q]: [f64; 3]) {
+        assert!(p < self.len);
+        // SAFETY: as in `add_i`.
+        unsafe {
+            *self.fx.add(p) = x;
+            *self.fy.add(p) = y;
+            *self.tq.add(p) = q;
+        }
     }
 }
 
@@ -202,10 +218,15 @@ impl OwnerPlan {
 pub(crate) struct OwnerSink<'a> {
     pub defer: &'a [u8],
     pub out: &'a mut [[f64; 4]],
-    pub loads: &'a SharedLoads<'a>,
+    pub loads: SharedLoads<'a>,
 }
 
 impl ForceSink for OwnerSink<'_> {
+    #[inline(always)]
+    fn fit(&mut self, n: usize) {
+        self.loads.fit(n);
+    }
+
     #[inline(always)]
     fn add(&mut self, o: usize, i: usize, j: usize, f: &ContactForce) {
         let d = self.defer[o];
@@ -233,10 +254,15 @@ impl ForceSink for OwnerSink<'_> {
 /// The sink of a single chunk (one thread), which defers nothing: the owner sink without
 /// its per-slot test.
 pub(crate) struct SharedLoadsSink<'a> {
-    pub loads: &'a SharedLoads<'a>,
+    pub loads: SharedLoads<'a>,
 }
 
 impl ForceSink for SharedLoadsSink<'_> {
+    #[inline(always)]
+    fn fit(&mut self, n: usize) {
+        self.loads.fit(n);
+    }
+
     #[inline(always)]
     fn add(&mut self, _o: usize, i: usize, j: usize, f: &ContactForce) {
         self.loads.add_i(i, f);
@@ -258,7 +284,7 @@ pub(crate) fn fix_up(fix: &[u64], slot_force: &[[f64; 4]], loads: &SharedLoads) 
     let mut k = 0;
     while k < fix.len() {
         let p = (fix[k] >> 32) as usize;
-        let (mut x, mut y, mut q) = (loads.fx.get(p), loads.fy.get(p), loads.tq.get(p));
+        let [mut x, mut y, mut q] = loads.get(p);
         while k < fix.len() && (fix[k] >> 32) as usize == p {
             let e = fix[k] as u32;
             let f = &slot_force[(e >> 1) as usize];
@@ -273,9 +299,7 @@ pub(crate) fn fix_up(fix: &[u64], slot_force: &[[f64; 4]], loads: &SharedLoads) 
             }
             k += 1;
         }
-        loads.fx.set(p, x);
-        loads.fy.set(p, y);
-        loads.tq.set(p, q);
+        loads.set(p, [x, y, q]);
     }
 }
 
@@ -339,11 +363,7 @@ mod tests {
             assert_eq!(chunks == 1, plan.fix.is_empty(), "one chunk defers nothing");
             let mut slot_force = vec![[f64::NAN; 4]; slots];
             let [mut fx, mut fy, mut tq] = [vec![0.0; n], vec![0.0; n], vec![0.0; n]];
-            let loads = SharedLoads {
-                fx: SharedLoad::new(&mut fx),
-                fy: SharedLoad::new(&mut fy),
-                tq: SharedLoad::new(&mut tq),
-            };
+            let loads = SharedLoads::new(&mut fx, &mut fy, &mut tq);
             let mut order: Vec<usize> = (0..chunks).collect();
             for k in (1..chunks).rev() {
                 order.swap(k, (rnd() % (k as u64 + 1)) as usize);
@@ -353,7 +373,7 @@ mod tests {
                 let mut sink = OwnerSink {
                     defer: &plan.defer[r.clone()],
                     out: &mut slot_force[r.clone()],
-                    loads: &loads,
+                    loads,
                 };
                 for o in r.clone() {
                     match (&forces[o], ci[o] == FREE) {

@@ -45,6 +45,12 @@ impl<'a> DiscView<'a> {
         }
     }
 
+    /// Particles in view.
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        self.x.len()
+    }
+
     pub(crate) fn of(ps: &'a ParticleStore) -> Self {
         Self::new(
             &ps.x,

@@ -27,6 +27,11 @@ struct LockSink<'a> {
 
 impl ForceSink for LockSink<'_> {
     #[inline(always)]
+    fn fit(&mut self, n: usize) {
+        self.locks = &self.locks[..n];
+    }
+
+    #[inline(always)]
     fn add(&mut self, _o: usize, i: usize, j: usize, f: &ContactForce) {
         {
             let mut a = self.locks[i].lock();
@@ -43,7 +48,8 @@ impl ForceSink for LockSink<'_> {
 
 /// The pairs of one chunk of slots, into `sink`. Returns touching pairs. Not inlined:
 /// inlined into the force-phase closure (with its six instances) the disc loop ran
-/// 10-25 % slower than the same loop on the serial path.
+/// 10-25 % slower than the same loop on the serial path. The sink comes by value: a local
+/// of this function, its array pointers stay in registers through the loop.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn chunk_forces<S: ForceSink>(
@@ -57,8 +63,10 @@ fn chunk_forces<S: ForceSink>(
     c: Slots,
     dt: f64,
     narrow: &mut NarrowWork,
-    sink: &mut S,
+    mut sink: S,
 ) -> u64 {
+    sink.fit(view.len());
+    let sink = &mut sink;
     let Slots { xi, area, features } = c;
     match (shapes, one) {
         (None, Some(one)) => disc_slots(view, one, ci, cj, xi, dt, sink),
@@ -146,12 +154,8 @@ impl Workers {
         // The phases read the store while they add into the loads.
         ps.with_loads(|ps, [a, b, c]| {
             if self.strategy == ForceStrategy::Deterministic {
-                let loads = SharedLoads {
-                    fx: SharedLoad::new(a),
-                    fy: SharedLoad::new(b),
-                    tq: SharedLoad::new(c),
-                };
-                self.force_phase(ps, ct, &work, Some(&loads))
+                let loads = SharedLoads::new(a, b, c);
+                self.force_phase(ps, ct, &work, Some(loads))
                     .and_then(|()| self.fix_up_phase(ps, &loads, wc, ww))
             } else {
                 self.force_phase(ps, ct, &work, None)
@@ -175,7 +179,7 @@ impl Workers {
         ps: &ParticleStore,
         ct: &mut ContactTable,
         w: &PairWork,
-        loads: Option<&SharedLoads>,
+        loads: Option<SharedLoads>,
     ) -> Result<()> {
         let n = ps.len();
         let slots = ct.i.len();
@@ -262,7 +266,6 @@ impl Workers {
                 gap_budget: w.gap_budget,
             };
             let [ax, ay, at] = &mut ts.acc;
-            let mut per_thread = LoadSink { fx: ax, fy: ay, tq: at };
             while let Some(k) = dynamic.claim() {
                 let mut guard = work[k].lock();
                 let SlotChunk {
@@ -297,12 +300,16 @@ impl Workers {
                 }
                 touching += match (strategy, loads) {
                     (ForceStrategy::Deterministic, Some(loads)) if chunks == 1 => {
-                        pairs_into!(&mut SharedLoadsSink { loads })
+                        pairs_into!(SharedLoadsSink { loads })
                     }
-                    (ForceStrategy::Deterministic, Some(loads)) => pairs_into!(&mut OwnerSink { defer, out, loads }),
+                    (ForceStrategy::Deterministic, Some(loads)) => pairs_into!(OwnerSink { defer, out, loads }),
                     (ForceStrategy::Deterministic, None) => unreachable!("the deterministic sum needs its loads"),
-                    (ForceStrategy::PerThread, _) => pairs_into!(&mut per_thread),
-                    (ForceStrategy::Mutex, _) => pairs_into!(&mut LockSink { locks }),
+                    (ForceStrategy::PerThread, _) => pairs_into!(LoadSink {
+                        fx: &mut ax[..],
+                        fy: &mut ay[..],
+                        tq: &mut at[..],
+                    }),
+                    (ForceStrategy::Mutex, _) => pairs_into!(LockSink { locks }),
                 };
             }
             ts.touching = touching;
@@ -337,7 +344,7 @@ impl Workers {
                 fix_up(owners.fix_piece(cuts[k]..cuts[k + 1]), slot_force, loads);
                 let mut piece = walls[k].lock();
                 let WallPiece { p, w, xi, area } = &mut *piece;
-                ww.contacts(ps, p, w, xi, area, &mut SharedLoadsSink { loads });
+                ww.contacts(ps, p, w, xi, area, &mut SharedLoadsSink { loads: *loads });
             }
         })
     }
