@@ -54,7 +54,10 @@ unsafe impl Send for SharedLoads<'_> {}
 impl<'a> SharedLoads<'a> {
     /// The loads fx, fy, torque, of equal lengths.
     pub fn new(fx: &'a mut [f64], fy: &'a mut [f64], tq: &'a mut [f64]) -> Self {
-        assert!(fx.len() == fy.len() && fy.len() == tq.len(), "load arrays of unequal lengths");
+        assert!(
+            fx.len() == fy.len() && fy.len() == tq.len(),
+            "load arrays of unequal lengths"
+        );
         SharedLoads {
             fx: fx.as_mut_ptr(),
             fy: fy.as_mut_ptr(),
