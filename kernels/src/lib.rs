@@ -7,3 +7,4 @@ pub mod contact;
 pub mod geometry;
 pub mod integrate;
 pub mod neighbor;
+pub mod vector_build;

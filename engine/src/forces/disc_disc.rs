@@ -1,7 +1,8 @@
 //! The disc-disc pair loop: one linear pass over a run of contact-table slots through the
 //! spring-dashpot kernel (`kernels::contact::disc_disc`), each force into a sink, the
 //! second particle's data prefetched in large systems.
-use talus_kernels::contact::disc_disc::{disc_disc_touching, disc_overlap, ContactForce};
+use talus_kernels::contact::disc_disc::{disc_disc_touching, ContactForce};
+use talus_kernels::contact::ContactParams;
 
 use super::{ForceSink, Params};
 use crate::contacts::FREE;
@@ -65,56 +66,90 @@ impl<'a> DiscView<'a> {
     }
 }
 
-/// One candidate pair of discs: the force on i (j gets its opposite), or None.
-#[inline(always)]
-pub(crate) fn disc_slot<P: Params>(
-    v: &DiscView,
-    params: &P,
-    i: usize,
-    j: usize,
-    xi: &mut f64,
-    dt: f64,
-) -> Option<ContactForce> {
-    let (dx, dy) = (v.x[j] - v.x[i], v.y[j] - v.y[i]);
-    let Some((d, overlap)) = disc_overlap(dx, dy, v.radius[i], v.radius[j]) else {
-        *xi = 0.0;
-        return None;
-    };
-    let inv = v.inv_mass[i] + v.inv_mass[j];
-    if inv == 0.0 {
-        // Two bodies of infinite mass: no force between them.
-        return None;
-    }
-    Some(disc_disc_touching(
-        params.get(v.material[i], v.material[j]),
-        dx,
-        dy,
-        d,
-        overlap,
-        v.radius[i],
-        v.radius[j],
-        v.vx[i] - v.vx[j],
-        v.vy[i] - v.vy[j],
-        v.omega[i],
-        v.omega[j],
-        inv,
-        xi,
-        dt,
-    ))
-}
+/// Candidate slots per batch of the pair loop (see [`disc_slots`]): 64 keeps the lane
+/// arrays (about 10 KB) in L1.
+const BATCH: usize = 64;
 
 /// Particles from which the disc pair loop prefetches the second particle's data: below
-/// it the hot arrays stay in a core's L2 (seven arrays of 8 bytes per particle against
-/// 1 MB) and the prefetches are extra instructions (10^4 discs: 16-20 % slower with them);
-/// above it they hide the misses of second particles far away in Morton order (10^6
-/// discs: 10-20 % faster, BENCHMARKS.md).
+/// it the prefetches are extra instructions that hide little (10^4 discs: 8 % slower with
+/// them); above it they hide the misses of second particles far away in Morton order
+/// (10^6 discs: 10-20 % faster, BENCHMARKS.md).
 const PREFETCH_MIN: usize = 1 << 15;
 
-/// Slots ahead of the current one whose second particle is prefetched.
-const PREFETCH_AHEAD: usize = 16;
+/// Slots ahead of the current one whose second particle is prefetched (32 against 16 and
+/// 64: 2-5 % faster at 10^5 and 10^6 discs).
+const PREFETCH_AHEAD: usize = 32;
+
+/// The pairs of one batch, a lane per slot: what the contact law reads (the coefficients
+/// only with several materials) and what it returns.
+struct Lanes {
+    kn: [f64; BATCH],
+    kt: [f64; BATCH],
+    gamma_n: [f64; BATCH],
+    gamma_t: [f64; BATCH],
+    mu: [f64; BATCH],
+    dx: [f64; BATCH],
+    dy: [f64; BATCH],
+    ri: [f64; BATCH],
+    rj: [f64; BATCH],
+    dvx: [f64; BATCH],
+    dvy: [f64; BATCH],
+    wi: [f64; BATCH],
+    wj: [f64; BATCH],
+    inv: [f64; BATCH],
+    xi: [f64; BATCH],
+    fx: [f64; BATCH],
+    fy: [f64; BATCH],
+    ti: [f64; BATCH],
+    tj: [f64; BATCH],
+    /// Whether the lane's pair has a force.
+    force: [bool; BATCH],
+    /// The lanes with a force, in order.
+    hit: [u8; BATCH],
+}
+
+impl Lanes {
+    fn new() -> Self {
+        Lanes {
+            kn: [0.0; BATCH],
+            kt: [0.0; BATCH],
+            gamma_n: [0.0; BATCH],
+            gamma_t: [0.0; BATCH],
+            mu: [0.0; BATCH],
+            dx: [0.0; BATCH],
+            dy: [0.0; BATCH],
+            ri: [0.0; BATCH],
+            rj: [0.0; BATCH],
+            dvx: [0.0; BATCH],
+            dvy: [0.0; BATCH],
+            wi: [0.0; BATCH],
+            wj: [0.0; BATCH],
+            inv: [0.0; BATCH],
+            xi: [0.0; BATCH],
+            fx: [0.0; BATCH],
+            fy: [0.0; BATCH],
+            ti: [0.0; BATCH],
+            tj: [0.0; BATCH],
+            force: [false; BATCH],
+            hit: [0; BATCH],
+        }
+    }
+}
 
 /// The disc pairs of a run of contact-table slots (the whole table, or one chunk of it:
-/// `ci`, `cj` and `xi` start at the same slot). Returns touching pairs.
+/// `ci`, `cj` and `xi` start at the same slot), their forces into `sink` in slot order.
+/// Returns touching pairs.
+///
+/// In batches of [`BATCH`] slots, three stages, none with a branch per pair: the gather of
+/// each candidate pair's data into its lane; the contact law over all lanes, touching or
+/// not, one loop that the compiler vectorises (with AVX2 where the processor has it: four
+/// pairs per instruction, the square root and the divisions included); the pairs with a
+/// force into the sink, in slot order. The pair-by-pair loop this replaces branched on
+/// "touching?", which a third of the candidates of a dense bed fail in no pattern a
+/// predictor can learn, and spent a third of its instructions on the law, pair by pair
+/// (BENCHMARKS.md, issue 18 item 6). The arithmetic of each pair is the scalar kernel's,
+/// operation for operation, and vector lanes round as scalars do (no fused multiply-add):
+/// the loads are bitwise those of the pair-by-pair loop (test below).
 #[inline(always)]
 pub(crate) fn disc_slots<P: Params, S: ForceSink>(
     v: &DiscView,
@@ -125,15 +160,14 @@ pub(crate) fn disc_slots<P: Params, S: ForceSink>(
     dt: f64,
     sink: &mut S,
 ) -> u64 {
-    if v.x.len() >= PREFETCH_MIN {
-        disc_slots_impl::<P, S, true>(v, params, ci, cj, xi, dt, sink)
-    } else {
-        disc_slots_impl::<P, S, false>(v, params, ci, cj, xi, dt, sink)
-    }
+    disc_slots_with(LawKernel::detect(), v, params, ci, cj, xi, dt, sink)
 }
 
+/// [`disc_slots`] with the law's stage built as `law` says.
 #[inline(always)]
-fn disc_slots_impl<P: Params, S: ForceSink, const PREFETCH: bool>(
+#[allow(clippy::too_many_arguments)]
+fn disc_slots_with<P: Params, S: ForceSink>(
+    law: LawKernel,
     v: &DiscView,
     params: &P,
     ci: &[u32],
@@ -142,28 +176,197 @@ fn disc_slots_impl<P: Params, S: ForceSink, const PREFETCH: bool>(
     dt: f64,
     sink: &mut S,
 ) -> u64 {
+    let mut lanes = Lanes::new();
     let slots = xi.len();
     let (ci, cj) = (&ci[..slots], &cj[..slots]);
+    let prefetch = v.x.len() >= PREFETCH_MIN;
     let mut touching = 0;
-    for s in 0..slots {
-        if PREFETCH && s + PREFETCH_AHEAD < slots {
-            prefetch_disc(v, cj[s + PREFETCH_AHEAD] as usize);
+    let mut start = 0;
+    while start < slots {
+        let end = (start + BATCH).min(slots);
+        let m = end - start;
+        // Free slots are rare (none after a compaction of the table): a batch without them
+        // skips the test slot by slot.
+        if ci[start..end].iter().fold(false, |any, &i| any | (i == FREE)) {
+            gather::<P, true>(v, params, ci, cj, start..end, prefetch, &mut lanes);
+        } else {
+            gather::<P, false>(v, params, ci, cj, start..end, prefetch, &mut lanes);
         }
-        let i = ci[s];
-        if i == FREE {
-            sink.none(s);
-            continue;
+        lanes.xi[..m].copy_from_slice(&xi[start..end]);
+        law.run(params, &mut lanes, dt);
+        xi[start..end].copy_from_slice(&lanes.xi[..m]);
+        // The lanes with a force, in slot order (a branch-free compaction: the count's
+        // chain is one addition per lane).
+        let mut k = 0;
+        for l in 0..m {
+            lanes.hit[k] = l as u8;
+            k += lanes.force[l] as usize;
         }
-        let (i, j) = (i as usize, cj[s] as usize);
-        match disc_slot(v, params, i, j, &mut xi[s], dt) {
-            Some(c) => {
-                touching += 1;
-                sink.add(s, i, j, &c);
-            }
-            None => sink.none(s),
+        touching += k as u64;
+        for o in start..end {
+            sink.none(o);
         }
+        for &l in &lanes.hit[..k] {
+            let (l, o) = (l as usize, start + l as usize);
+            let f = ContactForce {
+                fx: lanes.fx[l],
+                fy: lanes.fy[l],
+                ti: lanes.ti[l],
+                tj: lanes.tj[l],
+                overlap: 0.0,
+            };
+            sink.add(o, ci[o] as usize, cj[o] as usize, &f);
+        }
+        start = end;
     }
     touching
+}
+
+/// Stage 1: the data of the pairs in slots `range`, lane by lane (with their coefficients,
+/// unless they are the same for all). `FREE_SLOTS`: whether the range may hold free slots.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn gather<P: Params, const FREE_SLOTS: bool>(
+    v: &DiscView,
+    params: &P,
+    ci: &[u32],
+    cj: &[u32],
+    range: std::ops::Range<usize>,
+    prefetch: bool,
+    lanes: &mut Lanes,
+) {
+    // Every array cut to one length here, where the compiler sees it, so that one check of
+    // i and j covers them all.
+    let n = v.x.len();
+    let (x, y, vx, vy) = (&v.x[..n], &v.y[..n], &v.vx[..n], &v.vy[..n]);
+    let (omega, radius, inv_mass, material) = (&v.omega[..n], &v.radius[..n], &v.inv_mass[..n], &v.material[..n]);
+    let slots = ci.len();
+    assert!(range.len() <= BATCH);
+    for (l, o) in range.enumerate() {
+        if prefetch && o + PREFETCH_AHEAD < slots {
+            prefetch_disc(v, cj[o + PREFETCH_AHEAD] as usize);
+        }
+        // A free slot reads particle 0 (any valid index) and gets the inverse mass of two
+        // fixed bodies: no force, its spring kept.
+        let free = FREE_SLOTS && ci[o] == FREE;
+        let (i, j) = if free { (0, 0) } else { (ci[o] as usize, cj[o] as usize) };
+        assert!(i < n && j < n);
+        if !P::UNIFORM {
+            let p = params.get(material[i], material[j]);
+            lanes.kn[l] = p.kn;
+            lanes.kt[l] = p.kt;
+            lanes.gamma_n[l] = p.gamma_n;
+            lanes.gamma_t[l] = p.gamma_t;
+            lanes.mu[l] = p.mu;
+        }
+        lanes.dx[l] = x[j] - x[i];
+        lanes.dy[l] = y[j] - y[i];
+        lanes.ri[l] = radius[i];
+        lanes.rj[l] = radius[j];
+        lanes.dvx[l] = vx[i] - vx[j];
+        lanes.dvy[l] = vy[i] - vy[j];
+        lanes.wi[l] = omega[i];
+        lanes.wj[l] = omega[j];
+        lanes.inv[l] = if free { 0.0 } else { inv_mass[i] + inv_mass[j] };
+    }
+}
+
+/// Stage 2: the contact law over the lanes: every lane's force and spring, without a
+/// branch. A pair apart gets no force and its spring reset, a pair of two bodies of
+/// infinite mass no force and its spring kept, as does a free slot. All [`BATCH`] lanes,
+/// whatever the batch's length (a fixed count compiles to a plain vector loop; lanes past
+/// the batch hold finite data of an earlier batch, or zeros, and are not read).
+#[inline(always)]
+fn law_lanes<P: Params>(params: &P, lanes: &mut Lanes, dt: f64) {
+    for l in 0..BATCH {
+        let (dx, dy, ri, rj) = (lanes.dx[l], lanes.dy[l], lanes.ri[l], lanes.rj[l]);
+        // disc_overlap, without its early return.
+        let rs = ri + rj;
+        let d2 = dx * dx + dy * dy;
+        let d = d2.sqrt();
+        let overlap = rs - d;
+        let apart = d2 >= rs * rs;
+        let inv = lanes.inv[l];
+        let idle = apart | (inv == 0.0);
+        let p = if P::UNIFORM {
+            *params.get(0, 0)
+        } else {
+            ContactParams {
+                kn: lanes.kn[l],
+                kt: lanes.kt[l],
+                gamma_n: lanes.gamma_n[l],
+                gamma_t: lanes.gamma_t[l],
+                mu: lanes.mu[l],
+            }
+        };
+        let xi0 = lanes.xi[l];
+        let mut xi = xi0;
+        let c = disc_disc_touching(
+            &p,
+            dx,
+            dy,
+            d,
+            overlap,
+            ri,
+            rj,
+            lanes.dvx[l],
+            lanes.dvy[l],
+            lanes.wi[l],
+            lanes.wj[l],
+            inv,
+            &mut xi,
+            dt,
+        );
+        lanes.xi[l] = if apart {
+            0.0
+        } else if idle {
+            xi0
+        } else {
+            xi
+        };
+        lanes.fx[l] = c.fx;
+        lanes.fy[l] = c.fy;
+        lanes.ti[l] = c.ti;
+        lanes.tj[l] = c.tj;
+        lanes.force[l] = !idle;
+    }
+}
+
+/// Which build of the law's stage this processor runs: the same source, compiled for the
+/// x86-64 baseline (two f64 lanes) and for AVX2 (four).
+#[derive(Clone, Copy)]
+enum LawKernel {
+    Baseline,
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+}
+
+impl LawKernel {
+    fn detect() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return LawKernel::Avx2;
+        }
+        LawKernel::Baseline
+    }
+
+    #[inline(always)]
+    fn run<P: Params>(self, params: &P, lanes: &mut Lanes, dt: f64) {
+        match self {
+            LawKernel::Baseline => law_lanes(params, lanes, dt),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Avx2` is only made by `detect`, after the processor said it has AVX2.
+            LawKernel::Avx2 => unsafe { law_lanes_avx2(params, lanes, dt) },
+        }
+    }
+}
+
+/// [`law_lanes`] compiled for AVX2 (no FMA: contracted products would round differently
+/// from the baseline build, and results must not depend on the processor).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn law_lanes_avx2<P: Params>(params: &P, lanes: &mut Lanes, dt: f64) {
+    law_lanes(params, lanes, dt)
 }
 
 /// Ask for particle p's pair-loop data ahead of its use (a free slot's index is out of
@@ -180,5 +383,194 @@ fn prefetch_disc(v: &DiscView, p: usize) {
         // faults and changes no memory. The address is that of an element in bounds (all
         // the view's slices have the length of `x`).
         unsafe { _mm_prefetch::<_MM_HINT_T0>(a.as_ptr().wrapping_add(p) as *const i8) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::forces::{LoadSink, OneMaterial};
+    use crate::material::PairTable;
+    use talus_kernels::contact::disc_disc::disc_disc;
+
+    /// A small random bed's candidate pairs: touching, apart, coincident, a pair of two
+    /// fixed bodies, free slots, two materials; springs already loaded.
+    struct Bed {
+        x: Vec<f64>,
+        y: Vec<f64>,
+        vx: Vec<f64>,
+        vy: Vec<f64>,
+        omega: Vec<f64>,
+        radius: Vec<f64>,
+        inv_mass: Vec<f64>,
+        material: Vec<u16>,
+        ci: Vec<u32>,
+        cj: Vec<u32>,
+        xi: Vec<f64>,
+    }
+
+    fn bed(n: usize, slots: usize, seed: u64) -> Bed {
+        let mut st = seed;
+        let mut rnd = move || {
+            st ^= st << 13;
+            st ^= st >> 7;
+            st ^= st << 17;
+            (st >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut b = Bed {
+            x: (0..n).map(|_| rnd() * 0.01).collect(),
+            y: (0..n).map(|_| rnd() * 0.01).collect(),
+            vx: (0..n).map(|_| rnd() - 0.5).collect(),
+            vy: (0..n).map(|_| rnd() - 0.5).collect(),
+            omega: (0..n).map(|_| 100.0 * (rnd() - 0.5)).collect(),
+            radius: (0..n).map(|_| 0.001 + 0.001 * rnd()).collect(),
+            inv_mass: (0..n).map(|_| 1.0 / (0.001 + rnd() * 0.01)).collect(),
+            material: (0..n).map(|_| (rnd() < 0.5) as u16).collect(),
+            ci: vec![],
+            cj: vec![],
+            xi: vec![],
+        };
+        // Two fixed bodies, and a particle on top of another.
+        b.inv_mass[0] = 0.0;
+        b.inv_mass[1] = 0.0;
+        b.x[3] = b.x[2];
+        b.y[3] = b.y[2];
+        for s in 0..slots {
+            if s % 37 == 5 {
+                b.ci.push(FREE);
+                b.cj.push(FREE);
+            } else {
+                let i = (rnd() * (n - 1) as f64) as u32;
+                let j = i + 1 + (rnd() * (n - 1 - i as usize) as f64) as u32;
+                b.ci.push(i);
+                b.cj.push(j);
+            }
+            b.xi.push(if rnd() < 0.5 { 1e-4 * (rnd() - 0.5) } else { 0.0 });
+        }
+        for (s, (i, j)) in [(0u32, 1u32), (2, 3)].into_iter().enumerate() {
+            if 3 * s + 1 < slots {
+                b.ci[3 * s + 1] = i;
+                b.cj[3 * s + 1] = j;
+            }
+        }
+        b
+    }
+
+    fn view(b: &Bed) -> DiscView<'_> {
+        DiscView::new(&b.x, &b.y, &b.vx, &b.vy, &b.omega, &b.radius, &b.inv_mass, &b.material)
+    }
+
+    /// The loads and springs of the pair-by-pair loop: each candidate through `disc_disc`,
+    /// its force added in slot order.
+    #[allow(clippy::needless_range_loop)]
+    fn reference<P: Params>(b: &Bed, params: &P, dt: f64) -> ([Vec<f64>; 3], Vec<f64>, u64) {
+        let n = b.x.len();
+        let (mut fx, mut fy, mut tq) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        let mut xi = b.xi.clone();
+        let mut touching = 0;
+        for s in 0..b.ci.len() {
+            if b.ci[s] == FREE {
+                continue;
+            }
+            let (i, j) = (b.ci[s] as usize, b.cj[s] as usize);
+            let inv = b.inv_mass[i] + b.inv_mass[j];
+            let mut x = xi[s];
+            let c = disc_disc(
+                params.get(b.material[i], b.material[j]),
+                b.x[j] - b.x[i],
+                b.y[j] - b.y[i],
+                b.radius[i],
+                b.radius[j],
+                b.vx[i] - b.vx[j],
+                b.vy[i] - b.vy[j],
+                b.omega[i],
+                b.omega[j],
+                inv,
+                &mut x,
+                dt,
+            );
+            match c {
+                None => xi[s] = 0.0,
+                Some(_) if inv == 0.0 => {}
+                Some(c) => {
+                    xi[s] = x;
+                    touching += 1;
+                    fx[i] += c.fx;
+                    fy[i] += c.fy;
+                    tq[i] += c.ti;
+                    fx[j] -= c.fx;
+                    fy[j] -= c.fy;
+                    tq[j] += c.tj;
+                }
+            }
+        }
+        ([fx, fy, tq], xi, touching)
+    }
+
+    fn batched<P: Params>(law: LawKernel, b: &Bed, params: &P, dt: f64) -> ([Vec<f64>; 3], Vec<f64>, u64) {
+        let n = b.x.len();
+        let (mut fx, mut fy, mut tq) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        let mut xi = b.xi.clone();
+        let mut sink = LoadSink {
+            fx: &mut fx,
+            fy: &mut fy,
+            tq: &mut tq,
+        };
+        let touching = disc_slots_with(law, &view(b), params, &b.ci, &b.cj, &mut xi, dt, &mut sink);
+        ([fx, fy, tq], xi, touching)
+    }
+
+    fn bits(v: &[f64]) -> Vec<u64> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    /// The batched loop (every build of its law's stage this processor runs) gives the
+    /// loads, springs and count of the pair-by-pair loop, bit for bit, with one material
+    /// and with a pair table, for table lengths around the batch's.
+    #[test]
+    fn batched_loop_is_bitwise_the_pair_by_pair_loop() {
+        let a = ContactParams {
+            kn: 1e6,
+            kt: 2.86e5,
+            gamma_n: 6876.3,
+            gamma_t: 3438.0,
+            mu: 0.5,
+        };
+        let b = ContactParams {
+            kn: 2e6,
+            kt: 1e5,
+            gamma_n: 100.0,
+            gamma_t: 0.0,
+            mu: 0.2,
+        };
+        let table = PairTable {
+            n: 2,
+            params: vec![a, b, b, a],
+        };
+        let mut laws = vec![LawKernel::Baseline];
+        if matches!(LawKernel::detect(), LawKernel::Baseline) {
+            eprintln!("no AVX2 here: the baseline build only");
+        } else {
+            laws.push(LawKernel::detect());
+        }
+        let dt = 1e-6;
+        for (slots, seed) in [(1, 1), (63, 2), (64, 3), (65, 4), (1000, 5), (4099, 6)] {
+            let bed = bed(120, slots, seed);
+            let want_one = reference(&bed, &OneMaterial(a), dt);
+            let want_table = reference(&bed, &table, dt);
+            assert!(want_one.2 > 0 || slots < 64, "the bed has touching pairs");
+            for &law in &laws {
+                for (got, want) in [
+                    (batched(law, &bed, &OneMaterial(a), dt), &want_one),
+                    (batched(law, &bed, &table, dt), &want_table),
+                ] {
+                    for k in 0..3 {
+                        assert_eq!(bits(&got.0[k]), bits(&want.0[k]), "loads {k}, {slots} slots");
+                    }
+                    assert_eq!(bits(&got.1), bits(&want.1), "springs, {slots} slots");
+                    assert_eq!(got.2, want.2, "touching pairs, {slots} slots");
+                }
+            }
+        }
     }
 }

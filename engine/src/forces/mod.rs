@@ -102,6 +102,9 @@ impl NarrowStats {
 
 /// Contact parameters of a pair of materials.
 pub(crate) trait Params {
+    /// The same coefficients for every pair: the batched disc loop then takes them as
+    /// constants rather than gathering them pair by pair.
+    const UNIFORM: bool = false;
     fn get(&self, a: u16, b: u16) -> &ContactParams;
 }
 
@@ -109,6 +112,7 @@ pub(crate) trait Params {
 pub(crate) struct OneMaterial(pub ContactParams);
 
 impl Params for OneMaterial {
+    const UNIFORM: bool = true;
     #[inline(always)]
     fn get(&self, _: u16, _: u16) -> &ContactParams {
         &self.0

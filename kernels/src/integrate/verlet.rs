@@ -3,6 +3,7 @@
 
 use super::position_check::{left_box, outside_domain};
 pub use super::position_check::{Check, CheckResult};
+use crate::vector_build::vectorized;
 
 /// Positions, angles and their velocities of a range of particles (the state velocity
 /// Verlet advances; not Verlet neighbour lists, which are `neighbor::verlet`).
@@ -79,14 +80,18 @@ pub fn kick_drift_check(
     reset_loads: bool,
     c: &Check,
 ) -> CheckResult {
-    match (pending, reset_loads) {
-        (true, true) => kick_drift_check_impl::<true, true>(d, l, m, dt, g, c),
-        (false, true) => kick_drift_check_impl::<false, true>(d, l, m, dt, g, c),
-        (true, false) => kick_drift_check_impl::<true, false>(d, l, m, dt, g, c),
-        (false, false) => kick_drift_check_impl::<false, false>(d, l, m, dt, g, c),
-    }
+    vectorized(
+        #[inline(always)]
+        || match (pending, reset_loads) {
+            (true, true) => kick_drift_check_impl::<true, true>(d, l, m, dt, g, c),
+            (false, true) => kick_drift_check_impl::<false, true>(d, l, m, dt, g, c),
+            (true, false) => kick_drift_check_impl::<true, false>(d, l, m, dt, g, c),
+            (false, false) => kick_drift_check_impl::<false, false>(d, l, m, dt, g, c),
+        },
+    )
 }
 
+#[inline(always)]
 fn kick_drift_check_impl<const PENDING: bool, const RESET: bool>(
     d: &mut Kinematics,
     l: &mut Loads,
