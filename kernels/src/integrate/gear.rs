@@ -7,6 +7,8 @@
 //! delta = (a_new - a_pred) dt^2/2 is fed back into the scaled derivatives r_k =
 //! dt^k/k! x^(k) with the coefficients below. c0 = 3/20 (not 3/16) because the
 //! dashpots make the force depend on velocity.
+use crate::vector_build::vectorized;
+
 const C: [f64; 6] = [3.0 / 20.0, 251.0 / 360.0, 1.0, 11.0 / 18.0, 1.0 / 6.0, 1.0 / 60.0];
 
 #[inline(always)]
@@ -30,6 +32,14 @@ pub struct Derivatives<'a> {
 
 /// Predictor: advance all six values by a Taylor step of `dt`.
 pub fn predict(g: &mut Derivatives, dt: f64) {
+    vectorized(
+        #[inline(always)]
+        || predict_impl(g, dt),
+    )
+}
+
+#[inline(always)]
+fn predict_impl(g: &mut Derivatives, dt: f64) {
     let n = g.x.len();
     let (x, v, a) = (&mut g.x[..n], &mut g.v[..n], &mut g.a[..n]);
     let (b, c, d) = (&mut g.b[..n], &mut g.c[..n], &mut g.d[..n]);
@@ -52,6 +62,14 @@ pub fn predict(g: &mut Derivatives, dt: f64) {
 /// Corrector: `force * inv_mass` (+ `gravity` for bodies of finite mass) is the
 /// acceleration at the predicted state.
 pub fn correct(g: &mut Derivatives, force: &[f64], inv_mass: &[f64], gravity: f64, dt: f64) {
+    vectorized(
+        #[inline(always)]
+        || correct_impl(g, force, inv_mass, gravity, dt),
+    )
+}
+
+#[inline(always)]
+fn correct_impl(g: &mut Derivatives, force: &[f64], inv_mass: &[f64], gravity: f64, dt: f64) {
     let n = g.x.len();
     let (x, v, a) = (&mut g.x[..n], &mut g.v[..n], &mut g.a[..n]);
     let (b, c, d) = (&mut g.b[..n], &mut g.c[..n], &mut g.d[..n]);

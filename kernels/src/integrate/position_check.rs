@@ -36,6 +36,14 @@ pub fn outside_domain(x: f64, y: f64, lo: [f64; 2], hi: [f64; 2]) -> bool {
 
 /// The check of positions `x`, `y` (those of `c.radius` and `c.boxes`).
 pub fn check_positions(x: &[f64], y: &[f64], c: &Check) -> CheckResult {
+    crate::vector_build::vectorized(
+        #[inline(always)]
+        || check_positions_impl(x, y, c),
+    )
+}
+
+#[inline(always)]
+fn check_positions_impl(x: &[f64], y: &[f64], c: &Check) -> CheckResult {
     let n = x.len();
     let (y, r, bx) = (&y[..n], &c.radius[..n], &c.boxes[..n]);
     let (mut left, mut outside) = (false, false);

@@ -144,6 +144,14 @@ fn kick_drift_check_impl<const PENDING: bool, const RESET: bool>(
 
 /// Second half kick: v += dt/2 a.
 pub fn kick(d: &mut Kinematics, l: &Loads, m: &Inertia, dt: f64, g: [f64; 2]) {
+    vectorized(
+        #[inline(always)]
+        || kick_impl(d, l, m, dt, g),
+    )
+}
+
+#[inline(always)]
+fn kick_impl(d: &mut Kinematics, l: &Loads, m: &Inertia, dt: f64, g: [f64; 2]) {
     let h = 0.5 * dt;
     let n = d.vx.len();
     let (vx, vy, w) = (&mut d.vx[..n], &mut d.vy[..n], &mut d.omega[..n]);
