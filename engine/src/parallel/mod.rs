@@ -17,6 +17,9 @@
 //!   that computed it, and each particle's additions happen in slot order).
 //! - `per-thread`: each thread adds into its own force arrays, which a second pass sums
 //!   (Chen & Matuttis 2013, Fig. 7); the order of additions depends on the thread count.
+//!   Each thread marks the blocks of particles it wrote, and the sum reads only those: a
+//!   thread's contiguous share of the table touches its own region and a rim, so the sum
+//!   reads about one array's worth whatever the thread count, not one per thread.
 //! - `mutex`: one lock per particle, held for the addition (Schinner 1999, Fig. 12); the
 //!   order depends on the timing.
 //!
@@ -103,6 +106,9 @@ pub(crate) struct ThreadState {
     pub touching: u64,
     /// Per-thread force arrays (fx, fy, torque) of the per-thread strategy.
     acc: [Vec<f64>; 3],
+    /// Per-thread strategy: which blocks of [`pair_forces::TOUCH_BLOCK`] particles this
+    /// thread's arrays hold forces for (outside them the arrays are zero).
+    touched: Vec<bool>,
 }
 
 /// The pool and the buffers of the parallel phases.
@@ -137,6 +143,7 @@ impl Workers {
                     stats: NarrowStats::default(),
                     touching: 0,
                     acc: Default::default(),
+                    touched: Vec::new(),
                 })
             })
             .collect();

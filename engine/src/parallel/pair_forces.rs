@@ -20,6 +20,34 @@ const WALL_WEIGHT: [usize; 2] = [4, 24];
 /// Deterministic sum: runs of particles per thread in the fix-up phase.
 const FIX_RUNS: usize = 16;
 
+/// Per-thread strategy: particles per block of the touched marks. Small enough that a
+/// thread's rim (the particles of its pairs that lie in other threads' regions) marks few
+/// blocks of zeros; large enough that the marks cost nothing to scan.
+pub(super) const TOUCH_BLOCK: usize = 256;
+
+/// Per-thread: the forces into the thread's own arrays, marking the blocks it writes.
+struct PerThreadSink<'a> {
+    loads: LoadSink<'a>,
+    touched: &'a mut [bool],
+}
+
+impl ForceSink for PerThreadSink<'_> {
+    #[inline(always)]
+    fn fit(&mut self, n: usize) {
+        self.loads.fit(n);
+        assert!(self.touched.len() >= n.div_ceil(TOUCH_BLOCK));
+    }
+
+    #[inline(always)]
+    fn add(&mut self, o: usize, i: usize, j: usize, f: &ContactForce) {
+        self.loads.add(o, i, j, f);
+        // In bounds: i, j < n were checked by the additions above, and `fit` checked the
+        // marks against n.
+        self.touched[i / TOUCH_BLOCK] = true;
+        self.touched[j / TOUCH_BLOCK] = true;
+    }
+}
+
 /// Mutex: each addition under the particle's lock (Schinner 1999, Fig. 12).
 struct LockSink<'a> {
     locks: &'a [Mutex<[f64; 3]>],
@@ -185,10 +213,12 @@ impl Workers {
         let slots = ct.i.len();
         let strategy = self.strategy;
         let det = strategy == ForceStrategy::Deterministic;
-        // The chunks, claimed dynamically. Deterministic: guided, one chunk on one thread
+        // The chunks. Deterministic: guided, claimed dynamically, one chunk on one thread
         // (nothing deferred); polygon pairs cost ten times a disc pair, so their chunks
-        // go down to the finer SLOT_CHUNK. Otherwise fixed chunks of SLOT_CHUNK.
+        // go down to the finer SLOT_CHUNK. Per-thread: each thread's share, stolen from
+        // when it is done. Mutex: fixed chunks of SLOT_CHUNK, claimed dynamically.
         let fixed: Vec<usize>;
+        let mut stealing = None;
         let bounds: &[usize] = if det {
             let min = if w.shapes.is_some() {
                 SLOT_CHUNK
@@ -202,6 +232,19 @@ impl Workers {
                 self.slot_force.resize(slots, [0.0; 4]);
             }
             &self.owners.bounds
+        } else if strategy == ForceStrategy::PerThread {
+            // Contiguous shares of the table, one per thread, cut into blocks that idle
+            // threads steal from the back: each thread writes its region of the particles
+            // and a rim, which keeps its touched blocks few.
+            let (lens, claims) = self.blocks(slots);
+            stealing = Some(claims);
+            fixed = std::iter::once(0)
+                .chain(lens.iter().scan(0, |acc, &l| {
+                    *acc += l;
+                    Some(*acc)
+                }))
+                .collect();
+            &fixed
         } else {
             fixed = (0..slots.div_ceil(SLOT_CHUNK))
                 .map(|k| k * SLOT_CHUNK)
@@ -257,6 +300,8 @@ impl Workers {
                     a.clear();
                     a.resize(n, 0.0);
                 }
+                ts.touched.clear();
+                ts.touched.resize(n.div_ceil(TOUCH_BLOCK), false);
             }
             let mut touching = 0;
             let mut narrow = NarrowWork {
@@ -266,7 +311,11 @@ impl Workers {
                 gap_budget: w.gap_budget,
             };
             let [ax, ay, at] = &mut ts.acc;
-            while let Some(k) = dynamic.claim() {
+            let touched = &mut ts.touched;
+            while let Some(k) = match &stealing {
+                Some(s) => s.claim(t),
+                None => dynamic.claim(),
+            } {
                 let mut guard = work[k].lock();
                 let SlotChunk {
                     start,
@@ -304,10 +353,13 @@ impl Workers {
                     }
                     (ForceStrategy::Deterministic, Some(loads)) => pairs_into!(OwnerSink { defer, out, loads }),
                     (ForceStrategy::Deterministic, None) => unreachable!("the deterministic sum needs its loads"),
-                    (ForceStrategy::PerThread, _) => pairs_into!(LoadSink {
-                        fx: &mut ax[..],
-                        fy: &mut ay[..],
-                        tq: &mut at[..],
+                    (ForceStrategy::PerThread, _) => pairs_into!(PerThreadSink {
+                        loads: LoadSink {
+                            fx: &mut ax[..],
+                            fy: &mut ay[..],
+                            tq: &mut at[..],
+                        },
+                        touched: &mut touched[..],
                     }),
                     (ForceStrategy::Mutex, _) => pairs_into!(LockSink { locks }),
                 };
@@ -361,8 +413,16 @@ impl Workers {
     ) -> Result<()> {
         let n = ps.len();
         let strategy = self.strategy;
-        let ranges = self.ranges(n);
+        // Ranges of whole blocks of touched marks, so that each mark has one reader.
+        let threads = self.threads();
+        let blocks = n.div_ceil(TOUCH_BLOCK);
+        let block_ranges: Vec<Range<usize>> = (0..threads).map(|t| chunk(blocks, t, threads)).collect();
+        let ranges: Vec<Range<usize>> = block_ranges
+            .iter()
+            .map(|b| (b.start * TOUCH_BLOCK).min(n)..(b.end * TOUCH_BLOCK).min(n))
+            .collect();
         let lens: Vec<usize> = ranges.iter().map(|r| r.len()).collect();
+        let block_lens: Vec<usize> = block_ranges.iter().map(|r| r.len()).collect();
         let cuts: Vec<usize> = ranges.iter().map(|r| r.start).chain([n]).collect();
         let walls = wall_pieces(wc, &cuts);
         let loads: Vec<Mutex<[&mut [f64]; 3]>> = split_lengths(fx, lens.iter().copied())
@@ -378,19 +438,24 @@ impl Workers {
             Vec::new()
         };
         // Per-thread: thread t reads (and zeroes for the next step) every thread's
-        // arrays over its own particle range: pieces[t][k] = thread k's arrays there.
-        let mut pieces: Vec<Vec<[&mut [f64]; 3]>> = (0..self.threads.len()).map(|_| Vec::new()).collect();
+        // touched blocks over its own particle range: pieces[t][k] = thread k's arrays and
+        // marks there.
+        type Piece<'a> = ([&'a mut [f64]; 3], &'a mut [bool]);
+        let mut pieces: Vec<Vec<Piece>> = (0..threads).map(|_| Vec::new()).collect();
         for g in guards.iter_mut() {
-            let [a, b, c] = &mut g.acc;
-            let parts = split_lengths(&mut a[..n], lens.iter().copied())
+            let ThreadState {
+                acc: [a, b, c],
+                touched,
+                ..
+            } = &mut **g;
+            let parts = split3([&mut a[..n], &mut b[..n], &mut c[..n]], &lens)
                 .into_iter()
-                .zip(split_lengths(&mut b[..n], lens.iter().copied()))
-                .zip(split_lengths(&mut c[..n], lens.iter().copied()));
-            for (t, ((a, b), c)) in parts.enumerate() {
-                pieces[t].push([a, b, c]);
+                .zip(split_lengths(&mut touched[..blocks], block_lens.iter().copied()));
+            for (t, part) in parts.enumerate() {
+                pieces[t].push(part);
             }
         }
-        let pieces: Vec<Mutex<Vec<[&mut [f64]; 3]>>> = pieces.into_iter().map(Mutex::new).collect();
+        let pieces: Vec<Mutex<Vec<Piece>>> = pieces.into_iter().map(Mutex::new).collect();
         self.pool.run(Phase::Reduce, &|t| {
             let mut l = loads[t].lock();
             let [fx, fy, tq] = &mut *l;
@@ -398,17 +463,37 @@ impl Workers {
             match strategy {
                 ForceStrategy::Deterministic => unreachable!("the deterministic sum has no reduction"),
                 ForceStrategy::PerThread => {
+                    // Each load the sum over the threads in order, as before the marks:
+                    // the arrays skipped hold zeros there, and x + 0 = x.
                     let mut mine = pieces[t].lock();
-                    for o in 0..ranges[t].len() {
-                        let (mut x, mut y, mut q) = (0.0, 0.0, 0.0);
-                        for [a, b, c] in mine.iter_mut() {
-                            x += std::mem::take(&mut a[o]);
-                            y += std::mem::take(&mut b[o]);
-                            q += std::mem::take(&mut c[o]);
+                    for k in 0..block_ranges[t].len() {
+                        let r = k * TOUCH_BLOCK..((k + 1) * TOUCH_BLOCK).min(fx.len());
+                        let mut first = true;
+                        for ([a, b, c], touched) in mine.iter_mut() {
+                            if !std::mem::take(&mut touched[k]) {
+                                continue;
+                            }
+                            for o in r.clone() {
+                                let (x, y, q) = (
+                                    std::mem::take(&mut a[o]),
+                                    std::mem::take(&mut b[o]),
+                                    std::mem::take(&mut c[o]),
+                                );
+                                if first {
+                                    (fx[o], fy[o], tq[o]) = (x, y, q);
+                                } else {
+                                    fx[o] += x;
+                                    fy[o] += y;
+                                    tq[o] += q;
+                                }
+                            }
+                            first = false;
                         }
-                        fx[o] = x;
-                        fy[o] = y;
-                        tq[o] = q;
+                        if first {
+                            fx[r.clone()].fill(0.0);
+                            fy[r.clone()].fill(0.0);
+                            tq[r].fill(0.0);
+                        }
                     }
                 }
                 ForceStrategy::Mutex => {

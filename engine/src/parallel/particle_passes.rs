@@ -121,9 +121,32 @@ impl Workers {
         })
     }
 
-    /// World-frame vertices of the polygons, one chunk of particles per thread.
+    /// World-frame vertices of the polygons, one run of particles per thread, the runs cut
+    /// to equal work (corners plus one per particle: a mixed bed's discs cost a test each,
+    /// and a run of large polygons, or a wall body of many corners, is not one thread's
+    /// burden).
     pub(crate) fn update_world(&mut self, sh: &mut Shapes, x: &[f64], y: &[f64], angle: &[f64]) -> Result<()> {
-        let ranges = self.ranges(sh.start.len() - 1);
+        let n = sh.start.len() - 1;
+        let threads = self.threads();
+        // Work before particle p: start[p] corners plus p particles (increasing in p).
+        let work = |p: usize| sh.start[p] as usize + p;
+        let total = work(n);
+        let cuts: Vec<usize> = (0..=threads)
+            .map(|t| {
+                let target = total * t / threads;
+                let (mut lo, mut hi) = (0, n);
+                while lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    if work(mid) < target {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                lo
+            })
+            .collect();
+        let ranges: Vec<Range<usize>> = cuts.windows(2).map(|w| w[0]..w[1]).collect();
         let lens = ranges.iter().map(|r| (sh.start[r.end] - sh.start[r.start]) as usize);
         let worlds: Vec<Mutex<&mut [[f64; 2]]>> =
             split_lengths(&mut sh.world, lens).into_iter().map(Mutex::new).collect();
