@@ -3,8 +3,16 @@
 //! Neighbour search, contact laws and integrator steps. Nothing here starts a thread,
 //! touches a file or allocates in a per-pair or per-particle path: the engine schedules
 //! these functions freely and the tests call them directly.
+//!
+//! One source, two builds ([`math`]): `talus-kernels` (2D: discs and convex polygons) and
+//! `talus-kernels3d` (3D: spheres). The 3D build holds, so far, the dimension's algebra, the
+//! sphere contact laws and walls, and the integrator kernels; the neighbour search and the
+//! polygon geometry are 2D only until they are written against [`math::DIM`].
 pub mod contact;
+#[cfg(not(feature = "dim3"))]
 pub mod geometry;
 pub mod integrate;
+pub mod math;
+#[cfg(not(feature = "dim3"))]
 pub mod neighbor;
 pub mod vector_build;

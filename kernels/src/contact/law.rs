@@ -47,6 +47,28 @@ impl ContactParams {
     }
 }
 
+/// How the normal force grows with the overlap: linear (LAMMPS `gran/hooke/history`), or
+/// with delta^(3/2) (`gran/hertz/history`, the LIGGGHTS default): the Hookean spring and
+/// both dashpots scaled by sqrt(delta R_eff), R_eff = R_i R_j / (R_i + R_j) (a wall: the
+/// particle's radius), and so is the tangential force, as in LAMMPS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NormalModel {
+    #[default]
+    Hooke,
+    Hertz,
+}
+
+impl NormalModel {
+    /// The factor of the forces at `overlap` for effective radius `r_eff`.
+    #[inline(always)]
+    pub fn factor(self, overlap: f64, r_eff: f64) -> f64 {
+        match self {
+            NormalModel::Hooke => 1.0,
+            NormalModel::Hertz => (overlap * r_eff).sqrt(),
+        }
+    }
+}
+
 /// Normal and tangential force magnitudes of one contact.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PairForce {
