@@ -6,13 +6,13 @@
 //!
 //! One source, two builds ([`math`]): `talus-kernels` (2D: discs and convex polygons) and
 //! `talus-kernels3d` (3D: spheres). The 3D build holds, so far, the dimension's algebra, the
-//! sphere contact laws and walls, and the integrator kernels; the neighbour search and the
-//! polygon geometry are 2D only until they are written against [`math::DIM`].
+//! sphere contact laws and walls, Gear's integrator, and of the neighbour searches the
+//! incremental sort-and-sweep and the brute-force reference (written against
+//! [`math::DIM`]); the other searches and the polygon geometry are 2D only so far.
 pub mod contact;
 #[cfg(not(feature = "dim3"))]
 pub mod geometry;
 pub mod integrate;
 pub mod math;
-#[cfg(not(feature = "dim3"))]
 pub mod neighbor;
 pub mod vector_build;

@@ -18,6 +18,12 @@ pub const ANG: usize = if DIM == 2 { 1 } else { 3 };
 /// A position, velocity or force.
 pub type Vector = [f64; DIM];
 
+/// An axis-aligned box `[lo_x, hi_x, lo_y, hi_y (, lo_z, hi_z)]`.
+pub type Box64 = [f64; 2 * DIM];
+
+/// A box rounded outward to `f32`, as the neighbour searches store it.
+pub type Aabb = [f32; 2 * DIM];
+
 /// An angular velocity or torque: a scalar (about z) in 2D, a vector in 3D.
 #[cfg(not(feature = "dim3"))]
 pub type AngVector = f64;

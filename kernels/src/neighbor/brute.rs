@@ -1,12 +1,12 @@
 //! O(N^2) reference broad phase: every pair whose rounded boxes overlap. For tests and
 //! tiny systems only; it is the independent computation the fast methods are checked
 //! against.
-use super::{boxes_overlap, rounded_box, scan_query, BoxSource, PairSet, WholeSet};
+use super::{boxes_overlap, rounded_box, scan_query, Aabb, BoxSource, PairSet, WholeSet};
 
 /// All pairs (i < j) whose rounded boxes overlap, sorted.
 pub fn brute_force_pairs<B: BoxSource>(src: &B) -> Vec<(u32, u32)> {
     let n = src.len();
-    let boxes: Vec<[f32; 4]> = (0..n).map(|p| rounded_box(src.bbox(p))).collect();
+    let boxes: Vec<Aabb> = (0..n).map(|p| rounded_box(src.bbox(p))).collect();
     let mut out = Vec::new();
     for i in 0..n {
         for j in i + 1..n {
@@ -22,7 +22,7 @@ pub fn brute_force_pairs<B: BoxSource>(src: &B) -> Vec<(u32, u32)> {
 /// refresh, O(N^2). For tests and tiny systems.
 #[derive(Debug, Default, Clone)]
 pub struct BruteForce {
-    boxes: Vec<[f32; 4]>,
+    boxes: Vec<Aabb>,
     set: PairSet,
 }
 
@@ -55,7 +55,7 @@ impl WholeSet for BruteForce {
         self.all_pairs(out)
     }
 
-    fn query_index(&self, r: &[f32; 4], out: &mut Vec<u32>) {
+    fn query_index(&self, r: &Aabb, out: &mut Vec<u32>) {
         scan_query(&self.boxes, r, out);
     }
 

@@ -1,6 +1,7 @@
 //! Broad phase: which pairs of particles may touch.
 //!
-//! Every method works on axis-aligned bounding boxes handed to it through [`BoxSource`]
+//! Every method works on axis-aligned bounding boxes ([`Aabb`]: two ends per axis, two or
+//! three axes by the build's dimension) handed to it through [`BoxSource`]
 //! and keeps the *candidate pair set*: all pairs (i < j) whose (enlarged) boxes overlap.
 //! The boxes are rounded outward to `f32` (see [`rounded_box`]) so that a box end and
 //! its particle index pack into one `u64` sort key; the rounding only ever grows a box,
@@ -8,10 +9,10 @@
 /// The four accessors of [`WholeSet`] for a method with fields `boxes` and `set`.
 macro_rules! kept_fields {
     () => {
-        fn boxes(&self) -> &Vec<[f32; 4]> {
+        fn boxes(&self) -> &Vec<$crate::math::Aabb> {
             &self.boxes
         }
-        fn boxes_mut(&mut self) -> &mut Vec<[f32; 4]> {
+        fn boxes_mut(&mut self) -> &mut Vec<$crate::math::Aabb> {
             &mut self.boxes
         }
         fn set(&self) -> &PairSet {
@@ -24,23 +25,38 @@ macro_rules! kept_fields {
 }
 
 pub mod brute;
+#[cfg(not(feature = "dim3"))]
 pub mod bvh;
+#[cfg(not(feature = "dim3"))]
 pub mod cells;
+#[cfg(not(feature = "dim3"))]
 pub mod dess;
+#[cfg(not(feature = "dim3"))]
 pub mod hashing;
+#[cfg(not(feature = "dim3"))]
 pub mod quadtree;
+#[cfg(not(feature = "dim3"))]
 pub mod striped;
 pub mod sweep;
+#[cfg(not(feature = "dim3"))]
 pub mod verlet;
 
+pub use crate::math::{Aabb, Box64, DIM};
 pub use brute::{brute_force_pairs, BruteForce};
+#[cfg(not(feature = "dim3"))]
 pub use bvh::BoundingVolumes;
+#[cfg(not(feature = "dim3"))]
 pub use cells::LinkedCells;
+#[cfg(not(feature = "dim3"))]
 pub use dess::Dess;
+#[cfg(not(feature = "dim3"))]
 pub use hashing::SpatialHash;
+#[cfg(not(feature = "dim3"))]
 pub use quadtree::{Quadtree, SearchScratch};
+#[cfg(not(feature = "dim3"))]
 pub use striped::StripedSort;
 pub use sweep::SweepAndPrune;
+#[cfg(not(feature = "dim3"))]
 pub use verlet::VerletLists;
 
 /// What every neighbour-search method offers (Perkins, thesis ch. 3.1): set up once, bring
@@ -63,10 +79,10 @@ pub trait NeighborSearch {
     /// swap), and removing an absent pair must be a no-op.
     fn refresh<B: BoxSource>(&mut self, src: &B, adds: &mut Vec<(u32, u32)>, removes: &mut Vec<(u32, u32)>);
     /// Every particle whose stored box meets the closed rectangle `r` ([lo_x, hi_x, lo_y,
-    /// hi_y]), each once, into `out` (cleared first), in no particular order.
-    fn query(&self, r: &[f32; 4], out: &mut Vec<u32>);
+    /// hi_y (, lo_z, hi_z)]), each once, into `out` (cleared first), in no particular order.
+    fn query(&self, r: &Aabb, out: &mut Vec<u32>);
     /// The stored boxes.
-    fn stored_boxes(&self) -> &[[f32; 4]];
+    fn stored_boxes(&self) -> &[Aabb];
     /// Append a particle (index = current count) with an empty stored box; it enters the
     /// pair set at the next `refresh`.
     fn push_particle(&mut self);
@@ -78,8 +94,8 @@ pub trait NeighborSearch {
     fn memory_bytes(&self) -> usize;
     /// Sorted arrays that let a restart skip sorting again (the sweep's box ends, one
     /// array per axis); none for the other methods.
-    fn sorted_ends(&self) -> [&[u64]; 2] {
-        [&[], &[]]
+    fn sorted_ends(&self) -> [&[u64]; DIM] {
+        [&[]; DIM]
     }
     /// Continue from `boxes` (and `ends`, from [`NeighborSearch::sorted_ends`]) saved from
     /// a method of the same kind (a restart): afterwards the method is as after the update
@@ -89,16 +105,15 @@ pub trait NeighborSearch {
     /// caller can check its own table against it; the sweep does not search, and returns
     /// None). Saved arrays that do not fit together are an error, never a panic; its
     /// message starts with the array at fault, `boxes:` or `ends.x:` / `ends.y:`.
-    fn restore(&mut self, boxes: &[[f32; 4]], ends: [&[u64]; 2]) -> Result<Option<usize>, String>;
+    fn restore(&mut self, boxes: &[Aabb], ends: [&[u64]; DIM]) -> Result<Option<usize>, String>;
 }
 
 /// A stored box is either [`EMPTY_BOX`] or finite with its ends in order: what a restart
 /// checks of the boxes it is given.
-pub fn check_stored_boxes(boxes: &[[f32; 4]]) -> Result<(), String> {
-    match boxes
-        .iter()
-        .position(|b| *b != EMPTY_BOX && !(b.iter().all(|v| v.is_finite()) && b[0] <= b[1] && b[2] <= b[3]))
-    {
+pub fn check_stored_boxes(boxes: &[Aabb]) -> Result<(), String> {
+    match boxes.iter().position(|b| {
+        *b != EMPTY_BOX && !(b.iter().all(|v| v.is_finite()) && (0..DIM).all(|a| b[2 * a] <= b[2 * a + 1]))
+    }) {
         Some(p) => Err(format!(
             "boxes: stored box of particle index {p} is not a box: {:?}",
             boxes[p]
@@ -113,8 +128,8 @@ pub fn check_stored_boxes(boxes: &[[f32; 4]]) -> Result<(), String> {
 /// the boxes, keeping the set and diffing it, growing, renumbering) is written once, below.
 pub trait WholeSet {
     const NAME: &'static str;
-    fn boxes(&self) -> &Vec<[f32; 4]>;
-    fn boxes_mut(&mut self) -> &mut Vec<[f32; 4]>;
+    fn boxes(&self) -> &Vec<Aabb>;
+    fn boxes_mut(&mut self) -> &mut Vec<Aabb>;
     fn set(&self) -> &PairSet;
     fn set_mut(&mut self) -> &mut PairSet;
     /// Index the boxes just stored; `fresh` after a rebuild (nothing earlier to reuse).
@@ -122,7 +137,7 @@ pub trait WholeSet {
     /// The whole pair set of the indexed boxes, sorted, each pair once, into `out`.
     fn find(&self, out: &mut Vec<(u32, u32)>);
     /// [`NeighborSearch::query`] from the index (or a scan while there is none).
-    fn query_index(&self, r: &[f32; 4], out: &mut Vec<u32>);
+    fn query_index(&self, r: &Aabb, out: &mut Vec<u32>);
     /// The index no longer matches the particles (added or renumbered): the next refresh
     /// indexes afresh, and queries until then must not use it.
     fn forget(&mut self);
@@ -157,11 +172,11 @@ impl<T: WholeSet> NeighborSearch for T {
         *self.set_mut() = set;
     }
 
-    fn query(&self, r: &[f32; 4], out: &mut Vec<u32>) {
+    fn query(&self, r: &Aabb, out: &mut Vec<u32>) {
         self.query_index(r, out);
     }
 
-    fn stored_boxes(&self) -> &[[f32; 4]] {
+    fn stored_boxes(&self) -> &[Aabb] {
         self.boxes()
     }
 
@@ -177,10 +192,10 @@ impl<T: WholeSet> NeighborSearch for T {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.boxes().capacity() * 16 + self.set().memory_bytes() + self.index_bytes()
+        self.boxes().capacity() * std::mem::size_of::<Aabb>() + self.set().memory_bytes() + self.index_bytes()
     }
 
-    fn restore(&mut self, boxes: &[[f32; 4]], _ends: [&[u64]; 2]) -> Result<Option<usize>, String> {
+    fn restore(&mut self, boxes: &[Aabb], _ends: [&[u64]; DIM]) -> Result<Option<usize>, String> {
         check_stored_boxes(boxes)?;
         *self.boxes_mut() = boxes.to_vec();
         self.index(true);
@@ -210,7 +225,7 @@ pub fn insertion_sort(keys: &mut [u64]) -> u64 {
 
 /// Every stored box that meets `r`, by a scan (the queries' fallback while an index is
 /// being rebuilt, and the whole query of the methods without a spatial index).
-pub fn scan_query(boxes: &[[f32; 4]], r: &[f32; 4], out: &mut Vec<u32>) {
+pub fn scan_query(boxes: &[Aabb], r: &Aabb, out: &mut Vec<u32>) {
     out.clear();
     out.extend((0..boxes.len() as u32).filter(|&p| boxes_overlap(&boxes[p as usize], r)));
 }
@@ -290,7 +305,7 @@ impl PairSet {
 }
 
 /// The rounded boxes of `src` into `boxes`.
-pub fn store_boxes<B: BoxSource>(boxes: &mut Vec<[f32; 4]>, src: &B) {
+pub fn store_boxes<B: BoxSource>(boxes: &mut Vec<Aabb>, src: &B) {
     boxes.clear();
     boxes.extend((0..src.len()).map(|p| rounded_box(src.bbox(p))));
 }
@@ -308,7 +323,7 @@ pub fn renumber_pairs(pairs: &mut Vec<(u32, u32)>, map: &[u32]) {
 }
 
 /// Boxes renumbered by `map`, removed ones dropped.
-pub fn renumber_boxes(boxes: &mut Vec<[f32; 4]>, map: &[u32]) {
+pub fn renumber_boxes(boxes: &mut Vec<Aabb>, map: &[u32]) {
     let kept = map.iter().filter(|&&m| m != u32::MAX).count();
     let mut nb = vec![EMPTY_BOX; kept];
     for (old, &new) in map.iter().enumerate() {
@@ -320,7 +335,7 @@ pub fn renumber_boxes(boxes: &mut Vec<[f32; 4]>, map: &[u32]) {
 }
 
 /// Boxes given as they are (tests, and callers that have boxes at hand).
-pub struct Boxes<'a>(pub &'a [[f64; 4]]);
+pub struct Boxes<'a>(pub &'a [Box64]);
 
 impl BoxSource for Boxes<'_> {
     #[inline]
@@ -328,21 +343,23 @@ impl BoxSource for Boxes<'_> {
         self.0.len()
     }
     #[inline]
-    fn bbox(&self, p: usize) -> [f64; 4] {
+    fn bbox(&self, p: usize) -> Box64 {
         self.0[p]
     }
 }
 
-/// Where the broad phase reads bounding boxes from: `[lo_x, hi_x, lo_y, hi_y]` of particle `p`.
+/// Where the broad phase reads bounding boxes from: `[lo_x, hi_x, lo_y, hi_y (, lo_z,
+/// hi_z)]` of particle `p`.
 pub trait BoxSource {
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    fn bbox(&self, p: usize) -> [f64; 4];
+    fn bbox(&self, p: usize) -> Box64;
 }
 
 /// Boxes of discs: centre +- (radius + margin). The margin is the Verlet skin.
+#[cfg(not(feature = "dim3"))]
 pub struct CircleBoxes<'a> {
     pub x: &'a [f64],
     pub y: &'a [f64],
@@ -350,6 +367,7 @@ pub struct CircleBoxes<'a> {
     pub margin: f64,
 }
 
+#[cfg(not(feature = "dim3"))]
 impl BoxSource for CircleBoxes<'_> {
     #[inline]
     fn len(&self) -> usize {
@@ -385,23 +403,35 @@ const RELATIVE: f64 = 1.0 / (1u64 << 23) as f64;
 /// A box rounded outward to `f32`: the box every method uses, so that every method
 /// (and the brute-force reference) reports exactly the same pair set.
 #[inline]
-pub fn rounded_box(b: [f64; 4]) -> [f32; 4] {
-    [round_down(b[0]), round_up(b[1]), round_down(b[2]), round_up(b[3])]
+pub fn rounded_box(b: Box64) -> Aabb {
+    std::array::from_fn(|k| if k % 2 == 0 { round_down(b[k]) } else { round_up(b[k]) })
 }
 
 /// The box that overlaps nothing: given to particles that have just been inserted, so
 /// that every rule treats them as "not overlapping anything before".
-pub const EMPTY_BOX: [f32; 4] = [f32::INFINITY, f32::NEG_INFINITY, f32::INFINITY, f32::NEG_INFINITY];
+pub const EMPTY_BOX: Aabb = {
+    let mut b = [f32::INFINITY; 2 * DIM];
+    let mut a = 0;
+    while a < DIM {
+        b[2 * a + 1] = f32::NEG_INFINITY;
+        a += 1;
+    }
+    b
+};
 
-/// Closed-interval overlap of two rounded boxes on both axes.
+/// Closed-interval overlap of two rounded boxes on every axis.
 #[inline]
-pub fn boxes_overlap(a: &[f32; 4], b: &[f32; 4]) -> bool {
-    a[0] <= b[1] && b[0] <= a[1] && a[2] <= b[3] && b[2] <= a[3]
+pub fn boxes_overlap(a: &Aabb, b: &Aabb) -> bool {
+    let mut o = a[0] <= b[1] && b[0] <= a[1];
+    for k in 1..DIM {
+        o = o && a[2 * k] <= b[2 * k + 1] && b[2 * k] <= a[2 * k + 1];
+    }
+    o
 }
 
 /// Does the true (un-enlarged) box `b` still lie inside the stored enlarged box `s`?
 /// When it does for every particle, the candidate pair set is still complete.
 #[inline]
-pub fn inside(b: [f64; 4], s: &[f32; 4]) -> bool {
-    b[0] >= s[0] as f64 && b[1] <= s[1] as f64 && b[2] >= s[2] as f64 && b[3] <= s[3] as f64
+pub fn inside(b: Box64, s: &Aabb) -> bool {
+    (0..DIM).all(|k| b[2 * k] >= s[2 * k] as f64 && b[2 * k + 1] <= s[2 * k + 1] as f64)
 }
