@@ -217,17 +217,14 @@ impl ParticleStore {
     pub fn verlet_views(&mut self) -> (Kinematics<'_>, Loads<'_>, Inertia<'_>, &[f64]) {
         (
             Kinematics {
-                x: &mut self.x,
-                y: &mut self.y,
+                pos: [&mut self.x, &mut self.y],
                 angle: &mut self.angle,
-                vx: &mut self.vx,
-                vy: &mut self.vy,
-                omega: &mut self.omega,
+                vel: [&mut self.vx, &mut self.vy],
+                omega: [&mut self.omega],
             },
             Loads {
-                fx: &mut self.fx,
-                fy: &mut self.fy,
-                torque: &mut self.torque,
+                force: [&mut self.fx, &mut self.fy],
+                torque: [&mut self.torque],
             },
             Inertia {
                 inv_mass: &self.inv_mass,

@@ -70,7 +70,7 @@ impl Workers {
                 boxes: &c.boxes[r.clone()],
                 ..*c
             };
-            let res = check_positions(&ps.x[r.clone()], &ps.y[r], &part);
+            let res = check_positions([&ps.x[r.clone()], &ps.y[r]], &part);
             left.fetch_or(res.left_box, Ordering::Relaxed);
             outside.fetch_or(res.outside, Ordering::Relaxed);
         })?;
@@ -170,35 +170,29 @@ type VerletPart<'a> = Mutex<(Kinematics<'a>, Loads<'a>, Inertia<'a>)>;
 /// The Verlet views of the store cut into per-thread chunks, and the radii likewise.
 fn verlet_parts<'a>(ps: &'a mut ParticleStore, lens: &[usize]) -> (Vec<VerletPart<'a>>, Vec<&'a [f64]>) {
     let (d, l, m, radius) = ps.verlet_views();
-    let sp = |s: &'a mut [f64]| split_lengths(s, lens.iter().copied()).into_iter();
-    let sr = |s: &'a [f64]| split_ref(s, lens.iter().copied()).into_iter();
     let n: usize = lens.iter().sum();
-    let mut x = sp(&mut d.x[..n]);
-    let mut y = sp(&mut d.y[..n]);
-    let mut a = sp(&mut d.angle[..n]);
-    let mut vx = sp(&mut d.vx[..n]);
-    let mut vy = sp(&mut d.vy[..n]);
-    let mut w = sp(&mut d.omega[..n]);
-    let mut fx = sp(&mut l.fx[..n]);
-    let mut fy = sp(&mut l.fy[..n]);
-    let mut tq = sp(&mut l.torque[..n]);
-    let mut im = sr(&m.inv_mass[..n]);
-    let mut ii = sr(&m.inv_inertia[..n]);
+    let sp = |s: &'a mut [f64]| split_lengths(&mut s[..n], lens.iter().copied()).into_iter();
+    let sr = |s: &'a [f64]| split_ref(&s[..n], lens.iter().copied()).into_iter();
+    let mut pos = d.pos.map(sp);
+    let mut angle = sp(d.angle);
+    let mut vel = d.vel.map(sp);
+    let mut omega = d.omega.map(sp);
+    let mut force = l.force.map(sp);
+    let mut torque = l.torque.map(sp);
+    let (mut im, mut ii) = (sr(m.inv_mass), sr(m.inv_inertia));
+    let next = |parts: &mut [std::vec::IntoIter<&'a mut [f64]>; 2]| parts.each_mut().map(|p| p.next().unwrap());
     let parts = (0..lens.len())
         .map(|_| {
             Mutex::new((
                 Kinematics {
-                    x: x.next().unwrap(),
-                    y: y.next().unwrap(),
-                    angle: a.next().unwrap(),
-                    vx: vx.next().unwrap(),
-                    vy: vy.next().unwrap(),
-                    omega: w.next().unwrap(),
+                    pos: next(&mut pos),
+                    angle: angle.next().unwrap(),
+                    vel: next(&mut vel),
+                    omega: [omega[0].next().unwrap()],
                 },
                 Loads {
-                    fx: fx.next().unwrap(),
-                    fy: fy.next().unwrap(),
-                    torque: tq.next().unwrap(),
+                    force: next(&mut force),
+                    torque: [torque[0].next().unwrap()],
                 },
                 Inertia {
                     inv_mass: im.next().unwrap(),

@@ -1,8 +1,6 @@
-//! Time integration of the particle degrees of freedom: Gear's predictor-corrector works
-//! on one degree of freedom at a time, in either dimension; velocity Verlet and the
-//! position check are written for the 2D store (x, y, angle) so far.
+//! Time integration of the particle degrees of freedom, in the build's dimension: velocity
+//! Verlet and the position check on per-axis arrays, Gear's predictor-corrector one degree
+//! of freedom at a time.
 pub mod gear;
-#[cfg(not(feature = "dim3"))]
 pub mod position_check;
-#[cfg(not(feature = "dim3"))]
 pub mod verlet;

@@ -3,13 +3,15 @@
 //! domain or become NaN (an error)? Shared by every integrator; the Verlet pass does it
 //! fused with its kicks and drift.
 
+use crate::math::{Aabb, DIM};
+
 /// What [`check_positions`] (and `verlet::kick_drift_check`) check the new positions against.
 pub struct Check<'a> {
     pub radius: &'a [f64],
-    /// Stored enlarged boxes of the broad phase `[lo_x, hi_x, lo_y, hi_y]`.
-    pub boxes: &'a [[f32; 4]],
-    pub domain_min: [f64; 2],
-    pub domain_max: [f64; 2],
+    /// Stored enlarged boxes of the broad phase `[lo_x, hi_x, lo_y, hi_y (, lo_z, hi_z)]`.
+    pub boxes: &'a [Aabb],
+    pub domain_min: [f64; DIM],
+    pub domain_max: [f64; DIM],
 }
 
 /// Outcome of the position check.
@@ -21,35 +23,45 @@ pub struct CheckResult {
     pub outside: bool,
 }
 
-/// Does the disc at (x, y) of radius r reach out of its stored box `b`? (`&`, not `&&`:
-/// no branches, so that the passes that call it vectorise.)
+/// Does the disc or sphere at `x` of radius r reach out of its stored box `b`? (`&`, not
+/// `&&`: no branches, so that the passes that call it vectorise.)
 #[inline(always)]
-pub fn left_box(x: f64, y: f64, r: f64, b: &[f32; 4]) -> bool {
-    !((x - r >= b[0] as f64) & (x + r <= b[1] as f64) & (y - r >= b[2] as f64) & (y + r <= b[3] as f64))
+pub fn left_box(x: [f64; DIM], r: f64, b: &Aabb) -> bool {
+    let mut inside = true;
+    for k in 0..DIM {
+        inside &= (x[k] - r >= b[2 * k] as f64) & (x[k] + r <= b[2 * k + 1] as f64);
+    }
+    !inside
 }
 
-/// Is (x, y) outside the domain? Written so that NaN counts as outside.
+/// Is `x` outside the domain? Written so that NaN counts as outside.
 #[inline(always)]
-pub fn outside_domain(x: f64, y: f64, lo: [f64; 2], hi: [f64; 2]) -> bool {
-    !((x >= lo[0]) & (x <= hi[0]) & (y >= lo[1]) & (y <= hi[1]))
+pub fn outside_domain(x: [f64; DIM], lo: [f64; DIM], hi: [f64; DIM]) -> bool {
+    let mut inside = true;
+    for k in 0..DIM {
+        inside &= (x[k] >= lo[k]) & (x[k] <= hi[k]);
+    }
+    !inside
 }
 
-/// The check of positions `x`, `y` (those of `c.radius` and `c.boxes`).
-pub fn check_positions(x: &[f64], y: &[f64], c: &Check) -> CheckResult {
+/// The check of positions `pos` (one array per axis; those of `c.radius` and `c.boxes`).
+pub fn check_positions(pos: [&[f64]; DIM], c: &Check) -> CheckResult {
     crate::vector_build::vectorized(
         #[inline(always)]
-        || check_positions_impl(x, y, c),
+        || check_positions_impl(pos, c),
     )
 }
 
 #[inline(always)]
-fn check_positions_impl(x: &[f64], y: &[f64], c: &Check) -> CheckResult {
-    let n = x.len();
-    let (y, r, bx) = (&y[..n], &c.radius[..n], &c.boxes[..n]);
+fn check_positions_impl(pos: [&[f64]; DIM], c: &Check) -> CheckResult {
+    let n = pos[0].len();
+    let x = pos.map(|a| &a[..n]);
+    let (r, bx) = (&c.radius[..n], &c.boxes[..n]);
     let (mut left, mut outside) = (false, false);
     for p in 0..n {
-        left |= left_box(x[p], y[p], r[p], &bx[p]);
-        outside |= outside_domain(x[p], y[p], c.domain_min, c.domain_max);
+        let at = std::array::from_fn(|k| x[k][p]);
+        left |= left_box(at, r[p], &bx[p]);
+        outside |= outside_domain(at, c.domain_min, c.domain_max);
     }
     CheckResult {
         left_box: left,
@@ -57,7 +69,7 @@ fn check_positions_impl(x: &[f64], y: &[f64], c: &Check) -> CheckResult {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(feature = "dim3")))]
 mod tests {
     use super::*;
 
@@ -70,12 +82,12 @@ mod tests {
             domain_min: [-1.0, -1.0],
             domain_max: [3.0, 3.0],
         };
-        assert_eq!(check_positions(&[1.0, 1.0], &[1.0, 1.5], &c), CheckResult::default());
-        let r = check_positions(&[1.0, 1.0], &[1.0, 1.6], &c);
+        assert_eq!(check_positions([&[1.0, 1.0], &[1.0, 1.5]], &c), CheckResult::default());
+        let r = check_positions([&[1.0, 1.0], &[1.0, 1.6]], &c);
         assert!(r.left_box && !r.outside);
-        let r = check_positions(&[1.0, f64::NAN], &[1.0, 1.0], &c);
+        let r = check_positions([&[1.0, f64::NAN], &[1.0, 1.0]], &c);
         assert!(r.left_box && r.outside, "NaN is outside and out of its box");
-        let r = check_positions(&[1.0, 3.5], &[1.0, 1.0], &c);
+        let r = check_positions([&[1.0, 3.5], &[1.0, 1.0]], &c);
         assert!(r.outside);
     }
 }

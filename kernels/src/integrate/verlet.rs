@@ -1,31 +1,36 @@
 //! Velocity Verlet (kick-drift-kick), as LAMMPS `fix nve/sphere`: forces of the new
-//! positions are computed with the half-step velocities, which the dashpots see.
+//! positions are computed with the half-step velocities, which the dashpots see. Written
+//! against the build's dimension: DIM position and velocity components, ANG angular ones
+//! (one about z in 2D, three in 3D), and in 2D the orientation angle (a disc's or a
+//! polygon's); a sphere's orientation does not enter its contacts and is not integrated,
+//! as in LAMMPS `nve/sphere`.
 
 use super::position_check::{left_box, outside_domain};
 pub use super::position_check::{Check, CheckResult};
+use crate::math::{ANG, DIM};
 use crate::vector_build::vectorized;
 
 /// Positions, angles and their velocities of a range of particles (the state velocity
 /// Verlet advances; not Verlet neighbour lists, which are `neighbor::verlet`).
 pub struct Kinematics<'a> {
-    pub x: &'a mut [f64],
-    pub y: &'a mut [f64],
+    pub pos: [&'a mut [f64]; DIM],
+    /// The orientation angle (2D).
+    #[cfg(not(feature = "dim3"))]
     pub angle: &'a mut [f64],
-    pub vx: &'a mut [f64],
-    pub vy: &'a mut [f64],
-    pub omega: &'a mut [f64],
+    pub vel: [&'a mut [f64]; DIM],
+    pub omega: [&'a mut [f64]; ANG],
 }
 
 /// Forces and torques of a range of particles.
 pub struct Loads<'a> {
-    pub fx: &'a mut [f64],
-    pub fy: &'a mut [f64],
-    pub torque: &'a mut [f64],
+    pub force: [&'a mut [f64]; DIM],
+    pub torque: [&'a mut [f64]; ANG],
 }
 
 /// Inverse masses of a range of particles; infinite mass (fixed or driven) has inverse
 /// zero. Loads hold the contact forces only: gravity is applied as an acceleration to the
-/// bodies of finite mass, so no mass array is read (or stored) for it.
+/// bodies of finite mass, so no mass array is read (or stored) for it. The inertia is a
+/// scalar: discs and spheres (and the polygons' moment about z).
 pub struct Inertia<'a> {
     pub inv_mass: &'a [f64],
     pub inv_inertia: &'a [f64],
@@ -39,24 +44,15 @@ fn accel(f: f64, im: f64, g: f64) -> f64 {
 
 /// First half kick and drift: v += dt/2 a, x += dt v. Then the loads are reset to zero,
 /// ready for the force phase (fused here to read and write them once).
-pub fn kick_drift(d: &mut Kinematics, l: &mut Loads, m: &Inertia, dt: f64, g: [f64; 2]) {
-    let h = 0.5 * dt;
-    let n = d.x.len();
-    let (x, y, a) = (&mut d.x[..n], &mut d.y[..n], &mut d.angle[..n]);
-    let (vx, vy, w) = (&mut d.vx[..n], &mut d.vy[..n], &mut d.omega[..n]);
-    let (fx, fy, t) = (&mut l.fx[..n], &mut l.fy[..n], &mut l.torque[..n]);
-    let (im, ii) = (&m.inv_mass[..n], &m.inv_inertia[..n]);
-    for p in 0..n {
-        vx[p] += h * accel(fx[p], im[p], g[0]);
-        vy[p] += h * accel(fy[p], im[p], g[1]);
-        w[p] += h * (t[p] * ii[p]);
-        x[p] += dt * vx[p];
-        y[p] += dt * vy[p];
-        a[p] += dt * w[p];
-        fx[p] = 0.0;
-        fy[p] = 0.0;
-        t[p] = 0.0;
-    }
+pub fn kick_drift(d: &mut Kinematics, l: &mut Loads, m: &Inertia, dt: f64, g: [f64; DIM]) {
+    let n = d.pos[0].len();
+    let c = Check {
+        radius: &vec![0.0; n],
+        boxes: &vec![[f32::NEG_INFINITY; 2 * DIM]; n],
+        domain_min: [f64::NEG_INFINITY; DIM],
+        domain_max: [f64::INFINITY; DIM],
+    };
+    kick_drift_check(d, l, m, dt, g, false, true, &c);
 }
 
 /// The whole particle pass of a step in one sweep over the arrays: (if `pending`) the
@@ -75,7 +71,7 @@ pub fn kick_drift_check(
     l: &mut Loads,
     m: &Inertia,
     dt: f64,
-    g: [f64; 2],
+    g: [f64; DIM],
     pending: bool,
     reset_loads: bool,
     c: &Check,
@@ -97,44 +93,58 @@ fn kick_drift_check_impl<const PENDING: bool, const RESET: bool>(
     l: &mut Loads,
     m: &Inertia,
     dt: f64,
-    g: [f64; 2],
+    g: [f64; DIM],
     c: &Check,
 ) -> CheckResult {
     let h = 0.5 * dt;
-    let n = d.x.len();
-    let (x, y, a) = (&mut d.x[..n], &mut d.y[..n], &mut d.angle[..n]);
-    let (vx, vy, w) = (&mut d.vx[..n], &mut d.vy[..n], &mut d.omega[..n]);
-    let (fx, fy, t) = (&mut l.fx[..n], &mut l.fy[..n], &mut l.torque[..n]);
+    let n = d.pos[0].len();
+    // Every array cut to n where the compiler sees it: one bounds check for all.
+    let x = d.pos.each_mut().map(|a| &mut a[..n]);
+    let v = d.vel.each_mut().map(|a| &mut a[..n]);
+    let w = d.omega.each_mut().map(|a| &mut a[..n]);
+    let f = l.force.each_mut().map(|a| &mut a[..n]);
+    let t = l.torque.each_mut().map(|a| &mut a[..n]);
+    #[cfg(not(feature = "dim3"))]
+    let angle = &mut d.angle[..n];
     let (im, ii) = (&m.inv_mass[..n], &m.inv_inertia[..n]);
     let (r, bx) = (&c.radius[..n], &c.boxes[..n]);
     let (lo, hi) = (c.domain_min, c.domain_max);
     let mut left = false;
     let mut outside = false;
     for p in 0..n {
-        let (ax, ay, aw) = (accel(fx[p], im[p], g[0]), accel(fy[p], im[p], g[1]), t[p] * ii[p]);
-        let (mut ux, mut uy, mut uw) = (vx[p], vy[p], w[p]);
-        if PENDING {
-            ux += h * ax;
-            uy += h * ay;
-            uw += h * aw;
+        let mut px = [0.0; DIM];
+        for k in 0..DIM {
+            let a = accel(f[k][p], im[p], g[k]);
+            let mut u = v[k][p];
+            if PENDING {
+                u += h * a;
+            }
+            u += h * a;
+            v[k][p] = u;
+            px[k] = x[k][p] + dt * u;
+            x[k][p] = px[k];
+            if RESET {
+                f[k][p] = 0.0;
+            }
         }
-        ux += h * ax;
-        uy += h * ay;
-        uw += h * aw;
-        vx[p] = ux;
-        vy[p] = uy;
-        w[p] = uw;
-        let (px, py) = (x[p] + dt * ux, y[p] + dt * uy);
-        x[p] = px;
-        y[p] = py;
-        a[p] += dt * uw;
-        if RESET {
-            fx[p] = 0.0;
-            fy[p] = 0.0;
-            t[p] = 0.0;
+        for k in 0..ANG {
+            let a = t[k][p] * ii[p];
+            let mut u = w[k][p];
+            if PENDING {
+                u += h * a;
+            }
+            u += h * a;
+            w[k][p] = u;
+            #[cfg(not(feature = "dim3"))]
+            {
+                angle[p] += dt * u;
+            }
+            if RESET {
+                t[k][p] = 0.0;
+            }
         }
-        left |= left_box(px, py, r[p], &bx[p]);
-        outside |= outside_domain(px, py, lo, hi);
+        left |= left_box(px, r[p], &bx[p]);
+        outside |= outside_domain(px, lo, hi);
     }
     CheckResult {
         left_box: left,
@@ -143,7 +153,7 @@ fn kick_drift_check_impl<const PENDING: bool, const RESET: bool>(
 }
 
 /// Second half kick: v += dt/2 a.
-pub fn kick(d: &mut Kinematics, l: &Loads, m: &Inertia, dt: f64, g: [f64; 2]) {
+pub fn kick(d: &mut Kinematics, l: &Loads, m: &Inertia, dt: f64, g: [f64; DIM]) {
     vectorized(
         #[inline(always)]
         || kick_impl(d, l, m, dt, g),
@@ -151,20 +161,25 @@ pub fn kick(d: &mut Kinematics, l: &Loads, m: &Inertia, dt: f64, g: [f64; 2]) {
 }
 
 #[inline(always)]
-fn kick_impl(d: &mut Kinematics, l: &Loads, m: &Inertia, dt: f64, g: [f64; 2]) {
+fn kick_impl(d: &mut Kinematics, l: &Loads, m: &Inertia, dt: f64, g: [f64; DIM]) {
     let h = 0.5 * dt;
-    let n = d.vx.len();
-    let (vx, vy, w) = (&mut d.vx[..n], &mut d.vy[..n], &mut d.omega[..n]);
-    let (fx, fy, t) = (&l.fx[..n], &l.fy[..n], &l.torque[..n]);
+    let n = d.vel[0].len();
+    let v = d.vel.each_mut().map(|a| &mut a[..n]);
+    let w = d.omega.each_mut().map(|a| &mut a[..n]);
+    let f = l.force.each_ref().map(|a| &a[..n]);
+    let t = l.torque.each_ref().map(|a| &a[..n]);
     let (im, ii) = (&m.inv_mass[..n], &m.inv_inertia[..n]);
     for p in 0..n {
-        vx[p] += h * accel(fx[p], im[p], g[0]);
-        vy[p] += h * accel(fy[p], im[p], g[1]);
-        w[p] += h * (t[p] * ii[p]);
+        for k in 0..DIM {
+            v[k][p] += h * accel(f[k][p], im[p], g[k]);
+        }
+        for k in 0..ANG {
+            w[k][p] += h * (t[k][p] * ii[p]);
+        }
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(feature = "dim3")))]
 mod tests {
     use super::*;
 
@@ -197,34 +212,28 @@ mod tests {
         let (dt, g) = (1e-3, [0.0, -9.81]);
         {
             let mut d = Kinematics {
-                x: &mut x1,
-                y: &mut y1,
+                pos: [&mut x1, &mut y1],
                 angle: &mut a1,
-                vx: &mut vx1,
-                vy: &mut vy1,
-                omega: &mut w1,
+                vel: [&mut vx1, &mut vy1],
+                omega: [&mut w1],
             };
             let mut l = Loads {
-                fx: &mut fx1,
-                fy: &mut fy1,
-                torque: &mut t1,
+                force: [&mut fx1, &mut fy1],
+                torque: [&mut t1],
             };
             kick(&mut d, &l, &m, dt, g);
             kick_drift(&mut d, &mut l, &m, dt, g);
         }
         let res = {
             let mut d = Kinematics {
-                x: &mut x2,
-                y: &mut y2,
+                pos: [&mut x2, &mut y2],
                 angle: &mut a2,
-                vx: &mut vx2,
-                vy: &mut vy2,
-                omega: &mut w2,
+                vel: [&mut vx2, &mut vy2],
+                omega: [&mut w2],
             };
             let mut l = Loads {
-                fx: &mut fx2,
-                fy: &mut fy2,
-                torque: &mut t2,
+                force: [&mut fx2, &mut fy2],
+                torque: [&mut t2],
             };
             kick_drift_check(&mut d, &mut l, &m, dt, g, true, true, &c)
         };
@@ -257,23 +266,101 @@ mod tests {
         };
         for _ in 0..10_000 {
             let mut d = Kinematics {
-                x: &mut x,
-                y: &mut y,
+                pos: [&mut x, &mut y],
                 angle: &mut a,
-                vx: &mut vx,
-                vy: &mut vy,
-                omega: &mut w,
+                vel: [&mut vx, &mut vy],
+                omega: [&mut w],
             };
             let mut l = Loads {
-                fx: &mut fx,
-                fy: &mut fy,
-                torque: &mut t,
+                force: [&mut fx, &mut fy],
+                torque: [&mut t],
             };
             kick_drift(&mut d, &mut l, &m, dt, [0.0, 0.0]);
-            l.fx[0] = -k * d.x[0];
+            l.force[0][0] = -k * d.pos[0][0];
             kick(&mut d, &l, &m, dt, [0.0; 2]);
         }
         let e = 0.5 * k * x[0] * x[0] + 0.5 * mass * vx[0] * vx[0];
         assert!((e - 2.0).abs() < 2e-4, "{e}");
+    }
+}
+
+/// In either dimension: a body under constant force and torque (Verlet is exact for constant
+/// acceleration), and a body of infinite mass that keeps its velocity.
+#[cfg(test)]
+mod any_dimension {
+    use super::*;
+
+    #[test]
+    fn constant_force_and_torque_are_integrated_exactly() {
+        let (dt, steps) = (1e-3, 1000);
+        let g: [f64; DIM] = std::array::from_fn(|k| -1.0 - k as f64);
+        let mut pos: [Vec<f64>; DIM] = std::array::from_fn(|k| vec![k as f64, 5.0]);
+        let mut vel: [Vec<f64>; DIM] = std::array::from_fn(|k| vec![0.5 * k as f64, 1.0]);
+        let mut omega: [Vec<f64>; ANG] = std::array::from_fn(|_| vec![0.0, 3.0]);
+        let mut force: [Vec<f64>; DIM] = std::array::from_fn(|_| vec![0.0; 2]);
+        let mut torque: [Vec<f64>; ANG] = std::array::from_fn(|_| vec![0.0; 2]);
+        #[cfg(not(feature = "dim3"))]
+        let mut angle = vec![0.0; 2];
+        // The second body has infinite mass and inertia (inverse 0): driven.
+        let m = Inertia {
+            inv_mass: &[2.0, 0.0],
+            inv_inertia: &[4.0, 0.0],
+        };
+        let c = Check {
+            radius: &[0.1, 0.1],
+            boxes: &[[f32::NEG_INFINITY, f32::INFINITY].repeat(DIM).try_into().unwrap(); 2],
+            domain_min: [-1e9; DIM],
+            domain_max: [1e9; DIM],
+        };
+        for s in 0..steps {
+            let mut d = Kinematics {
+                pos: pos.each_mut().map(|a| &mut a[..]),
+                #[cfg(not(feature = "dim3"))]
+                angle: &mut angle,
+                vel: vel.each_mut().map(|a| &mut a[..]),
+                omega: omega.each_mut().map(|a| &mut a[..]),
+            };
+            let mut l = Loads {
+                force: force.each_mut().map(|a| &mut a[..]),
+                torque: torque.each_mut().map(|a| &mut a[..]),
+            };
+            let r = kick_drift_check(&mut d, &mut l, &m, dt, g, s > 0, true, &c);
+            assert!(!r.left_box && !r.outside);
+            // The new forces: 0.25 N along every axis, a torque of 0.5 about every axis.
+            l.force.iter_mut().for_each(|f| f[0] = 0.25);
+            l.torque.iter_mut().for_each(|t| t[0] = 0.5);
+        }
+        let mut d = Kinematics {
+            pos: pos.each_mut().map(|a| &mut a[..]),
+            #[cfg(not(feature = "dim3"))]
+            angle: &mut angle,
+            vel: vel.each_mut().map(|a| &mut a[..]),
+            omega: omega.each_mut().map(|a| &mut a[..]),
+        };
+        let l = Loads {
+            force: force.each_mut().map(|a| &mut a[..]),
+            torque: torque.each_mut().map(|a| &mut a[..]),
+        };
+        kick(&mut d, &l, &m, dt, g);
+        let t = dt * steps as f64;
+        for k in 0..DIM {
+            // The first half kick of step 0 saw no force (the loads start at zero): that
+            // half step's impulse is missing from v and from every later position.
+            let a = 0.25 * 2.0 + g[k];
+            let v = 0.5 * k as f64 + a * t - 0.5 * dt * 0.25 * 2.0;
+            assert!((vel[k][0] - v).abs() < 1e-12, "v[{k}] {} for {v}", vel[k][0]);
+            let x = k as f64 + 0.5 * k as f64 * t + 0.5 * a * t * t - 0.5 * dt * 0.25 * 2.0 * t;
+            assert!((pos[k][0] - x).abs() < 1e-9, "x[{k}] {} for {x}", pos[k][0]);
+            // A body of infinite mass keeps its velocity: gravity and forces do not act on it.
+            assert!(
+                (pos[k][1] - (5.0 + t)).abs() < 1e-12 && vel[k][1] == 1.0,
+                "the driven body"
+            );
+        }
+        for w in &omega {
+            let want = 0.5 * 4.0 * t - 0.5 * dt * 0.5 * 4.0;
+            assert!((w[0] - want).abs() < 1e-12, "omega {} for {want}", w[0]);
+            assert_eq!(w[1], 3.0);
+        }
     }
 }
