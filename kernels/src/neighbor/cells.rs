@@ -1,29 +1,30 @@
 //! Linked cells (Quentrec & Brot 1973; Allen & Tildesley; Perkins' thesis, ch. 2).
 //!
-//! A grid of square cells, each at least as wide as the largest stored box. A particle
-//! belongs to the cell of its box's lower corner; two boxes can only overlap if those
-//! corners lie in the same or adjacent cells (their distance on each axis is at most one
-//! box width), so each cell is compared with itself and with half of its neighbours:
-//! (3^2 + 1) / 2 = 5 cells, the "half shell" (east, north-west, north, north-east), which
-//! visits every pair of adjacent cells once.
+//! A grid of square (cubic) cells, each at least as wide as the largest stored box. A
+//! particle belongs to the cell of its box's lower corner; two boxes can only overlap if
+//! those corners lie in the same or adjacent cells (their distance on each axis is at most
+//! one box width), so each cell is compared with itself and with half of its neighbours,
+//! the "half shell": the offsets whose last non-zero component is positive, (3^DIM - 1)/2
+//! of them (in 2D east, north-west, north, north-east; 13 in 3D), which visits every pair
+//! of adjacent cells once.
 //!
 //! The cell lists are built by a counting sort into one flat array (cell start offsets,
 //! then the particles cell by cell), not as per-particle `next` pointers: the same lists,
 //! walked in memory order. The whole pair set is found anew at every refresh and diffed
 //! with the previous one. One large particle makes every cell large, which is this
 //! method's known weakness for wide size distributions (Muth et al.; Perkins Test 2).
-use super::{boxes_overlap, scan_query, PairSet, WholeSet};
+use super::{boxes_overlap, scan_query, Aabb, PairSet, WholeSet, DIM};
 
 /// Cells per axis at most: beyond that the grid costs more than it saves.
 const MAX_CELLS_PER_AXIS: usize = 1 << 14;
 
 #[derive(Debug, Default, Clone)]
 pub struct LinkedCells {
-    boxes: Vec<[f32; 4]>,
+    boxes: Vec<Aabb>,
     /// Grid origin and cell width.
-    origin: [f64; 2],
+    origin: [f64; DIM],
     width: f64,
-    dims: [usize; 2],
+    dims: [usize; DIM],
     /// `start[c]..start[c + 1]` = the particles of cell c in `members`.
     start: Vec<u32>,
     members: Vec<u32>,
@@ -37,40 +38,44 @@ impl LinkedCells {
     }
 
     /// Cells per axis of the last build.
-    pub fn dims(&self) -> [usize; 2] {
+    pub fn dims(&self) -> [usize; DIM] {
         self.dims
     }
 
     /// Grid over the lower corners, cells as wide as the widest box, and the cell lists.
     fn build_grid(&mut self) {
         let n = self.boxes.len();
-        let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+        let (mut lo, mut hi) = ([f64::INFINITY; DIM], [f64::NEG_INFINITY; DIM]);
         let mut width = 0.0f64;
         for b in &self.boxes {
-            for a in 0..2 {
+            for a in 0..DIM {
                 lo[a] = lo[a].min(b[2 * a] as f64);
                 hi[a] = hi[a].max(b[2 * a] as f64);
                 width = width.max(b[2 * a + 1] as f64 - b[2 * a] as f64);
             }
         }
         if n == 0 {
-            lo = [0.0; 2];
-            hi = [0.0; 2];
+            lo = [0.0; DIM];
+            hi = [0.0; DIM];
         }
-        let extent = (hi[0] - lo[0]).max(hi[1] - lo[1]);
+        let extent = (0..DIM).map(|a| hi[a] - lo[a]).fold(0.0, f64::max);
         // Cells at least the widest box, and not more per axis than the cap (a few very
         // spread particles must not allocate a huge grid).
         let width = width.max(extent / MAX_CELLS_PER_AXIS as f64).max(f64::MIN_POSITIVE);
-        let dims = [0, 1].map(|a| (((hi[a] - lo[a]) / width) as usize + 1).min(MAX_CELLS_PER_AXIS));
+        let dims: [usize; DIM] =
+            std::array::from_fn(|a| (((hi[a] - lo[a]) / width) as usize + 1).min(MAX_CELLS_PER_AXIS));
         self.origin = lo;
         self.width = width;
         self.dims = dims;
-        let cells = dims[0] * dims[1];
+        let cells: usize = dims.iter().product();
         self.cell_of.clear();
         self.cell_of.extend(self.boxes.iter().map(|b| {
-            let cx = (((b[0] as f64 - lo[0]) / width) as usize).min(dims[0] - 1);
-            let cy = (((b[2] as f64 - lo[1]) / width) as usize).min(dims[1] - 1);
-            (cy * dims[0] + cx) as u32
+            let mut c = 0;
+            for a in (0..DIM).rev() {
+                let k = (((b[2 * a] as f64 - lo[a]) / width) as usize).min(dims[a] - 1);
+                c = c * dims[a] + k;
+            }
+            c as u32
         }));
         // Counting sort of the particles by cell.
         self.start.clear();
@@ -90,56 +95,84 @@ impl LinkedCells {
         }
     }
 
+    /// The cell at grid coordinates `at` (x first).
+    #[inline]
+    fn index_of(&self, at: [usize; DIM]) -> usize {
+        let mut c = 0;
+        for a in (0..DIM).rev() {
+            c = c * self.dims[a] + at[a];
+        }
+        c
+    }
+
+    /// The members of cell `c`.
+    #[inline]
+    fn members_of(&self, c: usize) -> &[u32] {
+        &self.members[self.start[c] as usize..self.start[c + 1] as usize]
+    }
+
     /// The whole pair set of the stored boxes, sorted, into `out`.
     fn find_pairs(&self, out: &mut Vec<(u32, u32)>) {
         out.clear();
-        let [nx, ny] = self.dims;
-        let cell = |cx: usize, cy: usize| {
-            let c = cy * nx + cx;
-            &self.members[self.start[c] as usize..self.start[c + 1] as usize]
-        };
+        let shell = half_shell();
         let mut push = |p: u32, q: u32| {
             if boxes_overlap(&self.boxes[p as usize], &self.boxes[q as usize]) {
                 out.push(if p < q { (p, q) } else { (q, p) });
             }
         };
-        for cy in 0..ny {
-            for cx in 0..nx {
-                let own = cell(cx, cy);
-                if own.is_empty() {
-                    continue;
-                }
+        let cells: usize = self.dims.iter().product();
+        let mut at = [0usize; DIM];
+        for c in 0..cells {
+            let own = self.members_of(c);
+            if !own.is_empty() {
                 for (k, &p) in own.iter().enumerate() {
                     for &q in &own[k + 1..] {
                         push(p, q);
                     }
                 }
-                // The half shell: east; then the row above, west to east.
-                let mut others = [None; 4];
-                if cx + 1 < nx {
-                    others[0] = Some((cx + 1, cy));
-                }
-                if cy + 1 < ny {
-                    if cx > 0 {
-                        others[1] = Some((cx - 1, cy + 1));
-                    }
-                    others[2] = Some((cx, cy + 1));
-                    if cx + 1 < nx {
-                        others[3] = Some((cx + 1, cy + 1));
-                    }
-                }
-                for (ox, oy) in others.into_iter().flatten() {
-                    let other = cell(ox, oy);
-                    for &p in own {
-                        for &q in other {
-                            push(p, q);
+                for off in &shell {
+                    let mut other = [0usize; DIM];
+                    let inside = (0..DIM).all(|a| {
+                        let v = at[a] as isize + off[a];
+                        other[a] = v as usize;
+                        v >= 0 && (v as usize) < self.dims[a]
+                    });
+                    if inside {
+                        let other = self.members_of(self.index_of(other));
+                        for &p in own {
+                            for &q in other {
+                                push(p, q);
+                            }
                         }
                     }
                 }
             }
+            // The next cell's coordinates (x fastest, as the index runs).
+            for (k, &n) in at.iter_mut().zip(&self.dims) {
+                *k += 1;
+                if *k < n {
+                    break;
+                }
+                *k = 0;
+            }
         }
         out.sort_unstable();
     }
+}
+
+/// The neighbour offsets of the half shell: those whose last non-zero component is
+/// positive.
+fn half_shell() -> Vec<[isize; DIM]> {
+    let mut out = Vec::new();
+    for k in 0..3usize.pow(DIM as u32) {
+        let off: [isize; DIM] = std::array::from_fn(|a| (k / 3usize.pow(a as u32) % 3) as isize - 1);
+        if let Some(&last) = off.iter().rev().find(|&&v| v != 0) {
+            if last > 0 {
+                out.push(off);
+            }
+        }
+    }
+    out
 }
 
 impl WholeSet for LinkedCells {
@@ -155,7 +188,7 @@ impl WholeSet for LinkedCells {
         self.find_pairs(out)
     }
 
-    fn query_index(&self, r: &[f32; 4], out: &mut Vec<u32>) {
+    fn query_index(&self, r: &Aabb, out: &mut Vec<u32>) {
         out.clear();
         if self.boxes.is_empty() {
             return;
@@ -166,26 +199,30 @@ impl WholeSet for LinkedCells {
             return;
         }
         // Lower corners that can belong to a box meeting r: within one cell width below r.
-        let [nx, ny] = self.dims;
-        let range = |a: usize| {
-            let lo = ((r[2 * a] as f64 - self.width - self.origin[a]) / self.width).floor();
-            let hi = ((r[2 * a + 1] as f64 - self.origin[a]) / self.width).floor();
-            let n = [nx, ny][a] as f64;
-            (lo.clamp(0.0, n - 1.0) as usize, hi.clamp(0.0, n - 1.0) as usize)
-        };
-        let ((x0, x1), (y0, y1)) = (range(0), range(1));
-        if (r[1] as f64) < self.origin[0] - self.width || (r[3] as f64) < self.origin[1] - self.width {
+        if (0..DIM).any(|a| (r[2 * a + 1] as f64) < self.origin[a] - self.width) {
             return;
         }
-        for cy in y0..=y1 {
-            for cx in x0..=x1 {
-                let c = cy * nx + cx;
-                for &p in &self.members[self.start[c] as usize..self.start[c + 1] as usize] {
-                    if boxes_overlap(&self.boxes[p as usize], r) {
-                        out.push(p);
-                    }
+        let range: [(usize, usize); DIM] = std::array::from_fn(|a| {
+            let lo = ((r[2 * a] as f64 - self.width - self.origin[a]) / self.width).floor();
+            let hi = ((r[2 * a + 1] as f64 - self.origin[a]) / self.width).floor();
+            let n = self.dims[a] as f64;
+            (lo.clamp(0.0, n - 1.0) as usize, hi.clamp(0.0, n - 1.0) as usize)
+        });
+        let mut at: [usize; DIM] = range.map(|r| r.0);
+        'cells: loop {
+            for &p in self.members_of(self.index_of(at)) {
+                if boxes_overlap(&self.boxes[p as usize], r) {
+                    out.push(p);
                 }
             }
+            for a in 0..DIM {
+                at[a] += 1;
+                if at[a] <= range[a].1 {
+                    continue 'cells;
+                }
+                at[a] = range[a].0;
+            }
+            break;
         }
     }
 

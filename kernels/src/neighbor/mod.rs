@@ -27,7 +27,6 @@ macro_rules! kept_fields {
 pub mod brute;
 #[cfg(not(feature = "dim3"))]
 pub mod bvh;
-#[cfg(not(feature = "dim3"))]
 pub mod cells;
 #[cfg(not(feature = "dim3"))]
 pub mod dess;
@@ -38,14 +37,12 @@ pub mod quadtree;
 #[cfg(not(feature = "dim3"))]
 pub mod striped;
 pub mod sweep;
-#[cfg(not(feature = "dim3"))]
 pub mod verlet;
 
 pub use crate::math::{Aabb, Box64, DIM};
 pub use brute::{brute_force_pairs, BruteForce};
 #[cfg(not(feature = "dim3"))]
 pub use bvh::BoundingVolumes;
-#[cfg(not(feature = "dim3"))]
 pub use cells::LinkedCells;
 #[cfg(not(feature = "dim3"))]
 pub use dess::Dess;
@@ -56,7 +53,6 @@ pub use quadtree::{Quadtree, SearchScratch};
 #[cfg(not(feature = "dim3"))]
 pub use striped::StripedSort;
 pub use sweep::SweepAndPrune;
-#[cfg(not(feature = "dim3"))]
 pub use verlet::VerletLists;
 
 /// What every neighbour-search method offers (Perkins, thesis ch. 3.1): set up once, bring
@@ -434,4 +430,69 @@ pub fn boxes_overlap(a: &Aabb, b: &Aabb) -> bool {
 #[inline]
 pub fn inside(b: Box64, s: &Aabb) -> bool {
     (0..DIM).all(|k| b[2 * k] >= s[2 * k] as f64 && b[2 * k + 1] <= s[2 * k + 1] as f64)
+}
+
+/// The methods of both builds against the brute-force reference, in the build's dimension:
+/// random boxes of mixed sizes that jitter, drift and jump; after every refresh the kept
+/// set (additions, then removals) is the brute-force set, no addition is already there,
+/// and range queries find what a scan finds.
+#[cfg(test)]
+mod any_dimension {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    fn check<M: NeighborSearch>(mut m: M) {
+        let mut st = 777u64;
+        let mut rnd = move || {
+            st ^= st << 13;
+            st ^= st >> 7;
+            st ^= st << 17;
+            (st >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for (n, step) in [(80, 0.02), (400, 0.03), (150, 0.5)] {
+            let mut c: Vec<[f64; DIM]> = (0..n).map(|_| std::array::from_fn(|_| rnd())).collect();
+            let half: Vec<f64> = (0..n).map(|_| 0.01 + 0.05 * rnd() * rnd()).collect();
+            let boxes = |c: &[[f64; DIM]]| -> Vec<Box64> {
+                c.iter()
+                    .zip(&half)
+                    .map(|(c, h)| std::array::from_fn(|k| if k % 2 == 0 { c[k / 2] - h } else { c[k / 2] + h }))
+                    .collect()
+            };
+            let mut pairs = Vec::new();
+            m.rebuild(&Boxes(&boxes(&c)), &mut pairs);
+            assert_eq!(pairs, brute_force_pairs(&Boxes(&boxes(&c))), "{}", m.name());
+            let mut set: BTreeSet<(u32, u32)> = pairs.into_iter().collect();
+            let (mut adds, mut removes, mut got, mut want) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            for _ in 0..30 {
+                for p in &mut c {
+                    for x in p.iter_mut() {
+                        *x += step * (rnd() - 0.5);
+                    }
+                }
+                let b = boxes(&c);
+                m.refresh(&Boxes(&b), &mut adds, &mut removes);
+                for &a in &adds {
+                    assert!(set.insert(a), "{}: {a:?} added twice", m.name());
+                }
+                for r in &removes {
+                    set.remove(r);
+                }
+                let all: BTreeSet<(u32, u32)> = brute_force_pairs(&Boxes(&b)).into_iter().collect();
+                assert_eq!(set, all, "{}: {DIM} axes, {n} boxes", m.name());
+                let q: Aabb = rounded_box(std::array::from_fn(|k| if k % 2 == 0 { 0.3 } else { 0.6 }));
+                m.query(&q, &mut got);
+                scan_query(m.stored_boxes(), &q, &mut want);
+                got.sort_unstable();
+                assert_eq!(got, want, "{}: query", m.name());
+            }
+        }
+    }
+
+    #[test]
+    fn every_method_of_the_build_keeps_the_brute_force_set() {
+        check(BruteForce::new());
+        check(SweepAndPrune::new());
+        check(LinkedCells::new());
+        check(VerletLists::new());
+    }
 }

@@ -9,7 +9,7 @@
 //! particles move fast: rebuilds dominate) and shrinks by a fifth when one lasted more than
 //! `LONG` (the list is fatter than needed: filtering dominates). So the rebuild interval
 //! follows the largest displacement, as in Muth et al., without the user naming either.
-use super::{boxes_overlap, scan_query, Boxes, LinkedCells, NeighborSearch, PairSet, WholeSet};
+use super::{boxes_overlap, scan_query, Aabb, Box64, Boxes, LinkedCells, NeighborSearch, PairSet, WholeSet, DIM};
 
 /// A list that lasted fewer refreshes than this makes the skin grow.
 const SHORT: u64 = 4;
@@ -18,9 +18,9 @@ const LONG: u64 = 40;
 
 #[derive(Debug, Default, Clone)]
 pub struct VerletLists {
-    boxes: Vec<[f32; 4]>,
+    boxes: Vec<Aabb>,
     /// Boxes at the last build, enlarged by half the skin on every side.
-    enlarged: Vec<[f64; 4]>,
+    enlarged: Vec<Box64>,
     /// Candidate pairs (enlarged boxes overlap), sorted.
     list: Vec<(u32, u32)>,
     cells: LinkedCells,
@@ -57,7 +57,7 @@ impl VerletLists {
             let mut w: Vec<f64> = self
                 .boxes
                 .iter()
-                .map(|b| (b[1] - b[0]).max(b[3] - b[2]) as f64)
+                .map(|b| (0..DIM).map(|a| (b[2 * a + 1] - b[2 * a]) as f64).fold(0.0, f64::max))
                 .filter(|w| w.is_finite())
                 .collect();
             if !w.is_empty() {
@@ -71,7 +71,7 @@ impl VerletLists {
         self.enlarged.extend(
             self.boxes
                 .iter()
-                .map(|b| [b[0] as f64 - h, b[1] as f64 + h, b[2] as f64 - h, b[3] as f64 + h]),
+                .map(|b| std::array::from_fn(|k| if k % 2 == 0 { b[k] as f64 - h } else { b[k] as f64 + h })),
         );
         let mut list = std::mem::take(&mut self.list);
         self.cells.rebuild(&Boxes(&self.enlarged), &mut list);
@@ -85,11 +85,15 @@ impl VerletLists {
     fn list_holds(&self) -> bool {
         !self.stale
             && self.enlarged.len() == self.boxes.len()
-            && self
-                .boxes
-                .iter()
-                .zip(&self.enlarged)
-                .all(|(b, e)| b[0] as f64 >= e[0] && b[1] as f64 <= e[1] && b[2] as f64 >= e[2] && b[3] as f64 <= e[3])
+            && self.boxes.iter().zip(&self.enlarged).all(|(b, e)| {
+                (0..2 * DIM).all(|k| {
+                    if k % 2 == 0 {
+                        b[k] as f64 >= e[k]
+                    } else {
+                        b[k] as f64 <= e[k]
+                    }
+                })
+            })
     }
 
     /// The exact pair set: the list's pairs whose stored boxes overlap.
@@ -133,7 +137,7 @@ impl WholeSet for VerletLists {
         self.filter(out)
     }
 
-    fn query_index(&self, r: &[f32; 4], out: &mut Vec<u32>) {
+    fn query_index(&self, r: &Aabb, out: &mut Vec<u32>) {
         if self.stale {
             scan_query(&self.boxes, r, out);
             return;
@@ -149,6 +153,6 @@ impl WholeSet for VerletLists {
     }
 
     fn index_bytes(&self) -> usize {
-        self.enlarged.capacity() * 32 + self.list.capacity() * 8 + self.cells.memory_bytes()
+        self.enlarged.capacity() * std::mem::size_of::<Box64>() + self.list.capacity() * 8 + self.cells.memory_bytes()
     }
 }
