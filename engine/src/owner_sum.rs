@@ -19,7 +19,7 @@
 
 use crate::contacts::FREE;
 use crate::forces::{ForceSink, WallSink};
-use crate::pool::guided_bounds;
+use crate::pool::{cuts_by_work, guided_bounds};
 use talus_kernels::contact::disc_disc::ContactForce;
 
 /// The three load arrays (fx, fy, torque), written by several threads at disjoint
@@ -184,25 +184,9 @@ impl OwnerPlan {
     /// fix-up entries plus `wall_weight` per wall contact. `runs + 1` entries, the first 0,
     /// the last `n`.
     pub fn particle_cuts(&self, runs: usize, n: usize, walls: &[u32], wall_weight: usize) -> Vec<usize> {
-        let cost = |q: usize| self.fix_before(q) + wall_weight * walls.partition_point(|&p| (p as usize) < q);
-        let total = cost(n);
-        let mut cuts = vec![0; runs + 1];
-        for (k, cut) in cuts.iter_mut().enumerate().skip(1) {
-            // The first particle at which the cost before it reaches k / runs of all.
-            let target = total * k / runs;
-            let (mut lo, mut hi) = (0, n);
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2;
-                if cost(mid) < target {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            *cut = lo;
-        }
-        cuts[runs] = n;
-        cuts
+        cuts_by_work(n, runs, |q| {
+            self.fix_before(q) + wall_weight * walls.partition_point(|&p| (p as usize) < q)
+        })
     }
 
     /// The fix-up entries of particles `particles` (see [`OwnerPlan::particle_cuts`]).

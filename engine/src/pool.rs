@@ -539,6 +539,29 @@ impl Dynamic {
     }
 }
 
+/// Cuts of `0..n` into `runs` runs of equal work: `cost(q)` is the work of the items before
+/// `q` (not decreasing in q); cut k is the first item at which it reaches k / runs of the
+/// whole. `runs + 1` entries, the first 0, the last `n`.
+pub fn cuts_by_work(n: usize, runs: usize, cost: impl Fn(usize) -> usize) -> Vec<usize> {
+    let total = cost(n);
+    let mut cuts = vec![0; runs + 1];
+    for (k, cut) in cuts.iter_mut().enumerate().skip(1) {
+        let target = total * k / runs;
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if cost(mid) < target {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        *cut = lo;
+    }
+    cuts[runs] = n;
+    cuts
+}
+
 /// Chunk bounds for a guided split of 0..n over `threads` (OpenMP's schedule(guided)):
 /// each chunk takes 1/(2 threads) of what is left, never fewer than `min` items, so the
 /// first chunks are large and the last ones small enough to even out the finish. One

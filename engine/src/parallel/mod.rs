@@ -44,7 +44,7 @@ use crate::forces::pair_with_shapes::pair_with_shapes;
 use crate::forces::walls::WallWork;
 use crate::forces::{ForceSink, LoadSink, NarrowStats, NarrowWork, OneMaterial, Rejection, SlotState, WallSink};
 use crate::owner_sum::{fix_up, OwnerPlan, OwnerSink, SharedLoads, SharedLoadsSink};
-use crate::pool::{chunk, Dynamic, Phase, Pool, Stealing};
+use crate::pool::{chunk, cuts_by_work, Dynamic, Phase, Pool, Stealing};
 use crate::shapes::Shapes;
 use crate::store::ParticleStore;
 use crate::walls::WallContacts;

@@ -130,22 +130,7 @@ impl Workers {
         let threads = self.threads();
         // Work before particle p: start[p] corners plus p particles (increasing in p).
         let work = |p: usize| sh.start[p] as usize + p;
-        let total = work(n);
-        let cuts: Vec<usize> = (0..=threads)
-            .map(|t| {
-                let target = total * t / threads;
-                let (mut lo, mut hi) = (0, n);
-                while lo < hi {
-                    let mid = lo + (hi - lo) / 2;
-                    if work(mid) < target {
-                        lo = mid + 1;
-                    } else {
-                        hi = mid;
-                    }
-                }
-                lo
-            })
-            .collect();
+        let cuts = cuts_by_work(n, threads, work);
         let ranges: Vec<Range<usize>> = cuts.windows(2).map(|w| w[0]..w[1]).collect();
         let lens = ranges.iter().map(|r| (sh.start[r.end] - sh.start[r.start]) as usize);
         let worlds: Vec<Mutex<&mut [[f64; 2]]>> =

@@ -594,56 +594,6 @@ impl super::NeighborSearch for SweepAndPrune {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::math::Box64;
-    use crate::neighbor::{brute_force_pairs, Boxes};
-    use std::collections::BTreeSet;
-
-    /// Boxes that jitter and drift at random, in the build's dimension (2 or 3 axes): after
-    /// every update the kept set (additions applied, then removals) is the brute-force set,
-    /// and no addition names a pair already there. Also with several axes' overlaps starting
-    /// or ending in one update (large moves) and boxes that jump across others.
-    #[test]
-    fn kept_set_is_the_brute_force_set_in_every_dimension() {
-        let mut st = 12345u64;
-        let mut rnd = move || {
-            st ^= st << 13;
-            st ^= st >> 7;
-            st ^= st << 17;
-            (st >> 11) as f64 / (1u64 << 53) as f64
-        };
-        for (n, step) in [(60, 0.02), (300, 0.05), (200, 0.4)] {
-            let mut c: Vec<[f64; DIM]> = (0..n).map(|_| std::array::from_fn(|_| rnd())).collect();
-            let half: Vec<f64> = (0..n).map(|_| 0.02 + 0.06 * rnd()).collect();
-            let boxes = |c: &[[f64; DIM]]| -> Vec<Box64> {
-                c.iter()
-                    .zip(&half)
-                    .map(|(c, h)| std::array::from_fn(|k| if k % 2 == 0 { c[k / 2] - h } else { c[k / 2] + h }))
-                    .collect()
-            };
-            let mut s = SweepAndPrune::new();
-            let mut pairs = Vec::new();
-            s.rebuild(&Boxes(&boxes(&c)), &mut pairs);
-            assert_eq!(pairs, brute_force_pairs(&Boxes(&boxes(&c))));
-            let mut set: BTreeSet<(u32, u32)> = pairs.into_iter().collect();
-            for _ in 0..50 {
-                for p in &mut c {
-                    for x in p.iter_mut() {
-                        *x += step * (rnd() - 0.5);
-                    }
-                }
-                let b = boxes(&c);
-                s.update(&Boxes(&b));
-                for &a in &s.adds {
-                    assert!(set.insert(a), "{a:?} added twice");
-                }
-                for r in &s.removes {
-                    set.remove(r);
-                }
-                let want: BTreeSet<(u32, u32)> = brute_force_pairs(&Boxes(&b)).into_iter().collect();
-                assert_eq!(set, want, "{DIM} axes, {n} boxes");
-            }
-        }
-    }
 
     #[test]
     fn outward_rounding_is_outward_and_tight() {
