@@ -20,6 +20,16 @@ pub fn vectorized<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Which build [`vectorized`] runs on this processor: "avx2" or "baseline" (for the run's
+/// reports: a tuning study should know which code it timed).
+pub fn build_name() -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        return "avx2";
+    }
+    "baseline"
+}
+
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn avx2<R>(f: impl FnOnce() -> R) -> R {

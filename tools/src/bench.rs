@@ -242,11 +242,12 @@ pub fn bench(a: BenchArgs) -> Result<(), String> {
         .unwrap_or_default();
     if !a.row_only {
         println!(
-            "talus bench: bed tiled from {} ({} discs), 1 thread, commit {commit}, dt = {:.4e} s, skin {} m",
+            "talus bench: bed tiled from {} ({} discs), 1 thread, commit {commit}, dt = {:.4e} s, skin {} m, {} build",
             a.base.display(),
             base.len(),
             peer_dt(),
-            a.margin
+            a.margin,
+            talus_kernels::vector_build::build_name()
         );
         println!(
             "{:>8} {:>6} {:>10} {:>6} {:>8} {:>10} {:>6} {:>6} {:>6} {:>6} {:>7} {:>9} {:>9} {:>7} {:>7}",

@@ -255,7 +255,12 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
         "talus scale: {title}, N = {n}, {} timed steps x {} rounds (medians; speedups paired per round), commit {commit}",
         a.steps, a.repeats
     );
-    let _ = writeln!(table, "machine: {}", topo.summary());
+    let _ = writeln!(
+        table,
+        "machine: {}; vector build of the hot loops: {}",
+        topo.summary(),
+        talus_kernels::vector_build::build_name()
+    );
     let names: Vec<&str> = Phase::ALL.iter().map(|p| p.name()).collect();
     let _ = write!(
         table,

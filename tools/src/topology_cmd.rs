@@ -24,6 +24,10 @@ pub fn topology(a: TopologyArgs) -> Result<(), String> {
     };
     println!("source: {source}");
     println!("{}", topo.summary());
+    println!(
+        "vector build of the hot loops: {}",
+        talus_kernels::vector_build::build_name()
+    );
     print!("{}", topo.tree());
     if !a.threads.is_empty() {
         println!();
