@@ -1,6 +1,7 @@
-//! The disc-disc pair loop: one linear pass over a run of contact-table slots through the
-//! spring-dashpot kernel (`kernels::contact::disc_disc`), each force into a sink, the
-//! second particle's data prefetched in large systems.
+//! The disc-disc pair loop: a linear pass over a run of contact-table slots in batches,
+//! each batch gathered into lanes, put through the spring-dashpot kernel
+//! (`kernels::contact::disc_disc`) as one vectorised loop, and its forces into a sink in
+//! slot order; the second particle's data prefetched in large systems.
 use talus_kernels::contact::disc_disc::{disc_disc_touching, ContactForce};
 use talus_kernels::contact::ContactParams;
 
