@@ -1,8 +1,8 @@
 //! The dimension of the build and the small vector algebra the kernels share (parry's
 //! layout): one source compiled twice, as `talus-kernels` (2D, this crate's default) and as
 //! `talus-kernels3d` (3D: `kernels3d/Cargo.toml`, the same `src/` with the feature `dim3`).
-//! Code that exists in both dimensions is written once against [`DIM`], [`Vector`] and
-//! [`AngVector`]; kernels of one dimension only (polygons in 2D, spheres in 3D) sit in
+//! Code that exists in both dimensions is written once against [`DIM`], [`ANG`] and
+//! [`Vector`]; kernels of one dimension only (polygons in 2D, spheres in 3D) sit in
 //! their own files behind `#[cfg]`.
 
 /// Spatial dimensions of this build.
@@ -23,13 +23,6 @@ pub type Box64 = [f64; 2 * DIM];
 
 /// A box rounded outward to `f32`, as the neighbour searches store it.
 pub type Aabb = [f32; 2 * DIM];
-
-/// An angular velocity or torque: a scalar (about z) in 2D, a vector in 3D.
-#[cfg(not(feature = "dim3"))]
-pub type AngVector = f64;
-/// An angular velocity or torque: a scalar (about z) in 2D, a vector in 3D.
-#[cfg(feature = "dim3")]
-pub type AngVector = [f64; 3];
 
 /// `a + b`.
 #[inline(always)]

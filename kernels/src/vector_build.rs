@@ -7,27 +7,54 @@
 //! the scalar code does, so the results are bitwise those of the baseline build, and a run
 //! or a checkpoint does not depend on the processor it ran on.
 
-/// Run `f`, built for AVX2 where the processor has it. The closure should be marked
-/// `#[inline(always)]` and call only `#[inline(always)]` code in its loop: only what is
-/// inlined into the AVX2 build is compiled for it.
-#[inline(always)]
-pub fn vectorized<R>(f: impl FnOnce() -> R) -> R {
+/// A build of the hot loops: the x86-64 baseline, or AVX2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Build {
+    Baseline,
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor has AVX2 (just checked), the one requirement of `avx2`.
-        return unsafe { avx2(f) };
-    }
-    f()
+    Avx2,
 }
 
-/// Which build [`vectorized`] runs on this processor: "avx2" or "baseline" (for the run's
-/// reports: a tuning study should know which code it timed).
-pub fn build_name() -> &'static str {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        return "avx2";
+impl Build {
+    /// The build this processor runs: AVX2 where it has it.
+    #[inline]
+    pub fn detect() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return Build::Avx2;
+        }
+        Build::Baseline
     }
-    "baseline"
+
+    /// "avx2" or "baseline" (for the run's reports: a tuning study should know which code
+    /// it timed).
+    pub fn name(self) -> &'static str {
+        match self {
+            Build::Baseline => "baseline",
+            #[cfg(target_arch = "x86_64")]
+            Build::Avx2 => "avx2",
+        }
+    }
+
+    /// Run `f` compiled for this build. The closure should be marked `#[inline(always)]`
+    /// and call only `#[inline(always)]` code in its loop: only what is inlined into the
+    /// AVX2 build is compiled for it.
+    #[inline(always)]
+    pub fn run<R>(self, f: impl FnOnce() -> R) -> R {
+        match self {
+            Build::Baseline => f(),
+            // SAFETY: `Avx2` is only made by `detect`, after the processor said it has
+            // AVX2, the one requirement of `avx2`.
+            #[cfg(target_arch = "x86_64")]
+            Build::Avx2 => unsafe { avx2(f) },
+        }
+    }
+}
+
+/// Run `f`, built for AVX2 where the processor has it (see [`Build::run`]).
+#[inline(always)]
+pub fn vectorized<R>(f: impl FnOnce() -> R) -> R {
+    Build::detect().run(f)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -66,5 +93,11 @@ mod tests {
             || f(&a, &b, &mut vector),
         );
         assert!(scalar.iter().zip(&vector).all(|(s, v)| s.to_bits() == v.to_bits()));
+        let mut baseline = vec![0.0; a.len()];
+        Build::Baseline.run(
+            #[inline(always)]
+            || f(&a, &b, &mut baseline),
+        );
+        assert!(scalar.iter().zip(&baseline).all(|(s, v)| s.to_bits() == v.to_bits()));
     }
 }

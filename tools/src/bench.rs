@@ -247,7 +247,7 @@ pub fn bench(a: BenchArgs) -> Result<(), String> {
             base.len(),
             peer_dt(),
             a.margin,
-            talus_kernels::vector_build::build_name()
+            talus_kernels::vector_build::Build::detect().name()
         );
         println!(
             "{:>8} {:>6} {:>10} {:>6} {:>8} {:>10} {:>6} {:>6} {:>6} {:>6} {:>7} {:>9} {:>9} {:>7} {:>7}",

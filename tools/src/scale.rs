@@ -259,7 +259,7 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
         table,
         "machine: {}; vector build of the hot loops: {}",
         topo.summary(),
-        talus_kernels::vector_build::build_name()
+        talus_kernels::vector_build::Build::detect().name()
     );
     let names: Vec<&str> = Phase::ALL.iter().map(|p| p.name()).collect();
     let _ = write!(

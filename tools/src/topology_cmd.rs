@@ -26,7 +26,7 @@ pub fn topology(a: TopologyArgs) -> Result<(), String> {
     println!("{}", topo.summary());
     println!(
         "vector build of the hot loops: {}",
-        talus_kernels::vector_build::build_name()
+        talus_kernels::vector_build::Build::detect().name()
     );
     print!("{}", topo.tree());
     if !a.threads.is_empty() {

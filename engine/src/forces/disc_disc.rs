@@ -4,6 +4,7 @@
 //! slot order; the second particle's data prefetched in large systems.
 use talus_kernels::contact::disc_disc::{disc_disc_touching, ContactForce};
 use talus_kernels::contact::ContactParams;
+use talus_kernels::vector_build::Build;
 
 use super::{ForceSink, Params};
 use crate::contacts::FREE;
@@ -161,14 +162,14 @@ pub(crate) fn disc_slots<P: Params, S: ForceSink>(
     dt: f64,
     sink: &mut S,
 ) -> u64 {
-    disc_slots_with(LawKernel::detect(), v, params, ci, cj, xi, dt, sink)
+    disc_slots_with(Build::detect(), v, params, ci, cj, xi, dt, sink)
 }
 
-/// [`disc_slots`] with the law's stage built as `law` says.
+/// [`disc_slots`] with the law's stage compiled as `law` says.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn disc_slots_with<P: Params, S: ForceSink>(
-    law: LawKernel,
+    law: Build,
     v: &DiscView,
     params: &P,
     ci: &[u32],
@@ -194,7 +195,10 @@ fn disc_slots_with<P: Params, S: ForceSink>(
             gather::<P, false>(v, params, ci, cj, start..end, prefetch, &mut lanes);
         }
         lanes.xi[..m].copy_from_slice(&xi[start..end]);
-        law.run(params, &mut lanes, dt);
+        law.run(
+            #[inline(always)]
+            || law_lanes(params, &mut lanes, dt),
+        );
         xi[start..end].copy_from_slice(&lanes.xi[..m]);
         // The lanes with a force, in slot order (a branch-free compaction: the count's
         // chain is one addition per lane).
@@ -331,43 +335,6 @@ fn law_lanes<P: Params>(params: &P, lanes: &mut Lanes, dt: f64) {
         lanes.tj[l] = c.tj;
         lanes.force[l] = !idle;
     }
-}
-
-/// Which build of the law's stage this processor runs: the same source, compiled for the
-/// x86-64 baseline (two f64 lanes) and for AVX2 (four).
-#[derive(Clone, Copy)]
-enum LawKernel {
-    Baseline,
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
-}
-
-impl LawKernel {
-    fn detect() -> Self {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            return LawKernel::Avx2;
-        }
-        LawKernel::Baseline
-    }
-
-    #[inline(always)]
-    fn run<P: Params>(self, params: &P, lanes: &mut Lanes, dt: f64) {
-        match self {
-            LawKernel::Baseline => law_lanes(params, lanes, dt),
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Avx2` is only made by `detect`, after the processor said it has AVX2.
-            LawKernel::Avx2 => unsafe { law_lanes_avx2(params, lanes, dt) },
-        }
-    }
-}
-
-/// [`law_lanes`] compiled for AVX2 (no FMA: contracted products would round differently
-/// from the baseline build, and results must not depend on the processor).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn law_lanes_avx2<P: Params>(params: &P, lanes: &mut Lanes, dt: f64) {
-    law_lanes(params, lanes, dt)
 }
 
 /// Ask for particle p's pair-loop data ahead of its use (a free slot's index is out of
@@ -508,7 +475,7 @@ mod tests {
         ([fx, fy, tq], xi, touching)
     }
 
-    fn batched<P: Params>(law: LawKernel, b: &Bed, params: &P, dt: f64) -> ([Vec<f64>; 3], Vec<f64>, u64) {
+    fn batched<P: Params>(law: Build, b: &Bed, params: &P, dt: f64) -> ([Vec<f64>; 3], Vec<f64>, u64) {
         let n = b.x.len();
         let (mut fx, mut fy, mut tq) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
         let mut xi = b.xi.clone();
@@ -548,11 +515,11 @@ mod tests {
             n: 2,
             params: vec![a, b, b, a],
         };
-        let mut laws = vec![LawKernel::Baseline];
-        if matches!(LawKernel::detect(), LawKernel::Baseline) {
+        let mut laws = vec![Build::Baseline];
+        if Build::detect() == Build::Baseline {
             eprintln!("no AVX2 here: the baseline build only");
         } else {
-            laws.push(LawKernel::detect());
+            laws.push(Build::detect());
         }
         let dt = 1e-6;
         for (slots, seed) in [(1, 1), (63, 2), (64, 3), (65, 4), (1000, 5), (4099, 6)] {

@@ -165,7 +165,9 @@ fn verlet_parts<'a>(ps: &'a mut ParticleStore, lens: &[usize]) -> (Vec<VerletPar
     let mut force = l.force.map(sp);
     let mut torque = l.torque.map(sp);
     let (mut im, mut ii) = (sr(m.inv_mass), sr(m.inv_inertia));
-    let next = |parts: &mut [std::vec::IntoIter<&'a mut [f64]>; 2]| parts.each_mut().map(|p| p.next().unwrap());
+    fn next<'a, const N: usize>(parts: &mut [std::vec::IntoIter<&'a mut [f64]>; N]) -> [&'a mut [f64]; N] {
+        parts.each_mut().map(|p| p.next().unwrap())
+    }
     let parts = (0..lens.len())
         .map(|_| {
             Mutex::new((
@@ -173,11 +175,11 @@ fn verlet_parts<'a>(ps: &'a mut ParticleStore, lens: &[usize]) -> (Vec<VerletPar
                     pos: next(&mut pos),
                     angle: angle.next().unwrap(),
                     vel: next(&mut vel),
-                    omega: [omega[0].next().unwrap()],
+                    omega: next(&mut omega),
                 },
                 Loads {
                     force: next(&mut force),
-                    torque: [torque[0].next().unwrap()],
+                    torque: next(&mut torque),
                 },
                 Inertia {
                     inv_mass: im.next().unwrap(),

@@ -3,15 +3,15 @@
 //! domain or become NaN (an error)? Shared by every integrator; the Verlet pass does it
 //! fused with its kicks and drift.
 
-use crate::math::{Aabb, DIM};
+use crate::math::{Aabb, Vector, DIM};
 
 /// What [`check_positions`] (and `verlet::kick_drift_check`) check the new positions against.
 pub struct Check<'a> {
     pub radius: &'a [f64],
     /// Stored enlarged boxes of the broad phase `[lo_x, hi_x, lo_y, hi_y (, lo_z, hi_z)]`.
     pub boxes: &'a [Aabb],
-    pub domain_min: [f64; DIM],
-    pub domain_max: [f64; DIM],
+    pub domain_min: Vector,
+    pub domain_max: Vector,
 }
 
 /// Outcome of the position check.
@@ -26,7 +26,7 @@ pub struct CheckResult {
 /// Does the disc or sphere at `x` of radius r reach out of its stored box `b`? (`&`, not
 /// `&&`: no branches, so that the passes that call it vectorise.)
 #[inline(always)]
-pub fn left_box(x: [f64; DIM], r: f64, b: &Aabb) -> bool {
+pub fn left_box(x: Vector, r: f64, b: &Aabb) -> bool {
     let mut inside = true;
     for k in 0..DIM {
         inside &= (x[k] - r >= b[2 * k] as f64) & (x[k] + r <= b[2 * k + 1] as f64);
@@ -36,7 +36,7 @@ pub fn left_box(x: [f64; DIM], r: f64, b: &Aabb) -> bool {
 
 /// Is `x` outside the domain? Written so that NaN counts as outside.
 #[inline(always)]
-pub fn outside_domain(x: [f64; DIM], lo: [f64; DIM], hi: [f64; DIM]) -> bool {
+pub fn outside_domain(x: Vector, lo: Vector, hi: Vector) -> bool {
     let mut inside = true;
     for k in 0..DIM {
         inside &= (x[k] >= lo[k]) & (x[k] <= hi[k]);

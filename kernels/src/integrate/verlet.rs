@@ -7,7 +7,7 @@
 
 use super::position_check::{left_box, outside_domain};
 pub use super::position_check::{Check, CheckResult};
-use crate::math::{ANG, DIM};
+use crate::math::{Vector, ANG, DIM};
 use crate::vector_build::vectorized;
 
 /// Positions, angles and their velocities of a range of particles (the state velocity
@@ -42,25 +42,13 @@ fn accel(f: f64, im: f64, g: f64) -> f64 {
     f * im + if im > 0.0 { g } else { 0.0 }
 }
 
-/// First half kick and drift: v += dt/2 a, x += dt v. Then the loads are reset to zero,
-/// ready for the force phase (fused here to read and write them once).
-pub fn kick_drift(d: &mut Kinematics, l: &mut Loads, m: &Inertia, dt: f64, g: [f64; DIM]) {
-    let n = d.pos[0].len();
-    let c = Check {
-        radius: &vec![0.0; n],
-        boxes: &vec![[f32::NEG_INFINITY; 2 * DIM]; n],
-        domain_min: [f64::NEG_INFINITY; DIM],
-        domain_max: [f64::INFINITY; DIM],
-    };
-    kick_drift_check(d, l, m, dt, g, false, true, &c);
-}
-
 /// The whole particle pass of a step in one sweep over the arrays: (if `pending`) the
 /// second half kick of the previous step, the first half kick of this one, the drift,
 /// the reset of the loads to gravity, and the check of the new positions.
 ///
 /// The two half kicks are applied as two additions, `(v + h a) + h a`, not `v + dt a`,
-/// so the result is bitwise the same as calling [`kick`] and then [`kick_drift`]: how
+/// so the result is bitwise the same as calling [`kick`] and then this pass without the
+/// pending kick: how
 /// steps are batched (between outputs, say) never changes a trajectory.
 ///
 /// `reset_loads = false` leaves the loads alone, for callers that overwrite them anyway
@@ -71,7 +59,7 @@ pub fn kick_drift_check(
     l: &mut Loads,
     m: &Inertia,
     dt: f64,
-    g: [f64; DIM],
+    g: Vector,
     pending: bool,
     reset_loads: bool,
     c: &Check,
@@ -93,7 +81,7 @@ fn kick_drift_check_impl<const PENDING: bool, const RESET: bool>(
     l: &mut Loads,
     m: &Inertia,
     dt: f64,
-    g: [f64; DIM],
+    g: Vector,
     c: &Check,
 ) -> CheckResult {
     let h = 0.5 * dt;
@@ -153,7 +141,7 @@ fn kick_drift_check_impl<const PENDING: bool, const RESET: bool>(
 }
 
 /// Second half kick: v += dt/2 a.
-pub fn kick(d: &mut Kinematics, l: &Loads, m: &Inertia, dt: f64, g: [f64; DIM]) {
+pub fn kick(d: &mut Kinematics, l: &Loads, m: &Inertia, dt: f64, g: Vector) {
     vectorized(
         #[inline(always)]
         || kick_impl(d, l, m, dt, g),
@@ -161,7 +149,7 @@ pub fn kick(d: &mut Kinematics, l: &Loads, m: &Inertia, dt: f64, g: [f64; DIM]) 
 }
 
 #[inline(always)]
-fn kick_impl(d: &mut Kinematics, l: &Loads, m: &Inertia, dt: f64, g: [f64; DIM]) {
+fn kick_impl(d: &mut Kinematics, l: &Loads, m: &Inertia, dt: f64, g: Vector) {
     let h = 0.5 * dt;
     let n = d.vel[0].len();
     let v = d.vel.each_mut().map(|a| &mut a[..n]);
@@ -182,6 +170,18 @@ fn kick_impl(d: &mut Kinematics, l: &Loads, m: &Inertia, dt: f64, g: [f64; DIM])
 #[cfg(all(test, not(feature = "dim3")))]
 mod tests {
     use super::*;
+
+    /// First half kick and drift, the loads reset, no check: the pass without the pending kick.
+    fn kick_drift(d: &mut Kinematics, l: &mut Loads, m: &Inertia, dt: f64, g: [f64; DIM]) {
+        let n = d.pos[0].len();
+        let c = Check {
+            radius: &vec![0.0; n],
+            boxes: &vec![[f32::NEG_INFINITY; 2 * DIM]; n],
+            domain_min: [f64::NEG_INFINITY; DIM],
+            domain_max: [f64::INFINITY; DIM],
+        };
+        kick_drift_check(d, l, m, dt, g, false, true, &c);
+    }
 
     /// The fused pass gives bitwise the same state as kick followed by kick_drift.
     #[test]

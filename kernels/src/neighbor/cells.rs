@@ -114,7 +114,6 @@ impl LinkedCells {
     /// The whole pair set of the stored boxes, sorted, into `out`.
     fn find_pairs(&self, out: &mut Vec<(u32, u32)>) {
         out.clear();
-        let shell = half_shell();
         let mut push = |p: u32, q: u32| {
             if boxes_overlap(&self.boxes[p as usize], &self.boxes[q as usize]) {
                 out.push(if p < q { (p, q) } else { (q, p) });
@@ -130,7 +129,7 @@ impl LinkedCells {
                         push(p, q);
                     }
                 }
-                for off in &shell {
+                for off in &HALF_SHELL {
                     let mut other = [0usize; DIM];
                     let inside = (0..DIM).all(|a| {
                         let v = at[a] as isize + off[a];
@@ -160,20 +159,33 @@ impl LinkedCells {
     }
 }
 
+/// Offsets in the half shell: (3^DIM - 1) / 2.
+const SHELL: usize = (3usize.pow(DIM as u32) - 1) / 2;
+
 /// The neighbour offsets of the half shell: those whose last non-zero component is
-/// positive.
-fn half_shell() -> Vec<[isize; DIM]> {
-    let mut out = Vec::new();
-    for k in 0..3usize.pow(DIM as u32) {
-        let off: [isize; DIM] = std::array::from_fn(|a| (k / 3usize.pow(a as u32) % 3) as isize - 1);
-        if let Some(&last) = off.iter().rev().find(|&&v| v != 0) {
-            if last > 0 {
-                out.push(off);
+/// positive, in the order of their base-3 digits (x fastest).
+const HALF_SHELL: [[isize; DIM]; SHELL] = {
+    let mut out = [[0isize; DIM]; SHELL];
+    let (mut k, mut found) = (0, 0);
+    while k < 3usize.pow(DIM as u32) {
+        let mut off = [0isize; DIM];
+        let (mut a, mut rest, mut last) = (0, k, 0isize);
+        while a < DIM {
+            off[a] = (rest % 3) as isize - 1;
+            if off[a] != 0 {
+                last = off[a];
             }
+            rest /= 3;
+            a += 1;
         }
+        if last > 0 {
+            out[found] = off;
+            found += 1;
+        }
+        k += 1;
     }
     out
-}
+};
 
 impl WholeSet for LinkedCells {
     const NAME: &'static str = "cells";
