@@ -320,11 +320,12 @@ pub fn closest_features(a: &[[f64; 2]], b: &[[f64; 2]], cache: &mut FeaturePair)
     let pack = |fa: Feature, fb: Feature| FeaturePair { a: fa, b: fb }.pack();
     let mut seen = [u32::MAX; 4];
     // The pair of the step before (the pair itself at the first step).
-    let mut before = pack(fa, fb);
+    // (Kept unpacked: packing it at every step showed in the warm walk's count.)
+    let mut before = FeaturePair { a: fa, b: fb };
     while steps < limit {
         steps += 1;
-        let now = pack(fa, fb);
         if steps > RECORD_AFTER {
+            let now = pack(fa, fb);
             // Bit 0 of each side: an edge.
             let edges = now & 0x1_0001 == 0x1_0001;
             if !edges && seen.contains(&now) {
@@ -333,7 +334,7 @@ pub fn closest_features(a: &[[f64; 2]], b: &[[f64; 2]], cache: &mut FeaturePair)
             seen = [seen[1], seen[2], seen[3], now];
         }
         let came_from = before;
-        before = now;
+        before = FeaturePair { a: fa, b: fb };
         let verdict = match (fa, fb) {
             (Feature::Vertex(i), Feature::Vertex(j)) => {
                 let (pa, pb) = (a[i], b[j]);
@@ -396,7 +397,7 @@ pub fn closest_features(a: &[[f64; 2]], b: &[[f64; 2]], cache: &mut FeaturePair)
                     // squared, which orders them as the distances do up to rounding).
                     let mut best = usize::MAX;
                     for (k, c) in cand.iter().enumerate() {
-                        if pack(c.1, c.2) != came_from && (best == usize::MAX || c.0 < cand[best].0) {
+                        if (FeaturePair { a: c.1, b: c.2 }) != came_from && (best == usize::MAX || c.0 < cand[best].0) {
                             best = k;
                         }
                     }
