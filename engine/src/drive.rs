@@ -99,15 +99,15 @@ impl Driven {
             let d = &self.drives[self.drive[k] as usize];
             if !d.at_full_speed(t) && d.elapsed(t + dt) == d.elapsed(t) {
                 // Not started: at rest where it is (exactly, not within rounding).
-                ps.vx[p] = 0.0;
-                ps.vy[p] = 0.0;
-                ps.omega[p] = 0.0;
+                ps.vel[0][p] = 0.0;
+                ps.vel[1][p] = 0.0;
+                ps.omega[0][p] = 0.0;
                 continue;
             }
             let (target, _) = self.pose(k, t + dt);
-            ps.vx[p] = (target[0] - ps.x[p]) / dt;
-            ps.vy[p] = (target[1] - ps.y[p]) / dt;
-            ps.omega[p] = if d.at_full_speed(t) {
+            ps.vel[0][p] = (target[0] - ps.pos[0][p]) / dt;
+            ps.vel[1][p] = (target[1] - ps.pos[1][p]) / dt;
+            ps.omega[0][p] = if d.at_full_speed(t) {
                 d.omega
             } else {
                 d.omega * (d.elapsed(t + dt) - d.elapsed(t)) / dt

@@ -1,18 +1,19 @@
 //! The engine's one error type: every variant names the particle (by its stable id) and
 //! the step, so a failed run says what went wrong where.
+use talus_kernels::math::Vector;
+
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
-    #[error("step {step}: particle id {id} left the domain at ({x:.6e}, {y:.6e}); domain is [{min:?}, {max:?}]")]
+    #[error("step {step}: particle id {id} left the domain at {pos:?}; domain is [{min:?}, {max:?}]")]
     Escaped {
         step: u64,
         id: u64,
-        x: f64,
-        y: f64,
-        min: [f64; 2],
-        max: [f64; 2],
+        pos: Vector,
+        min: Vector,
+        max: Vector,
     },
-    #[error("step {step}: particle id {id} has a non-finite position ({x}, {y}) (NaN or infinite forces; is the time step too large?)")]
-    NonFinite { step: u64, id: u64, x: f64, y: f64 },
+    #[error("step {step}: particle id {id} has a non-finite position {pos:?} (NaN or infinite forces; is the time step too large?)")]
+    NonFinite { step: u64, id: u64, pos: Vector },
     #[error("saved state, section {section}: {msg}")]
     State { section: String, msg: String },
     #[error("invalid setup: {0}")]

@@ -468,12 +468,10 @@ pub(crate) fn place(
         };
         out.inits.push(ParticleInit {
             id: next_id + out.inits.len() as u64,
-            x,
-            y,
+            pos: [x, y],
             angle,
-            vx: s.velocity[0] + jx,
-            vy: s.velocity[1] + jy,
-            omega: 0.0,
+            vel: [s.velocity[0] + jx, s.velocity[1] + jy],
+            omega: [0.0],
             radius: rb,
             mass,
             material: s.material,

@@ -49,10 +49,10 @@ pub fn census(sim: &Simulation, fraction: f64) -> OverlapCensus {
         let sh = shapes.expect("a polygon has a shape");
         ContactBody {
             vertices: &sh.world[sh.range(p)],
-            pos: [ps.x[p], ps.y[p]],
+            pos: [ps.pos[0][p], ps.pos[1][p]],
             angle: ps.angle[p],
-            vel: [ps.vx[p], ps.vy[p]],
-            omega: ps.omega[p],
+            vel: [ps.vel[0][p], ps.vel[1][p]],
+            omega: ps.omega[0][p],
             radius: ps.radius[p],
         }
     };
@@ -64,7 +64,7 @@ pub fn census(sim: &Simulation, fraction: f64) -> OverlapCensus {
         }
         let (ri, rj) = (ps.radius[i], ps.radius[j]);
         let rmin = ri.min(rj);
-        let (dx, dy) = (ps.x[j] - ps.x[i], ps.y[j] - ps.y[i]);
+        let (dx, dy) = (ps.pos[0][j] - ps.pos[0][i], ps.pos[1][j] - ps.pos[1][i]);
         let d = dx.hypot(dy);
         let circles = ri + rj - d;
         if d > 0.0 && circles <= fraction * rmin {
@@ -98,7 +98,7 @@ pub fn census(sim: &Simulation, fraction: f64) -> OverlapCensus {
         let (a, b) = if ps.id[i] < ps.id[j] { (i, j) } else { (j, i) };
         let pair = OverlapPair {
             ids: [ps.id[a], ps.id[b]],
-            centres: [[ps.x[a], ps.y[a]], [ps.x[b], ps.y[b]]],
+            centres: [[ps.pos[0][a], ps.pos[1][a]], [ps.pos[0][b], ps.pos[1][b]]],
             radii: [ps.radius[a], ps.radius[b]],
             depth,
         };
@@ -129,12 +129,10 @@ mod tests {
     fn disc(id: u64, x: f64, y: f64, r: f64) -> ParticleInit {
         ParticleInit {
             id,
-            x,
-            y,
+            pos: [x, y],
             angle: 0.0,
-            vx: 0.0,
-            vy: 0.0,
-            omega: 0.0,
+            vel: [0.0, 0.0],
+            omega: [0.0],
             radius: r,
             mass: 1.0,
             material: 0,

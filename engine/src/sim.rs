@@ -12,6 +12,7 @@ use talus_kernels::contact::law::elastic_energy;
 use talus_kernels::contact::ContactParams;
 use talus_kernels::integrate::gear::Derivatives;
 use talus_kernels::integrate::verlet::Check;
+use talus_kernels::math::{Vector, DIM};
 use talus_kernels::neighbor::{CircleBoxes, NeighborSearch};
 
 use crate::contacts::ContactTable;
@@ -180,10 +181,10 @@ impl Simulation {
                     p.id, p.material
                 )));
             }
-            if !self.in_domain(p.x, p.y) {
+            if !self.in_domain(p.pos) {
                 return Err(EngineError::Setup(format!(
-                    "particle id {} at ({}, {}) is outside the domain {:?}..{:?}",
-                    p.id, p.x, p.y, self.config.domain_min, self.config.domain_max
+                    "particle id {} at {:?} is outside the domain {:?}..{:?}",
+                    p.id, p.pos, self.config.domain_min, self.config.domain_max
                 )));
             }
         }
@@ -224,7 +225,7 @@ impl Simulation {
                 let ps = &self.particles;
                 to_world(
                     &all.body[r.clone()],
-                    [ps.x[idx], ps.y[idx]],
+                    [ps.pos[0][idx], ps.pos[1][idx]],
                     ps.angle[idx],
                     &mut all.world[r],
                 );
@@ -322,7 +323,7 @@ impl Simulation {
             let mut obstacles = crate::insert::Obstacles::default();
             let mut next_id = self.next_id;
             for p in 0..ps.len() {
-                let (x, y, r) = (ps.x[p], ps.y[p], ps.radius[p]);
+                let (x, y, r) = (ps.pos[0][p], ps.pos[1][p], ps.radius[p]);
                 if x + r >= lo[0] && x - r <= hi[0] && y + r >= lo[1] && y - r <= hi[1] {
                     match self.shapes.as_ref().filter(|sh| sh.is_polygon(p)) {
                         Some(sh) => obstacles.polygon(x, y, r, ps.angle[p], &sh.body[sh.range(p)]),
@@ -362,9 +363,9 @@ impl Simulation {
             let (ps, g) = (&self.particles, self.config.gravity);
             for q in before..ps.len() {
                 let gm = if ps.inv_mass[q] > 0.0 { 1.0 } else { 0.0 };
-                gh.a[0][q] = ps.fx[q] * ps.inv_mass[q] + gm * g[0];
-                gh.a[1][q] = ps.fy[q] * ps.inv_mass[q] + gm * g[1];
-                gh.a[2][q] = ps.torque[q] * ps.inv_inertia[q];
+                gh.a[0][q] = ps.force[0][q] * ps.inv_mass[q] + gm * g[0];
+                gh.a[1][q] = ps.force[1][q] * ps.inv_mass[q] + gm * g[1];
+                gh.a[2][q] = ps.torque[0][q] * ps.inv_inertia[q];
             }
         }
         Ok(())
@@ -390,7 +391,7 @@ impl Simulation {
             }
             let ps = &self.particles;
             self.driven
-                .add(d as u16, p as u32, [ps.x[p], ps.y[p]], ps.angle[p], self.time);
+                .add(d as u16, p as u32, [ps.pos[0][p], ps.pos[1][p]], ps.angle[p], self.time);
         }
         Ok(())
     }
@@ -424,8 +425,8 @@ impl Simulation {
         let scale = [65535.0 / (hi[0] - lo[0]), 65535.0 / (hi[1] - lo[1])];
         let mut keyed: Vec<(u32, u32)> = (0..n)
             .map(|p| {
-                let cx = ((self.particles.x[p] - lo[0]) * scale[0]).clamp(0.0, 65535.0) as u32;
-                let cy = ((self.particles.y[p] - lo[1]) * scale[1]).clamp(0.0, 65535.0) as u32;
+                let cx = ((self.particles.pos[0][p] - lo[0]) * scale[0]).clamp(0.0, 65535.0) as u32;
+                let cy = ((self.particles.pos[1][p] - lo[1]) * scale[1]).clamp(0.0, 65535.0) as u32;
                 (spread_bits(cx) | (spread_bits(cy) << 1), p as u32)
             })
             .collect();
@@ -465,9 +466,9 @@ impl Simulation {
             .record_serial(Phase::Reorder, t.elapsed().as_secs_f64());
     }
 
-    fn in_domain(&self, x: f64, y: f64) -> bool {
+    fn in_domain(&self, p: Vector) -> bool {
         let (lo, hi) = (self.config.domain_min, self.config.domain_max);
-        x >= lo[0] && x <= hi[0] && y >= lo[1] && y <= hi[1]
+        (0..DIM).all(|a| p[a] >= lo[a] && p[a] <= hi[a])
     }
 
     /// Compute the forces of the current state without advancing any spring: needed once
@@ -475,11 +476,7 @@ impl Simulation {
     pub fn prime(&mut self) -> Result<()> {
         let g = self.config.gravity;
         let ps = &mut self.particles;
-        ps.fx
-            .iter_mut()
-            .chain(&mut ps.fy)
-            .chain(&mut ps.torque)
-            .for_each(|f| *f = 0.0);
+        ps.force.iter_mut().chain(&mut ps.torque).for_each(|f| f.fill(0.0));
         self.check_positions()?;
         self.update_neighbors()?;
         self.forces(0.0)?;
@@ -487,9 +484,9 @@ impl Simulation {
             let ps = &self.particles;
             for p in 0..ps.len() {
                 let gm = if ps.inv_mass[p] > 0.0 { 1.0 } else { 0.0 };
-                gh.a[0][p] = ps.fx[p] * ps.inv_mass[p] + gm * g[0];
-                gh.a[1][p] = ps.fy[p] * ps.inv_mass[p] + gm * g[1];
-                gh.a[2][p] = ps.torque[p] * ps.inv_inertia[p];
+                gh.a[0][p] = ps.force[0][p] * ps.inv_mass[p] + gm * g[0];
+                gh.a[1][p] = ps.force[1][p] * ps.inv_mass[p] + gm * g[1];
+                gh.a[2][p] = ps.torque[0][p] * ps.inv_inertia[p];
             }
         }
         self.primed = true;
@@ -563,7 +560,7 @@ impl Simulation {
         };
         if let Some(sh) = &mut self.shapes {
             let ps = &self.particles;
-            self.workers.update_world(sh, &ps.x, &ps.y, &ps.angle)?;
+            self.workers.update_world(sh, &ps.pos[0], &ps.pos[1], &ps.angle)?;
         }
         if left || self.config.every_step || self.needs_rebuild {
             self.update_neighbors()?;
@@ -610,20 +607,20 @@ impl Simulation {
     fn escape_error(&self) -> EngineError {
         let ps = &self.particles;
         let (lo, hi) = (self.config.domain_min, self.config.domain_max);
-        let p = (0..ps.len()).find(|&p| !self.in_domain(ps.x[p], ps.y[p])).unwrap_or(0);
+        let at = |p: usize| -> Vector { std::array::from_fn(|a| ps.pos[a][p]) };
+        let p = (0..ps.len()).find(|&p| !self.in_domain(at(p))).unwrap_or(0);
         // The step being computed (self.step counts completed steps).
-        let (id, step, x, y) = (ps.id[p], self.step + 1, ps.x[p], ps.y[p]);
-        if x.is_finite() && y.is_finite() {
+        let (id, step, pos) = (ps.id[p], self.step + 1, at(p));
+        if pos.iter().all(|v| v.is_finite()) {
             EngineError::Escaped {
                 step,
                 id,
-                x,
-                y,
+                pos,
                 min: lo,
                 max: hi,
             }
         } else {
-            EngineError::NonFinite { step, id, x, y }
+            EngineError::NonFinite { step, id, pos }
         }
     }
 
@@ -674,8 +671,8 @@ impl Simulation {
     fn update_neighbors(&mut self) -> Result<()> {
         let ps = &self.particles;
         let src = CircleBoxes {
-            x: &ps.x,
-            y: &ps.y,
+            x: &ps.pos[0],
+            y: &ps.pos[1],
             radius: &ps.radius,
             margin: self.config.margin,
         };

@@ -6,6 +6,7 @@
 //! is reordered or compacted); id = what users and output files see (never changes).
 
 use talus_kernels::integrate::verlet::{Inertia, Kinematics, Loads};
+use talus_kernels::math::{Vector, ANG, DIM};
 
 /// Per-particle flags.
 pub mod flags {
@@ -15,16 +16,15 @@ pub mod flags {
     pub const DRIVEN: u8 = 2;
 }
 
-/// Everything needed to create one disc.
+/// Everything needed to create one particle (a disc or polygon in 2D, a sphere in 3D).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ParticleInit {
     pub id: u64,
-    pub x: f64,
-    pub y: f64,
+    pub pos: Vector,
+    /// The orientation angle (2D; ignored in 3D).
     pub angle: f64,
-    pub vx: f64,
-    pub vy: f64,
-    pub omega: f64,
+    pub vel: Vector,
+    pub omega: [f64; ANG],
     pub radius: f64,
     pub mass: f64,
     pub material: u16,
@@ -32,25 +32,39 @@ pub struct ParticleInit {
     pub flags: u8,
 }
 
-/// Bytes the store holds per particle (its arrays at exact capacity): twelve `f64`, the
-/// `u64` id, material and type (`u16`), flags (`u8`).
-pub const BYTES_PER_PARTICLE: usize = 12 * 8 + 8 + 2 * 2 + 1;
+/// How many of [`ParticleStore::f64_fields`] are hot (touched every step): positions,
+/// the angle, velocities, angular velocities, forces, torques.
+pub const HOT_F64: usize = 3 * DIM + 2 * ANG + ANGLE_FIELDS;
 
-/// How many of [`ParticleStore::f64_fields`] are hot (touched every step).
-pub const HOT_F64: usize = 9;
+/// The angle array: held in 2D only.
+const ANGLE_FIELDS: usize = if DIM == 2 { 1 } else { 0 };
+
+/// How many `f64` arrays the store holds: the hot ones, radius, inverse mass and inverse
+/// moment of inertia.
+pub const F64_FIELDS: usize = HOT_F64 + 3;
+
+/// Loads arrays: forces per axis, then torques.
+pub const LOADS: usize = DIM + ANG;
+
+/// Bytes the store holds per particle (its arrays at exact capacity): the `f64` arrays, the
+/// `u64` id, material and type (`u16`), flags (`u8`).
+pub const BYTES_PER_PARTICLE: usize = F64_FIELDS * 8 + 8 + 2 * 2 + 1;
+
+/// Moment of inertia over mass r^2: a disc's 1/2, a sphere's 2/5.
+const INERTIA_FACTOR: f64 = if DIM == 2 { 0.5 } else { 0.4 };
 
 #[derive(Debug, Default, Clone)]
 pub struct ParticleStore {
-    // Hot.
-    pub x: Vec<f64>,
-    pub y: Vec<f64>,
+    // Hot: one array per axis (parry's per-axis layout: the kernels and the dimension
+    // of the build, `talus_kernels::math::DIM`, decide how many).
+    pub pos: [Vec<f64>; DIM],
+    /// The orientation angle (2D; a sphere's orientation is not state, and in 3D this
+    /// array stays empty).
     pub angle: Vec<f64>,
-    pub vx: Vec<f64>,
-    pub vy: Vec<f64>,
-    pub omega: Vec<f64>,
-    pub fx: Vec<f64>,
-    pub fy: Vec<f64>,
-    pub torque: Vec<f64>,
+    pub vel: [Vec<f64>; DIM],
+    pub omega: [Vec<f64>; ANG],
+    pub force: [Vec<f64>; DIM],
+    pub torque: [Vec<f64>; ANG],
     // Cold.
     pub radius: Vec<f64>,
     /// Zero for fixed and driven particles (infinite mass). No mass array is kept: the
@@ -65,15 +79,24 @@ pub struct ParticleStore {
 
 macro_rules! each_field {
     ($s:ident, $f:ident) => {
-        $f!($s.x);
-        $f!($s.y);
-        $f!($s.angle);
-        $f!($s.vx);
-        $f!($s.vy);
-        $f!($s.omega);
-        $f!($s.fx);
-        $f!($s.fy);
-        $f!($s.torque);
+        for a in 0..DIM {
+            $f!($s.pos[a]);
+        }
+        if DIM == 2 {
+            $f!($s.angle);
+        }
+        for a in 0..DIM {
+            $f!($s.vel[a]);
+        }
+        for a in 0..ANG {
+            $f!($s.omega[a]);
+        }
+        for a in 0..DIM {
+            $f!($s.force[a]);
+        }
+        for a in 0..ANG {
+            $f!($s.torque[a]);
+        }
         $f!($s.radius);
         $f!($s.inv_mass);
         $f!($s.inv_inertia);
@@ -98,29 +121,27 @@ impl ParticleStore {
     }
 
     pub fn len(&self) -> usize {
-        self.x.len()
+        self.pos[0].len()
     }
 
-    /// Run `f` with the loads (fx, fy, torque, cut to the particle count) taken out of the
-    /// store, so that it can read the rest of the store while it writes them; they go back
-    /// afterwards, whatever `f` returns.
-    pub(crate) fn with_loads<R>(&mut self, f: impl FnOnce(&ParticleStore, [&mut [f64]; 3]) -> R) -> R {
+    /// Run `f` with the loads (forces per axis, then torques, cut to the particle count)
+    /// taken out of the store, so that it can read the rest of the store while it writes
+    /// them; they go back afterwards, whatever `f` returns.
+    pub(crate) fn with_loads<R>(&mut self, f: impl FnOnce(&ParticleStore, [&mut [f64]; LOADS]) -> R) -> R {
         let n = self.len();
-        let mut taken = [
-            std::mem::take(&mut self.fx),
-            std::mem::take(&mut self.fy),
-            std::mem::take(&mut self.torque),
-        ];
+        let mut force = std::mem::take(&mut self.force);
+        let mut torque = std::mem::take(&mut self.torque);
         let r = {
-            let [a, b, c] = &mut taken;
-            f(self, [&mut a[..n], &mut b[..n], &mut c[..n]])
+            let mut loads = force.iter_mut().chain(torque.iter_mut()).map(|v| &mut v[..n]);
+            let loads: [&mut [f64]; LOADS] = std::array::from_fn(|_| loads.next().expect("LOADS arrays"));
+            f(self, loads)
         };
-        [self.fx, self.fy, self.torque] = taken;
+        (self.force, self.torque) = (force, torque);
         r
     }
 
     pub fn is_empty(&self) -> bool {
-        self.x.is_empty()
+        self.pos[0].is_empty()
     }
 
     pub fn reserve(&mut self, n: usize) {
@@ -144,27 +165,27 @@ impl ParticleStore {
         Ok(())
     }
 
-    /// Append a disc; returns its index. Moment of inertia of a disc: m r^2 / 2.
+    /// Append a particle; returns its index. Moment of inertia of a disc m r^2 / 2, of a
+    /// sphere 2 m r^2 / 5 (a polygon's is set by the caller afterwards).
     pub fn push(&mut self, p: &ParticleInit) -> usize {
         let moving = p.flags & (flags::FIXED | flags::DRIVEN) == 0;
-        let (vx, vy, om) = if p.flags & flags::FIXED != 0 {
-            (0.0, 0.0, 0.0)
-        } else {
-            (p.vx, p.vy, p.omega)
-        };
-        self.x.push(p.x);
-        self.y.push(p.y);
-        self.angle.push(p.angle);
-        self.vx.push(vx);
-        self.vy.push(vy);
-        self.omega.push(om);
-        self.fx.push(0.0);
-        self.fy.push(0.0);
-        self.torque.push(0.0);
+        let still = p.flags & flags::FIXED != 0;
+        for a in 0..DIM {
+            self.pos[a].push(p.pos[a]);
+            self.vel[a].push(if still { 0.0 } else { p.vel[a] });
+            self.force[a].push(0.0);
+        }
+        for a in 0..ANG {
+            self.omega[a].push(if still { 0.0 } else { p.omega[a] });
+            self.torque[a].push(0.0);
+        }
+        if DIM == 2 {
+            self.angle.push(p.angle);
+        }
         self.radius.push(p.radius);
         self.inv_mass.push(if moving { 1.0 / p.mass } else { 0.0 });
         self.inv_inertia.push(if moving {
-            2.0 / (p.mass * p.radius * p.radius)
+            1.0 / (INERTIA_FACTOR * p.mass * p.radius * p.radius)
         } else {
             0.0
         });
@@ -175,41 +196,36 @@ impl ParticleStore {
         self.len() - 1
     }
 
-    /// The `f64` arrays, the [`HOT_F64`] hot ones (positions, velocities, loads) first:
-    /// x, y, angle, vx, vy, omega, fx, fy, torque, radius, inv_mass, inv_inertia.
-    pub fn f64_fields(&self) -> [&Vec<f64>; 12] {
-        [
-            &self.x,
-            &self.y,
-            &self.angle,
-            &self.vx,
-            &self.vy,
-            &self.omega,
-            &self.fx,
-            &self.fy,
-            &self.torque,
-            &self.radius,
-            &self.inv_mass,
-            &self.inv_inertia,
-        ]
+    /// The `f64` arrays, the [`HOT_F64`] hot ones first: positions per axis, the angle (2D),
+    /// velocities, angular velocities, forces, torques; then radius, inv_mass, inv_inertia.
+    /// (In 2D: x, y, angle, vx, vy, omega, fx, fy, torque, radius, inv_mass, inv_inertia.)
+    pub fn f64_fields(&self) -> [&Vec<f64>; F64_FIELDS] {
+        let mut all = self.pos.iter();
+        let angle: &[Vec<f64>] = std::slice::from_ref(&self.angle);
+        let mut all = all
+            .by_ref()
+            .chain(angle.iter().take(ANGLE_FIELDS))
+            .chain(&self.vel)
+            .chain(&self.omega)
+            .chain(&self.force)
+            .chain(&self.torque)
+            .chain([&self.radius, &self.inv_mass, &self.inv_inertia]);
+        std::array::from_fn(|_| all.next().expect("F64_FIELDS arrays"))
     }
 
     /// [`ParticleStore::f64_fields`], writable.
-    pub fn f64_fields_mut(&mut self) -> [&mut Vec<f64>; 12] {
-        [
-            &mut self.x,
-            &mut self.y,
-            &mut self.angle,
-            &mut self.vx,
-            &mut self.vy,
-            &mut self.omega,
-            &mut self.fx,
-            &mut self.fy,
-            &mut self.torque,
-            &mut self.radius,
-            &mut self.inv_mass,
-            &mut self.inv_inertia,
-        ]
+    pub fn f64_fields_mut(&mut self) -> [&mut Vec<f64>; F64_FIELDS] {
+        let angle: &mut [Vec<f64>] = std::slice::from_mut(&mut self.angle);
+        let mut all = self
+            .pos
+            .iter_mut()
+            .chain(angle.iter_mut().take(ANGLE_FIELDS))
+            .chain(&mut self.vel)
+            .chain(&mut self.omega)
+            .chain(&mut self.force)
+            .chain(&mut self.torque)
+            .chain([&mut self.radius, &mut self.inv_mass, &mut self.inv_inertia]);
+        std::array::from_fn(|_| all.next().expect("F64_FIELDS arrays"))
     }
 
     /// Views of the arrays for the Verlet kernels: degrees of freedom, loads, inverse
@@ -217,14 +233,15 @@ impl ParticleStore {
     pub fn verlet_views(&mut self) -> (Kinematics<'_>, Loads<'_>, Inertia<'_>, &[f64]) {
         (
             Kinematics {
-                pos: [&mut self.x, &mut self.y],
+                pos: self.pos.each_mut().map(|v| v.as_mut_slice()),
+                #[cfg(not(feature = "dim3"))]
                 angle: &mut self.angle,
-                vel: [&mut self.vx, &mut self.vy],
-                omega: [&mut self.omega],
+                vel: self.vel.each_mut().map(|v| v.as_mut_slice()),
+                omega: self.omega.each_mut().map(|v| v.as_mut_slice()),
             },
             Loads {
-                force: [&mut self.fx, &mut self.fy],
-                torque: [&mut self.torque],
+                force: self.force.each_mut().map(|v| v.as_mut_slice()),
+                torque: self.torque.each_mut().map(|v| v.as_mut_slice()),
             },
             Inertia {
                 inv_mass: &self.inv_mass,
@@ -234,8 +251,9 @@ impl ParticleStore {
         )
     }
 
-    /// Views for the Gear kernels: positions (x, y, angle), velocities, loads (fx, fy,
-    /// torque) and inverse masses (mass, inertia).
+    /// Views for the Gear kernels, one array per degree of freedom (the axes, then the
+    /// angle in 2D): positions, velocities, loads; and the inverse masses (mass, inertia).
+    #[cfg(not(feature = "dim3"))]
     #[allow(clippy::type_complexity)]
     pub fn gear_views(
         &mut self,
@@ -245,10 +263,13 @@ impl ParticleStore {
         [&mut Vec<f64>; 3],
         [&Vec<f64>; 2],
     ) {
+        let [x, y] = &mut self.pos;
+        let [vx, vy] = &mut self.vel;
+        let [fx, fy] = &mut self.force;
         (
-            [&mut self.x, &mut self.y, &mut self.angle],
-            [&mut self.vx, &mut self.vy, &mut self.omega],
-            [&mut self.fx, &mut self.fy, &mut self.torque],
+            [x, y, &mut self.angle],
+            [vx, vy, &mut self.omega[0]],
+            [fx, fy, &mut self.torque[0]],
             [&self.inv_mass, &self.inv_inertia],
         )
     }

@@ -100,12 +100,10 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
                     };
                     inits.push(ParticleInit {
                         id: next_id,
-                        x: d.x,
-                        y: d.y,
+                        pos: [d.x, d.y],
                         angle,
-                        vx: velocity[0] + jx,
-                        vy: velocity[1] + jy,
-                        omega: 0.0,
+                        vel: [velocity[0] + jx, velocity[1] + jy],
+                        omega: [0.0],
                         radius: d.r,
                         mass,
                         material,
@@ -175,12 +173,10 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         };
         inits.push(ParticleInit {
             id: next_id,
-            x: c[0],
-            y: c[1],
+            pos: [c[0], c[1]],
             angle: 0.0,
-            vx: 0.0,
-            vy: 0.0,
-            omega: 0.0,
+            vel: [0.0, 0.0],
+            omega: [0.0],
             radius: shape.radius,
             mass: scenario.materials[material].density * shape.area,
             material: material as u16,

@@ -48,12 +48,10 @@ impl LammpsData {
         (0..self.len())
             .map(|p| talus_engine::ParticleInit {
                 id: self.ids[p],
-                x: self.x[p],
-                y: self.y[p],
+                pos: [self.x[p], self.y[p]],
                 angle: 0.0,
-                vx: self.vx[p],
-                vy: self.vy[p],
-                omega: self.omega[p],
+                vel: [self.vx[p], self.vy[p]],
+                omega: [self.omega[p]],
                 radius: self.radius[p],
                 mass: self.mass[p],
                 material,

@@ -55,14 +55,14 @@ impl Grains {
             // output reports what LAMMPS' fx, fy do: the total force on the grain.
             let m = ps.mass(p);
             let v = [
-                ps.x[p],
-                ps.y[p],
-                ps.vx[p],
-                ps.vy[p],
-                ps.omega[p],
+                ps.pos[0][p],
+                ps.pos[1][p],
+                ps.vel[0][p],
+                ps.vel[1][p],
+                ps.omega[0][p],
                 ps.radius[p],
-                ps.fx[p] + m * g[0],
-                ps.fy[p] + m * g[1],
+                ps.force[0][p] + m * g[0],
+                ps.force[1][p] + m * g[1],
                 ps.angle[p],
                 0.0,
             ];

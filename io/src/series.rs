@@ -17,7 +17,7 @@ pub fn gravitational_potential(sim: &talus_engine::Simulation) -> f64 {
     let g = sim.config.gravity;
     (0..ps.len())
         .filter(|&p| ps.inv_mass[p] > 0.0)
-        .map(|p| -ps.mass(p) * (g[0] * ps.x[p] + g[1] * ps.y[p]))
+        .map(|p| -ps.mass(p) * (g[0] * ps.pos[0][p] + g[1] * ps.pos[1][p]))
         .sum()
 }
 

@@ -56,9 +56,9 @@ fn cells(sim: &Simulation) -> Vec<Cell> {
     for p in (0..ps.len()).filter(|&p| ps.is_wall_body(p)) {
         let corners = match &sim.shapes {
             Some(sh) if sh.is_polygon(p) => sh.world[sh.range(p)].to_vec(),
-            _ => vec![[ps.x[p], ps.y[p]]],
+            _ => vec![[ps.pos[0][p], ps.pos[1][p]]],
         };
-        out.push((1, ps.id[p], [ps.vx[p], ps.vy[p]], corners));
+        out.push((1, ps.id[p], [ps.vel[0][p], ps.vel[1][p]], corners));
     }
     out
 }

@@ -160,7 +160,7 @@ fn polygon_frames_show_the_simulated_corners_and_walls_are_walls() {
         let t: Vec<f64> = row.split(' ').map(|v| v.parse().unwrap()).collect();
         assert_eq!(t[0] as u64, ps.id[p]);
         let m = ps.mass(p);
-        assert_eq!([t[10], t[11]], [ps.fx[p] + m * g[0], ps.fy[p] + m * g[1]]);
+        assert_eq!([t[10], t[11]], [ps.force[0][p] + m * g[0], ps.force[1][p] + m * g[1]]);
     }
 }
 
@@ -219,7 +219,7 @@ steps = 10000
     assert!(last[2] > 10.0 && last[5] < first[5] - 10.0, "{first:?} {last:?}");
     // Potential, independently: m g y of the discs, m = density pi r^2.
     let m = 2500.0 * std::f64::consts::PI * 1e-4;
-    let y: f64 = sim.particles.y.iter().sum();
+    let y: f64 = sim.particles.pos[1].iter().sum();
     assert!(
         (last[5] - m * 9.81 * y).abs() < 1e-9 * last[5].abs(),
         "{} vs {}",

@@ -364,7 +364,7 @@ fn the_simulation_runs_on_every_method() {
     assert!(sims[0].candidate_pairs() > 100, "the drum must have candidates");
     let pos = |s: &talus::engine::Simulation| {
         let ps = &s.particles;
-        let mut v: Vec<(u64, f64, f64)> = (0..s.len()).map(|p| (ps.id[p], ps.x[p], ps.y[p])).collect();
+        let mut v: Vec<(u64, f64, f64)> = (0..s.len()).map(|p| (ps.id[p], ps.pos[0][p], ps.pos[1][p])).collect();
         v.sort_by_key(|t| t.0);
         v
     };

@@ -22,7 +22,14 @@ fn state(sim: &Simulation) -> Vec<[f64; 6]> {
         .map(|p| {
             (
                 ps.id[p],
-                [ps.x[p], ps.y[p], ps.angle[p], ps.vx[p], ps.vy[p], ps.omega[p]],
+                [
+                    ps.pos[0][p],
+                    ps.pos[1][p],
+                    ps.angle[p],
+                    ps.vel[0][p],
+                    ps.vel[1][p],
+                    ps.omega[0][p],
+                ],
             )
         })
         .collect();
@@ -43,8 +50,8 @@ fn lammps_bed() -> Option<Simulation> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
     let v = 0.1 * 1e-3 / (100.0 * sim.config.dt);
     for p in 0..sim.len() {
-        sim.particles.vx[p] = rng.random_range(-v..v);
-        sim.particles.vy[p] = rng.random_range(-v..v);
+        sim.particles.vel[0][p] = rng.random_range(-v..v);
+        sim.particles.vel[1][p] = rng.random_range(-v..v);
     }
     Some(sim)
 }
@@ -105,12 +112,13 @@ fn polygon_bed(n: usize) -> Simulation {
                 .unwrap();
         inits.push(ParticleInit {
             id: k as u64 + 1,
-            x: 2e-3 + col as f64 * s + if row % 2 == 1 { 0.5 * s } else { 0.0 },
-            y: 1.5e-3 + row as f64 * h,
+            pos: [
+                2e-3 + col as f64 * s + if row % 2 == 1 { 0.5 * s } else { 0.0 },
+                1.5e-3 + row as f64 * h,
+            ],
             angle: g.random_range(0.0..std::f64::consts::TAU),
-            vx: 0.0,
-            vy: 0.0,
-            omega: 0.0,
+            vel: [0.0, 0.0],
+            omega: [0.0],
             radius: shape.radius,
             mass: 2500.0 * shape.area,
             material: 0,
@@ -146,12 +154,13 @@ fn disc_column_with(n: usize, twins: &[usize]) -> Simulation {
             let r = 1e-3 * g.random_range(0.9..1.1);
             ParticleInit {
                 id: k as u64 + 1,
-                x: 1e-3 + col as f64 * s + if row % 2 == 1 { 0.5 * s } else { 0.0 },
-                y: 1e-3 + row as f64 * h,
+                pos: [
+                    1e-3 + col as f64 * s + if row % 2 == 1 { 0.5 * s } else { 0.0 },
+                    1e-3 + row as f64 * h,
+                ],
                 angle: 0.0,
-                vx: g.random_range(-v..v),
-                vy: g.random_range(-v..v),
-                omega: 0.0,
+                vel: [g.random_range(-v..v), g.random_range(-v..v)],
+                omega: [0.0],
                 radius: r,
                 mass: 2500.0 * std::f64::consts::PI * r * r,
                 material: 0,
@@ -267,7 +276,7 @@ fn coincident_discs_separate_alike_on_any_thread_count() {
             ps.index_of(t as u64 + 1).unwrap(),
             ps.index_of((n + k + 1) as u64).unwrap(),
         );
-        let d = (ps.x[b] - ps.x[a]).hypot(ps.y[b] - ps.y[a]);
+        let d = (ps.pos[0][b] - ps.pos[0][a]).hypot(ps.pos[1][b] - ps.pos[1][a]);
         assert!(
             d > 0.5 * ps.radius[a],
             "twins {} and {} are {d:e} m apart after {steps} steps",
@@ -301,14 +310,30 @@ fn first_touch_keeps_every_value() {
     let mut sim = polygon_bed(500);
     let ps = &sim.particles;
     let before = [
-        &ps.x, &ps.y, &ps.angle, &ps.vx, &ps.vy, &ps.omega, &ps.fx, &ps.fy, &ps.torque,
+        &ps.pos[0],
+        &ps.pos[1],
+        &ps.angle,
+        &ps.vel[0],
+        &ps.vel[1],
+        &ps.omega[0],
+        &ps.force[0],
+        &ps.force[1],
+        &ps.torque[0],
     ]
     .map(|v| v.clone());
     assert!(before[6].iter().any(|&f| f != 0.0), "the bed must carry loads");
     sim.set_parallel(&[None, None, None], ForceStrategy::PerThread).unwrap();
     let ps = &sim.particles;
     let after = [
-        &ps.x, &ps.y, &ps.angle, &ps.vx, &ps.vy, &ps.omega, &ps.fx, &ps.fy, &ps.torque,
+        &ps.pos[0],
+        &ps.pos[1],
+        &ps.angle,
+        &ps.vel[0],
+        &ps.vel[1],
+        &ps.omega[0],
+        &ps.force[0],
+        &ps.force[1],
+        &ps.torque[0],
     ];
     for (k, (a, b)) in after.iter().zip(&before).enumerate() {
         assert_eq!(a.len(), b.len(), "field {k}");

@@ -104,12 +104,10 @@ fn grains(positions: &[[f64; 2]], seed: u64) -> Result<(Vec<ParticleInit>, Vec<O
             PolygonShape::new(&generate::polygon_vertices(&spec, r, &mut g).unwrap()).map_err(|e| e.to_string())?;
         inits.push(ParticleInit {
             id: k as u64 + 1,
-            x,
-            y,
+            pos: [x, y],
             angle: g.random_range(0.0..std::f64::consts::TAU),
-            vx: 0.0,
-            vy: 0.0,
-            omega: 0.0,
+            vel: [0.0, 0.0],
+            omega: [0.0],
             radius: shape.radius,
             mass: DENSITY * shape.area,
             material: 0,
@@ -318,12 +316,10 @@ pub fn drum_sim(n: usize, segments: usize, omega: f64, rejection: Rejection) -> 
         let id = inits.len() as u64 + 1;
         inits.push(ParticleInit {
             id,
-            x: shape.centroid[0],
-            y: shape.centroid[1],
+            pos: [shape.centroid[0], shape.centroid[1]],
             angle: 0.0,
-            vx: 0.0,
-            vy: 0.0,
-            omega: 0.0,
+            vel: [0.0, 0.0],
+            omega: [0.0],
             radius: shape.radius,
             mass: 7800.0 * shape.area,
             material: 0,

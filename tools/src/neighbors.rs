@@ -423,12 +423,13 @@ pub fn test1_dem(n: usize) -> Result<Simulation, String> {
             let jitter = [rng.random_range(-0.5..0.5) * v, rng.random_range(-0.5..0.5) * v];
             ParticleInit {
                 id: p as u64 + 1,
-                x: (i as f64 + 0.5) * spacing,
-                y: (j as f64 + 0.5) * spacing,
+                pos: [(i as f64 + 0.5) * spacing, (j as f64 + 0.5) * spacing],
                 angle: 0.0,
-                vx: if (i + j) % 2 == 0 { v } else { -v } + jitter[0],
-                vy: if j % 2 == 0 { 0.5 * v } else { -0.5 * v } + jitter[1],
-                omega: 0.0,
+                vel: [
+                    if (i + j) % 2 == 0 { v } else { -v } + jitter[0],
+                    if j % 2 == 0 { 0.5 * v } else { -0.5 * v } + jitter[1],
+                ],
+                omega: [0.0],
                 radius: r,
                 mass,
                 material: 0,
@@ -468,8 +469,8 @@ pub fn test1_dem(n: usize) -> Result<Simulation, String> {
 /// Mean distance a particle moves in one step, in radii.
 fn step_fraction(sim: &Simulation) -> f64 {
     let p = &sim.particles;
-    let n = p.x.len().max(1) as f64;
-    let s: f64 = (0..p.x.len()).map(|i| p.vx[i].hypot(p.vy[i]) / p.radius[i]).sum();
+    let n = p.len().max(1) as f64;
+    let s: f64 = (0..p.len()).map(|i| p.vel[0][i].hypot(p.vel[1][i]) / p.radius[i]).sum();
     s * sim.config.dt / n
 }
 
@@ -544,8 +545,8 @@ impl Motion {
         match self {
             Motion::Kinematic(k) => k.boxes(),
             Motion::Dem(sim) => CircleBoxes {
-                x: &sim.particles.x,
-                y: &sim.particles.y,
+                x: &sim.particles.pos[0],
+                y: &sim.particles.pos[1],
                 radius: &sim.particles.radius,
                 margin: 0.0,
             },

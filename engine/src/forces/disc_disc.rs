@@ -56,11 +56,11 @@ impl<'a> DiscView<'a> {
 
     pub(crate) fn of(ps: &'a ParticleStore) -> Self {
         Self::new(
-            &ps.x,
-            &ps.y,
-            &ps.vx,
-            &ps.vy,
-            &ps.omega,
+            &ps.pos[0],
+            &ps.pos[1],
+            &ps.vel[0],
+            &ps.vel[1],
+            &ps.omega[0],
             &ps.radius,
             &ps.inv_mass,
             &ps.material,

@@ -207,10 +207,10 @@ pub(crate) struct SlotState<'a> {
 pub(crate) fn polygon_body<'a>(ps: &ParticleStore, sh: &'a Shapes, p: usize) -> ContactBody<'a> {
     ContactBody {
         vertices: &sh.world[sh.range(p)],
-        pos: [ps.x[p], ps.y[p]],
+        pos: [ps.pos[0][p], ps.pos[1][p]],
         angle: ps.angle[p],
-        vel: [ps.vx[p], ps.vy[p]],
-        omega: ps.omega[p],
+        vel: [ps.vel[0][p], ps.vel[1][p]],
+        omega: ps.omega[0][p],
         radius: ps.radius[p],
     }
 }

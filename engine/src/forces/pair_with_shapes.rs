@@ -24,7 +24,7 @@ pub(crate) fn pair_with_shapes(
     work: &mut NarrowWork,
 ) -> Option<ContactForce> {
     let (pi, pj) = (sh.is_polygon(i), sh.is_polygon(j));
-    let (dx, dy) = (ps.x[j] - ps.x[i], ps.y[j] - ps.y[i]);
+    let (dx, dy) = (ps.pos[0][j] - ps.pos[0][i], ps.pos[1][j] - ps.pos[1][i]);
     let rs = ps.radius[i] + ps.radius[j];
     let d2 = dx * dx + dy * dy;
     if pi || pj {
@@ -61,10 +61,10 @@ pub(crate) fn pair_with_shapes(
                 rs - d,
                 ps.radius[i],
                 ps.radius[j],
-                ps.vx[i] - ps.vx[j],
-                ps.vy[i] - ps.vy[j],
-                ps.omega[i],
-                ps.omega[j],
+                ps.vel[0][i] - ps.vel[0][j],
+                ps.vel[1][i] - ps.vel[1][j],
+                ps.omega[0][i],
+                ps.omega[0][j],
                 inv,
                 slot.xi,
                 dt,

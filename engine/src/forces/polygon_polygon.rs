@@ -39,7 +39,7 @@ pub(crate) fn polygon_pair(
     // still touch).
     if rejection > Rejection::Circle && *area == 0.0 {
         let (a, b) = (&sh.world[sh.range(i)], &sh.world[sh.range(j)]);
-        let (ca, cb) = ([ps.x[i], ps.y[i]], [ps.x[j], ps.y[j]]);
+        let (ca, cb) = ([ps.pos[0][i], ps.pos[1][i]], [ps.pos[0][j], ps.pos[1][j]]);
         stats.projection_tested += 1;
         let apart = if projections_apart(a, b, ca, cb) {
             stats.projection_rejected += 1;

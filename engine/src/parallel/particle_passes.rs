@@ -70,7 +70,7 @@ impl Workers {
                 boxes: &c.boxes[r.clone()],
                 ..*c
             };
-            let res = check_positions([&ps.x[r.clone()], &ps.y[r]], &part);
+            let res = check_positions([&ps.pos[0][r.clone()], &ps.pos[1][r]], &part);
             left.fetch_or(res.left_box, Ordering::Relaxed);
             outside.fetch_or(res.outside, Ordering::Relaxed);
         })?;

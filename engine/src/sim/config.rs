@@ -14,10 +14,10 @@ pub enum Integrator {
 #[derive(Debug, Clone)]
 pub struct Config {
     pub dt: f64,
-    pub gravity: [f64; 2],
+    pub gravity: Vector,
     /// Hard bounds: a particle centre outside them is an error of the run.
-    pub domain_min: [f64; 2],
-    pub domain_max: [f64; 2],
+    pub domain_min: Vector,
+    pub domain_max: Vector,
     pub integrator: Integrator,
     pub neighbor: NeighborMethod,
     /// Verlet skin (absolute length): boxes are enlarged by it on every side.

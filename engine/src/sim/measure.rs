@@ -27,8 +27,8 @@ impl Simulation {
         let mut e = Energies::default();
         for p in 0..ps.len() {
             if ps.inv_mass[p] > 0.0 {
-                e.kinetic += 0.5 * ps.mass(p) * (ps.vx[p] * ps.vx[p] + ps.vy[p] * ps.vy[p]);
-                e.rotational += 0.5 * ps.inertia(p) * ps.omega[p] * ps.omega[p];
+                e.kinetic += 0.5 * ps.mass(p) * (ps.vel[0][p] * ps.vel[0][p] + ps.vel[1][p] * ps.vel[1][p]);
+                e.rotational += 0.5 * ps.inertia(p) * ps.omega[0][p] * ps.omega[0][p];
             }
         }
         for (s, i, j) in self.contacts.iter() {
@@ -62,7 +62,7 @@ impl Simulation {
                 }
                 continue;
             }
-            let d = (ps.x[j] - ps.x[i]).hypot(ps.y[j] - ps.y[i]);
+            let d = (ps.pos[0][j] - ps.pos[0][i]).hypot(ps.pos[1][j] - ps.pos[1][i]);
             let overlap = ps.radius[i] + ps.radius[j] - d;
             if overlap > 0.0 {
                 e.elastic += elastic_energy(prm, overlap, self.contacts.xi[s]);
@@ -81,7 +81,7 @@ impl Simulation {
                 }
                 continue;
             }
-            let overlap = ps.radius[p] - wall.line.distance(ps.x[p], ps.y[p]);
+            let overlap = ps.radius[p] - wall.line.distance(ps.pos[0][p], ps.pos[1][p]);
             if overlap > 0.0 {
                 let prm = self.params.get(ps.material[p], wall.material);
                 e.elastic += elastic_energy(prm, overlap, self.wall_contacts.xi[k]);

@@ -498,7 +498,7 @@ impl Simulation {
         let lo = config.domain_min;
         let hi = config.domain_max;
         for p in 0..n {
-            let (x, y) = (ps.x[p], ps.y[p]);
+            let (x, y) = (ps.pos[0][p], ps.pos[1][p]);
             if !(x >= lo[0] && x <= hi[0] && y >= lo[1] && y <= hi[1]) {
                 return Err(r.err(
                     if x >= lo[0] && x <= hi[0] { "p.y" } else { "p.x" },
@@ -601,7 +601,7 @@ impl Simulation {
                 // the pair pass through each other unnoticed.
                 let (i, j) = (i as usize, j as usize);
                 let a = ct.area[s];
-                let centres = (ps.x[i] - ps.x[j]).hypot(ps.y[i] - ps.y[j]);
+                let centres = (ps.pos[0][i] - ps.pos[0][j]).hypot(ps.pos[1][i] - ps.pos[1][j]);
                 if !a.is_finite() || -a > centres {
                     return Err(r.err(
                         "contact.area",

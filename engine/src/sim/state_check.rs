@@ -100,12 +100,12 @@ fn check_particles(sim: &Simulation) -> Result<()> {
     // (section, array): every kinematic value and load must be finite.
     let finite: [(&str, &[f64]); 8] = [
         ("p.angle", &ps.angle),
-        ("p.vx", &ps.vx),
-        ("p.vy", &ps.vy),
-        ("p.omega", &ps.omega),
-        ("p.fx", &ps.fx),
-        ("p.fy", &ps.fy),
-        ("p.torque", &ps.torque),
+        ("p.vx", &ps.vel[0]),
+        ("p.vy", &ps.vel[1]),
+        ("p.omega", &ps.omega[0]),
+        ("p.fx", &ps.force[0]),
+        ("p.fy", &ps.force[1]),
+        ("p.torque", &ps.torque[0]),
         ("p.inv_mass", &ps.inv_mass),
     ];
     for (name, v) in finite {
@@ -155,7 +155,7 @@ fn check_particles(sim: &Simulation) -> Result<()> {
                 format!("particle index {p} (id {id}): fixed or driven with inverse mass {im}, not 0"),
             ));
         }
-        if f == flags::FIXED && (ps.vx[p] != 0.0 || ps.vy[p] != 0.0 || ps.omega[p] != 0.0) {
+        if f == flags::FIXED && (ps.vel[0][p] != 0.0 || ps.vel[1][p] != 0.0 || ps.omega[0][p] != 0.0) {
             return Err(err(
                 "p.vx",
                 format!("particle index {p} (id {id}) is fixed but has a velocity or spin"),
@@ -215,7 +215,7 @@ fn check_shapes(sim: &Simulation) -> Result<()> {
             ));
         }
         let expected = &mut world[..body.len()];
-        to_world(body, [ps.x[p], ps.y[p]], ps.angle[p], expected);
+        to_world(body, [ps.pos[0][p], ps.pos[1][p]], ps.angle[p], expected);
         for (k, (w, e)) in sh.world[r].iter().zip(expected.iter()).enumerate() {
             let off = (w[0] - e[0]).hypot(w[1] - e[1]);
             if !(off.is_finite() && off <= WORLD_TOL * rad) {

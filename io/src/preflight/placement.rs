@@ -41,12 +41,12 @@ pub fn check_placement(
         let (mut into, mut first_into) = (0usize, None);
         for q in src.range.clone() {
             let p = &inits[q];
-            if !(p.x >= lo[0] && p.x <= hi[0] && p.y >= lo[1] && p.y <= hi[1]) {
+            if !(p.pos[0] >= lo[0] && p.pos[0] <= hi[0] && p.pos[1] >= lo[1] && p.pos[1] <= hi[1]) {
                 outside += 1;
                 first_outside.get_or_insert(q);
                 continue;
             }
-            let centre = [p.x, p.y];
+            let centre = p.pos;
             let reacher = match shapes.get(q).and_then(|s| s.as_ref()) {
                 None => Reacher::Disc {
                     centre,
@@ -92,7 +92,12 @@ pub fn check_placement(
             }
         }
         let n = src.range.len();
-        let at = |p: &ParticleInit| format!("particle id {} at ({}, {}) with radius {}", p.id, p.x, p.y, p.radius);
+        let at = |p: &ParticleInit| {
+            format!(
+                "particle id {} at ({}, {}) with radius {}",
+                p.id, p.pos[0], p.pos[1], p.radius
+            )
+        };
         if let Some(q) = first_outside {
             problems.push(format!(
                 "{}: {outside} of its {n} particles start outside the domain {lo:?}..{hi:?}, e.g. {}",
@@ -140,12 +145,10 @@ mod tests {
     fn particle(x: f64, y: f64, angle: f64, radius: f64) -> ParticleInit {
         ParticleInit {
             id: 7,
-            x,
-            y,
+            pos: [x, y],
             angle,
-            vx: 0.0,
-            vy: 0.0,
-            omega: 0.0,
+            vel: [0.0, 0.0],
+            omega: [0.0],
             radius,
             mass: 1.0,
             material: 0,

@@ -9,7 +9,7 @@ fn check_tables(sim: &Simulation, step: usize) -> usize {
     let mut touching = 0;
     for i in 0..n {
         for j in i + 1..n {
-            let d = (ps.x[j] - ps.x[i]).hypot(ps.y[j] - ps.y[i]);
+            let d = (ps.pos[0][j] - ps.pos[0][i]).hypot(ps.pos[1][j] - ps.pos[1][i]);
             if d < ps.radius[i] + ps.radius[j] {
                 touching += 1;
                 let slot = sim.contacts.find(i as u32, j as u32);
@@ -34,7 +34,7 @@ fn check_tables(sim: &Simulation, step: usize) -> usize {
     let listed: HashSet<(u32, u16)> = (0..wc.len()).map(|k| (wc.p[k], wc.w[k])).collect();
     for p in 0..n {
         for (w, wall) in sim.walls.iter().enumerate() {
-            if wall.line.distance(ps.x[p], ps.y[p]) < ps.radius[p] {
+            if wall.line.distance(ps.pos[0][p], ps.pos[1][p]) < ps.radius[p] {
                 assert!(
                     listed.contains(&(p as u32, w as u16)),
                     "step {step}: particle {p} (id {}) touches wall {w} but is not in the wall contacts",
@@ -94,7 +94,7 @@ fn removal_and_insertion_keep_contacts_complete() {
             // Outlet.
             let ps = &sim.particles;
             let out: Vec<usize> = (0..sim.len())
-                .filter(|&p| ps.y[p] < 0.003 && (outlet_lo..outlet_hi).contains(&ps.x[p]))
+                .filter(|&p| ps.pos[1][p] < 0.003 && (outlet_lo..outlet_hi).contains(&ps.pos[0][p]))
                 .collect();
             let gone: Vec<u64> = out.iter().map(|&p| ps.id[p]).collect();
             sim.remove_particles(&out);
@@ -112,7 +112,7 @@ fn removal_and_insertion_keep_contacts_complete() {
                 let r = rng.random_range(0.5e-3..1.5e-3);
                 let (x, y) = (w * (k as f64 + 0.5) / 5.0, 0.065);
                 let ps = &sim.particles;
-                let free = (0..sim.len()).all(|q| (ps.x[q] - x).hypot(ps.y[q] - y) > ps.radius[q] + r + 1e-4);
+                let free = (0..sim.len()).all(|q| (ps.pos[0][q] - x).hypot(ps.pos[1][q] - y) > ps.radius[q] + r + 1e-4);
                 if free {
                     new.push(disc(next_id, x, y, 0.0, -1.5, r));
                     next_id += 1;
@@ -123,8 +123,8 @@ fn removal_and_insertion_keep_contacts_complete() {
             added += new.len();
             for d in &new {
                 assert_eq!(
-                    sim.particles.index_of(d.id).map(|p| sim.particles.y[p]),
-                    Some(d.y),
+                    sim.particles.index_of(d.id).map(|p| sim.particles.pos[1][p]),
+                    Some(d.pos[1]),
                     "step {step}: id {}",
                     d.id
                 );

@@ -31,7 +31,7 @@ fn head_on(integrator: Integrator, e: f64, r1: f64, r2: f64, steps_per_tc: f64, 
     let (a, b) = (index(&sim, 1), index(&sim, 2));
     let overlap = |s: &Simulation| {
         let ps = &s.particles;
-        r1 + r2 - (ps.x[b] - ps.x[a]).hypot(ps.y[b] - ps.y[a])
+        r1 + r2 - (ps.pos[0][b] - ps.pos[0][a]).hypot(ps.pos[1][b] - ps.pos[1][a])
     };
     let (mut prev, mut t_prev) = (overlap(&sim), sim.time);
     assert!(prev < 0.0);
@@ -62,8 +62,8 @@ fn head_on(integrator: Integrator, e: f64, r1: f64, r2: f64, steps_per_tc: f64, 
     }
     assert_eq!(sim.energies().contacts, 0);
     let ps = &sim.particles;
-    let e_meas = ((ps.vx[b] - ps.vx[a]).powi(2) + (ps.vy[b] - ps.vy[a]).powi(2)).sqrt() / v0;
-    assert!(ps.vx[b] > ps.vx[a], "the discs do not separate");
+    let e_meas = ((ps.vel[0][b] - ps.vel[0][a]).powi(2) + (ps.vel[1][b] - ps.vel[1][a]).powi(2)).sqrt() / v0;
+    assert!(ps.vel[0][b] > ps.vel[0][a], "the discs do not separate");
     Collision {
         restitution_err: (e_meas - e) / e,
         duration_err: (t_out - t_in - tc) / tc,

@@ -67,7 +67,10 @@ fn rotating_drum_ring_follows_its_drive_and_holds_the_grains() {
         .iter()
         .map(|&i| {
             let p = index(&sim, i);
-            ([sim.particles.x[p], sim.particles.y[p]], sim.particles.angle[p])
+            (
+                [sim.particles.pos[0][p], sim.particles.pos[1][p]],
+                sim.particles.angle[p],
+            )
         })
         .collect();
     let steps = 40_000;
@@ -79,7 +82,7 @@ fn rotating_drum_ring_follows_its_drive_and_holds_the_grains() {
         let (sn, cs) = (omega * t).sin_cos();
         let rel = [x0[0] - c[0], x0[1] - c[1]];
         let want = [c[0] + cs * rel[0] - sn * rel[1], c[1] + sn * rel[0] + cs * rel[1]];
-        let err = (sim.particles.x[p] - want[0]).hypot(sim.particles.y[p] - want[1]);
+        let err = (sim.particles.pos[0][p] - want[0]).hypot(sim.particles.pos[1][p] - want[1]);
         assert!(err < 1e-12, "segment {i} is {err:e} m off its driven position");
         assert!(
             (sim.particles.angle[p] - (a0 + omega * t)).abs() < 1e-9,
@@ -89,7 +92,7 @@ fn rotating_drum_ring_follows_its_drive_and_holds_the_grains() {
     let mut deepest: f64 = 0.0;
     for p in 0..sim.len() {
         if sim.particles.id[p] < 1000 {
-            let d = (sim.particles.x[p] - c[0]).hypot(sim.particles.y[p] - c[1]);
+            let d = (sim.particles.pos[0][p] - c[0]).hypot(sim.particles.pos[1][p] - c[1]);
             deepest = deepest.max(d);
         }
     }

@@ -43,12 +43,10 @@ fn config(dt: f64) -> Config {
 fn particle(id: u64, x: f64, y: f64, angle: f64, vx: f64, omega: f64, radius: f64, mass: f64) -> ParticleInit {
     ParticleInit {
         id,
-        x,
-        y,
+        pos: [x, y],
         angle,
-        vx,
-        vy: 0.0,
-        omega,
+        vel: [vx, 0.0],
+        omega: [omega],
         radius,
         mass,
         material: 0,
@@ -67,7 +65,7 @@ fn check_pushed(sim: &Simulation, what: &str) -> bool {
     if touching {
         let k = sim.particles.index_of(1).unwrap();
         let ps = &sim.particles;
-        let load = ps.fx[k].abs() + ps.fy[k].abs() + ps.torque[k].abs();
+        let load = ps.force[0][k].abs() + ps.force[1][k].abs() + ps.torque[0][k].abs();
         assert!(
             load > 0.0,
             "{what}, step {}: the polygons overlap but no force acts",

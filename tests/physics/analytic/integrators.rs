@@ -59,12 +59,12 @@ fn integrators_agree_on_a_dropped_bed() {
     let (peak_v, peak_g) = (peak(&ke_v), peak(&ke_g));
     let tail = |ke: &[f64]| ke[ke.len() - 10..].iter().sum::<f64>() / 10.0;
     let (end_v, end_g) = (tail(&ke_v), tail(&ke_g));
-    let mean_y = |s: &Simulation| s.particles.y.iter().sum::<f64>() / s.len() as f64;
+    let mean_y = |s: &Simulation| s.particles.pos[1].iter().sum::<f64>() / s.len() as f64;
     let (h_v, h_g) = (mean_y(&sim_v), mean_y(&sim_g));
     let sink = |s: &Simulation| {
         let ps = &s.particles;
         (0..s.len())
-            .map(|p| (ps.radius[p] - ps.y[p]) / ps.radius[p])
+            .map(|p| (ps.radius[p] - ps.pos[1][p]) / ps.radius[p])
             .fold(f64::MIN, f64::max)
     };
     let (sink_v, sink_g) = (sink(&sim_v), sink(&sim_g));

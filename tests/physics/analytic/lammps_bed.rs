@@ -39,12 +39,14 @@ fn lammps_settled_bed_stays_at_rest() {
     let ps = &sim.particles;
     // id -> (x, y, |v|)
     let start: HashMap<u64, [f64; 3]> = (0..sim.len())
-        .map(|p| (ps.id[p], [ps.x[p], ps.y[p], ps.vx[p].hypot(ps.vy[p])]))
+        .map(|p| (ps.id[p], [ps.pos[0][p], ps.pos[1][p], ps.vel[0][p].hypot(ps.vel[1][p])]))
         .collect();
     let mean_r = ps.radius.iter().sum::<f64>() / sim.len() as f64;
     let height = |s: &Simulation| {
         let ps = &s.particles;
-        (0..s.len()).map(|p| ps.y[p] + ps.radius[p]).fold(f64::MIN, f64::max)
+        (0..s.len())
+            .map(|p| ps.pos[1][p] + ps.radius[p])
+            .fold(f64::MIN, f64::max)
     };
     let h0 = height(&sim);
     let e0 = sim.energies();
@@ -58,7 +60,7 @@ fn lammps_settled_bed_stays_at_rest() {
     let mut disp = Vec::with_capacity(sim.len());
     for p in 0..sim.len() {
         let [x0, y0, v0] = start[&ps.id[p]];
-        let d = (ps.x[p] - x0).hypot(ps.y[p] - y0);
+        let d = (ps.pos[0][p] - x0).hypot(ps.pos[1][p] - y0);
         disp.push(d);
         if d > max_disp {
             (max_disp, who) = (d, ps.id[p]);
@@ -170,9 +172,9 @@ fn broad_phase_methods_and_batching_agree() {
             .map(|p| {
                 (
                     sim.particles.id[p],
-                    sim.particles.x[p],
-                    sim.particles.y[p],
-                    sim.particles.vx[p],
+                    sim.particles.pos[0][p],
+                    sim.particles.pos[1][p],
+                    sim.particles.vel[0][p],
                 )
             })
             .collect();

@@ -88,12 +88,10 @@ fn config(dt: f64, gravity: [f64; 2], min: [f64; 2], max: [f64; 2], integrator: 
 fn disc(id: u64, x: f64, y: f64, vx: f64, vy: f64, r: f64) -> ParticleInit {
     ParticleInit {
         id,
-        x,
-        y,
+        pos: [x, y],
         angle: 0.0,
-        vx,
-        vy,
-        omega: 0.0,
+        vel: [vx, vy],
+        omega: [0.0],
         radius: r,
         mass: disc_mass(r),
         material: 0,

@@ -80,23 +80,23 @@ fn elastic_square_collision_exchanges_velocities() {
         sim.run(8000).unwrap();
         let (a, b) = (index(&sim, 1), index(&sim, 2));
         let ps = &sim.particles;
-        let momentum = m * (ps.vx[a] + ps.vx[b]);
+        let momentum = m * (ps.vel[0][a] + ps.vel[0][b]);
         println!(
             "{integrator:?}: after the collision v1 = {:e}, v2 = {:e} (v0 = {v0})",
-            ps.vx[a], ps.vx[b]
+            ps.vel[0][a], ps.vel[0][b]
         );
         assert!(
             (momentum - m * v0).abs() < 1e-12 * m * v0,
             "{integrator:?}: momentum {momentum:e}"
         );
         assert!(
-            ps.vx[a].abs() < 1e-3 * v0 && (ps.vx[b] / v0 - 1.0).abs() < 1e-3,
+            ps.vel[0][a].abs() < 1e-3 * v0 && (ps.vel[0][b] / v0 - 1.0).abs() < 1e-3,
             "{integrator:?}: {} {}",
-            ps.vx[a],
-            ps.vx[b]
+            ps.vel[0][a],
+            ps.vel[0][b]
         );
         assert!(
-            ps.vy[a].abs() < 1e-9 && ps.omega[a].abs() < 1e-6,
+            ps.vel[1][a].abs() < 1e-9 && ps.omega[0][a].abs() < 1e-6,
             "{integrator:?}: the collision is head-on"
         );
     }
@@ -158,11 +158,11 @@ fn polygons_make_a_steeper_heap_than_discs() {
         sim.run(steps).unwrap();
         let ps = &sim.particles;
         let n = sim.len();
-        let top = (0..n).map(|i| ps.y[i] + ps.radius[i]).fold(0.0, f64::max);
+        let top = (0..n).map(|i| ps.pos[1][i] + ps.radius[i]).fold(0.0, f64::max);
         // Half-width of the heap: 90 % of the particles lie within it of the centre (the
         // few that rolled or bounced far away do not count).
-        let centre = (0..n).map(|i| ps.x[i]).sum::<f64>() / n as f64;
-        let mut dist: Vec<f64> = (0..n).map(|i| (ps.x[i] - centre).abs()).collect();
+        let centre = (0..n).map(|i| ps.pos[0][i]).sum::<f64>() / n as f64;
+        let mut dist: Vec<f64> = (0..n).map(|i| (ps.pos[0][i] - centre).abs()).collect();
         dist.sort_by(|a, b| a.total_cmp(b));
         let half = dist[n * 9 / 10];
         let angle = (top / half).atan().to_degrees();

@@ -29,7 +29,8 @@ fn escape_and_nan_name_the_particle() {
         };
         let msg = err.to_string();
         match err {
-            EngineError::Escaped { step, id, x, .. } => {
+            EngineError::Escaped { step, id, pos, .. } => {
+                let x = pos[0];
                 assert_eq!(id, 17, "{integrator:?}: {msg}");
                 assert!(x > xmax && x < xmax + v * dt * 1.001, "{integrator:?}: x = {x}: {msg}");
                 // The error names the step that moved the disc out.
@@ -50,7 +51,7 @@ fn escape_and_nan_name_the_particle() {
             sim.step().unwrap();
         }
         let p = index(&sim, 4242);
-        sim.particles.vx[p] = f64::NAN;
+        sim.particles.vel[0][p] = f64::NAN;
         let err = sim.step().expect_err("a NaN velocity must stop the run");
         let msg = err.to_string();
         match err {

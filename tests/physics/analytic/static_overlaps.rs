@@ -27,7 +27,7 @@ fn disc_rests_on_floor_at_static_overlap() {
     for integrator in BOTH {
         let sim = settle(integrator, &[disc(1, 0.01, r + 0.5e-3, 0.0, 0.0, r)], 20_000);
         let ps = &sim.particles;
-        let overlap = r - ps.y[0];
+        let overlap = r - ps.pos[1][0];
         let err = (overlap - expected) / expected;
         println!("{integrator:?}: floor overlap {overlap:.6e} m, m g / kn = {expected:.6e} m, error {err:+.2e}");
         assert!(
@@ -36,10 +36,10 @@ fn disc_rests_on_floor_at_static_overlap() {
             100.0 * err
         );
         assert!(
-            ps.vy[0].abs() < 1e-6 && ps.vx[0].abs() < 1e-12,
+            ps.vel[1][0].abs() < 1e-6 && ps.vel[0][0].abs() < 1e-12,
             "{integrator:?}: the disc still moves: v = ({}, {})",
-            ps.vx[0],
-            ps.vy[0]
+            ps.vel[0][0],
+            ps.vel[1][0]
         );
     }
 }
@@ -60,10 +60,10 @@ fn column_of_three_discs_has_static_overlaps() {
     ];
     for integrator in BOTH {
         let sim = settle(integrator, &parts, 30_000);
-        let y: Vec<f64> = (1..=3).map(|id| sim.particles.y[index(&sim, id)]).collect();
+        let y: Vec<f64> = (1..=3).map(|id| sim.particles.pos[1][index(&sim, id)]).collect();
         for id in 1..=3 {
             assert_eq!(
-                sim.particles.x[index(&sim, id)],
+                sim.particles.pos[0][index(&sim, id)],
                 x,
                 "{integrator:?}: the column buckled"
             );
@@ -116,9 +116,9 @@ fn coincident_discs_push_apart() {
             sim.run(100).unwrap(); // two contact durations: long apart
             let (a, b) = (index(&sim, 1), index(&sim, 2));
             let ps = &sim.particles;
-            let gap = (ps.x[b] - ps.x[a]).abs() - (r1 + r2);
-            let vrel = (ps.vx[b] - ps.vx[a]).abs();
-            let momentum = m1 * ps.vx[a] + m2 * ps.vx[b];
+            let gap = (ps.pos[0][b] - ps.pos[0][a]).abs() - (r1 + r2);
+            let vrel = (ps.vel[0][b] - ps.vel[0][a]).abs();
+            let momentum = m1 * ps.vel[0][a] + m2 * ps.vel[0][b];
             println!(
                 "{integrator:?}, polygon {with_polygon}: gap {gap:.3e} m, relative speed {vrel:.6} m/s (analytic {want:.6}), momentum {momentum:.1e}"
             );
@@ -132,9 +132,13 @@ fn coincident_discs_push_apart() {
                 "{integrator:?}: momentum {momentum:e}"
             );
             for p in [a, b] {
-                assert_eq!((ps.y[p], ps.vy[p]), (0.01, 0.0), "{integrator:?}: moved along y");
+                assert_eq!(
+                    (ps.pos[1][p], ps.vel[1][p]),
+                    (0.01, 0.0),
+                    "{integrator:?}: moved along y"
+                );
             }
-            finals.push([ps.x[a], ps.x[b], ps.vx[a], ps.vx[b]]);
+            finals.push([ps.pos[0][a], ps.pos[0][b], ps.vel[0][a], ps.vel[0][b]]);
         }
         assert_eq!(finals[0], finals[1], "{integrator:?}: the mixed pair loop differs");
     }

@@ -72,7 +72,7 @@ fn the_shipped_drum_pour_pours() {
     for p in 0..sim.len() {
         *types.entry(ps.ptype[p]).or_default() += 1;
         if ps.flags[p] == 0 {
-            let d = (ps.x[p] - 0.07).hypot(ps.y[p] - 0.07);
+            let d = (ps.pos[0][p] - 0.07).hypot(ps.pos[1][p] - 0.07);
             assert!(
                 d + ps.radius[p] < 0.0505,
                 "id {} at {d} from the drum's centre",

@@ -28,7 +28,7 @@ fn nothing_overlaps_at_insertion() {
                 closest = closest.min(gap / ps.radius[p]);
             }
             for (w, wall) in sim.walls.iter().enumerate() {
-                let d = wall.line.distance(ps.x[p], ps.y[p]);
+                let d = wall.line.distance(ps.pos[0][p], ps.pos[1][p]);
                 assert!(
                     d >= ps.radius[p],
                     "step {}: inserted id {} is {d:e} m from wall {w}, radius {}",
@@ -77,17 +77,17 @@ fn distance_to_polygon(p: [f64; 2], v: &[[f64; 2]]) -> f64 {
 /// for a polygon. Insertion keeps it non-negative for what it inserts.
 fn clearance(sim: &Simulation, p: usize, q: usize) -> f64 {
     let ps = &sim.particles;
-    let (x, y, r) = (ps.x[p], ps.y[p], ps.radius[p]);
+    let (x, y, r) = (ps.pos[0][p], ps.pos[1][p], ps.radius[p]);
     match sim.shapes.as_ref().filter(|sh| sh.is_polygon(q)) {
         Some(sh) => {
             let (s, c) = ps.angle[q].sin_cos();
             let corners: Vec<[f64; 2]> = sh.body[sh.range(q)]
                 .iter()
-                .map(|v| [ps.x[q] + c * v[0] - s * v[1], ps.y[q] + s * v[0] + c * v[1]])
+                .map(|v| [ps.pos[0][q] + c * v[0] - s * v[1], ps.pos[1][q] + s * v[0] + c * v[1]])
                 .collect();
             distance_to_polygon([x, y], &corners) - r
         }
-        None => (ps.x[q] - x).hypot(ps.y[q] - y) - r - ps.radius[q],
+        None => (ps.pos[0][q] - x).hypot(ps.pos[1][q] - y) - r - ps.radius[q],
     }
 }
 
@@ -144,7 +144,7 @@ steps = 5000
         let fresh = new_since(&sim, &before);
         let ps = &sim.particles;
         for &p in &fresh {
-            let (x, y, r) = (ps.x[p], ps.y[p], ps.radius[p]);
+            let (x, y, r) = (ps.pos[0][p], ps.pos[1][p], ps.radius[p]);
             for (k, plate) in plates.iter().enumerate() {
                 let d = distance_to_polygon([x, y], plate);
                 assert!(

@@ -18,7 +18,7 @@ fn the_same_seed_pours_the_same_grains_another_does_not() {
     // The first disc of the first insertion (id 31: after the 30 generated) is elsewhere.
     let at = |s: &Simulation, id: u64| {
         let p = s.particles.index_of(id).unwrap();
-        (s.particles.x[p], s.particles.y[p])
+        (s.particles.pos[0][p], s.particles.pos[1][p])
     };
     assert_ne!(at(&a, 31), at(&c, 31));
     let moved = (0..a.len())
@@ -26,7 +26,7 @@ fn the_same_seed_pours_the_same_grains_another_does_not() {
             let id = a.particles.id[p];
             c.particles
                 .index_of(id)
-                .is_none_or(|q| c.particles.x[q] != a.particles.x[p])
+                .is_none_or(|q| c.particles.pos[0][q] != a.particles.pos[0][p])
         })
         .count();
     assert!(moved > a.len() / 2, "only {moved} of {} grains differ", a.len());
@@ -109,10 +109,10 @@ steps = 1500
     let seg = |s: &Simulation| {
         let p = s.particles.index_of(1).unwrap();
         (
-            s.particles.x[p],
-            s.particles.y[p],
+            s.particles.pos[0][p],
+            s.particles.pos[1][p],
             s.particles.angle[p],
-            s.particles.omega[p],
+            s.particles.omega[0][p],
         )
     };
     let first = seg(&sim);

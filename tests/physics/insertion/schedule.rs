@@ -19,7 +19,7 @@ fn the_schedule_is_kept_step_by_step() {
         let of_type = |t: u16| ps.ptype.iter().filter(|&&p| p == t).count();
         assert_eq!((of_type(1), of_type(2)), (discs, hexagons), "before step {}", step + 1);
         for p in new_since(&sim, &seen) {
-            let (x, y, r) = (ps.x[p], ps.y[p], ps.radius[p]);
+            let (x, y, r) = (ps.pos[0][p], ps.pos[1][p], ps.radius[p]);
             let inside = x - r >= region.0[0] && x + r <= region.1[0] && y - r >= region.0[1] && y + r <= region.1[1];
             assert!(
                 inside,
@@ -28,11 +28,11 @@ fn the_schedule_is_kept_step_by_step() {
             );
             if ps.ptype[p] == 1 {
                 assert!((0.8e-3..=1.2e-3).contains(&r), "disc radius {r}");
-                assert!((0.05..=0.15).contains(&ps.vx[p]) && (-0.25..=-0.15).contains(&ps.vy[p]));
+                assert!((0.05..=0.15).contains(&ps.vel[0][p]) && (-0.25..=-0.15).contains(&ps.vel[1][p]));
                 assert!(sim.shapes.as_ref().is_none_or(|sh| !sh.is_polygon(p)));
             } else {
                 assert!((r - 1.5e-3).abs() < 1e-15, "hexagon radius {r}");
-                assert_eq!((ps.vx[p], ps.vy[p], ps.omega[p]), (0.0, 0.0, 0.0));
+                assert_eq!((ps.vel[0][p], ps.vel[1][p], ps.omega[0][p]), (0.0, 0.0, 0.0));
                 assert_eq!(sim.shapes.as_ref().unwrap().range(p).len(), 6);
             }
         }
@@ -71,7 +71,10 @@ fn an_inserted_grain_falls_on_its_parabola() {
             twin.insert_due().unwrap();
             let ps = &twin.particles;
             for p in new_since(&twin, &before) {
-                start.insert(ps.id[p], (ps.x[p], ps.y[p], ps.vx[p], ps.vy[p], twin.time));
+                start.insert(
+                    ps.id[p],
+                    (ps.pos[0][p], ps.pos[1][p], ps.vel[0][p], ps.vel[1][p], twin.time),
+                );
             }
             twin.run(1).unwrap();
         }
@@ -85,7 +88,7 @@ fn an_inserted_grain_falls_on_its_parabola() {
             let p = sim.particles.index_of(id).unwrap();
             let t = sim.time - t0;
             let (x, y) = (x0 + vx0 * t, y0 + vy0 * t - 0.5 * g * t * t);
-            let off = (sim.particles.x[p] - x).hypot(sim.particles.y[p] - y);
+            let off = (sim.particles.pos[0][p] - x).hypot(sim.particles.pos[1][p] - y);
             assert!(
                 off < 1e-12,
                 "{scheme}: id {id} is {off:e} m off its parabola after {t} s"

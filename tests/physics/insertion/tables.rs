@@ -8,7 +8,7 @@ fn assert_tables_complete(sim: &Simulation, what: &str) -> usize {
     let mut touching = 0;
     for i in 0..sim.len() {
         for j in i + 1..sim.len() {
-            let d = (ps.x[j] - ps.x[i]).hypot(ps.y[j] - ps.y[i]);
+            let d = (ps.pos[0][j] - ps.pos[0][i]).hypot(ps.pos[1][j] - ps.pos[1][i]);
             if d < ps.radius[i] + ps.radius[j] {
                 touching += 1;
                 assert!(
@@ -21,7 +21,7 @@ fn assert_tables_complete(sim: &Simulation, what: &str) -> usize {
             }
         }
         for (w, wall) in sim.walls.iter().enumerate() {
-            if wall.line.distance(ps.x[i], ps.y[i]) < ps.radius[i] {
+            if wall.line.distance(ps.pos[0][i], ps.pos[1][i]) < ps.radius[i] {
                 let wc = &sim.wall_contacts;
                 assert!(
                     (0..wc.len()).any(|k| wc.p[k] as usize == i && wc.w[k] as usize == w),
