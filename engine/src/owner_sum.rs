@@ -80,9 +80,9 @@ impl<'a> SharedLoads<'a> {
         assert!(i < self.len);
         // SAFETY: in bounds (checked), and element i has one user in this phase.
         unsafe {
-            *self.fx.add(i) += f.fx;
-            *self.fy.add(i) += f.fy;
-            *self.tq.add(i) += f.ti;
+            *self.fx.add(i) += f.f[0];
+            *self.fy.add(i) += f.f[1];
+            *self.tq.add(i) += f.ti[0];
         }
     }
 
@@ -92,9 +92,9 @@ impl<'a> SharedLoads<'a> {
         assert!(j < self.len);
         // SAFETY: as in `add_i`.
         unsafe {
-            *self.fx.add(j) -= f.fx;
-            *self.fy.add(j) -= f.fy;
-            *self.tq.add(j) += f.tj;
+            *self.fx.add(j) -= f.f[0];
+            *self.fy.add(j) -= f.f[1];
+            *self.tq.add(j) += f.tj[0];
         }
     }
 
@@ -224,7 +224,7 @@ impl ForceSink for OwnerSink<'_> {
             self.loads.add_j(j, f);
         }
         if d != 0 {
-            self.out[o] = [f.fx, f.fy, f.ti, f.tj];
+            self.out[o] = [f.f[0], f.f[1], f.ti[0], f.tj[0]];
         }
     }
 
@@ -324,10 +324,9 @@ mod tests {
                 .map(|_| {
                     let v = |r: u64| (r % 2001) as f64 / 7.0 - 140.0 + 1e-9 * (r % 97) as f64;
                     (rnd() % 5 != 0).then(|| ContactForce {
-                        fx: v(rnd()),
-                        fy: v(rnd()),
-                        ti: v(rnd()),
-                        tj: v(rnd()),
+                        f: [v(rnd()), v(rnd())],
+                        ti: [v(rnd())],
+                        tj: [v(rnd())],
                         overlap: 0.0,
                     })
                 })
@@ -336,12 +335,12 @@ mod tests {
             for o in 0..slots {
                 if let (Some(f), false) = (&forces[o], ci[o] == FREE) {
                     let (i, j) = (ci[o] as usize, cj[o] as usize);
-                    serial[0][i] += f.fx;
-                    serial[1][i] += f.fy;
-                    serial[0][j] -= f.fx;
-                    serial[1][j] -= f.fy;
-                    serial[2][i] += f.ti;
-                    serial[2][j] += f.tj;
+                    serial[0][i] += f.f[0];
+                    serial[1][i] += f.f[1];
+                    serial[0][j] -= f.f[0];
+                    serial[1][j] -= f.f[1];
+                    serial[2][i] += f.ti[0];
+                    serial[2][j] += f.tj[0];
                 }
             }
             let mut plan = OwnerPlan::default();

@@ -214,10 +214,9 @@ fn disc_slots_with<P: Params, S: ForceSink>(
         for &l in &lanes.hit[..k] {
             let (l, o) = (l as usize, start + l as usize);
             let f = ContactForce {
-                fx: lanes.fx[l],
-                fy: lanes.fy[l],
-                ti: lanes.ti[l],
-                tj: lanes.tj[l],
+                f: [lanes.fx[l], lanes.fy[l]],
+                ti: [lanes.ti[l]],
+                tj: [lanes.tj[l]],
                 overlap: 0.0,
             };
             sink.add(o, ci[o] as usize, cj[o] as usize, &f);
@@ -329,10 +328,10 @@ fn law_lanes<P: Params>(params: &P, lanes: &mut Lanes, dt: f64) {
         } else {
             xi
         };
-        lanes.fx[l] = c.fx;
-        lanes.fy[l] = c.fy;
-        lanes.ti[l] = c.ti;
-        lanes.tj[l] = c.tj;
+        lanes.fx[l] = c.f[0];
+        lanes.fy[l] = c.f[1];
+        lanes.ti[l] = c.ti[0];
+        lanes.tj[l] = c.tj[0];
         lanes.force[l] = !idle;
     }
 }
@@ -463,12 +462,12 @@ mod tests {
                 Some(c) => {
                     xi[s] = x;
                     touching += 1;
-                    fx[i] += c.fx;
-                    fy[i] += c.fy;
-                    tq[i] += c.ti;
-                    fx[j] -= c.fx;
-                    fy[j] -= c.fy;
-                    tq[j] += c.tj;
+                    fx[i] += c.f[0];
+                    fy[i] += c.f[1];
+                    tq[i] += c.ti[0];
+                    fx[j] -= c.f[0];
+                    fy[j] -= c.f[1];
+                    tq[j] += c.tj[0];
                 }
             }
         }

@@ -29,10 +29,9 @@ pub(crate) fn disc_polygon_pair(
     } else {
         // The kernel takes the disc first: its force on j, turned into the force on i.
         disc_polygon(prm, &body(j), &body(i), inv, xi, dt).map(|c| ContactForce {
-            fx: -c.fx,
-            fy: -c.fy,
-            ti: c.tj,
-            tj: c.ti,
+            f: [-c.f[0], -c.f[1]],
+            ti: [c.tj[0]],
+            tj: [c.ti[0]],
             overlap: c.overlap,
         })
     }

@@ -145,7 +145,7 @@ pub(crate) trait ForceSink {
 /// Where a wall's force on a particle goes (walls take no reaction): the loads, or the
 /// loads shared by the pool's threads, each particle's written by one.
 pub(crate) trait WallSink {
-    /// Wall force `f` on particle `p` (its torque in `f.ti`).
+    /// Wall force `f` on particle `p` (its torque in `f.ti[0]`).
     fn wall(&mut self, p: usize, f: &ContactForce);
 }
 
@@ -166,21 +166,21 @@ impl ForceSink for LoadSink<'_> {
 
     #[inline(always)]
     fn add(&mut self, _o: usize, i: usize, j: usize, c: &ContactForce) {
-        self.fx[i] += c.fx;
-        self.fy[i] += c.fy;
-        self.fx[j] -= c.fx;
-        self.fy[j] -= c.fy;
-        self.tq[i] += c.ti;
-        self.tq[j] += c.tj;
+        self.fx[i] += c.f[0];
+        self.fy[i] += c.f[1];
+        self.fx[j] -= c.f[0];
+        self.fy[j] -= c.f[1];
+        self.tq[i] += c.ti[0];
+        self.tq[j] += c.tj[0];
     }
 }
 
 impl WallSink for LoadSink<'_> {
     #[inline(always)]
     fn wall(&mut self, p: usize, c: &ContactForce) {
-        self.fx[p] += c.fx;
-        self.fy[p] += c.fy;
-        self.tq[p] += c.ti;
+        self.fx[p] += c.f[0];
+        self.fy[p] += c.f[1];
+        self.tq[p] += c.ti[0];
     }
 }
 

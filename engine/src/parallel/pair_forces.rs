@@ -63,14 +63,14 @@ impl ForceSink for LockSink<'_> {
     fn add(&mut self, _o: usize, i: usize, j: usize, f: &ContactForce) {
         {
             let mut a = self.locks[i].lock();
-            a[0] += f.fx;
-            a[1] += f.fy;
-            a[2] += f.ti;
+            a[0] += f.f[0];
+            a[1] += f.f[1];
+            a[2] += f.ti[0];
         }
         let mut b = self.locks[j].lock();
-        b[0] -= f.fx;
-        b[1] -= f.fy;
-        b[2] += f.tj;
+        b[0] -= f.f[0];
+        b[1] -= f.f[1];
+        b[2] += f.tj[0];
     }
 }
 

@@ -1,16 +1,7 @@
 //! Disc-disc contact: geometry and relative velocity of two discs, then the contact law.
 use super::law::{linear_spring_dashpot, ContactParams};
 
-/// Forces and torques of one contact: `fx, fy` act on the first body (the second gets the
-/// opposite), `ti` and `tj` are the torques on the first and second body.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ContactForce {
-    pub fx: f64,
-    pub fy: f64,
-    pub ti: f64,
-    pub tj: f64,
-    pub overlap: f64,
-}
+pub use super::ContactForce;
 
 /// The law applied in a contact frame. `n` is the unit normal from body i to body j,
 /// `dv = v_i - v_j` at the centres, `roll = omega_i r_i + omega_j r_j` the rotational
@@ -38,10 +29,9 @@ pub fn contact_in_frame(
     // Force on i: -F_n n + F_t t. Torque on i: (r_i n) x (F_t t) = r_i F_t; on j:
     // (-r_j n) x (-F_t t) = r_j F_t.
     ContactForce {
-        fx: -f.normal * nx - f.tangential * ny,
-        fy: -f.normal * ny + f.tangential * nx,
-        ti: ri * f.tangential,
-        tj: rj * f.tangential,
+        f: [-f.normal * nx - f.tangential * ny, -f.normal * ny + f.tangential * nx],
+        ti: [ri * f.tangential],
+        tj: [rj * f.tangential],
         overlap,
     }
 }
@@ -174,9 +164,9 @@ mod tests {
     fn head_on_is_repulsive_and_torque_free() {
         let mut xi = 0.0;
         let c = disc_disc(&P, 1.9, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
-        assert!((c.fx + 1000.0 * 0.1).abs() < 1e-9);
-        assert_eq!(c.fy, 0.0);
-        assert_eq!(c.ti, 0.0);
+        assert!((c.f[0] + 1000.0 * 0.1).abs() < 1e-9);
+        assert_eq!(c.f[1], 0.0);
+        assert_eq!(c.ti[0], 0.0);
         assert!(disc_disc(&P, 2.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).is_none());
     }
 
@@ -188,13 +178,13 @@ mod tests {
         let mut xi = 0.0;
         let c = disc_disc(&P, 0.0, 0.0, 1.0, 0.5, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
         assert_eq!(c.overlap, 1.5);
-        assert_eq!((c.fx, c.fy, c.ti, c.tj), (-1000.0 * 1.5, 0.0, 0.0, 0.0));
+        assert_eq!((c.f[0], c.f[1], c.ti[0], c.tj[0]), (-1000.0 * 1.5, 0.0, 0.0, 0.0));
         // A distance whose square underflows is coincident too (no NaN from 1/d).
         let c = disc_disc(&P, 1e-170, -1e-170, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
-        assert!(c.fx == -2000.0 && c.fy == 0.0, "{c:?}");
+        assert!(c.f[0] == -2000.0 && c.f[1] == 0.0, "{c:?}");
         // A tiny distance whose square is a normal number has its own direction.
         let c = disc_disc(&P, 0.0, 1e-150, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
-        assert!(c.fx == 0.0 && c.fy == -2000.0, "{c:?}");
+        assert!(c.f[0] == 0.0 && c.f[1] == -2000.0, "{c:?}");
     }
 
     #[test]
@@ -203,8 +193,8 @@ mod tests {
         // lever arms along the normal.
         let mut xi = 0.0;
         let c = disc_disc(&P, 0.0, 1.9, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
-        assert!(c.fx < 0.0, "{c:?}");
+        assert!(c.f[0] < 0.0, "{c:?}");
         // F_t along t = (-1, 0): positive F_t means force in -x.
-        assert!(c.ti > 0.0 && c.tj > 0.0);
+        assert!(c.ti[0] > 0.0 && c.tj[0] > 0.0);
     }
 }

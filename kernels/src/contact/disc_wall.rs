@@ -78,7 +78,7 @@ mod tests {
         };
         let mut xi = 0.0;
         let c = disc_wall(&p, &floor, 3.0, 0.9, 1.0, 0.0, 0.0, 0.0, 1.0, &mut xi, 1e-3).unwrap();
-        assert!((c.fy - 10.0).abs() < 1e-9 && c.fx.abs() < 1e-15);
+        assert!((c.f[1] - 10.0).abs() < 1e-9 && c.f[0].abs() < 1e-15);
         assert!(disc_wall(&p, &floor, 3.0, 1.1, 1.0, 0.0, 0.0, 0.0, 1.0, &mut xi, 1e-3).is_none());
     }
 }

@@ -16,3 +16,17 @@ pub mod sphere_sphere;
 pub mod sphere_wall;
 
 pub use law::{ContactParams, PairForce};
+
+use crate::math::{Vector, ANG};
+
+/// Force and torques of one contact, in either dimension: `f` acts on the first body (the
+/// second gets the opposite), `ti` and `tj` are the torques on the first and second body
+/// (about z in 2D: one component).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContactForce {
+    pub f: Vector,
+    pub ti: [f64; ANG],
+    pub tj: [f64; ANG],
+    /// Depth of the overlap (a polygon pair's: its area over the contact line's length).
+    pub overlap: f64,
+}

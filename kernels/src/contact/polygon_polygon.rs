@@ -175,10 +175,9 @@ pub fn polygon_polygon(
     let line = ov.line_length;
     PolyOutcome::Contact {
         force: ContactForce {
-            fx: f[0],
-            fy: f[1],
-            ti: arm(a.pos, f),
-            tj: arm(b.pos, [-f[0], -f[1]]),
+            f: [f[0], f[1]],
+            ti: [arm(a.pos, f)],
+            tj: [arm(b.pos, [-f[0], -f[1]])],
             overlap: area,
         },
         area,
@@ -243,10 +242,9 @@ pub fn disc_polygon(
     let f = [-normal * nrm[0] + ft * tdir[0], -normal * nrm[1] + ft * tdir[1]];
     let arm_b = [best[0] - poly.pos[0], best[1] - poly.pos[1]];
     Some(ContactForce {
-        fx: f[0],
-        fy: f[1],
-        ti: disc.radius * ft,
-        tj: arm_b[0] * (-f[1]) - arm_b[1] * (-f[0]),
+        f: [f[0], f[1]],
+        ti: [disc.radius * ft],
+        tj: [arm_b[0] * (-f[1]) - arm_b[1] * (-f[0])],
         overlap,
     })
 }
@@ -299,8 +297,8 @@ mod tests {
             PolyOutcome::Contact { force, area, .. } => {
                 assert!((area - 0.2).abs() < 1e-12);
                 // F = E A / l with l = r (equal radii).
-                assert!((force.fx + 1000.0 * 0.2 / 2f64.sqrt()).abs() < 1e-9, "{force:?}");
-                assert!(force.fy.abs() < 1e-12 && force.ti.abs() < 1e-12 && force.tj.abs() < 1e-12);
+                assert!((force.f[0] + 1000.0 * 0.2 / 2f64.sqrt()).abs() < 1e-9, "{force:?}");
+                assert!(force.f[1].abs() < 1e-12 && force.ti[0].abs() < 1e-12 && force.tj[0].abs() < 1e-12);
             }
             o => panic!("{o:?}"),
         }

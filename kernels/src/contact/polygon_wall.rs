@@ -77,10 +77,9 @@ pub fn polygon_wall(
     let ft = coulomb_spring(p, normal, v_t, meff, xi, dt);
     let f = [-normal * nrm[0] + ft * tdir[0], -normal * nrm[1] + ft * tdir[1]];
     Some(ContactForce {
-        fx: f[0],
-        fy: f[1],
-        ti: (c[0] - b.pos[0]) * f[1] - (c[1] - b.pos[1]) * f[0],
-        tj: 0.0,
+        f: [f[0], f[1]],
+        ti: [(c[0] - b.pos[0]) * f[1] - (c[1] - b.pos[1]) * f[0]],
+        tj: [0.0],
         overlap: area,
     })
 }
@@ -116,7 +115,7 @@ mod tests {
         let c = polygon_wall(&p, &floor, &b, 1.0, &mut a, &mut xi, 1e-3).unwrap();
         assert!((a - 0.2).abs() < 1e-12, "{a}");
         assert!(
-            (c.fy - 100.0 * 0.2 / 2.0).abs() < 1e-9 && c.fx.abs() < 1e-12 && c.ti.abs() < 1e-12,
+            (c.f[1] - 100.0 * 0.2 / 2.0).abs() < 1e-9 && c.f[0].abs() < 1e-12 && c.ti[0].abs() < 1e-12,
             "{c:?}"
         );
     }

@@ -9,17 +9,8 @@
 //! j's is `v_rel + w x n`; its part along n is the approach speed v_n, the rest the
 //! tangential slip v_t.
 use super::law::{ContactParams, NormalModel};
+use super::ContactForce;
 use crate::math::{add, cross, dot, norm2, scale, sub};
-
-/// Force and torques of one sphere-sphere contact: `force` acts on i (j gets its
-/// opposite), `torque_i`, `torque_j` on i and j.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SphereForce {
-    pub force: [f64; 3],
-    pub torque_i: [f64; 3],
-    pub torque_j: [f64; 3],
-    pub overlap: f64,
-}
 
 /// The law in a contact frame (see the module notes): the force on body i and the
 /// tangential force alone (for the torques), with the spring `xi` advanced by one step.
@@ -86,7 +77,7 @@ pub fn sphere_sphere(
     inv_mass_sum: f64,
     xi: &mut [f64; 3],
     dt: f64,
-) -> Option<SphereForce> {
+) -> Option<ContactForce> {
     let rs = ri + rj;
     let r2 = norm2(d);
     if r2 >= rs * rs {
@@ -101,10 +92,10 @@ pub fn sphere_sphere(
     // Torques of the tangential force about the centres: i's contact point at +R_i n,
     // j's at -R_j n with the opposite force.
     let nf = cross(n, ft);
-    Some(SphereForce {
-        force,
-        torque_i: scale(ri, nf),
-        torque_j: scale(rj, nf),
+    Some(ContactForce {
+        f: force,
+        ti: scale(ri, nf),
+        tj: scale(rj, nf),
         overlap,
     })
 }
@@ -153,7 +144,7 @@ mod tests {
                 xi,
                 dt,
             );
-            c.map_or(0.0, |c| c.force[2])
+            c.map_or(0.0, |c| c.f[2])
         };
         let mut f = force(x, v, &mut xi);
         while end.is_none() {
@@ -260,7 +251,7 @@ mod tests {
             .unwrap();
             let n = scale(1.0 / d0, d);
             assert!(dot(xi, n).abs() < 1e-20, "spring off the tangent plane");
-            assert!(c.force[2] == 0.0 && c.torque_i[0] == 0.0 && c.torque_i[1] == 0.0);
+            assert!(c.f[2] == 0.0 && c.ti[0] == 0.0 && c.ti[1] == 0.0);
         }
         let len = norm2(xi).sqrt();
         assert!((len - 1e-7).abs() < 1e-3 * 1e-7, "spring length {len}");
@@ -294,10 +285,10 @@ mod tests {
         )
         .unwrap();
         let fnormal = 1e6 * 1e-5;
-        assert!((c.force[2] + fnormal).abs() < 1e-9, "{c:?}");
-        assert!((c.force[0] + 0.3 * fnormal).abs() < 1e-9, "{c:?}");
+        assert!((c.f[2] + fnormal).abs() < 1e-9, "{c:?}");
+        assert!((c.f[0] + 0.3 * fnormal).abs() < 1e-9, "{c:?}");
         // F_t = -0.3 F_n x at i's top (+R z): torque R z x (-F x) = -R F y, on both.
-        assert!(c.torque_i[1] < 0.0 && (c.torque_i[1] - c.torque_j[1]).abs() < 1e-15);
+        assert!(c.ti[1] < 0.0 && (c.ti[1] - c.tj[1]).abs() < 1e-15);
         // The spring carries exactly the capped force.
         assert!((p.kt * xi[0] - 0.3 * fnormal).abs() < 1e-9);
         assert!(sphere_sphere(

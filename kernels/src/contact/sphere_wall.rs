@@ -3,7 +3,8 @@
 //! (m_eff = m, R_eff = R, as LAMMPS `fix wall/gran` and LIGGGHTS' mesh walls), with its
 //! own tangential spring per contact.
 use super::law::{ContactParams, NormalModel};
-use super::sphere_sphere::{contact_in_frame, SphereForce};
+use super::sphere_sphere::contact_in_frame;
+use super::ContactForce;
 use crate::math::{cross, dot, norm2, scale, sub};
 
 /// A plane through `point` with unit `normal` pointing to the side where the particles
@@ -72,14 +73,14 @@ fn against(
     v_wall: [f64; 3],
     xi: &mut [f64; 3],
     dt: f64,
-) -> SphereForce {
+) -> ContactForce {
     let h = model.factor(overlap, s.r);
     let w = scale(s.r, s.omega);
     let (force, ft) = contact_in_frame(p, h, n, overlap, sub(s.v, v_wall), w, 1.0 / s.inv_mass, xi, dt);
-    SphereForce {
-        force,
-        torque_i: scale(s.r, cross(n, ft)),
-        torque_j: [0.0; 3],
+    ContactForce {
+        f: force,
+        ti: scale(s.r, cross(n, ft)),
+        tj: [0.0; 3],
         overlap,
     }
 }
@@ -94,7 +95,7 @@ pub fn sphere_plane(
     s: &SphereBody,
     xi: &mut [f64; 3],
     dt: f64,
-) -> Option<SphereForce> {
+) -> Option<ContactForce> {
     let d = wall.distance(s.x);
     if d >= s.r {
         return None;
@@ -122,7 +123,7 @@ pub fn sphere_cylinder(
     s: &SphereBody,
     xi: &mut [f64; 3],
     dt: f64,
-) -> Option<SphereForce> {
+) -> Option<ContactForce> {
     let rad = wall.radial(s.x);
     let dist = norm2(rad).sqrt();
     let overlap = dist + s.r - wall.radius;
@@ -160,7 +161,7 @@ mod tests {
         let inertia = 0.4 * m * R * R;
         let mut xi = [0.0; 3];
         let load = |s: &SphereBody, xi: &mut [f64; 3]| match sphere_plane(p, NormalModel::Hooke, &floor(), s, xi, dt) {
-            Some(c) => (c.force, c.torque_i),
+            Some(c) => (c.f, c.ti),
             None => {
                 *xi = [0.0; 3];
                 ([0.0; 3], [0.0; 3])
@@ -288,7 +289,7 @@ mod tests {
         assert!((c.overlap - 1e-5).abs() < 1e-12);
         // Pushed towards the axis (+y), by k_n delta.
         assert!(
-            (c.force[1] - 1e6 * 1e-5).abs() < 1e-6 && c.force[0].abs() < 1e-12,
+            (c.f[1] - 1e6 * 1e-5).abs() < 1e-6 && c.f[0].abs() < 1e-12,
             "{c:?}"
         );
         // At the bottom (-y), a drum turning +z moves its wall along +x: with friction the
@@ -296,7 +297,7 @@ mod tests {
         let q = ContactParams { kt: 1e5, mu: 0.5, ..p };
         let mut xi = [0.0; 3];
         let c = sphere_cylinder(&q, NormalModel::Hooke, &drum, &s, &mut xi, 1e-6).unwrap();
-        assert!(c.force[0] > 0.0, "{c:?}");
+        assert!(c.f[0] > 0.0, "{c:?}");
         let far = SphereBody {
             x: [0.0, 0.0, 3.0],
             ..s
