@@ -18,12 +18,14 @@
 //! (the previous scheme) wrote and re-read every slot's force.
 
 use crate::contacts::FREE;
-use crate::forces::{ForceSink, WallSink};
+use crate::forces::{load_i, load_j, record_load, slot_record, ForceSink, Load, SlotRecord, WallSink};
 use crate::pool::{cuts_by_work, guided_bounds};
-use talus_kernels::contact::disc_disc::ContactForce;
+use crate::store::LOADS;
+use talus_kernels::contact::ContactForce;
+use talus_kernels::math::{ANG, DIM};
 
-/// The three load arrays (fx, fy, torque), written by several threads at disjoint
-/// elements.
+/// The load arrays (force per axis, torque components), written by several threads at
+/// disjoint elements.
 ///
 /// Plain f64 memory, not atomics: an atomic f64 add is a load into an integer register, a
 /// move to a float register, the add and the way back, and the compiler may not keep or
@@ -33,15 +35,13 @@ use talus_kernels::contact::disc_disc::ContactForce;
 /// that reads or writes it, and phases are ordered by the pool's barrier (release and
 /// acquire on its counter).
 ///
-/// `Copy` and one length for the three: a sink holds the pointers by value, and as a local
-/// of the pair loop it keeps them in registers (behind a reference they were reloaded after
-/// every store to a load, which may alias them as far as the compiler knows; four registers
+/// `Copy` and one length for all: a sink holds the pointers by value, and as a local of the
+/// pair loop it keeps them in registers (behind a reference they were reloaded after every
+/// store to a load, which may alias them as far as the compiler knows; in 2D four registers
 /// rather than six leave the contact law fewer spills).
 #[derive(Clone, Copy)]
 pub(crate) struct SharedLoads<'a> {
-    fx: *mut f64,
-    fy: *mut f64,
-    tq: *mut f64,
+    arrays: [*mut f64; LOADS],
     len: usize,
     _borrow: std::marker::PhantomData<&'a mut [f64]>,
 }
@@ -52,18 +52,24 @@ unsafe impl Sync for SharedLoads<'_> {}
 unsafe impl Send for SharedLoads<'_> {}
 
 impl<'a> SharedLoads<'a> {
-    /// The loads fx, fy, torque, of equal lengths.
-    pub fn new(fx: &'a mut [f64], fy: &'a mut [f64], tq: &'a mut [f64]) -> Self {
-        assert!(
-            fx.len() == fy.len() && fy.len() == tq.len(),
-            "load arrays of unequal lengths"
-        );
+    /// The loads (force per axis, torque components), of equal lengths.
+    pub fn new(loads: [&'a mut [f64]; LOADS]) -> Self {
+        let len = loads[0].len();
+        assert!(loads.iter().all(|l| l.len() == len), "load arrays of unequal lengths");
         SharedLoads {
-            fx: fx.as_mut_ptr(),
-            fy: fy.as_mut_ptr(),
-            tq: tq.as_mut_ptr(),
-            len: fx.len(),
+            arrays: loads.map(|l| l.as_mut_ptr()),
+            len,
             _borrow: std::marker::PhantomData,
+        }
+    }
+
+    /// Add `v` to particle p's loads.
+    #[inline(always)]
+    fn add(&self, p: usize, v: Load) {
+        assert!(p < self.len);
+        for (a, v) in self.arrays.iter().zip(v) {
+            // SAFETY: in bounds (checked), and element p has one user in this phase.
+            unsafe { *a.add(p) += v }
         }
     }
 
@@ -77,44 +83,30 @@ impl<'a> SharedLoads<'a> {
     /// Pair force `f` into first particle i, as the serial loop adds it (`+=`).
     #[inline(always)]
     fn add_i(&self, i: usize, f: &ContactForce) {
-        assert!(i < self.len);
-        // SAFETY: in bounds (checked), and element i has one user in this phase.
-        unsafe {
-            *self.fx.add(i) += f.f[0];
-            *self.fy.add(i) += f.f[1];
-            *self.tq.add(i) += f.ti[0];
-        }
+        self.add(i, load_i(f));
     }
 
     /// Its reaction into second particle j, as the serial loop subtracts it.
     #[inline(always)]
     fn add_j(&self, j: usize, f: &ContactForce) {
-        assert!(j < self.len);
-        // SAFETY: as in `add_i`.
-        unsafe {
-            *self.fx.add(j) -= f.f[0];
-            *self.fy.add(j) -= f.f[1];
-            *self.tq.add(j) += f.tj[0];
-        }
+        self.add(j, load_j(f));
     }
 
     /// Particle p's loads.
     #[inline(always)]
-    fn get(&self, p: usize) -> [f64; 3] {
+    fn get(&self, p: usize) -> Load {
         assert!(p < self.len);
-        // SAFETY: as in `add_i`.
-        unsafe { [*self.fx.add(p), *self.fy.add(p), *self.tq.add(p)] }
+        // SAFETY: as in `add`.
+        self.arrays.map(|a| unsafe { *a.add(p) })
     }
 
     /// Set particle p's loads.
     #[inline(always)]
-    fn set(&self, p: usize, [x, y, q]: [f64; 3]) {
+    fn set(&self, p: usize, v: Load) {
         assert!(p < self.len);
-        // SAFETY: as in `add_i`.
-        unsafe {
-            *self.fx.add(p) = x;
-            *self.fy.add(p) = y;
-            *self.tq.add(p) = q;
+        for (a, v) in self.arrays.iter().zip(v) {
+            // SAFETY: as in `add`.
+            unsafe { *a.add(p) = v }
         }
     }
 }
@@ -204,7 +196,7 @@ impl OwnerPlan {
 /// force into its entry of the slot buffer.
 pub(crate) struct OwnerSink<'a> {
     pub defer: &'a [u8],
-    pub out: &'a mut [[f64; 4]],
+    pub out: &'a mut [SlotRecord],
     pub loads: SharedLoads<'a>,
 }
 
@@ -224,7 +216,7 @@ impl ForceSink for OwnerSink<'_> {
             self.loads.add_j(j, f);
         }
         if d != 0 {
-            self.out[o] = [f.f[0], f.f[1], f.ti[0], f.tj[0]];
+            self.out[o] = slot_record(f);
         }
     }
 
@@ -233,7 +225,7 @@ impl ForceSink for OwnerSink<'_> {
     #[inline(always)]
     fn none(&mut self, o: usize) {
         if self.defer[o] != 0 {
-            self.out[o] = [0.0; 4];
+            self.out[o] = [0.0; DIM + 2 * ANG];
         }
     }
 }
@@ -267,26 +259,20 @@ impl WallSink for SharedLoadsSink<'_> {
 
 /// Continue the folds of the particles in `fix` (a piece from [`OwnerPlan::fix_piece`])
 /// with their deferred slots' forces, in slot order.
-pub(crate) fn fix_up(fix: &[u64], slot_force: &[[f64; 4]], loads: &SharedLoads) {
+pub(crate) fn fix_up(fix: &[u64], slot_force: &[SlotRecord], loads: &SharedLoads) {
     let mut k = 0;
     while k < fix.len() {
         let p = (fix[k] >> 32) as usize;
-        let [mut x, mut y, mut q] = loads.get(p);
+        let mut v = loads.get(p);
         while k < fix.len() && (fix[k] >> 32) as usize == p {
             let e = fix[k] as u32;
-            let f = &slot_force[(e >> 1) as usize];
-            if e & 1 == 0 {
-                x += f[0];
-                y += f[1];
-                q += f[2];
-            } else {
-                x -= f[0];
-                y -= f[1];
-                q += f[3];
+            let add = record_load(&slot_force[(e >> 1) as usize], e & 1 != 0);
+            for (v, a) in v.iter_mut().zip(add) {
+                *v += a;
             }
             k += 1;
         }
-        loads.set(p, [x, y, q]);
+        loads.set(p, v);
     }
 }
 
@@ -349,7 +335,7 @@ mod tests {
             assert_eq!(chunks == 1, plan.fix.is_empty(), "one chunk defers nothing");
             let mut slot_force = vec![[f64::NAN; 4]; slots];
             let [mut fx, mut fy, mut tq] = [vec![0.0; n], vec![0.0; n], vec![0.0; n]];
-            let loads = SharedLoads::new(&mut fx, &mut fy, &mut tq);
+            let loads = SharedLoads::new([&mut fx, &mut fy, &mut tq]);
             let mut order: Vec<usize> = (0..chunks).collect();
             for k in (1..chunks).rev() {
                 order.swap(k, (rnd() % (k as u64 + 1)) as usize);

@@ -12,7 +12,7 @@ use talus_kernels::contact::law::elastic_energy;
 use talus_kernels::contact::ContactParams;
 use talus_kernels::integrate::gear::Derivatives;
 use talus_kernels::integrate::verlet::Check;
-use talus_kernels::math::{Vector, DIM};
+use talus_kernels::math::{Aabb, Vector, DIM};
 use talus_kernels::neighbor::{CircleBoxes, NeighborSearch};
 
 use crate::contacts::ContactTable;
@@ -422,12 +422,13 @@ impl Simulation {
             return;
         }
         let (lo, hi) = (self.config.domain_min, self.config.domain_max);
-        let scale = [65535.0 / (hi[0] - lo[0]), 65535.0 / (hi[1] - lo[1])];
-        let mut keyed: Vec<(u32, u32)> = (0..n)
+        let top = MORTON_CELLS as f64;
+        let scale: Vector = std::array::from_fn(|a| top / (hi[a] - lo[a]));
+        let ps = &self.particles;
+        let mut keyed: Vec<(u64, u32)> = (0..n)
             .map(|p| {
-                let cx = ((self.particles.pos[0][p] - lo[0]) * scale[0]).clamp(0.0, 65535.0) as u32;
-                let cy = ((self.particles.pos[1][p] - lo[1]) * scale[1]).clamp(0.0, 65535.0) as u32;
-                (spread_bits(cx) | (spread_bits(cy) << 1), p as u32)
+                let cell = std::array::from_fn(|a| ((ps.pos[a][p] - lo[a]) * scale[a]).clamp(0.0, top) as u32);
+                (morton_key(cell), p as u32)
             })
             .collect();
         keyed.sort_unstable();
@@ -587,7 +588,7 @@ impl Simulation {
 
     /// Verlet: kicks, drift, load reset and position check in one pass.
     fn kick_drift_check(&mut self, pending: bool) -> Result<bool> {
-        let boxes: &[[f32; 4]] = with_broad!(&self.broad, m => m.stored_boxes());
+        let boxes: &[Aabb] = with_broad!(&self.broad, m => m.stored_boxes());
         let (dt, g, lo, hi) = (
             self.config.dt,
             self.config.gravity,
@@ -654,7 +655,7 @@ impl Simulation {
     fn check_positions(&mut self) -> Result<bool> {
         let ps = &self.particles;
         let n = ps.len();
-        let stored: &[[f32; 4]] = with_broad!(&self.broad, m => m.stored_boxes());
+        let stored: &[Aabb] = with_broad!(&self.broad, m => m.stored_boxes());
         let c = Check {
             radius: &ps.radius[..n],
             boxes: &stored[..n],
@@ -723,7 +724,7 @@ impl Simulation {
             self.adds = adds;
             self.removes = removes;
         }
-        let stored: &[[f32; 4]] = with_broad!(&self.broad, m => m.stored_boxes());
+        let stored: &[Aabb] = with_broad!(&self.broad, m => m.stored_boxes());
         let (wc, walls) = (&mut self.wall_contacts, &self.walls);
         pool.pool.serial(Phase::Contacts, || wc.rebuild(walls, stored));
         self.needs_rebuild = false;
@@ -815,12 +816,52 @@ impl Simulation {
     }
 }
 
-/// Spread the low 16 bits of `v` to the even bits (Morton code helper).
-fn spread_bits(v: u32) -> u32 {
-    let mut v = v & 0xffff;
-    v = (v | (v << 8)) & 0x00ff_00ff;
-    v = (v | (v << 4)) & 0x0f0f_0f0f;
-    v = (v | (v << 2)) & 0x3333_3333;
-    v = (v | (v << 1)) & 0x5555_5555;
-    v
+/// Cells per axis of the Morton curve, less one: 16 bits an axis in 2D, 21 in 3D (a key
+/// of 32 or 63 bits).
+const MORTON_CELLS: u32 = if DIM == 2 { 0xffff } else { 0x1f_ffff };
+
+/// The Morton (Z-order) key of a cell: the bits of its coordinates interleaved, x lowest.
+fn morton_key(cell: [u32; DIM]) -> u64 {
+    let mut key = 0u64;
+    for (a, &c) in cell.iter().enumerate() {
+        key |= spread_bits(c) << a;
+    }
+    key
+}
+
+/// Spread the bits of `v` (below MORTON_CELLS) DIM apart: bit k goes to bit DIM k.
+fn spread_bits(v: u32) -> u64 {
+    if DIM == 2 {
+        let mut v = (v & 0xffff) as u64;
+        v = (v | (v << 8)) & 0x00ff_00ff;
+        v = (v | (v << 4)) & 0x0f0f_0f0f;
+        v = (v | (v << 2)) & 0x3333_3333;
+        v = (v | (v << 1)) & 0x5555_5555;
+        v
+    } else {
+        let mut v = (v & 0x1f_ffff) as u64;
+        v = (v | (v << 32)) & 0x001f_0000_0000_ffff;
+        v = (v | (v << 16)) & 0x001f_0000_ff00_00ff;
+        v = (v | (v << 8)) & 0x100f_00f0_0f00_f00f;
+        v = (v | (v << 4)) & 0x10c3_0c30_c30c_30c3;
+        v = (v | (v << 2)) & 0x1249_2492_4924_9249;
+        v
+    }
+}
+
+#[cfg(test)]
+mod morton_tests {
+    use super::*;
+
+    /// The spread puts bit k of the coordinate at bit DIM k and nowhere else.
+    #[test]
+    fn spread_bits_moves_each_bit_dim_apart() {
+        for k in 0..MORTON_CELLS.count_ones() {
+            assert_eq!(spread_bits(1 << k), 1u64 << (DIM as u32 * k), "bit {k}");
+        }
+        assert_eq!(spread_bits(MORTON_CELLS).count_ones(), MORTON_CELLS.count_ones());
+        let mut cell = [0u32; DIM];
+        cell[DIM - 1] = 1;
+        assert_eq!(morton_key(cell), 1 << (DIM - 1));
+    }
 }

@@ -479,9 +479,7 @@ mod tests {
         let (mut fx, mut fy, mut tq) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
         let mut xi = b.xi.clone();
         let mut sink = LoadSink {
-            fx: &mut fx,
-            fy: &mut fy,
-            tq: &mut tq,
+            loads: [&mut fx, &mut fy, &mut tq],
         };
         let touching = disc_slots_with(law, &view(b), params, &b.ci, &b.cj, &mut xi, dt, &mut sink);
         ([fx, fy, tq], xi, touching)

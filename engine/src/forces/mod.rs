@@ -9,7 +9,8 @@ use talus_kernels::geometry::overlap::OverlapScratch;
 
 use crate::material::PairTable;
 use crate::shapes::Shapes;
-use crate::store::ParticleStore;
+use crate::store::{ParticleStore, LOADS};
+use talus_kernels::math::{ANG, DIM};
 
 pub(crate) mod disc_disc;
 pub(crate) mod disc_polygon;
@@ -149,38 +150,81 @@ pub(crate) trait WallSink {
     fn wall(&mut self, p: usize, f: &ContactForce);
 }
 
-/// Loads summed in place: fx, fy, torque.
+/// A particle's loads: the force per axis, then the torque's components (fx, fy, torque
+/// in 2D).
+pub(crate) type Load = [f64; LOADS];
+
+/// A slot's force as the deterministic sum keeps a deferred one: the force on i per axis,
+/// then i's torque, then j's.
+pub(crate) type SlotRecord = [f64; DIM + 2 * ANG];
+
+/// What a contact adds to the loads of its first particle.
+#[inline(always)]
+pub(crate) fn load_i(c: &ContactForce) -> Load {
+    std::array::from_fn(|k| if k < DIM { c.f[k] } else { c.ti[k - DIM] })
+}
+
+/// What it adds to its second particle's: the opposite force (x + (-f) is x - f, bit for
+/// bit) and that particle's own torque.
+#[inline(always)]
+pub(crate) fn load_j(c: &ContactForce) -> Load {
+    std::array::from_fn(|k| if k < DIM { -c.f[k] } else { c.tj[k - DIM] })
+}
+
+/// The contact as a [`SlotRecord`].
+#[inline(always)]
+pub(crate) fn slot_record(c: &ContactForce) -> SlotRecord {
+    std::array::from_fn(|k| {
+        if k < DIM {
+            c.f[k]
+        } else if k < DIM + ANG {
+            c.ti[k - DIM]
+        } else {
+            c.tj[k - DIM - ANG]
+        }
+    })
+}
+
+/// What a [`SlotRecord`] adds to its first particle's loads ([`load_i`]), or to its
+/// second's ([`load_j`]).
+#[inline(always)]
+pub(crate) fn record_load(r: &SlotRecord, second: bool) -> Load {
+    std::array::from_fn(|k| match (second, k < DIM) {
+        (false, _) => r[k],
+        (true, true) => -r[k],
+        (true, false) => r[k + ANG],
+    })
+}
+
+/// Loads summed in place: the force per axis, then the torque's components.
 pub(crate) struct LoadSink<'a> {
-    pub fx: &'a mut [f64],
-    pub fy: &'a mut [f64],
-    pub tq: &'a mut [f64],
+    pub loads: [&'a mut [f64]; LOADS],
 }
 
 impl ForceSink for LoadSink<'_> {
     #[inline(always)]
     fn fit(&mut self, n: usize) {
-        self.fx = &mut std::mem::take(&mut self.fx)[..n];
-        self.fy = &mut std::mem::take(&mut self.fy)[..n];
-        self.tq = &mut std::mem::take(&mut self.tq)[..n];
+        for l in self.loads.iter_mut() {
+            *l = &mut std::mem::take(l)[..n];
+        }
     }
 
     #[inline(always)]
     fn add(&mut self, _o: usize, i: usize, j: usize, c: &ContactForce) {
-        self.fx[i] += c.f[0];
-        self.fy[i] += c.f[1];
-        self.fx[j] -= c.f[0];
-        self.fy[j] -= c.f[1];
-        self.tq[i] += c.ti[0];
-        self.tq[j] += c.tj[0];
+        let (a, b) = (load_i(c), load_j(c));
+        for (l, (a, b)) in self.loads.iter_mut().zip(a.into_iter().zip(b)) {
+            l[i] += a;
+            l[j] += b;
+        }
     }
 }
 
 impl WallSink for LoadSink<'_> {
     #[inline(always)]
     fn wall(&mut self, p: usize, c: &ContactForce) {
-        self.fx[p] += c.f[0];
-        self.fy[p] += c.f[1];
-        self.tq[p] += c.ti[0];
+        for (l, a) in self.loads.iter_mut().zip(load_i(c)) {
+            l[p] += a;
+        }
     }
 }
 

@@ -42,18 +42,24 @@ use crate::error::Result;
 use crate::forces::disc_disc::{disc_slots, DiscView};
 use crate::forces::pair_with_shapes::pair_with_shapes;
 use crate::forces::walls::WallWork;
-use crate::forces::{ForceSink, LoadSink, NarrowStats, NarrowWork, OneMaterial, Rejection, SlotState, WallSink};
+use crate::forces::{
+    load_i, load_j, ForceSink, Load, LoadSink, NarrowStats, NarrowWork, OneMaterial, Rejection, SlotRecord, SlotState,
+    WallSink,
+};
 use crate::owner_sum::{fix_up, OwnerPlan, OwnerSink, SharedLoads, SharedLoadsSink};
 use crate::pool::{chunk, cuts_by_work, Dynamic, Phase, Pool, Stealing};
 use crate::shapes::Shapes;
 use crate::store::ParticleStore;
+use crate::store::LOADS;
 use crate::walls::WallContacts;
-use talus_kernels::contact::disc_disc::ContactForce;
+use talus_kernels::contact::ContactForce;
 use talus_kernels::geometry::overlap::OverlapScratch;
 use talus_kernels::geometry::polygon::to_world;
 use talus_kernels::integrate::gear::{self, Derivatives};
 use talus_kernels::integrate::position_check::check_positions;
 use talus_kernels::integrate::verlet::{self, Check, CheckResult, Inertia, Kinematics, Loads};
+use talus_kernels::math::{Aabb, Vector};
+use talus_kernels::math::{ANG, DIM};
 
 /// How the pair forces are summed into the particles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, PartialOrd, Ord, Hash)]
@@ -105,7 +111,7 @@ pub(crate) struct ThreadState {
     pub stats: NarrowStats,
     pub touching: u64,
     /// Per-thread force arrays (fx, fy, torque) of the per-thread strategy.
-    acc: [Vec<f64>; 3],
+    acc: [Vec<f64>; LOADS],
     /// Per-thread strategy: which blocks of [`pair_forces::TOUCH_BLOCK`] particles this
     /// thread's arrays hold forces for (outside them the arrays are zero).
     touched: Vec<bool>,
@@ -117,11 +123,11 @@ pub struct Workers {
     pub strategy: ForceStrategy,
     pub(crate) threads: Vec<Mutex<ThreadState>>,
     /// Deterministic: the force of each deferred slot (fx, fy, torque on i, torque on j).
-    slot_force: Vec<[f64; 4]>,
+    slot_force: Vec<SlotRecord>,
     /// Deterministic: which contributions are deferred.
     owners: OwnerPlan,
     /// Mutex strategy: the accumulators.
-    locks: Vec<Mutex<[f64; 3]>>,
+    locks: Vec<Mutex<Load>>,
     /// The hot arrays were reallocated by thread 0 (reorder, removal, growth): first
     /// touch them again before the next step.
     pub(crate) needs_first_touch: bool,
@@ -256,8 +262,10 @@ fn split_or_empty<'a, T>(s: &'a mut [T], lengths: &[usize]) -> Vec<&'a mut [T]> 
     }
 }
 
-/// Three arrays cut into per-thread chunks of `lens`.
-fn split3<'a>(arrays: [&'a mut [f64]; 3], lens: &[usize]) -> Vec<[&'a mut [f64]; 3]> {
-    let [a, b, c] = arrays.map(|s| split_lengths(s, lens.iter().copied()));
-    a.into_iter().zip(b).zip(c).map(|((a, b), c)| [a, b, c]).collect()
+/// N arrays cut into per-thread chunks of `lens`.
+fn split_arrays<'a, const N: usize>(arrays: [&'a mut [f64]; N], lens: &[usize]) -> Vec<[&'a mut [f64]; N]> {
+    let mut parts = arrays.map(|s| split_lengths(s, lens.iter().copied()).into_iter());
+    (0..lens.len())
+        .map(|_| parts.each_mut().map(|p| p.next().expect("one chunk per length")))
+        .collect()
 }

@@ -50,7 +50,7 @@ impl ForceSink for PerThreadSink<'_> {
 
 /// Mutex: each addition under the particle's lock (Schinner 1999, Fig. 12).
 struct LockSink<'a> {
-    locks: &'a [Mutex<[f64; 3]>],
+    locks: &'a [Mutex<Load>],
 }
 
 impl ForceSink for LockSink<'_> {
@@ -63,14 +63,14 @@ impl ForceSink for LockSink<'_> {
     fn add(&mut self, _o: usize, i: usize, j: usize, f: &ContactForce) {
         {
             let mut a = self.locks[i].lock();
-            a[0] += f.f[0];
-            a[1] += f.f[1];
-            a[2] += f.ti[0];
+            for (a, v) in a.iter_mut().zip(load_i(f)) {
+                *a += v;
+            }
         }
         let mut b = self.locks[j].lock();
-        b[0] -= f.f[0];
-        b[1] -= f.f[1];
-        b[2] += f.tj[0];
+        for (b, v) in b.iter_mut().zip(load_j(f)) {
+            *b += v;
+        }
     }
 }
 
@@ -148,7 +148,7 @@ struct SlotChunk<'a> {
     xi: &'a mut [f64],
     area: &'a mut [f64],
     features: &'a mut [u32],
-    out: &'a mut [[f64; 4]],
+    out: &'a mut [SlotRecord],
     defer: &'a [u8],
 }
 
@@ -180,14 +180,14 @@ impl Workers {
             gap_budget,
         };
         // The phases read the store while they add into the loads.
-        ps.with_loads(|ps, [a, b, c]| {
+        ps.with_loads(|ps, loads| {
             if self.strategy == ForceStrategy::Deterministic {
-                let loads = SharedLoads::new(a, b, c);
+                let loads = SharedLoads::new(loads);
                 self.force_phase(ps, ct, &work, Some(loads))
                     .and_then(|()| self.fix_up_phase(ps, &loads, wc, ww))
             } else {
                 self.force_phase(ps, ct, &work, None)
-                    .and_then(|()| self.reduce_phase(ps, [a, b, c], wc, ww))
+                    .and_then(|()| self.reduce_phase(ps, loads, wc, ww))
             }
         })?;
         let mut touching = 0;
@@ -229,7 +229,7 @@ impl Workers {
                 .prepare(ct.generation(), &ct.i, &ct.j, n, self.threads(), min);
             if self.owners.bounds.len() > 2 && self.slot_force.len() < slots {
                 // Only deferred slots are written and read: the contents do not matter.
-                self.slot_force.resize(slots, [0.0; 4]);
+                self.slot_force.resize(slots, [0.0; DIM + 2 * ANG]);
             }
             &self.owners.bounds
         } else if strategy == ForceStrategy::PerThread {
@@ -253,7 +253,7 @@ impl Workers {
             &fixed
         };
         if strategy == ForceStrategy::Mutex && self.locks.len() != n {
-            self.locks = (0..n).map(|_| Mutex::new([0.0; 3])).collect();
+            self.locks = (0..n).map(|_| Mutex::new([0.0; LOADS])).collect();
         }
         let chunks = bounds.len() - 1;
         let lens: Vec<usize> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
@@ -310,7 +310,7 @@ impl Workers {
                 rejection: w.rejection,
                 gap_budget: w.gap_budget,
             };
-            let [ax, ay, at] = &mut ts.acc;
+            let acc = &mut ts.acc;
             let touched = &mut ts.touched;
             while let Some(k) = match &stealing {
                 Some(s) => s.claim(t),
@@ -355,9 +355,7 @@ impl Workers {
                     (ForceStrategy::Deterministic, None) => unreachable!("the deterministic sum needs its loads"),
                     (ForceStrategy::PerThread, _) => pairs_into!(PerThreadSink {
                         loads: LoadSink {
-                            fx: &mut ax[..],
-                            fy: &mut ay[..],
-                            tq: &mut at[..],
+                            loads: acc.each_mut().map(|a| &mut a[..]),
                         },
                         touched: &mut touched[..],
                     }),
@@ -407,7 +405,7 @@ impl Workers {
     fn reduce_phase(
         &mut self,
         ps: &ParticleStore,
-        [fx, fy, tq]: [&mut [f64]; 3],
+        out: [&mut [f64]; LOADS],
         wc: &mut WallContacts,
         ww: &WallWork,
     ) -> Result<()> {
@@ -425,12 +423,7 @@ impl Workers {
         let block_lens: Vec<usize> = block_ranges.iter().map(|r| r.len()).collect();
         let cuts: Vec<usize> = ranges.iter().map(|r| r.start).chain([n]).collect();
         let walls = wall_pieces(wc, &cuts);
-        let loads: Vec<Mutex<[&mut [f64]; 3]>> = split_lengths(fx, lens.iter().copied())
-            .into_iter()
-            .zip(split_lengths(fy, lens.iter().copied()))
-            .zip(split_lengths(tq, lens.iter().copied()))
-            .map(|((a, b), c)| Mutex::new([a, b, c]))
-            .collect();
+        let loads: Vec<Mutex<[&mut [f64]; LOADS]>> = split_arrays(out, &lens).into_iter().map(Mutex::new).collect();
         let locks = &self.locks;
         let mut guards: Vec<_> = if strategy == ForceStrategy::PerThread {
             self.threads.iter().map(|t| t.lock()).collect()
@@ -440,15 +433,11 @@ impl Workers {
         // Per-thread: thread t reads (and zeroes for the next step) every thread's
         // touched blocks over its own particle range: pieces[t][k] = thread k's arrays and
         // marks there.
-        type Piece<'a> = ([&'a mut [f64]; 3], &'a mut [bool]);
+        type Piece<'a> = ([&'a mut [f64]; LOADS], &'a mut [bool]);
         let mut pieces: Vec<Vec<Piece>> = (0..threads).map(|_| Vec::new()).collect();
         for g in guards.iter_mut() {
-            let ThreadState {
-                acc: [a, b, c],
-                touched,
-                ..
-            } = &mut **g;
-            let parts = split3([&mut a[..n], &mut b[..n], &mut c[..n]], &lens)
+            let ThreadState { acc, touched, .. } = &mut **g;
+            let parts = split_arrays(acc.each_mut().map(|a| &mut a[..n]), &lens)
                 .into_iter()
                 .zip(split_lengths(&mut touched[..blocks], block_lens.iter().copied()));
             for (t, part) in parts.enumerate() {
@@ -458,7 +447,7 @@ impl Workers {
         let pieces: Vec<Mutex<Vec<Piece>>> = pieces.into_iter().map(Mutex::new).collect();
         self.pool.run(Phase::Reduce, &|t| {
             let mut l = loads[t].lock();
-            let [fx, fy, tq] = &mut *l;
+            let out = &mut *l;
             let base = ranges[t].start;
             match strategy {
                 ForceStrategy::Deterministic => unreachable!("the deterministic sum has no reduction"),
@@ -467,41 +456,34 @@ impl Workers {
                     // the arrays skipped hold zeros there, and x + 0 = x.
                     let mut mine = pieces[t].lock();
                     for k in 0..block_ranges[t].len() {
-                        let r = k * TOUCH_BLOCK..((k + 1) * TOUCH_BLOCK).min(fx.len());
+                        let r = k * TOUCH_BLOCK..((k + 1) * TOUCH_BLOCK).min(out[0].len());
                         let mut first = true;
-                        for ([a, b, c], touched) in mine.iter_mut() {
+                        for (acc, touched) in mine.iter_mut() {
                             if !std::mem::take(&mut touched[k]) {
                                 continue;
                             }
-                            for o in r.clone() {
-                                let (x, y, q) = (
-                                    std::mem::take(&mut a[o]),
-                                    std::mem::take(&mut b[o]),
-                                    std::mem::take(&mut c[o]),
-                                );
+                            for (o, a) in out.iter_mut().zip(acc.iter_mut()) {
+                                let (o, a) = (&mut o[r.clone()], &mut a[r.clone()]);
                                 if first {
-                                    (fx[o], fy[o], tq[o]) = (x, y, q);
+                                    o.copy_from_slice(a);
                                 } else {
-                                    fx[o] += x;
-                                    fy[o] += y;
-                                    tq[o] += q;
+                                    o.iter_mut().zip(a.iter()).for_each(|(o, a)| *o += a);
                                 }
+                                a.fill(0.0);
                             }
                             first = false;
                         }
                         if first {
-                            fx[r.clone()].fill(0.0);
-                            fy[r.clone()].fill(0.0);
-                            tq[r].fill(0.0);
+                            out.iter_mut().for_each(|o| o[r.clone()].fill(0.0));
                         }
                     }
                 }
                 ForceStrategy::Mutex => {
                     for p in ranges[t].clone() {
                         let a = std::mem::take(&mut *locks[p].lock());
-                        fx[p - base] = a[0];
-                        fy[p - base] = a[1];
-                        tq[p - base] = a[2];
+                        for (o, a) in out.iter_mut().zip(a) {
+                            o[p - base] = a;
+                        }
                     }
                 }
             }
@@ -509,7 +491,9 @@ impl Workers {
             let WallPiece { p, w, xi, area } = &mut *piece;
             let mut sink = OffsetSink {
                 base,
-                loads: LoadSink { fx, fy, tq },
+                loads: LoadSink {
+                    loads: out.each_mut().map(|o| &mut **o),
+                },
             };
             ww.contacts(ps, p, w, xi, area, &mut sink);
         })?;

@@ -9,12 +9,12 @@ impl Workers {
     pub(crate) fn kick_drift_check(
         &mut self,
         ps: &mut ParticleStore,
-        boxes: &[[f32; 4]],
+        boxes: &[Aabb],
         dt: f64,
-        g: [f64; 2],
+        g: Vector,
         pending: bool,
-        domain_min: [f64; 2],
-        domain_max: [f64; 2],
+        domain_min: Vector,
+        domain_max: Vector,
     ) -> Result<CheckResult> {
         let n = ps.len();
         let (lens, stealing) = self.blocks(n);
@@ -46,7 +46,7 @@ impl Workers {
     }
 
     /// Verlet second half kick, over blocks as [`Workers::kick_drift_check`].
-    pub(crate) fn kick(&mut self, ps: &mut ParticleStore, dt: f64, g: [f64; 2]) -> Result<()> {
+    pub(crate) fn kick(&mut self, ps: &mut ParticleStore, dt: f64, g: Vector) -> Result<()> {
         let (lens, stealing) = self.blocks(ps.len());
         let (parts, _) = verlet_parts(ps, &lens);
         self.pool.run(Phase::Correct, &|t| {
@@ -70,7 +70,7 @@ impl Workers {
                 boxes: &c.boxes[r.clone()],
                 ..*c
             };
-            let res = check_positions([&ps.pos[0][r.clone()], &ps.pos[1][r]], &part);
+            let res = check_positions(std::array::from_fn(|a| &ps.pos[a][r.clone()]), &part);
             left.fetch_or(res.left_box, Ordering::Relaxed);
             outside.fetch_or(res.outside, Ordering::Relaxed);
         })?;
@@ -85,7 +85,7 @@ impl Workers {
     pub(crate) fn gear_predict(&mut self, dofs: [Derivatives; 3], loads: [&mut [f64]; 3], dt: f64) -> Result<()> {
         let lens: Vec<usize> = self.ranges(loads[0].len()).iter().map(|r| r.len()).collect();
         let parts = gear_parts(dofs, &lens);
-        let loads = split3(loads, &lens);
+        let loads = split_arrays(loads, &lens);
         let parts: Vec<_> = parts.into_iter().zip(loads).map(Mutex::new).collect();
         self.pool.run(Phase::Predict, &|t| {
             let mut part = parts[t].lock();
@@ -159,6 +159,7 @@ fn verlet_parts<'a>(ps: &'a mut ParticleStore, lens: &[usize]) -> (Vec<VerletPar
     let sp = |s: &'a mut [f64]| split_lengths(&mut s[..n], lens.iter().copied()).into_iter();
     let sr = |s: &'a [f64]| split_ref(&s[..n], lens.iter().copied()).into_iter();
     let mut pos = d.pos.map(sp);
+    #[cfg(not(feature = "dim3"))]
     let mut angle = sp(d.angle);
     let mut vel = d.vel.map(sp);
     let mut omega = d.omega.map(sp);
@@ -173,6 +174,7 @@ fn verlet_parts<'a>(ps: &'a mut ParticleStore, lens: &[usize]) -> (Vec<VerletPar
             Mutex::new((
                 Kinematics {
                     pos: next(&mut pos),
+                    #[cfg(not(feature = "dim3"))]
                     angle: angle.next().unwrap(),
                     vel: next(&mut vel),
                     omega: next(&mut omega),

@@ -17,6 +17,7 @@ use bytemuck::Pod;
 use talus_kernels::contact::disc_wall::LineWall;
 use talus_kernels::contact::ContactParams;
 use talus_kernels::geometry::polygon::is_convex_ccw;
+use talus_kernels::math::{Aabb, DIM};
 use talus_kernels::neighbor::NeighborSearch;
 
 use super::{Broad, Config, GearHistory, Integrator, NarrowStats, NeighborMethod, Rejection, Simulation};
@@ -339,7 +340,7 @@ impl Simulation {
         s.push(borrowed("driven.rel", Elem::F64, &d.rel));
         s.push(borrowed("driven.angle0", Elem::F64, &d.angle0));
         s.push(borrowed("driven.t0", Elem::F64, &d.t0));
-        let boxes: &[[f32; 4]] = with_broad!(&self.broad, m => m.stored_boxes());
+        let boxes: &[Aabb] = with_broad!(&self.broad, m => m.stored_boxes());
         s.push(borrowed("broad.boxes", Elem::F32, boxes));
         let ends: [&[u64]; 2] = with_broad!(&self.broad, m => m.sorted_ends());
         s.push(borrowed("broad.ends.x", Elem::U64, ends[0]));
@@ -674,7 +675,7 @@ impl Simulation {
             }
         }
 
-        let boxes: Vec<[f32; 4]> = r.exact("broad.boxes", n)?;
+        let boxes: Vec<Aabb> = r.exact("broad.boxes", n)?;
         let ends_x: Vec<u64> = r.get("broad.ends.x")?;
         let ends_y: Vec<u64> = r.get("broad.ends.y")?;
         check_boxes_fit(&boxes, &ps.radius, &config).map_err(|msg| r.err("broad.boxes", msg))?;
@@ -756,20 +757,18 @@ impl Simulation {
 
 /// Every stored box is a particle's box at some earlier step: as wide as its radius and
 /// the margin allow (rounded outward), and within the reach of the domain.
-fn check_boxes_fit(boxes: &[[f32; 4]], radius: &[f64], c: &Config) -> std::result::Result<(), String> {
+fn check_boxes_fit(boxes: &[Aabb], radius: &[f64], c: &Config) -> std::result::Result<(), String> {
     let (lo, hi) = (c.domain_min, c.domain_max);
-    let extent = (hi[0] - lo[0]).max(hi[1] - lo[1]);
+    let extent = (0..DIM).map(|a| hi[a] - lo[a]).fold(0.0, f64::max);
     for (p, (b, &r)) in boxes.iter().zip(radius).enumerate() {
         if *b == talus_kernels::neighbor::EMPTY_BOX {
             continue;
         }
         let e = (r + c.margin) * (1.0 + 1e-5) + 1e-6 * extent;
-        let fits = (b[1] as f64 - b[0] as f64) <= 2.0 * e
-            && (b[3] as f64 - b[2] as f64) <= 2.0 * e
-            && (b[0] as f64) >= lo[0] - e
-            && (b[1] as f64) <= hi[0] + e
-            && (b[2] as f64) >= lo[1] - e
-            && (b[3] as f64) <= hi[1] + e;
+        let fits = (0..DIM).all(|a| {
+            let (l, h) = (b[2 * a] as f64, b[2 * a + 1] as f64);
+            h - l <= 2.0 * e && l >= lo[a] - e && h <= hi[a] + e
+        });
         if !fits {
             return Err(format!(
                 "stored box of particle index {p} {b:?} is not a box of radius {r} plus the margin inside the domain"
@@ -783,11 +782,7 @@ fn check_boxes_fit(boxes: &[[f32; 4]], radius: &[f64], c: &Config) -> std::resul
 /// the neighbour search counted its set (`found`), the table has as many pairs: then it is
 /// exactly that set. (The sweep does not count: it only ever adds pairs whose old boxes
 /// did not overlap, so the first two conditions keep it from adding a pair twice.)
-fn check_table_is_the_set(
-    ct: &ContactTable,
-    boxes: &[[f32; 4]],
-    found: Option<usize>,
-) -> std::result::Result<(), String> {
+fn check_table_is_the_set(ct: &ContactTable, boxes: &[Aabb], found: Option<usize>) -> std::result::Result<(), String> {
     use talus_kernels::neighbor::boxes_overlap;
     for (s, (&i, &j)) in ct.i.iter().zip(&ct.j).enumerate() {
         if i != FREE && !boxes_overlap(&boxes[i as usize], &boxes[j as usize]) {

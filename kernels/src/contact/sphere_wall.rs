@@ -288,10 +288,7 @@ mod tests {
         let c = sphere_cylinder(&p, NormalModel::Hooke, &drum, &s, &mut xi, 1e-6).unwrap();
         assert!((c.overlap - 1e-5).abs() < 1e-12);
         // Pushed towards the axis (+y), by k_n delta.
-        assert!(
-            (c.f[1] - 1e6 * 1e-5).abs() < 1e-6 && c.f[0].abs() < 1e-12,
-            "{c:?}"
-        );
+        assert!((c.f[1] - 1e6 * 1e-5).abs() < 1e-6 && c.f[0].abs() < 1e-12, "{c:?}");
         // At the bottom (-y), a drum turning +z moves its wall along +x: with friction the
         // wall drags the sphere along +x.
         let q = ContactParams { kt: 1e5, mu: 0.5, ..p };
