@@ -10,6 +10,8 @@
 //! Matuttis: a contact list sorted by first particle reuses that particle's data from
 //! cache), which also makes each chain a run of consecutive slots.
 
+use talus_kernels::contact::{Spring, SPRING_ZERO};
+
 pub const FREE: u32 = u32::MAX;
 const NIL: u32 = u32::MAX;
 
@@ -20,7 +22,7 @@ pub struct ContactTable {
     /// Second particle (> i).
     pub j: Vec<u32>,
     /// Tangential spring (Cundall-Strack), zero when the pair is not touching.
-    pub xi: Vec<f64>,
+    pub xi: Vec<Spring>,
     /// Polygon pairs only (empty until `enable_polygon_state`): the cached closest-feature
     /// pair (packed) and the overlap area of the last step.
     pub features: Vec<u32>,
@@ -114,7 +116,7 @@ impl ContactTable {
                 let s = s as usize;
                 self.i[s] = i;
                 self.j[s] = j;
-                self.xi[s] = 0.0;
+                self.xi[s] = SPRING_ZERO;
                 if self.polygons {
                     self.features[s] = 0;
                     self.area[s] = 0.0;
@@ -137,7 +139,7 @@ impl ContactTable {
                 }
                 self.i.push(i);
                 self.j.push(j);
-                self.xi.push(0.0);
+                self.xi.push(SPRING_ZERO);
                 if self.polygons {
                     self.features.push(0);
                     self.area.push(0.0);
@@ -283,7 +285,7 @@ impl ContactTable {
     pub fn reset_from_pairs(&mut self, pairs: &[(u32, u32)]) {
         self.generation += 1;
         let old: Vec<Option<usize>> = pairs.iter().map(|&(i, j)| self.find(i, j)).collect();
-        let xi: Vec<f64> = old.iter().map(|o| o.map_or(0.0, |s| self.xi[s])).collect();
+        let xi: Vec<Spring> = old.iter().map(|o| o.map_or(SPRING_ZERO, |s| self.xi[s])).collect();
         if self.polygons {
             self.features = old.iter().map(|o| o.map_or(0, |s| self.features[s])).collect();
             self.area = old.iter().map(|o| o.map_or(0.0, |s| self.area[s])).collect();
@@ -324,7 +326,7 @@ impl ContactTable {
     pub fn memory_bytes(&self) -> usize {
         self.i.capacity() * 4
             + self.j.capacity() * 4
-            + self.xi.capacity() * 8
+            + self.xi.capacity() * std::mem::size_of::<Spring>()
             + self.features.capacity() * 4
             + self.area.capacity() * 8
             + self.next.capacity() * 4
@@ -347,6 +349,18 @@ impl ContactTable {
 mod tests {
     use super::*;
     use std::collections::BTreeMap;
+    use talus_kernels::contact::{spring_components, spring_components_mut};
+
+    /// A spring whose first component tags its slot.
+    fn tag(x: f64) -> Spring {
+        let mut s = SPRING_ZERO;
+        spring_components_mut(&mut s)[0] = x;
+        s
+    }
+
+    fn untag(s: &Spring) -> f64 {
+        spring_components(s)[0]
+    }
 
     #[test]
     fn add_remove_find_compact_against_a_map() {
@@ -366,7 +380,7 @@ mod tests {
             let key = (a.min(b), a.max(b));
             if let std::collections::btree_map::Entry::Vacant(e) = reference.entry(key) {
                 let s = t.add(a, b);
-                t.xi[s] = round as f64;
+                t.xi[s] = tag(round as f64);
                 e.insert(round as f64);
             } else {
                 assert!(t.remove(b, a));
@@ -377,14 +391,14 @@ mod tests {
             }
             assert_eq!(t.len(), reference.len());
         }
-        let got: BTreeMap<(u32, u32), f64> = t.iter().map(|(s, i, j)| ((i, j), t.xi[s])).collect();
+        let got: BTreeMap<(u32, u32), f64> = t.iter().map(|(s, i, j)| ((i, j), untag(&t.xi[s]))).collect();
         assert_eq!(got, reference);
         t.compact();
         let pairs: Vec<(u32, u32)> = t.iter().map(|(_, i, j)| (i, j)).collect();
         let want: Vec<(u32, u32)> = reference.keys().copied().collect();
         assert_eq!(pairs, want, "compaction sorts by (i, j)");
         for (&(i, j), &x) in &reference {
-            assert_eq!(t.xi[t.find(j, i).unwrap()], x);
+            assert_eq!(untag(&t.xi[t.find(j, i).unwrap()]), x);
         }
         // Dropping particle 3 and swapping 0 <-> 1.
         let mut map: Vec<u32> = (0..n).collect();
@@ -399,7 +413,7 @@ mod tests {
             if a == u32::MAX || b == u32::MAX {
                 continue;
             }
-            assert_eq!(t.xi[t.find(a, b).unwrap()], x);
+            assert_eq!(untag(&t.xi[t.find(a, b).unwrap()]), x);
         }
         assert!(t.iter().all(|(_, i, j)| i < j));
     }

@@ -1,35 +1,47 @@
 //! talus-engine: the particle store (structure of arrays), the contact table with its
 //! history, walls, materials, particle generators and the simulation loop.
+//!
+//! One source, two builds (as the kernels): `talus-engine` (2D: discs and convex polygons)
+//! and `talus-engine3d` (`engine3d/Cargo.toml`, feature `dim3`: spheres). The modules of
+//! one dimension only sit behind `#[cfg]`; 3D does not have yet what is marked 2D here.
 pub mod contacts;
+#[cfg(not(feature = "dim3"))]
 pub mod drive;
 pub mod error;
 mod forces;
+#[cfg(not(feature = "dim3"))]
 pub mod generate;
+#[cfg(not(feature = "dim3"))]
 pub mod insert;
 pub mod material;
+#[cfg(not(feature = "dim3"))]
 pub mod overlaps;
 mod owner_sum;
 pub mod parallel;
 pub mod pool;
+#[cfg(not(feature = "dim3"))]
 pub mod shapes;
 pub mod sim;
 pub mod store;
 pub mod topology;
 pub mod walls;
 
+#[cfg(not(feature = "dim3"))]
 pub use drive::Drive;
 pub use error::{EngineError, Result};
+#[cfg(not(feature = "dim3"))]
 pub use insert::{Amount, InsertCounts, InsertSpec, Inserter, Shortfall};
 pub use material::Material;
 pub use parallel::ForceStrategy;
+#[cfg(not(feature = "dim3"))]
 pub use shapes::PolygonShape;
-pub use sim::{
-    Config, Elem, Energies, Integrator, NarrowStats, NeighborMethod, Rejection, Section, SectionSource, Simulation,
-    SETTINGS_SECTIONS,
-};
+pub use sim::{Config, Energies, Integrator, NeighborMethod, Simulation};
+#[cfg(not(feature = "dim3"))]
+pub use sim::{Elem, NarrowStats, Rejection, Section, SectionSource, SETTINGS_SECTIONS};
 pub use store::{flags, ParticleInit, ParticleStore};
-pub use talus_kernels::contact::disc_wall::LineWall;
 pub use talus_kernels::contact::ContactParams;
 /// The most particles a simulation holds (the sort-and-sweep's keys hold a 31-bit index).
 pub use talus_kernels::neighbor::sweep::MAX_PARTICLES;
+#[cfg(not(feature = "dim3"))]
+pub use walls::LineWall;
 pub use walls::Wall;

@@ -310,32 +310,37 @@ mod tests {
                 .map(|_| {
                     let v = |r: u64| (r % 2001) as f64 / 7.0 - 140.0 + 1e-9 * (r % 97) as f64;
                     (rnd() % 5 != 0).then(|| ContactForce {
-                        f: [v(rnd()), v(rnd())],
-                        ti: [v(rnd())],
-                        tj: [v(rnd())],
+                        f: std::array::from_fn(|_| v(rnd())),
+                        ti: std::array::from_fn(|_| v(rnd())),
+                        tj: std::array::from_fn(|_| v(rnd())),
                         overlap: 0.0,
                     })
                 })
                 .collect();
-            let mut serial = [vec![0.0; n], vec![0.0; n], vec![0.0; n]];
+            // The serial fold as the pair loop writes it: i gets the force and its
+            // torque, j the opposite force and its own torque.
+            let mut serial: [Vec<f64>; LOADS] = std::array::from_fn(|_| vec![0.0; n]);
             for o in 0..slots {
                 if let (Some(f), false) = (&forces[o], ci[o] == FREE) {
                     let (i, j) = (ci[o] as usize, cj[o] as usize);
-                    serial[0][i] += f.f[0];
-                    serial[1][i] += f.f[1];
-                    serial[0][j] -= f.f[0];
-                    serial[1][j] -= f.f[1];
-                    serial[2][i] += f.ti[0];
-                    serial[2][j] += f.tj[0];
+                    let (force, torque) = serial.split_at_mut(DIM);
+                    for (s, f) in force.iter_mut().zip(f.f) {
+                        s[i] += f;
+                        s[j] -= f;
+                    }
+                    for (s, (ti, tj)) in torque.iter_mut().zip(f.ti.into_iter().zip(f.tj)) {
+                        s[i] += ti;
+                        s[j] += tj;
+                    }
                 }
             }
             let mut plan = OwnerPlan::default();
             plan.prepare(1, &ci, &cj, n, threads, min_chunk);
             let chunks = plan.bounds.len() - 1;
             assert_eq!(chunks == 1, plan.fix.is_empty(), "one chunk defers nothing");
-            let mut slot_force = vec![[f64::NAN; 4]; slots];
-            let [mut fx, mut fy, mut tq] = [vec![0.0; n], vec![0.0; n], vec![0.0; n]];
-            let loads = SharedLoads::new([&mut fx, &mut fy, &mut tq]);
+            let mut slot_force = vec![[f64::NAN; DIM + 2 * ANG]; slots];
+            let mut out: [Vec<f64>; LOADS] = std::array::from_fn(|_| vec![0.0; n]);
+            let loads = SharedLoads::new(out.each_mut().map(|v| &mut v[..]));
             let mut order: Vec<usize> = (0..chunks).collect();
             for k in (1..chunks).rev() {
                 order.swap(k, (rnd() % (k as u64 + 1)) as usize);
@@ -358,7 +363,7 @@ mod tests {
             for t in 0..3 {
                 fix_up(plan.fix_piece(cuts[t]..cuts[t + 1]), &slot_force, &loads);
             }
-            for (a, b) in [(&fx, &serial[0]), (&fy, &serial[1]), (&tq, &serial[2])] {
+            for (a, b) in out.iter().zip(&serial) {
                 for p in 0..n {
                     assert_eq!(
                         a[p].to_bits(),

@@ -8,44 +8,69 @@
 //! timed in the pool's profile; ARCHITECTURE.md maps the phases to their files.
 use std::time::Instant;
 
+#[cfg(not(feature = "dim3"))]
 use talus_kernels::contact::law::elastic_energy;
 use talus_kernels::contact::ContactParams;
+#[cfg(not(feature = "dim3"))]
 use talus_kernels::integrate::gear::Derivatives;
 use talus_kernels::integrate::verlet::Check;
 use talus_kernels::math::{Aabb, Vector, DIM};
-use talus_kernels::neighbor::{CircleBoxes, NeighborSearch};
+use talus_kernels::neighbor::{BallBoxes, NeighborSearch};
 
 use crate::contacts::ContactTable;
+#[cfg(not(feature = "dim3"))]
 use crate::drive::{Drive, Driven};
 use crate::error::{EngineError, Result};
+#[cfg(not(feature = "dim3"))]
 use crate::forces::polygon_body;
 use crate::forces::walls::WallWork;
+#[cfg(not(feature = "dim3"))]
 pub use crate::forces::{NarrowStats, Rejection, SEPARATING_LINE_ITERATIONS};
+#[cfg(not(feature = "dim3"))]
 use crate::insert::{InsertSpec, Inserter, Shortfall};
 use crate::material::{Material, PairTable};
-use crate::parallel::{ForceStrategy, Workers};
+use crate::parallel::{ForceStrategy, PairWork, Workers};
 use crate::pool::{Phase, Profile};
+#[cfg(not(feature = "dim3"))]
 use crate::shapes::{PolygonShape, Shapes};
 use crate::store::{ParticleInit, ParticleStore};
 use crate::walls::{Wall, WallContacts};
+#[cfg(not(feature = "dim3"))]
 use talus_kernels::contact::polygon_polygon::disc_polygon;
+#[cfg(not(feature = "dim3"))]
 use talus_kernels::geometry::overlap::overlap;
+#[cfg(not(feature = "dim3"))]
 use talus_kernels::geometry::polygon::to_world;
 
 #[macro_use]
 mod broad;
 mod config;
+#[cfg(not(feature = "dim3"))]
 mod gear_history;
 mod measure;
 use broad::{Broad, PairList};
 pub use broad::{NeighborMethod, QUADTREE_LEAF};
 use config::{check_config, check_radius};
 pub use config::{Config, Integrator, MAX_MATERIALS};
+#[cfg(not(feature = "dim3"))]
 use gear_history::GearHistory;
 pub use measure::Energies;
+// Checkpoints: 2D only so far.
+#[cfg(not(feature = "dim3"))]
 mod state;
+#[cfg(not(feature = "dim3"))]
 mod state_check;
+#[cfg(not(feature = "dim3"))]
 pub use state::{Elem, Section, SectionSource, SETTINGS_SECTIONS};
+
+/// A particle's shape beside its radius: a convex polygon (2D).
+#[cfg(not(feature = "dim3"))]
+pub type Shape = PolygonShape;
+/// A particle's shape beside its radius: none so far in 3D, where every particle is a
+/// sphere (polyhedra come later), so no value of this type exists.
+#[cfg(feature = "dim3")]
+#[derive(Debug, Clone)]
+pub enum Shape {}
 
 /// Not `Clone`: it may own a pool of threads.
 #[derive(Debug)]
@@ -58,6 +83,7 @@ pub struct Simulation {
     pub materials: Vec<Material>,
     params: PairTable,
     broad: Broad,
+    #[cfg(not(feature = "dim3"))]
     gear: Option<GearHistory>,
     pub step: u64,
     pub time: f64,
@@ -71,19 +97,25 @@ pub struct Simulation {
     /// Touching pairs found by the last force phase.
     pub last_contacts: u64,
     /// Polygon shapes (None while every particle is a disc: the disc paths stay as they are).
+    #[cfg(not(feature = "dim3"))]
     pub shapes: Option<Shapes>,
     /// What the narrow phase of polygon pairs did, accumulated over the run.
+    #[cfg(not(feature = "dim3"))]
     pub narrow: NarrowStats,
     /// The worker pool that runs every phase of the step (one thread unless
     /// [`Simulation::set_parallel`] says otherwise), and its buffers.
     workers: Box<Workers>,
     /// Bodies moved by prescribed motions (drum walls, moving boundaries).
+    #[cfg(not(feature = "dim3"))]
     pub driven: Driven,
     /// Insertion streams (particles poured in over time) and what they have done.
+    #[cfg(not(feature = "dim3"))]
     inserts: Vec<Inserter>,
     /// The id the next inserted particle gets (at least one more than any id present).
+    #[cfg(not(feature = "dim3"))]
     next_id: u64,
     /// Insertion events that fell short since the caller last took them.
+    #[cfg(not(feature = "dim3"))]
     shortfalls: Vec<Shortfall>,
 }
 
@@ -91,12 +123,13 @@ impl Simulation {
     /// A simulation of the given particles. The particles are renumbered along a Morton
     /// curve (their ids stay), and the forces of the initial state are computed.
     pub fn new(config: Config, materials: Vec<Material>, walls: Vec<Wall>, particles: &[ParticleInit]) -> Result<Self> {
-        Self::new_with_shapes(config, materials, walls, particles, &[])
+        Self::build(config, materials, walls, particles, &[])
     }
 
     /// A simulation of discs and convex polygons: `shapes[k]` is the shape of
     /// `particles[k]` (`None` or a missing entry: a disc). A polygon's radius is its
     /// bounding radius and its moment of inertia comes from its shape.
+    #[cfg(not(feature = "dim3"))]
     pub fn new_with_shapes(
         config: Config,
         materials: Vec<Material>,
@@ -104,10 +137,21 @@ impl Simulation {
         particles: &[ParticleInit],
         shapes: &[Option<PolygonShape>],
     ) -> Result<Self> {
+        Self::build(config, materials, walls, particles, shapes)
+    }
+
+    fn build(
+        config: Config,
+        materials: Vec<Material>,
+        walls: Vec<Wall>,
+        particles: &[ParticleInit],
+        shapes: &[Option<Shape>],
+    ) -> Result<Self> {
         check_config(&config, &materials, &walls)?;
         let broad = Broad::new(config.neighbor, &config);
         let mut sim = Simulation {
             params: PairTable::new(&materials),
+            #[cfg(not(feature = "dim3"))]
             gear: (config.integrator == Integrator::Gear).then(GearHistory::default),
             config,
             particles: ParticleStore::default(),
@@ -124,15 +168,22 @@ impl Simulation {
             removes: Vec::new(),
             primed: false,
             last_contacts: 0,
+            #[cfg(not(feature = "dim3"))]
             shapes: None,
+            #[cfg(not(feature = "dim3"))]
             narrow: NarrowStats::default(),
             workers: Box::new(Workers::new(&[None], ForceStrategy::Deterministic)?),
+            #[cfg(not(feature = "dim3"))]
             driven: Driven::default(),
+            #[cfg(not(feature = "dim3"))]
             inserts: Vec::new(),
+            #[cfg(not(feature = "dim3"))]
             next_id: 1,
+            #[cfg(not(feature = "dim3"))]
             shortfalls: Vec::new(),
         };
-        sim.add_particles_with_shapes(particles, shapes)?;
+        sim.append(particles, shapes)?;
+        sim.primed = false;
         sim.reorder();
         sim.prime()?;
         Ok(sim)
@@ -149,10 +200,14 @@ impl Simulation {
     /// Append particles. They join the pair set at the next broad-phase update (at once,
     /// since their stored box is empty); a large batch triggers a full rebuild instead.
     pub fn add_particles(&mut self, new: &[ParticleInit]) -> Result<()> {
-        self.add_particles_with_shapes(new, &[])
+        self.append(new, &[])?;
+        // Gear needs the accelerations of the new particles: recompute the forces.
+        self.primed = false;
+        Ok(())
     }
 
     /// Append discs and polygons (`shapes[k]` for `new[k]`, as in `new_with_shapes`).
+    #[cfg(not(feature = "dim3"))]
     pub fn add_particles_with_shapes(&mut self, new: &[ParticleInit], shapes: &[Option<PolygonShape>]) -> Result<()> {
         self.append(new, shapes)?;
         // Gear needs the accelerations of the new particles: recompute the forces.
@@ -162,7 +217,7 @@ impl Simulation {
 
     /// Append particles: the store, the shapes, the neighbour search (which takes them in
     /// at its next update), the contact table's chains and the Gear history grow.
-    fn append(&mut self, new: &[ParticleInit], shapes: &[Option<PolygonShape>]) -> Result<()> {
+    fn append(&mut self, new: &[ParticleInit], shapes: &[Option<Shape>]) -> Result<()> {
         let nmat = self.materials.len();
         for p in new {
             if let Err(msg) = check_radius(p.radius, &self.config) {
@@ -189,6 +244,7 @@ impl Simulation {
             }
         }
         let before = self.len();
+        #[cfg(not(feature = "dim3"))]
         if self.shapes.is_none() && shapes.iter().any(|s| s.is_some()) {
             let mut sh = Shapes::new();
             (0..before).for_each(|_| sh.push(None));
@@ -205,6 +261,12 @@ impl Simulation {
         self.workers.needs_first_touch = true;
         for (k, p) in new.iter().enumerate() {
             let shape = shapes.get(k).and_then(|s| s.as_ref());
+            #[cfg(feature = "dim3")]
+            match shape {
+                None => self.particles.push(p),
+                Some(s) => match *s {},
+            };
+            #[cfg(not(feature = "dim3"))]
             let idx = match shape {
                 Some(sh) => {
                     let q = self.particles.push(&ParticleInit {
@@ -219,6 +281,7 @@ impl Simulation {
                 }
                 None => self.particles.push(p),
             };
+            #[cfg(not(feature = "dim3"))]
             if let Some(all) = &mut self.shapes {
                 all.push(shape);
                 let r = all.range(idx);
@@ -233,6 +296,7 @@ impl Simulation {
             with_broad!(&mut self.broad, m => NeighborSearch::push_particle(&mut **m));
         }
         self.contacts.grow_particles(self.len());
+        #[cfg(not(feature = "dim3"))]
         if let Some(g) = &mut self.gear {
             let n = self.particles.len();
             g.arrays().for_each(|a| a.resize(n, 0.0));
@@ -240,6 +304,7 @@ impl Simulation {
         if new.len() * 4 > before {
             self.needs_rebuild = true;
         }
+        #[cfg(not(feature = "dim3"))]
         if let Some(m) = new.iter().map(|p| p.id).max() {
             self.next_id = self.next_id.max(m.saturating_add(1));
         }
@@ -249,6 +314,7 @@ impl Simulation {
     /// Pour particles in over time (see [`crate::insert`]): from the next step on, the
     /// stream inserts at its scheduled steps (events before the current step are skipped).
     /// Returns the stream's index.
+    #[cfg(not(feature = "dim3"))]
     pub fn add_insertion(&mut self, spec: InsertSpec) -> Result<usize> {
         let c = &self.config;
         let setup = |m: String| EngineError::Setup(format!("insertion: {m}"));
@@ -273,17 +339,20 @@ impl Simulation {
     }
 
     /// The insertion streams and their counts.
+    #[cfg(not(feature = "dim3"))]
     pub fn insertions(&self) -> &[Inserter] {
         &self.inserts
     }
 
     /// The insertion events that fell short since the last call (the region was too full
     /// for all the particles asked for), oldest first.
+    #[cfg(not(feature = "dim3"))]
     pub fn take_shortfalls(&mut self) -> Vec<Shortfall> {
         std::mem::take(&mut self.shortfalls)
     }
 
     /// Is some insertion stream due before the next step?
+    #[cfg(not(feature = "dim3"))]
     fn insertion_due(&self) -> bool {
         self.inserts.iter().any(|i| i.next_step() == Some(self.step))
     }
@@ -292,6 +361,7 @@ impl Simulation {
     /// the particles of the ones before); `run` does them itself, so calling this first
     /// changes nothing but lets the caller see the particles as they were inserted. The
     /// state must be synchronised (it is between calls of `run`).
+    #[cfg(not(feature = "dim3"))]
     pub fn insert_due(&mut self) -> Result<()> {
         let t = Instant::now();
         for s in 0..self.inserts.len() {
@@ -306,6 +376,7 @@ impl Simulation {
     }
 
     /// One event of stream `s`.
+    #[cfg(not(feature = "dim3"))]
     fn insert_event(&mut self, s: usize) -> Result<()> {
         let ins = &self.inserts[s];
         let want = ins
@@ -359,6 +430,7 @@ impl Simulation {
         self.append(&p.inits, &p.shapes)?;
         // Nothing touches a new particle: its force is zero, so what `prime` would give it
         // (Gear: its acceleration is gravity) is set directly, and the others keep theirs.
+        #[cfg(not(feature = "dim3"))]
         if let Some(gh) = &mut self.gear {
             let (ps, g) = (&self.particles, self.config.gravity);
             for q in before..ps.len() {
@@ -373,6 +445,7 @@ impl Simulation {
 
     /// Put the particles with these ids under a prescribed rigid motion (they must carry
     /// the DRIVEN flag: infinite mass). Their poses follow `drive` exactly from now on.
+    #[cfg(not(feature = "dim3"))]
     pub fn drive_particles(&mut self, drive: Drive, ids: &[u64]) -> Result<()> {
         let d = self.driven.drives.len();
         if d >= u16::MAX as usize {
@@ -446,10 +519,13 @@ impl Simulation {
         with_broad!(&mut self.broad, m => NeighborSearch::renumber(&mut **m, map));
         self.contacts.remap(map, n);
         self.wall_contacts.remap(map);
+        #[cfg(not(feature = "dim3"))]
         if let Some(sh) = &mut self.shapes {
             sh.remap(map);
         }
+        #[cfg(not(feature = "dim3"))]
         self.driven.remap(map);
+        #[cfg(not(feature = "dim3"))]
         if let Some(g) = &mut self.gear {
             for a in g.arrays() {
                 let mut na = vec![0.0; n];
@@ -475,12 +551,14 @@ impl Simulation {
     /// Compute the forces of the current state without advancing any spring: needed once
     /// before the first step (and after particles were added).
     pub fn prime(&mut self) -> Result<()> {
+        #[cfg(not(feature = "dim3"))]
         let g = self.config.gravity;
         let ps = &mut self.particles;
         ps.force.iter_mut().chain(&mut ps.torque).for_each(|f| f.fill(0.0));
         self.check_positions()?;
         self.update_neighbors()?;
         self.forces(0.0)?;
+        #[cfg(not(feature = "dim3"))]
         if let Some(gh) = &mut self.gear {
             let ps = &self.particles;
             for p in 0..ps.len() {
@@ -510,7 +588,9 @@ impl Simulation {
             self.prime()?;
         }
         for k in 0..steps {
+            #[cfg_attr(feature = "dim3", allow(unused_mut))]
             let mut pending = k > 0;
+            #[cfg(not(feature = "dim3"))]
             if self.insertion_due() {
                 // Particles are inserted in a synchronised state: the pending half kick
                 // first (bitwise what the fused kick would do), so that a batch split at
@@ -549,16 +629,19 @@ impl Simulation {
                 .record_serial(Phase::FirstTouch, t.elapsed().as_secs_f64());
         }
         let dt = self.config.dt;
+        #[cfg(not(feature = "dim3"))]
         if !self.driven.is_empty() {
             self.driven.set_velocities(&mut self.particles, self.time, dt);
         }
         let left = match self.config.integrator {
             Integrator::Verlet => self.kick_drift_check(pending_kick)?,
+            #[cfg(not(feature = "dim3"))]
             Integrator::Gear => {
                 self.predict()?;
                 self.check_positions()?
             }
         };
+        #[cfg(not(feature = "dim3"))]
         if let Some(sh) = &mut self.shapes {
             let ps = &self.particles;
             self.workers.update_world(sh, &ps.pos[0], &ps.pos[1], &ps.angle)?;
@@ -567,6 +650,7 @@ impl Simulation {
             self.update_neighbors()?;
         }
         self.forces(dt)?;
+        #[cfg(not(feature = "dim3"))]
         if self.config.integrator == Integrator::Gear {
             self.correct()?;
         }
@@ -626,6 +710,7 @@ impl Simulation {
     }
 
     /// Gear: predict, loads zeroed.
+    #[cfg(not(feature = "dim3"))]
     fn predict(&mut self) -> Result<()> {
         let dt = self.config.dt;
         let Some(gh) = &mut self.gear else {
@@ -639,16 +724,16 @@ impl Simulation {
     fn correct(&mut self) -> Result<()> {
         let dt = self.config.dt;
         let g = self.config.gravity;
-        match &mut self.gear {
-            None => self.workers.kick(&mut self.particles, dt, g),
-            Some(gh) => {
-                let (pos, vel, [fx, fy, torque], [inv_mass, inv_inertia]) = self.particles.gear_views();
-                let loads = [&fx[..], &fy[..], &torque[..]];
-                let inv = [&inv_mass[..], &inv_mass[..], &inv_inertia[..]];
-                self.workers
-                    .gear_correct(gh.dofs(pos, vel), loads, inv, [g[0], g[1], 0.0], dt)
-            }
+        #[cfg(not(feature = "dim3"))]
+        if let Some(gh) = &mut self.gear {
+            let (pos, vel, [fx, fy, torque], [inv_mass, inv_inertia]) = self.particles.gear_views();
+            let loads = [&fx[..], &fy[..], &torque[..]];
+            let inv = [&inv_mass[..], &inv_mass[..], &inv_inertia[..]];
+            return self
+                .workers
+                .gear_correct(gh.dofs(pos, vel), loads, inv, [g[0], g[1], 0.0], dt);
         }
+        self.workers.kick(&mut self.particles, dt, g)
     }
 
     /// Has some particle left its stored enlarged box? Is every particle in the domain?
@@ -671,9 +756,8 @@ impl Simulation {
 
     fn update_neighbors(&mut self) -> Result<()> {
         let ps = &self.particles;
-        let src = CircleBoxes {
-            x: &ps.pos[0],
-            y: &ps.pos[1],
+        let src = BallBoxes {
+            pos: ps.pos.each_ref().map(|v| &v[..]),
             radius: &ps.radius,
             margin: self.config.margin,
         };
@@ -695,6 +779,7 @@ impl Simulation {
                     (&s.adds, &s.removes)
                 }
                 // The quadtree shares its scan and pair search with the pool.
+                #[cfg(not(feature = "dim3"))]
                 Broad::Quadtree(m) => {
                     pool.quadtree_refresh(m, &src, &mut adds, &mut removes)?;
                     (&adds, &removes)
@@ -737,18 +822,30 @@ impl Simulation {
         let walls = WallWork {
             walls: &self.walls,
             params: &self.params,
+            #[cfg(not(feature = "dim3"))]
             shapes: self.shapes.as_ref(),
+            #[cfg(feature = "dim3")]
+            normal_model: self.config.normal_model,
             dt,
+        };
+        let work = PairWork {
+            #[cfg(not(feature = "dim3"))]
+            shapes: self.shapes.as_ref(),
+            params: &self.params,
+            dt,
+            #[cfg(not(feature = "dim3"))]
+            rejection: self.config.rejection,
+            #[cfg(not(feature = "dim3"))]
+            gap_budget: self.config.integrator == Integrator::Verlet,
+            #[cfg(feature = "dim3")]
+            normal_model: self.config.normal_model,
         };
         // The pool adds the wall forces after the pair forces, in its reduction.
         self.last_contacts = self.workers.pair_forces(
             &mut self.particles,
             &mut self.contacts,
-            self.shapes.as_ref(),
-            &self.params,
-            dt,
-            self.config.rejection,
-            self.config.integrator == Integrator::Verlet,
+            &work,
+            #[cfg(not(feature = "dim3"))]
             &mut self.narrow,
             &mut self.wall_contacts,
             &walls,

@@ -1,20 +1,39 @@
-//! Straight walls and their contacts with particles.
+//! Walls and their contacts with particles: straight lines in 2D; planes and the insides of
+//! turning cylinders (drums) in 3D.
 //!
 //! Walls are few, so the wall contact list is rebuilt from scratch whenever the broad
 //! phase updates: a (particle, wall) pair is a candidate when the particle's stored
-//! enlarged box reaches the wall's line. Between updates every particle stays inside its
-//! stored box, so no touching pair is missed. The tangential springs of pairs that stay
+//! enlarged box reaches the wall. Between updates every particle stays inside its stored
+//! box, so no touching pair is missed. The tangential springs of pairs that stay
 //! candidates are carried over by a merge of the two sorted lists.
-use talus_kernels::contact::disc_wall::LineWall;
+#[cfg(not(feature = "dim3"))]
+pub use talus_kernels::contact::disc_wall::LineWall;
+#[cfg(feature = "dim3")]
+pub use talus_kernels::contact::sphere_wall::{CylinderWall, PlaneWall};
+use talus_kernels::contact::{Spring, SPRING_ZERO};
+use talus_kernels::math::Aabb;
+
+/// The surface of a wall in 3D.
+#[cfg(feature = "dim3")]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Surface {
+    Plane(PlaneWall),
+    /// The inside of a cylinder: the particles are within it.
+    Cylinder(CylinderWall),
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Wall {
+    #[cfg(not(feature = "dim3"))]
     pub line: LineWall,
+    #[cfg(feature = "dim3")]
+    pub surface: Surface,
     pub material: u16,
 }
 
 impl Wall {
     /// A fixed straight wall through `point` with unit `normal` towards the particles.
+    #[cfg(not(feature = "dim3"))]
     pub fn fixed(point: [f64; 2], normal: [f64; 2], material: u16) -> Wall {
         Wall {
             line: LineWall {
@@ -25,6 +44,58 @@ impl Wall {
             material,
         }
     }
+
+    /// A fixed plane through `point` with unit `normal` towards the particles.
+    #[cfg(feature = "dim3")]
+    pub fn plane(point: [f64; 3], normal: [f64; 3], material: u16) -> Wall {
+        Wall {
+            surface: Surface::Plane(PlaneWall {
+                point,
+                normal,
+                velocity: [0.0; 3],
+            }),
+            material,
+        }
+    }
+
+    /// The inside of a cylinder of `radius` about the line through `point` along the unit
+    /// `axis`, turning about it at `spin` rad/s (a drum).
+    #[cfg(feature = "dim3")]
+    pub fn cylinder(point: [f64; 3], axis: [f64; 3], radius: f64, spin: f64, material: u16) -> Wall {
+        Wall {
+            surface: Surface::Cylinder(CylinderWall {
+                point,
+                axis,
+                radius,
+                spin,
+            }),
+            material,
+        }
+    }
+
+    /// Can a particle whose stored box is `b` touch the wall? The box's corner deepest
+    /// towards a line or plane, or farthest from a cylinder's axis (a convex function is
+    /// largest at a corner), is on or past it.
+    fn reached_by(&self, b: &Aabb) -> bool {
+        #[cfg(not(feature = "dim3"))]
+        {
+            let n = self.line.normal;
+            let cx = if n[0] > 0.0 { b[0] } else { b[1] } as f64;
+            let cy = if n[1] > 0.0 { b[2] } else { b[3] } as f64;
+            self.line.distance(cx, cy) <= 0.0
+        }
+        #[cfg(feature = "dim3")]
+        match &self.surface {
+            Surface::Plane(pl) => {
+                let c = std::array::from_fn(|a| if pl.normal[a] > 0.0 { b[2 * a] } else { b[2 * a + 1] } as f64);
+                pl.distance(c) <= 0.0
+            }
+            Surface::Cylinder(cy) => (0..8).any(|k: usize| {
+                let c = std::array::from_fn(|a| b[2 * a + (k >> a & 1)] as f64);
+                cy.distance(c) <= 0.0
+            }),
+        }
+    }
 }
 
 /// Candidate (particle, wall) pairs, sorted by (particle, wall), with their springs.
@@ -32,12 +103,12 @@ impl Wall {
 pub struct WallContacts {
     pub p: Vec<u32>,
     pub w: Vec<u16>,
-    pub xi: Vec<f64>,
+    pub xi: Vec<Spring>,
     /// Overlap area of the last step (polygons; zero for discs).
     pub area: Vec<f64>,
     np: Vec<u32>,
     nw: Vec<u16>,
-    nxi: Vec<f64>,
+    nxi: Vec<Spring>,
     narea: Vec<f64>,
 }
 
@@ -50,8 +121,8 @@ impl WallContacts {
         self.p.is_empty()
     }
 
-    /// Rebuild from the stored boxes `[lo_x, hi_x, lo_y, hi_y]`.
-    pub fn rebuild(&mut self, walls: &[Wall], boxes: &[[f32; 4]]) {
+    /// Rebuild from the stored boxes.
+    pub fn rebuild(&mut self, walls: &[Wall], boxes: &[Aabb]) {
         self.np.clear();
         self.nw.clear();
         self.nxi.clear();
@@ -59,11 +130,7 @@ impl WallContacts {
         let mut k = 0;
         for (p, b) in boxes.iter().enumerate() {
             for (w, wall) in walls.iter().enumerate() {
-                let n = wall.line.normal;
-                // The box corner deepest towards the wall.
-                let cx = if n[0] > 0.0 { b[0] } else { b[1] } as f64;
-                let cy = if n[1] > 0.0 { b[2] } else { b[3] } as f64;
-                if wall.line.distance(cx, cy) <= 0.0 {
+                if wall.reached_by(b) {
                     let (p, w) = (p as u32, w as u16);
                     while k < self.p.len() && (self.p[k], self.w[k]) < (p, w) {
                         k += 1;
@@ -71,7 +138,7 @@ impl WallContacts {
                     let (xi, area) = if k < self.p.len() && (self.p[k], self.w[k]) == (p, w) {
                         (self.xi[k], self.area[k])
                     } else {
-                        (0.0, 0.0)
+                        (SPRING_ZERO, 0.0)
                     };
                     self.np.push(p);
                     self.nw.push(w);
@@ -89,7 +156,7 @@ impl WallContacts {
     /// Renumber particles (`map[old] = new` or `u32::MAX`): the list is rebuilt at the next
     /// broad-phase update anyway, but springs must follow their particles until then.
     pub fn remap(&mut self, map: &[u32]) {
-        let mut v: Vec<(u32, u16, f64, f64)> = (0..self.p.len())
+        let mut v: Vec<(u32, u16, Spring, f64)> = (0..self.p.len())
             .filter(|&k| map[self.p[k] as usize] != u32::MAX)
             .map(|k| (map[self.p[k] as usize], self.w[k], self.xi[k], self.area[k]))
             .collect();
@@ -103,6 +170,7 @@ impl WallContacts {
     pub fn memory_bytes(&self) -> usize {
         (self.p.capacity() + self.np.capacity()) * 4
             + (self.w.capacity() + self.nw.capacity()) * 2
-            + (self.xi.capacity() + self.nxi.capacity() + self.area.capacity() + self.narea.capacity()) * 8
+            + (self.xi.capacity() + self.nxi.capacity()) * std::mem::size_of::<Spring>()
+            + (self.area.capacity() + self.narea.capacity()) * 8
     }
 }

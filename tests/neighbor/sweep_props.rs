@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use talus::kernels::neighbor::{brute_force_pairs, BoxSource, CircleBoxes, SweepAndPrune};
+use talus::kernels::neighbor::{brute_force_pairs, BallBoxes, BoxSource, SweepAndPrune};
 
 struct World {
     x: Vec<f64>,
@@ -35,9 +35,8 @@ fn run_case(seed: u64, n0: usize, ratio: f64, jump: f64, margin: f64, steps: usi
     let mut twin = SweepAndPrune::new();
     let mut full = Vec::new();
     sweep.rebuild(
-        &CircleBoxes {
-            x: &w.x,
-            y: &w.y,
+        &BallBoxes {
+            pos: [&w.x, &w.y],
             radius: &w.r,
             margin,
         },
@@ -45,9 +44,8 @@ fn run_case(seed: u64, n0: usize, ratio: f64, jump: f64, margin: f64, steps: usi
     );
     let mut twin_full = Vec::new();
     twin.rebuild(
-        &CircleBoxes {
-            x: &w.x,
-            y: &w.y,
+        &BallBoxes {
+            pos: [&w.x, &w.y],
             radius: &w.r,
             margin,
         },
@@ -57,9 +55,8 @@ fn run_case(seed: u64, n0: usize, ratio: f64, jump: f64, margin: f64, steps: usi
     let mut set: BTreeSet<(u32, u32)> = full.iter().copied().collect();
     assert_eq!(
         full,
-        brute_force_pairs(&CircleBoxes {
-            x: &w.x,
-            y: &w.y,
+        brute_force_pairs(&BallBoxes {
+            pos: [&w.x, &w.y],
             radius: &w.r,
             margin
         })
@@ -112,9 +109,8 @@ fn run_case(seed: u64, n0: usize, ratio: f64, jump: f64, margin: f64, steps: usi
                 twin.push_particle();
             }
         }
-        let src = CircleBoxes {
-            x: &w.x,
-            y: &w.y,
+        let src = BallBoxes {
+            pos: [&w.x, &w.y],
             radius: &w.r,
             margin,
         };
@@ -185,9 +181,8 @@ fn exact_ties_on_a_lattice() {
     let mut s = SweepAndPrune::new();
     let mut full = Vec::new();
     s.rebuild(
-        &CircleBoxes {
-            x: &x,
-            y: &y,
+        &BallBoxes {
+            pos: [&x, &y],
             radius: &r,
             margin: 0.0,
         },
@@ -201,9 +196,8 @@ fn exact_ties_on_a_lattice() {
             y[p] += if step % 2 == 0 { d } else { -d };
             x[p] += 0.125;
         }
-        let src = CircleBoxes {
-            x: &x,
-            y: &y,
+        let src = BallBoxes {
+            pos: [&x, &y],
             radius: &r,
             margin: 0.0,
         };

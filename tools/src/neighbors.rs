@@ -16,7 +16,7 @@ use talus_engine::{
     Config, ContactParams, Integrator, Material, NeighborMethod, ParticleInit, Rejection, Simulation, Wall,
 };
 use talus_kernels::neighbor::{
-    BoundingVolumes, BruteForce, CircleBoxes, Dess, LinkedCells, NeighborSearch, Quadtree, SpatialHash, StripedSort,
+    BallBoxes, BoundingVolumes, BruteForce, Dess, LinkedCells, NeighborSearch, Quadtree, SpatialHash, StripedSort,
     SweepAndPrune, VerletLists,
 };
 
@@ -185,10 +185,9 @@ impl Kinematic {
         }
     }
 
-    fn boxes(&self) -> CircleBoxes<'_> {
-        CircleBoxes {
-            x: &self.x,
-            y: &self.y,
+    fn boxes(&self) -> BallBoxes<'_> {
+        BallBoxes {
+            pos: [&self.x, &self.y],
             radius: &self.r,
             margin: 0.0,
         }
@@ -541,12 +540,11 @@ impl Motion {
         }
     }
 
-    fn boxes(&self) -> CircleBoxes<'_> {
+    fn boxes(&self) -> BallBoxes<'_> {
         match self {
             Motion::Kinematic(k) => k.boxes(),
-            Motion::Dem(sim) => CircleBoxes {
-                x: &sim.particles.pos[0],
-                y: &sim.particles.pos[1],
+            Motion::Dem(sim) => BallBoxes {
+                pos: [&sim.particles.pos[0], &sim.particles.pos[1]],
                 radius: &sim.particles.radius,
                 margin: 0.0,
             },

@@ -1,32 +1,56 @@
-//! Wall forces: each wall contact of a run, a disc through `kernels::contact::disc_wall`, a
-//! polygon through `kernels::contact::polygon_wall`, into its particle's loads.
+//! Wall forces: each wall contact of a run, into its particle's loads: in 2D a disc through
+//! `kernels::contact::disc_wall`, a polygon through `kernels::contact::polygon_wall`; in 3D
+//! a sphere through `kernels::contact::sphere_wall` (planes and cylinders).
+#[cfg(not(feature = "dim3"))]
 use talus_kernels::contact::disc_wall::disc_wall;
+#[cfg(not(feature = "dim3"))]
 use talus_kernels::contact::polygon_wall::polygon_wall;
+#[cfg(feature = "dim3")]
+use talus_kernels::contact::sphere_wall::{sphere_cylinder, sphere_plane, SphereBody};
+use talus_kernels::contact::{Spring, SPRING_ZERO};
 
-use super::{polygon_body, WallSink};
+#[cfg(not(feature = "dim3"))]
+use super::polygon_body;
+use super::WallSink;
 use crate::material::PairTable;
+#[cfg(not(feature = "dim3"))]
 use crate::shapes::Shapes;
 use crate::store::ParticleStore;
+#[cfg(feature = "dim3")]
+use crate::walls::Surface;
 use crate::walls::Wall;
 
 /// What the wall contacts need besides the particles and the contacts themselves.
 pub(crate) struct WallWork<'a> {
     pub walls: &'a [Wall],
     pub params: &'a PairTable,
+    #[cfg(not(feature = "dim3"))]
     pub shapes: Option<&'a Shapes>,
+    #[cfg(feature = "dim3")]
+    pub normal_model: talus_kernels::contact::law::NormalModel,
     pub dt: f64,
 }
 
 impl WallWork<'_> {
+    /// Whether the contacts are those of polygons (costlier: clipped against the wall).
+    pub(crate) fn polygons(&self) -> bool {
+        #[cfg(not(feature = "dim3"))]
+        return self.shapes.is_some();
+        #[cfg(feature = "dim3")]
+        return false;
+    }
+
     /// The forces of a run of wall contacts (`p`, `w`, `xi`, `area` start at the same
     /// contact), each added into its particle's loads through `sink`, in list order: after
     /// the particle's pair forces. A run of particles' contacts is taken by one thread.
+    // (`area` is the polygons' state: unused by spheres.)
+    #[cfg_attr(feature = "dim3", allow(unused_variables))]
     pub(crate) fn contacts<S: WallSink>(
         &self,
         ps: &ParticleStore,
         p: &[u32],
         w: &[u16],
-        xi: &mut [f64],
+        xi: &mut [Spring],
         area: &mut [f64],
         sink: &mut S,
     ) {
@@ -39,6 +63,21 @@ impl WallWork<'_> {
             }
             let wall = &self.walls[w[k] as usize];
             let prm = self.params.get(ps.material[q], wall.material);
+            #[cfg(feature = "dim3")]
+            let c = {
+                let s = SphereBody {
+                    x: std::array::from_fn(|a| ps.pos[a][q]),
+                    r: ps.radius[q],
+                    v: std::array::from_fn(|a| ps.vel[a][q]),
+                    omega: std::array::from_fn(|a| ps.omega[a][q]),
+                    inv_mass: ps.inv_mass[q],
+                };
+                match &wall.surface {
+                    Surface::Plane(pl) => sphere_plane(prm, self.normal_model, pl, &s, &mut xi[k], self.dt),
+                    Surface::Cylinder(cy) => sphere_cylinder(prm, self.normal_model, cy, &s, &mut xi[k], self.dt),
+                }
+            };
+            #[cfg(not(feature = "dim3"))]
             let c = match self.shapes {
                 Some(sh) if sh.is_polygon(q) => {
                     let b = polygon_body(ps, sh, q);
@@ -60,7 +99,7 @@ impl WallWork<'_> {
             };
             match c {
                 Some(c) => sink.wall(q, &c),
-                None => xi[k] = 0.0,
+                None => xi[k] = SPRING_ZERO,
             }
         }
     }

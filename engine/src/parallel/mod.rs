@@ -29,6 +29,7 @@
 
 mod neighbor;
 mod pair_forces;
+pub(crate) use pair_forces::PairWork;
 mod particle_passes;
 
 use std::ops::Range;
@@ -37,24 +38,35 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use parking_lot::Mutex;
 
-use crate::contacts::{ContactTable, FREE};
+use crate::contacts::ContactTable;
+#[cfg(not(feature = "dim3"))]
+use crate::contacts::FREE;
 use crate::error::Result;
-use crate::forces::disc_disc::{disc_slots, DiscView};
+#[cfg(not(feature = "dim3"))]
+use crate::forces::disc_disc::{disc_slots, DiscView as RoundView};
+#[cfg(not(feature = "dim3"))]
 use crate::forces::pair_with_shapes::pair_with_shapes;
+#[cfg(feature = "dim3")]
+use crate::forces::sphere_sphere::{sphere_slots, SphereView as RoundView};
 use crate::forces::walls::WallWork;
-use crate::forces::{
-    load_i, load_j, ForceSink, Load, LoadSink, NarrowStats, NarrowWork, OneMaterial, Rejection, SlotRecord, SlotState,
-    WallSink,
-};
+use crate::forces::{load_i, load_j, ForceSink, Load, LoadSink, OneMaterial, SlotRecord, WallSink};
+#[cfg(not(feature = "dim3"))]
+use crate::forces::{NarrowStats, NarrowWork, Rejection, SlotState};
 use crate::owner_sum::{fix_up, OwnerPlan, OwnerSink, SharedLoads, SharedLoadsSink};
-use crate::pool::{chunk, cuts_by_work, Dynamic, Phase, Pool, Stealing};
+#[cfg(not(feature = "dim3"))]
+use crate::pool::cuts_by_work;
+use crate::pool::{chunk, Dynamic, Phase, Pool, Stealing};
+#[cfg(not(feature = "dim3"))]
 use crate::shapes::Shapes;
 use crate::store::ParticleStore;
 use crate::store::LOADS;
 use crate::walls::WallContacts;
-use talus_kernels::contact::ContactForce;
+use talus_kernels::contact::{ContactForce, Spring};
+#[cfg(not(feature = "dim3"))]
 use talus_kernels::geometry::overlap::OverlapScratch;
+#[cfg(not(feature = "dim3"))]
 use talus_kernels::geometry::polygon::to_world;
+#[cfg(not(feature = "dim3"))]
 use talus_kernels::integrate::gear::{self, Derivatives};
 use talus_kernels::integrate::position_check::check_positions;
 use talus_kernels::integrate::verlet::{self, Check, CheckResult, Inertia, Kinematics, Loads};
@@ -107,7 +119,9 @@ impl FromStr for ForceStrategy {
 
 /// What each thread keeps between phases.
 pub(crate) struct ThreadState {
+    #[cfg(not(feature = "dim3"))]
     scratch: Box<OverlapScratch>,
+    #[cfg(not(feature = "dim3"))]
     pub stats: NarrowStats,
     pub touching: u64,
     /// Per-thread force arrays (fx, fy, torque) of the per-thread strategy.
@@ -145,7 +159,9 @@ impl Workers {
         let threads = (0..pins.len())
             .map(|_| {
                 Mutex::new(ThreadState {
+                    #[cfg(not(feature = "dim3"))]
                     scratch: Box::default(),
+                    #[cfg(not(feature = "dim3"))]
                     stats: NarrowStats::default(),
                     touching: 0,
                     acc: Default::default(),

@@ -78,11 +78,12 @@ impl ForceSink for LockSink<'_> {
 /// inlined into the force-phase closure (with its six instances) the disc loop ran
 /// 10-25 % slower than the same loop on the serial path. The sink comes by value: a local
 /// of this function, its array pointers stay in registers through the loop.
+#[cfg(not(feature = "dim3"))]
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn chunk_forces<S: ForceSink>(
     ps: &ParticleStore,
-    view: &DiscView,
+    view: &RoundView,
     shapes: Option<&Shapes>,
     one: Option<&OneMaterial>,
     params: &crate::material::PairTable,
@@ -126,7 +127,28 @@ fn chunk_forces<S: ForceSink>(
     }
 }
 
+/// The pairs of one chunk of slots (3D: spheres), into `sink`, as the 2D version.
+#[cfg(feature = "dim3")]
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn chunk_forces<S: ForceSink>(
+    view: &RoundView,
+    one: Option<&OneMaterial>,
+    w: &PairWork,
+    ci: &[u32],
+    cj: &[u32],
+    xi: &mut [Spring],
+    mut sink: S,
+) -> u64 {
+    sink.fit(view.len());
+    match one {
+        Some(one) => sphere_slots(view, one, w.normal_model, ci, cj, xi, w.dt, &mut sink),
+        None => sphere_slots(view, w.params, w.normal_model, ci, cj, xi, w.dt, &mut sink),
+    }
+}
+
 /// The contact state of a run of slots.
+#[cfg(not(feature = "dim3"))]
 struct Slots<'a> {
     xi: &'a mut [f64],
     area: &'a mut [f64],
@@ -134,18 +156,24 @@ struct Slots<'a> {
 }
 
 /// What the force phase needs besides the store and the table.
-struct PairWork<'a> {
-    shapes: Option<&'a Shapes>,
-    params: &'a crate::material::PairTable,
-    dt: f64,
-    rejection: Rejection,
-    gap_budget: bool,
+pub(crate) struct PairWork<'a> {
+    #[cfg(not(feature = "dim3"))]
+    pub shapes: Option<&'a Shapes>,
+    pub params: &'a crate::material::PairTable,
+    pub dt: f64,
+    #[cfg(not(feature = "dim3"))]
+    pub rejection: Rejection,
+    #[cfg(not(feature = "dim3"))]
+    pub gap_budget: bool,
+    #[cfg(feature = "dim3")]
+    pub normal_model: talus_kernels::contact::law::NormalModel,
 }
 
-/// One dynamically claimed piece of the contact table.
+/// One dynamically claimed piece of the contact table (`area` and `features`: the polygon
+/// pairs' state, empty without polygons).
 struct SlotChunk<'a> {
     start: usize,
-    xi: &'a mut [f64],
+    xi: &'a mut [Spring],
     area: &'a mut [f64],
     features: &'a mut [u32],
     out: &'a mut [SlotRecord],
@@ -157,45 +185,34 @@ impl Workers {
     /// strategy, then the wall forces (`wc`, `ww`) added after them, each particle's by the
     /// thread that completes its pair sum: the loads are summed in the serial step's order
     /// (pairs, then walls), and the walls are shared by the threads. Returns the touching
-    /// pairs; narrow-phase counts are added to `stats`.
-    #[allow(clippy::too_many_arguments)]
+    /// pairs; narrow-phase counts (2D) are added to `stats`.
     pub(crate) fn pair_forces(
         &mut self,
         ps: &mut ParticleStore,
         ct: &mut ContactTable,
-        shapes: Option<&Shapes>,
-        params: &crate::material::PairTable,
-        dt: f64,
-        rejection: Rejection,
-        gap_budget: bool,
-        stats: &mut NarrowStats,
+        work: &PairWork,
+        #[cfg(not(feature = "dim3"))] stats: &mut NarrowStats,
         wc: &mut WallContacts,
         ww: &WallWork,
     ) -> Result<u64> {
-        let work = PairWork {
-            shapes,
-            params,
-            dt,
-            rejection,
-            gap_budget,
-        };
         // The phases read the store while they add into the loads.
         ps.with_loads(|ps, loads| {
             if self.strategy == ForceStrategy::Deterministic {
                 let loads = SharedLoads::new(loads);
-                self.force_phase(ps, ct, &work, Some(loads))
+                self.force_phase(ps, ct, work, Some(loads))
                     .and_then(|()| self.fix_up_phase(ps, &loads, wc, ww))
             } else {
-                self.force_phase(ps, ct, &work, None)
+                self.force_phase(ps, ct, work, None)
                     .and_then(|()| self.reduce_phase(ps, loads, wc, ww))
             }
         })?;
         let mut touching = 0;
         for t in &self.threads {
+            #[cfg_attr(feature = "dim3", allow(unused_mut))]
             let mut ts = t.lock();
             touching += ts.touching;
-            let s = std::mem::take(&mut ts.stats);
-            stats.add(&s);
+            #[cfg(not(feature = "dim3"))]
+            stats.add(&std::mem::take(&mut ts.stats));
         }
         Ok(touching)
     }
@@ -210,6 +227,10 @@ impl Workers {
         loads: Option<SharedLoads>,
     ) -> Result<()> {
         let n = ps.len();
+        #[cfg(not(feature = "dim3"))]
+        let polygons = w.shapes.is_some();
+        #[cfg(feature = "dim3")]
+        let polygons = false;
         let slots = ct.i.len();
         let strategy = self.strategy;
         let det = strategy == ForceStrategy::Deterministic;
@@ -220,11 +241,7 @@ impl Workers {
         let fixed: Vec<usize>;
         let mut stealing = None;
         let bounds: &[usize] = if det {
-            let min = if w.shapes.is_some() {
-                SLOT_CHUNK
-            } else {
-                OWNER_MIN_CHUNK
-            };
+            let min = if polygons { SLOT_CHUNK } else { OWNER_MIN_CHUNK };
             self.owners
                 .prepare(ct.generation(), &ct.i, &ct.j, n, self.threads(), min);
             if self.owners.bounds.len() > 2 && self.slot_force.len() < slots {
@@ -287,7 +304,7 @@ impl Workers {
             })
             .collect();
         let dynamic = Dynamic::new(chunks, 1);
-        let view = DiscView::of(ps);
+        let view = RoundView::of(ps);
         let one = (w.params.n == 1).then(|| OneMaterial(w.params.params[0]));
         let locks = &self.locks;
         let threads = &self.threads;
@@ -304,6 +321,7 @@ impl Workers {
                 ts.touched.resize(n.div_ceil(TOUCH_BLOCK), false);
             }
             let mut touching = 0;
+            #[cfg(not(feature = "dim3"))]
             let mut narrow = NarrowWork {
                 stats: &mut ts.stats,
                 scratch: &mut ts.scratch,
@@ -327,9 +345,9 @@ impl Workers {
                 } = &mut *guard;
                 let r = *start..*start + xi.len();
                 let (ci, cj) = (&ci[r.clone()], &cj[r]);
-                let c = Slots { xi, area, features };
                 // One monomorphised loop per (shape case, strategy): no per-slot branch
                 // on either.
+                #[cfg(not(feature = "dim3"))]
                 macro_rules! pairs_into {
                     ($sink:expr) => {
                         chunk_forces(
@@ -340,12 +358,19 @@ impl Workers {
                             w.params,
                             ci,
                             cj,
-                            c,
+                            Slots { xi, area, features },
                             w.dt,
                             &mut narrow,
                             $sink,
                         )
                     };
+                }
+                #[cfg(feature = "dim3")]
+                macro_rules! pairs_into {
+                    ($sink:expr) => {{
+                        let _ = (area, features);
+                        chunk_forces(&view, one.as_ref(), w, ci, cj, xi, $sink)
+                    }};
                 }
                 touching += match (strategy, loads) {
                     (ForceStrategy::Deterministic, Some(loads)) if chunks == 1 => {
@@ -383,7 +408,7 @@ impl Workers {
         }
         let (n, threads) = (ps.len(), self.threads());
         let owners = &self.owners;
-        let weight = WALL_WEIGHT[usize::from(ww.shapes.is_some())];
+        let weight = WALL_WEIGHT[usize::from(ww.polygons())];
         let runs = if threads > 1 { threads * FIX_RUNS } else { 1 };
         let cuts = owners.particle_cuts(runs, n, &wc.p, weight);
         let walls = wall_pieces(wc, &cuts);
@@ -506,7 +531,7 @@ impl Workers {
 struct WallPiece<'a> {
     p: &'a [u32],
     w: &'a [u16],
-    xi: &'a mut [f64],
+    xi: &'a mut [Spring],
     area: &'a mut [f64],
 }
 

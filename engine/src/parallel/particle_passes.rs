@@ -82,6 +82,7 @@ impl Workers {
 
     /// Gear prediction of the three degrees of freedom, and the loads zeroed, one chunk of
     /// particles per thread.
+    #[cfg(not(feature = "dim3"))]
     pub(crate) fn gear_predict(&mut self, dofs: [Derivatives; 3], loads: [&mut [f64]; 3], dt: f64) -> Result<()> {
         let lens: Vec<usize> = self.ranges(loads[0].len()).iter().map(|r| r.len()).collect();
         let parts = gear_parts(dofs, &lens);
@@ -101,6 +102,7 @@ impl Workers {
 
     /// Gear correction of the three degrees of freedom by their loads (`inv`: inverse
     /// mass, mass, inertia; `bias`: gravity, none for the angle), one chunk per thread.
+    #[cfg(not(feature = "dim3"))]
     pub(crate) fn gear_correct(
         &mut self,
         dofs: [Derivatives; 3],
@@ -125,6 +127,7 @@ impl Workers {
     /// to equal work (corners plus one per particle: a mixed bed's discs cost a test each,
     /// and a run of large polygons, or a wall body of many corners, is not one thread's
     /// burden).
+    #[cfg(not(feature = "dim3"))]
     pub(crate) fn update_world(&mut self, sh: &mut Shapes, x: &[f64], y: &[f64], angle: &[f64]) -> Result<()> {
         let n = sh.start.len() - 1;
         let threads = self.threads();
@@ -194,6 +197,7 @@ fn verlet_parts<'a>(ps: &'a mut ParticleStore, lens: &[usize]) -> (Vec<VerletPar
 }
 
 /// The three Gear degrees of freedom cut into per-thread chunks of `lens`.
+#[cfg(not(feature = "dim3"))]
 fn gear_parts<'a>(dofs: [Derivatives<'a>; 3], lens: &[usize]) -> Vec<[Derivatives<'a>; 3]> {
     let [a, b, c] = dofs.map(|d| {
         let sp = |s: &'a mut [f64]| split_lengths(s, lens.iter().copied()).into_iter();

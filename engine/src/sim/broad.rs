@@ -4,9 +4,9 @@
 //! methods (`Broad`, `with_broad!`) are all generated. A new method is its file in
 //! `kernels/src/neighbor/` (implementing `NeighborSearch`) plus one line here; the scenario
 //! parser and the `talus` program take the list from here.
-use talus_kernels::neighbor::{
-    BoundingVolumes, BruteForce, Dess, LinkedCells, Quadtree, SpatialHash, StripedSort, SweepAndPrune, VerletLists,
-};
+#[cfg(not(feature = "dim3"))]
+use talus_kernels::neighbor::{BoundingVolumes, Dess, Quadtree, SpatialHash, StripedSort};
+use talus_kernels::neighbor::{BruteForce, LinkedCells, SweepAndPrune, VerletLists};
 
 use super::Config;
 
@@ -19,6 +19,7 @@ pub(super) type PairList<'a> = &'a [(u32, u32)];
 
 /// The tree's root is the domain: particles cannot leave it. Leaves of up to
 /// QUADTREE_LEAF entries: measured faster than the paper's one (BENCHMARKS.md, issue 5).
+#[cfg(not(feature = "dim3"))]
 fn quadtree(config: &Config) -> Box<Quadtree> {
     Box::new(Quadtree::with_capacity(
         Some([
@@ -32,21 +33,21 @@ fn quadtree(config: &Config) -> Box<Quadtree> {
 }
 
 macro_rules! neighbor_methods {
-    ($($(#[doc = $doc:expr])* $variant:ident, $name:literal, $ty:ty, $make:expr;)+) => {
+    ($($(#[doc = $doc:expr])* $(#[cfg($cfg:meta)])? $variant:ident, $name:literal, $ty:ty, $make:expr;)+) => {
         /// Broad-phase method (all behind `talus_kernels::neighbor::NeighborSearch`).
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum NeighborMethod {
-            $($(#[doc = $doc])* $variant,)+
+            $($(#[doc = $doc])* $(#[cfg($cfg)])? $variant,)+
         }
 
         impl NeighborMethod {
             /// Every method, in registry order.
-            pub const ALL: &'static [NeighborMethod] = &[$(NeighborMethod::$variant,)+];
+            pub const ALL: &'static [NeighborMethod] = &[$($(#[cfg($cfg)])? NeighborMethod::$variant,)+];
 
             /// Its name in scenarios and on the command line.
             pub fn name(self) -> &'static str {
                 match self {
-                    $(NeighborMethod::$variant => $name,)+
+                    $($(#[cfg($cfg)])? NeighborMethod::$variant => $name,)+
                 }
             }
         }
@@ -54,13 +55,13 @@ macro_rules! neighbor_methods {
         /// The simulation's instance of its method.
         #[derive(Debug, Clone)]
         pub(super) enum Broad {
-            $($variant(Box<$ty>),)+
+            $($(#[cfg($cfg)])? $variant(Box<$ty>),)+
         }
 
         impl Broad {
             pub(super) fn new(method: NeighborMethod, config: &Config) -> Broad {
                 match method {
-                    $(NeighborMethod::$variant => Broad::$variant(($make)(config)),)+
+                    $($(#[cfg($cfg)])? NeighborMethod::$variant => Broad::$variant(($make)(config)),)+
                 }
             }
         }
@@ -70,29 +71,35 @@ macro_rules! neighbor_methods {
         macro_rules! with_broad {
             ($b:expr, $m:ident => $e:expr) => {
                 match $b {
-                    $(Broad::$variant($m) => $e,)+
+                    $($(#[cfg($cfg)])? Broad::$variant($m) => $e,)+
                 }
             };
         }
     };
 }
 
+// The methods written for 2D only (`#[cfg]`) are absent from the 3D build.
 neighbor_methods! {
     /// Incremental sort-and-sweep.
     Sweep, "sweep", SweepAndPrune, |_| Box::default();
     /// Incrementally migrated quadtree over the domain (Watanabe, Krengel & Matuttis).
+    #[cfg(not(feature = "dim3"))]
     Quadtree, "quadtree", Quadtree, quadtree;
     /// Linked cells, half shell.
     Cells, "cells", LinkedCells, |_| Box::default();
     /// Verlet neighbour lists with an automatic skin.
     Verlet, "verlet", VerletLists, |_| Box::default();
     /// Spatial hashing (Perkins' Hashing2).
+    #[cfg(not(feature = "dim3"))]
     Hashing, "hashing", SpatialHash, |_| Box::default();
     /// Double-Ended Spatial Sorting (Perkins).
+    #[cfg(not(feature = "dim3"))]
     Dess, "dess", Dess, |_| Box::default();
     /// Sort-and-sweep in horizontal strips (Perkins' striping).
+    #[cfg(not(feature = "dim3"))]
     Striped, "striped", StripedSort, |_| Box::default();
     /// Bounding-volume hierarchy rebuilt every step (reference).
+    #[cfg(not(feature = "dim3"))]
     Bvh, "bvh", BoundingVolumes, |_| Box::default();
     /// O(N^2) reference, for tests and tiny systems.
     Brute, "brute", BruteForce, |_| Box::default();

@@ -7,7 +7,8 @@ use super::*;
 pub enum Integrator {
     /// Velocity Verlet (kick-drift-kick), second order, symplectic.
     Verlet,
-    /// Gear's 6-value predictor-corrector.
+    /// Gear's 6-value predictor-corrector (2D so far).
+    #[cfg(not(feature = "dim3"))]
     Gear,
 }
 
@@ -27,7 +28,12 @@ pub struct Config {
     /// Renumber particles along a Morton curve every this many steps (0 = only at start).
     pub sort_every: u64,
     /// Cheap tests run on candidate pairs of polygons before the exact one.
+    #[cfg(not(feature = "dim3"))]
     pub rejection: Rejection,
+    /// The normal force law of every contact (LAMMPS gran/hooke/history or
+    /// gran/hertz/history).
+    #[cfg(feature = "dim3")]
+    pub normal_model: talus_kernels::contact::law::NormalModel,
 }
 
 /// Most materials of a simulation.
@@ -94,9 +100,25 @@ pub(super) fn check_config(c: &Config, materials: &[Material], walls: &[Wall]) -
         if w.material as usize >= materials.len() {
             return bad(format!("wall material {} does not exist", w.material));
         }
-        let n = w.line.normal;
-        if ((n[0] * n[0] + n[1] * n[1]).sqrt() - 1.0).abs() > 1e-9 {
-            return bad(format!("wall normal {n:?} must be a unit vector"));
+        #[cfg(not(feature = "dim3"))]
+        let units = [("normal", w.line.normal.as_slice())];
+        #[cfg(feature = "dim3")]
+        let units = match &w.surface {
+            crate::walls::Surface::Plane(p) => [("normal", p.normal.as_slice())],
+            crate::walls::Surface::Cylinder(c) => {
+                if !(c.radius > 0.0 && c.radius.is_finite() && c.spin.is_finite()) {
+                    return bad(format!(
+                        "cylinder wall: radius {} must be positive and finite, spin {} finite",
+                        c.radius, c.spin
+                    ));
+                }
+                [("axis", c.axis.as_slice())]
+            }
+        };
+        for (what, n) in units {
+            if (n.iter().map(|v| v * v).sum::<f64>().sqrt() - 1.0).abs() > 1e-9 {
+                return bad(format!("wall {what} {n:?} must be a unit vector"));
+            }
         }
     }
     Ok(())

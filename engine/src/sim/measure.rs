@@ -21,7 +21,55 @@ impl Energies {
 }
 
 impl Simulation {
+    /// Energies of the current state and the number of touching pairs (3D: spheres).
+    #[cfg(feature = "dim3")]
+    pub fn energies(&self) -> Energies {
+        use crate::walls::Surface;
+        use talus_kernels::contact::sphere_sphere::elastic_energy;
+        let ps = &self.particles;
+        let model = self.config.normal_model;
+        let at = |v: &[Vec<f64>; 3], p: usize| [v[0][p], v[1][p], v[2][p]];
+        let sq = |v: [f64; 3]| v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+        let mut e = Energies::default();
+        for p in 0..ps.len() {
+            if ps.inv_mass[p] > 0.0 {
+                e.kinetic += 0.5 * ps.mass(p) * sq(at(&ps.vel, p));
+                e.rotational += 0.5 * ps.inertia(p) * sq(at(&ps.omega, p));
+            }
+        }
+        for (s, i, j) in self.contacts.iter() {
+            let (i, j) = (i as usize, j as usize);
+            let (a, b) = (at(&ps.pos, i), at(&ps.pos, j));
+            let d = sq([b[0] - a[0], b[1] - a[1], b[2] - a[2]]).sqrt();
+            let (ri, rj) = (ps.radius[i], ps.radius[j]);
+            let overlap = ri + rj - d;
+            if overlap > 0.0 {
+                let prm = self.params.get(ps.material[i], ps.material[j]);
+                e.elastic += elastic_energy(prm, model, overlap, ri * rj / (ri + rj), self.contacts.xi[s]);
+                e.contacts += 1;
+            }
+        }
+        let wc = &self.wall_contacts;
+        for k in 0..wc.len() {
+            let p = wc.p[k] as usize;
+            let wall = &self.walls[wc.w[k] as usize];
+            let x = at(&ps.pos, p);
+            let gap = match &wall.surface {
+                Surface::Plane(pl) => pl.distance(x),
+                Surface::Cylinder(cy) => cy.distance(x),
+            };
+            let overlap = ps.radius[p] - gap;
+            if overlap > 0.0 {
+                let prm = self.params.get(ps.material[p], wall.material);
+                e.elastic += elastic_energy(prm, model, overlap, ps.radius[p], wc.xi[k]);
+                e.wall_contacts += 1;
+            }
+        }
+        e
+    }
+
     /// Energies of the current state and the number of touching pairs.
+    #[cfg(not(feature = "dim3"))]
     pub fn energies(&self) -> Energies {
         let ps = &self.particles;
         let mut e = Energies::default();
@@ -110,7 +158,13 @@ impl Simulation {
     /// Bytes held by all per-particle and per-pair arrays (capacity).
     pub fn memory_bytes(&self) -> usize {
         let broad = with_broad!(&self.broad, m => NeighborSearch::memory_bytes(&**m));
+        #[cfg(not(feature = "dim3"))]
         let shapes = self.shapes.as_ref().map_or(0, |s| s.memory_bytes());
+        #[cfg(feature = "dim3")]
+        let shapes = 0;
+        #[cfg(feature = "dim3")]
+        let gear = 0;
+        #[cfg(not(feature = "dim3"))]
         let gear = self.gear.as_ref().map_or(0, |g| {
             g.a.iter()
                 .chain(&g.b)

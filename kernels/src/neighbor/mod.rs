@@ -354,26 +354,30 @@ pub trait BoxSource {
     fn bbox(&self, p: usize) -> Box64;
 }
 
-/// Boxes of discs: centre +- (radius + margin). The margin is the Verlet skin.
-#[cfg(not(feature = "dim3"))]
-pub struct CircleBoxes<'a> {
-    pub x: &'a [f64],
-    pub y: &'a [f64],
+/// Boxes of balls (discs in 2D, spheres in 3D): centre +- (radius + margin) on every
+/// axis. The margin is the Verlet skin.
+pub struct BallBoxes<'a> {
+    pub pos: [&'a [f64]; DIM],
     pub radius: &'a [f64],
     pub margin: f64,
 }
 
-#[cfg(not(feature = "dim3"))]
-impl BoxSource for CircleBoxes<'_> {
+impl BoxSource for BallBoxes<'_> {
     #[inline]
     fn len(&self) -> usize {
-        self.x.len()
+        self.radius.len()
     }
     #[inline]
-    fn bbox(&self, p: usize) -> [f64; 4] {
+    fn bbox(&self, p: usize) -> Box64 {
         let e = self.radius[p] + self.margin;
-        let (x, y) = (self.x[p], self.y[p]);
-        [x - e, x + e, y - e, y + e]
+        std::array::from_fn(|k| {
+            let c = self.pos[k / 2][p];
+            if k % 2 == 0 {
+                c - e
+            } else {
+                c + e
+            }
+        })
     }
 }
 

@@ -635,15 +635,14 @@ mod tests {
     #[cfg(not(feature = "dim3"))]
     #[test]
     fn diagonal_approach_adds_once() {
-        use crate::neighbor::CircleBoxes;
+        use crate::neighbor::BallBoxes;
         let r = [1.0, 1.0];
         let mut s = SweepAndPrune::new();
         let mut pairs = Vec::new();
         let (x, y) = ([0.0, 3.0], [0.0, 3.0]);
         s.rebuild(
-            &CircleBoxes {
-                x: &x,
-                y: &y,
+            &BallBoxes {
+                pos: [&x, &y],
                 radius: &r,
                 margin: 0.0,
             },
@@ -651,18 +650,16 @@ mod tests {
         );
         assert!(pairs.is_empty());
         let (x, y) = ([0.0, 1.5], [0.0, 1.5]);
-        s.update(&CircleBoxes {
-            x: &x,
-            y: &y,
+        s.update(&BallBoxes {
+            pos: [&x, &y],
             radius: &r,
             margin: 0.0,
         });
         assert_eq!(s.adds, vec![(0, 1)]);
         // Now one jumps across the other along x in one update: removal only.
         let (x, y) = ([0.0, -3.0], [0.0, 1.5]);
-        s.update(&CircleBoxes {
-            x: &x,
-            y: &y,
+        s.update(&BallBoxes {
+            pos: [&x, &y],
             radius: &r,
             margin: 0.0,
         });
