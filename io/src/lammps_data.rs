@@ -1,12 +1,12 @@
 //! Reader for LAMMPS data files written by `write_data` with `atom_style sphere`.
 //!
-//! Only what a 2D disc simulation needs is kept: per-atom id, type, radius, mass, position,
-//! translational velocity and spin about z, plus the box. Other sections are skipped.
+//! Kept: per-atom id, type, radius, mass, position, velocity and spin, plus the box. Other
+//! sections are skipped.
 //!
-//! A 2D file (LAMMPS `dimension 2`) has every atom at z = 0, and no velocity along z or
-//! spin about x or y: a non-zero z, vz, wx or wy is refused with its line (a 3D file
-//! cannot be read as discs; ignoring z would change every distance, as LAMMPS computes
-//! them in 3D). A Velocities section, if there is one, must give every atom's velocity, as
+//! In the 2D build a file must be a 2D one (LAMMPS `dimension 2`): every atom at z = 0, and
+//! no velocity along z or spin about x or y: a non-zero z, vz, wx or wy is refused with its
+//! line (a 3D file cannot be read as discs; ignoring z would change every distance, as
+//! LAMMPS computes them in 3D). The 3D build reads everything. A Velocities section, if there is one, must give every atom's velocity, as
 //! LAMMPS' read_data requires; a file without one starts at rest.
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
@@ -27,7 +27,10 @@ pub struct LammpsData {
     pub z: Vec<f64>,
     pub vx: Vec<f64>,
     pub vy: Vec<f64>,
-    pub omega: Vec<f64>,
+    pub vz: Vec<f64>,
+    pub wx: Vec<f64>,
+    pub wy: Vec<f64>,
+    pub wz: Vec<f64>,
     pub box_lo: [f64; 3],
     pub box_hi: [f64; 3],
 }
@@ -48,10 +51,19 @@ impl LammpsData {
         (0..self.len())
             .map(|p| talus_engine::ParticleInit {
                 id: self.ids[p],
+                #[cfg(not(feature = "dim3"))]
                 pos: [self.x[p], self.y[p]],
+                #[cfg(feature = "dim3")]
+                pos: [self.x[p], self.y[p], self.z[p]],
                 angle: 0.0,
+                #[cfg(not(feature = "dim3"))]
                 vel: [self.vx[p], self.vy[p]],
-                omega: [self.omega[p]],
+                #[cfg(feature = "dim3")]
+                vel: [self.vx[p], self.vy[p], self.vz[p]],
+                #[cfg(not(feature = "dim3"))]
+                omega: [self.wz[p]],
+                #[cfg(feature = "dim3")]
+                omega: [self.wx[p], self.wy[p], self.wz[p]],
                 radius: self.radius[p],
                 mass: self.mass[p],
                 material,
@@ -61,35 +73,50 @@ impl LammpsData {
             .collect()
     }
 
-    /// `copies` copies of this bed side by side along x, every odd copy mirrored (x -> L - x,
-    /// vx and the spin change sign), as `shared/peers/lammps/tile.py` does: particles that
-    /// touched an internal wall meet their own mirror image at the seam, so the tiled bed is
-    /// still at rest. Ids are renumbered 1..N in copy order.
+    /// `copies` copies of this bed side by side along x ([`LammpsData::tile`] with one row).
     pub fn tile_x(&self, copies: usize) -> LammpsData {
+        self.tile(copies, 1)
+    }
+
+    /// `rx` x `ry` copies of this bed, as `shared/peers/lammps/tile.py` builds the peer's
+    /// beds: copy (i, j) occupies [i Lx, (i+1) Lx] x [j Ly, (j+1) Ly]; for odd i, x -> Lx - x
+    /// (vx, wy, wz change sign), for odd j, y -> Ly - y (vy, wx, wz change sign). Particles
+    /// that touched an internal wall meet their own mirror image at the seam, so the tiled
+    /// bed is still at rest. Ids are renumbered 1..N in copy order.
+    pub fn tile(&self, rx: usize, ry: usize) -> LammpsData {
         let n = self.len();
         let (x0, lx) = (self.box_lo[0], self.box_hi[0] - self.box_lo[0]);
+        let (y0, ly) = (self.box_lo[1], self.box_hi[1] - self.box_lo[1]);
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_by_key(|&p| self.ids[p]);
         let mut out = LammpsData {
             box_lo: self.box_lo,
-            box_hi: [x0 + copies as f64 * lx, self.box_hi[1], self.box_hi[2]],
+            box_hi: [x0 + rx as f64 * lx, y0 + ry as f64 * ly, self.box_hi[2]],
             ..Default::default()
         };
-        for c in 0..copies {
-            let mirror = c % 2 == 1;
-            for &p in &order {
-                let xx = self.x[p] - x0;
-                let (xx, sgn) = if mirror { (lx - xx, -1.0) } else { (xx, 1.0) };
-                out.ids.push(out.ids.len() as u64 + 1);
-                out.types.push(self.types[p]);
-                out.radius.push(self.radius[p]);
-                out.mass.push(self.mass[p]);
-                out.x.push(x0 + c as f64 * lx + xx);
-                out.y.push(self.y[p]);
-                out.z.push(self.z[p]);
-                out.vx.push(sgn * self.vx[p]);
-                out.vy.push(self.vy[p]);
-                out.omega.push(sgn * self.omega[p]);
+        for j in 0..ry {
+            for i in 0..rx {
+                let (fx, fy) = (i % 2 == 1, j % 2 == 1);
+                let sign = |flip: bool| if flip { -1.0 } else { 1.0 };
+                for &p in &order {
+                    let (xx, yy) = (self.x[p] - x0, self.y[p] - y0);
+                    let xx = if fx { lx - xx } else { xx };
+                    let yy = if fy { ly - yy } else { yy };
+                    out.ids.push(out.ids.len() as u64 + 1);
+                    out.types.push(self.types[p]);
+                    out.radius.push(self.radius[p]);
+                    out.mass.push(self.mass[p]);
+                    out.x.push(x0 + i as f64 * lx + xx);
+                    // (One row: y as it was, as the 2D tiling always wrote it.)
+                    out.y.push(if ry == 1 { self.y[p] } else { y0 + j as f64 * ly + yy });
+                    out.z.push(self.z[p]);
+                    out.vx.push(sign(fx) * self.vx[p]);
+                    out.vy.push(sign(fy) * self.vy[p]);
+                    out.vz.push(self.vz[p]);
+                    out.wx.push(sign(fy) * self.wx[p]);
+                    out.wy.push(sign(fx) * self.wy[p]);
+                    out.wz.push(sign(fx != fy) * self.wz[p]);
+                }
             }
         }
         out
@@ -272,9 +299,9 @@ fn parse(text: &str, path: &Path) -> Result<LammpsData> {
                         return Err(cx.err(line, format!("second Velocities section (first at line {prev})")));
                     }
                     let n = d.ids.len();
-                    d.vx = vec![0.0; n];
-                    d.vy = vec![0.0; n];
-                    d.omega = vec![0.0; n];
+                    for v in [&mut d.vx, &mut d.vy, &mut d.vz, &mut d.wx, &mut d.wy, &mut d.wz] {
+                        *v = vec![0.0; n];
+                    }
                     has_velocity = vec![false; n];
                     velocities_line = Some(line);
                     section = Section::Velocities;
@@ -330,6 +357,7 @@ fn parse(text: &str, path: &Path) -> Result<LammpsData> {
                 let x = cx.f64(line, f[4], "x")?;
                 let y = cx.f64(line, f[5], "y")?;
                 let z = cx.f64(line, f[6], "z")?;
+                #[cfg(not(feature = "dim3"))]
                 if z != 0.0 {
                     return Err(cx.err(
                         line,
@@ -384,6 +412,10 @@ fn parse(text: &str, path: &Path) -> Result<LammpsData> {
                 has_velocity[idx] = true;
                 d.vx[idx] = cx.f64(line, f[1], "vx")?;
                 d.vy[idx] = cx.f64(line, f[2], "vy")?;
+                d.vz[idx] = cx.f64(line, f[3], "vz")?;
+                d.wx[idx] = cx.f64(line, f[4], "wx")?;
+                d.wy[idx] = cx.f64(line, f[5], "wy")?;
+                #[cfg(not(feature = "dim3"))]
                 for (k, what) in [(3, "vz"), (4, "wx"), (5, "wy")] {
                     let v = cx.f64(line, f[k], what)?;
                     if v != 0.0 {
@@ -396,7 +428,7 @@ fn parse(text: &str, path: &Path) -> Result<LammpsData> {
                         ));
                     }
                 }
-                d.omega[idx] = cx.f64(line, f[6], "wz")?;
+                d.wz[idx] = cx.f64(line, f[6], "wz")?;
             }
             Section::Skip => {}
         }
@@ -435,9 +467,9 @@ fn parse(text: &str, path: &Path) -> Result<LammpsData> {
         }
     } else {
         let n = d.ids.len();
-        d.vx = vec![0.0; n];
-        d.vy = vec![0.0; n];
-        d.omega = vec![0.0; n];
+        for v in [&mut d.vx, &mut d.vy, &mut d.vz, &mut d.wx, &mut d.wy, &mut d.wz] {
+            *v = vec![0.0; n];
+        }
     }
     Ok(d)
 }
@@ -575,7 +607,7 @@ Velocities
         // Velocities matched by id; atom 3's is zero.
         assert_eq!(d.vx, vec![0.1, 0.0, 1.5]);
         assert_eq!(d.vy, vec![0.2, 0.0, -2.5]);
-        assert_eq!(d.omega, vec![-3e-2, 0.0, 7.0]);
+        assert_eq!(d.wz, vec![-3e-2, 0.0, 7.0]);
         assert_eq!(d.box_lo, [0.0, -1.0, -0.5]);
         assert_eq!(d.box_hi, [2.0, 1.5, 0.5]);
     }
@@ -586,7 +618,7 @@ Velocities
         let d = read_str(text).unwrap();
         assert_eq!(d.vx, vec![0.0; 2]);
         assert_eq!(d.vy, vec![0.0; 2]);
-        assert_eq!(d.omega, vec![0.0; 2]);
+        assert_eq!(d.wz, vec![0.0; 2]);
         assert_eq!(d.box_lo, [-0.5; 3]);
         assert_eq!(d.box_hi, [0.5; 3]);
     }
@@ -595,7 +627,7 @@ Velocities
     fn windows_line_endings() {
         let d = read_str(&SMALL.replace('\n', "\r\n")).unwrap();
         assert_eq!(d.ids, vec![5, 3, 9]);
-        assert_eq!(d.omega, vec![-3e-2, 0.0, 7.0]);
+        assert_eq!(d.wz, vec![-3e-2, 0.0, 7.0]);
     }
 
     // Small files with one defect each; line numbers are 1-based lines of these strings.
@@ -740,6 +772,7 @@ Velocities
     /// A 2D file has every atom at z = 0 and nothing moving out of the plane: anything
     /// else is refused at its line (it used to be dropped silently).
     #[test]
+    #[cfg(not(feature = "dim3"))]
     fn error_out_of_plane_values() {
         expect_parse_err(
             &format!("{HEAD}1 1 1 1 0 0 0\n2 1 1 1 2 0 0.5\n"),
@@ -801,8 +834,37 @@ Velocities
         assert!((d.mass[0] - 4.481e-3).abs() < 1e-6);
         assert_eq!(d.vx[0], 2.665948842261892e-09);
         assert_eq!(d.vy[0], -1.2276605486388026e-15);
-        assert_eq!(d.omega[0], -3.529492684865908e-06);
+        assert_eq!(d.wz[0], -3.529492684865908e-06);
         assert_eq!(d.vx[1], 1.9540030402006103e-06);
-        assert_eq!(d.omega[1], -0.0007151771284955436);
+        assert_eq!(d.wz[1], -0.0007151771284955436);
+    }
+
+    /// The 3D bed shipped in data/ (the peer's S3D base: 5,832 spheres of R = 0.5 mm,
+    /// 2500 kg/m^3), and its 5 x 2 tiling (the peer's 58,320 bed) as tile.py builds it.
+    #[test]
+    #[cfg(feature = "dim3")]
+    fn reads_and_tiles_the_3d_bed() {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/s3d_base.data");
+        let d = read_lammps_data(&p).unwrap();
+        assert_eq!(d.len(), 5832);
+        assert_eq!((d.box_lo, d.box_hi), ([0.0, 0.0, -0.001], [0.0189, 0.0189, 0.0239]));
+        for i in 0..d.len() {
+            assert_eq!(d.radius[i], 0.5e-3);
+            let want = 2500.0 * 4.0 / 3.0 * PI * 0.125e-9;
+            assert!((d.mass[i] - want).abs() < 1e-12 * want);
+            assert!(d.z[i] > 0.0 && d.z[i] < 0.0239);
+        }
+        let t = d.tile(5, 2);
+        assert_eq!(t.len(), 58_320);
+        assert_eq!(t.box_hi, [5.0 * 0.0189, 2.0 * 0.0189, 0.0239]);
+        assert_eq!(t.ids, (1..=58_320).collect::<Vec<u64>>());
+        // Copy (1, 1) is the base mirrored in x and y, spins turned accordingly.
+        let k = d.ids.iter().position(|&i| i == 1).unwrap();
+        let q = 6 * 5832;
+        assert_eq!(t.x[q], 0.0189 + (0.0189 - d.x[k]));
+        assert_eq!(t.y[q], 0.0189 + (0.0189 - d.y[k]));
+        assert_eq!((t.z[q], t.vz[q]), (d.z[k], d.vz[k]));
+        assert_eq!((t.vx[q], t.vy[q]), (-d.vx[k], -d.vy[k]));
+        assert_eq!((t.wx[q], t.wy[q], t.wz[q]), (-d.wx[k], -d.wy[k], d.wz[k]));
     }
 }

@@ -1,8 +1,10 @@
 //! `talus bench`: particle-updates per second on the dense polydisperse bed the LAMMPS
 //! peer settled (data/s2d_base.data, shipped in the repo), tiled to N = 10^4 ... 10^6
 //! exactly as the peer's tile.py does, with the peer's physics, so that the figures compare with LAMMPS on identical
-//! input. Each configuration runs warm-up steps, then `repeats` timed segments; the
-//! median segment is reported.
+//! input; or, given a 3D bed (data/s3d_base.data: any atom off z = 0), the peer's S3D
+//! spheres tiled to 5,832 ... 583,200 (1 x 1, 5 x 2 and 10 x 10 copies, as the peer's
+//! beds), on the 3D build of the engine. Each configuration runs warm-up steps, then
+//! `repeats` timed segments; the median segment is reported.
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -10,17 +12,21 @@ use clap::Args;
 use talus_engine::pool::Phase;
 use talus_engine::{Config, ContactParams, Integrator, Material, NeighborMethod, Simulation, Wall};
 use talus_io::lammps_data::{read_lammps_data, LammpsData};
+use talus_io3d::lammps_data::{read_lammps_data as read_lammps_data3d, LammpsData as LammpsData3d};
 
 #[derive(Args)]
 pub struct BenchArgs {
-    /// The settled base bed (LAMMPS data file, 10,000 discs).
+    /// The settled base bed (LAMMPS data file: data/s2d_base.data, 10,000 discs, or
+    /// data/s3d_base.data, 5,832 spheres).
     #[arg(long, default_value = "data/s2d_base.data")]
     pub base: PathBuf,
-    /// Bed sizes (must be multiples of the base bed's size).
-    #[arg(long, value_delimiter = ',', default_value = "10000,100000,1000000")]
+    /// Bed sizes (multiples of the base bed's size) [default: 10000,100000,1000000 for
+    /// discs, 5832,58320,583200 for spheres].
+    #[arg(long, value_delimiter = ',')]
     pub sizes: Vec<usize>,
-    /// Integrators to run: verlet, gear.
-    #[arg(long, value_delimiter = ',', default_value = "verlet,gear")]
+    /// Integrators to run: verlet, gear (2D only so far) [default: verlet,gear for discs,
+    /// verlet for spheres].
+    #[arg(long, value_delimiter = ',')]
     pub integrators: Vec<String>,
     /// Neighbour update modes: skin (sweep only when a particle left its enlarged box),
     /// every-step (sweep every step).
@@ -98,6 +104,122 @@ pub fn peer_sim(bed: &LammpsData, integrator: Integrator, margin: f64, every_ste
     Simulation::new(config, vec![peer_material()], walls, &bed.particle_inits(0)).map_err(|e| e.to_string())
 }
 
+/// The peer's S3D physics (in.s3d_run): spheres of R = 0.5 mm, 2500 kg/m^3, kn = 1e3 N/m,
+/// kt = 2/7 kn, gamma_n for e = 0.5 of an equal pair, gamma_t = gamma_n / 2, mu = 0.5,
+/// dt = t_c / 50 with t_c = pi sqrt(m / kn).
+fn peer_material3d() -> talus_engine3d::Material {
+    let kn = 1.0e3;
+    let gn = talus_engine3d::ContactParams::gamma_for_restitution(kn, 0.5 * peer_mass3d(), 0.5);
+    talus_engine3d::Material {
+        name: "s3d".into(),
+        density: 2500.0,
+        contact: talus_engine3d::ContactParams {
+            kn,
+            kt: 2.0 / 7.0 * kn,
+            gamma_n: gn,
+            gamma_t: 0.5 * gn,
+            mu: 0.5,
+        },
+    }
+}
+
+fn peer_mass3d() -> f64 {
+    2500.0 * 4.0 / 3.0 * std::f64::consts::PI * 0.5e-3f64.powi(3)
+}
+
+pub fn peer_dt3d() -> f64 {
+    std::f64::consts::PI * (peer_mass3d() / 1.0e3).sqrt() / 50.0
+}
+
+/// A simulation of the tiled 3D bed with the peer's walls (planes at the box's x and y
+/// faces, the floor z = 0).
+fn peer_sim3d(bed: &LammpsData3d, margin: f64, every_step: bool) -> Result<talus_engine3d::Simulation, String> {
+    use talus_engine3d::Wall as Wall3d;
+    let (lo, hi) = (bed.box_lo, bed.box_hi);
+    let walls = vec![
+        Wall3d::plane([lo[0], 0.0, 0.0], [1.0, 0.0, 0.0], 0),
+        Wall3d::plane([hi[0], 0.0, 0.0], [-1.0, 0.0, 0.0], 0),
+        Wall3d::plane([0.0, lo[1], 0.0], [0.0, 1.0, 0.0], 0),
+        Wall3d::plane([0.0, hi[1], 0.0], [0.0, -1.0, 0.0], 0),
+        Wall3d::plane([0.0, 0.0, 0.0], [0.0, 0.0, 1.0], 0),
+    ];
+    let config = talus_engine3d::Config {
+        dt: peer_dt3d(),
+        gravity: [0.0, 0.0, -9.81],
+        domain_min: [lo[0] - 0.01, lo[1] - 0.01, -0.01],
+        domain_max: [hi[0] + 0.01, hi[1] + 0.01, 0.2],
+        integrator: talus_engine3d::Integrator::Verlet,
+        neighbor: talus_engine3d::NeighborMethod::Sweep,
+        margin,
+        every_step,
+        sort_every: talus_io::build::SORT_EVERY,
+        normal_model: talus_kernels3d::contact::law::NormalModel::Hooke,
+    };
+    talus_engine3d::Simulation::new(config, vec![peer_material3d()], walls, &bed.particle_inits(0))
+        .map_err(|e| e.to_string())
+}
+
+/// The peer's tiling of a bed of `k` copies: the S3D beds are 1 x 1, 5 x 2 and 10 x 10;
+/// other counts a row along x.
+fn tiling3d(k: usize) -> (usize, usize) {
+    match k {
+        10 => (5, 2),
+        100 => (10, 10),
+        k => (k, 1),
+    }
+}
+
+/// What the measurement reads of a simulation, in either dimension.
+trait Timed {
+    fn run_steps(&mut self, steps: u64) -> Result<(), String>;
+    fn updates(&self) -> u64;
+    fn swaps(&self) -> u64;
+    fn reset(&mut self);
+    /// Wall seconds of the neighbour search, the forces and reduction, the particle
+    /// passes, and the whole of the stepping, since the last reset.
+    fn phases(&self) -> [f64; 4];
+    fn coordination(&self) -> f64;
+    fn bytes(&self) -> usize;
+}
+
+macro_rules! timed_simulation {
+    ($sim:ty, $phase:ident) => {
+        impl Timed for $sim {
+            fn run_steps(&mut self, steps: u64) -> Result<(), String> {
+                self.run(steps).map_err(|e| e.to_string())
+            }
+            fn updates(&self) -> u64 {
+                self.neighbor_updates
+            }
+            fn swaps(&self) -> u64 {
+                self.sweep_stats().map_or(0, |s| s.swaps)
+            }
+            fn reset(&mut self) {
+                self.reset_times()
+            }
+            fn phases(&self) -> [f64; 4] {
+                let p = self.profile();
+                [
+                    p.neighbor_wall(),
+                    p.wall_of($phase::Forces) + p.wall_of($phase::Reduce),
+                    p.wall_of($phase::Predict) + p.wall_of($phase::Vertices) + p.wall_of($phase::Correct),
+                    p.stepping,
+                ]
+            }
+            fn coordination(&self) -> f64 {
+                self.contacts_per_particle()
+            }
+            fn bytes(&self) -> usize {
+                self.memory_bytes()
+            }
+        }
+    };
+}
+
+timed_simulation!(Simulation, Phase);
+use talus_engine3d::pool::Phase as Phase3d;
+timed_simulation!(talus_engine3d::Simulation, Phase3d);
+
 struct Row {
     n: usize,
     integrator: String,
@@ -116,9 +238,34 @@ struct Row {
     hwm: f64,
 }
 
+/// The bed of either dimension.
+enum Base {
+    Discs(LammpsData),
+    Spheres(LammpsData3d),
+}
+
+impl Base {
+    /// The bed of a LAMMPS data file: spheres where some atom is off the plane z = 0.
+    fn read(path: &std::path::Path) -> Result<Base, String> {
+        let d = read_lammps_data3d(path).map_err(|e| e.to_string())?;
+        if d.z.iter().any(|&z| z != 0.0) {
+            Ok(Base::Spheres(d))
+        } else {
+            read_lammps_data(path).map(Base::Discs).map_err(|e| e.to_string())
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Base::Discs(d) => d.len(),
+            Base::Spheres(d) => d.len(),
+        }
+    }
+}
+
 /// Run one configuration in this process and measure it.
 fn measure(
-    base: &LammpsData,
+    base: &Base,
     n: usize,
     integrator: Integrator,
     iname: &str,
@@ -126,29 +273,45 @@ fn measure(
     mname: &str,
     a: &BenchArgs,
 ) -> Result<Row, String> {
-    let bed = base.tile_x(n / base.len());
-    let mut sim = peer_sim(&bed, integrator, a.margin, every_step)?;
-    drop(bed);
+    let k = n / base.len();
+    match base {
+        Base::Discs(d) => {
+            let bed = d.tile_x(k);
+            let sim = peer_sim(&bed, integrator, a.margin, every_step)?;
+            drop(bed);
+            measure_sim(sim, n, iname, mname, a)
+        }
+        Base::Spheres(d) => {
+            let (rx, ry) = tiling3d(k);
+            let bed = d.tile(rx, ry);
+            let sim = peer_sim3d(&bed, a.margin, every_step)?;
+            drop(bed);
+            measure_sim(sim, n, iname, mname, a)
+        }
+    }
+}
+
+/// Warm up and time one simulation.
+fn measure_sim<S: Timed>(mut sim: S, n: usize, iname: &str, mname: &str, a: &BenchArgs) -> Result<Row, String> {
     reset_peak_rss();
-    sim.run(a.warmup).map_err(|e| e.to_string())?;
+    sim.run_steps(a.warmup)?;
     let steps = ((a.updates / n as f64) as u64).max(20);
     let mut segs = Vec::new();
     for _ in 0..a.repeats.max(1) {
-        let u0 = sim.neighbor_updates;
-        let sw0 = sim.sweep_stats().map_or(0, |s| s.swaps);
-        sim.reset_times();
+        let (u0, sw0) = (sim.updates(), sim.swaps());
+        sim.reset();
         let start = Instant::now();
-        sim.run(steps).map_err(|e| e.to_string())?;
+        sim.run_steps(steps)?;
         let wall = start.elapsed().as_secs_f64();
-        let p = sim.profile();
+        let [neighbor, forces, integrate, stepping] = sim.phases();
         segs.push((
             wall,
-            p.neighbor_wall(),
-            p.wall_of(Phase::Forces) + p.wall_of(Phase::Reduce),
-            p.wall_of(Phase::Predict) + p.wall_of(Phase::Vertices) + p.wall_of(Phase::Correct),
-            p.stepping,
-            sim.neighbor_updates - u0,
-            sim.sweep_stats().map_or(0, |s| s.swaps) - sw0,
+            neighbor,
+            forces,
+            integrate,
+            stepping,
+            sim.updates() - u0,
+            sim.swaps() - sw0,
         ));
     }
     segs.sort_by(|x, y| x.0.total_cmp(&y.0));
@@ -160,14 +323,14 @@ fn measure(
         steps,
         wall: m.0,
         ups: n as f64 * steps as f64 / m.0,
-        z: sim.contacts_per_particle(),
+        z: sim.coordination(),
         neighbor: 100.0 * m.1 / m.4,
         forces: 100.0 * m.2 / m.4,
         integrate: 100.0 * m.3 / m.4,
         updates: m.5,
         sweep_ms: if m.5 > 0 { 1e3 * m.1 / m.5 as f64 } else { 0.0 },
         swaps_per_update: if m.5 > 0 { m.6 as f64 / m.5 as f64 } else { 0.0 },
-        bytes: sim.memory_bytes() as f64 / n as f64,
+        bytes: sim.bytes() as f64 / n as f64,
         hwm: peak_rss().unwrap_or(0.0) / n as f64,
     };
     Ok(row)
@@ -232,8 +395,23 @@ fn reset_peak_rss() {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
-pub fn bench(a: BenchArgs) -> Result<(), String> {
-    let base = read_lammps_data(&a.base).map_err(|e| e.to_string())?;
+pub fn bench(mut a: BenchArgs) -> Result<(), String> {
+    let base = Base::read(&a.base)?;
+    let spheres = matches!(base, Base::Spheres(_));
+    if a.sizes.is_empty() {
+        a.sizes = if spheres {
+            vec![5832, 58_320, 583_200]
+        } else {
+            vec![10_000, 100_000, 1_000_000]
+        };
+    }
+    if a.integrators.is_empty() {
+        a.integrators = if spheres {
+            vec!["verlet".into()]
+        } else {
+            vec!["verlet".into(), "gear".into()]
+        };
+    }
     let commit = std::process::Command::new("git")
         .args(["rev-parse", "--short", "HEAD"])
         .output()
@@ -242,10 +420,11 @@ pub fn bench(a: BenchArgs) -> Result<(), String> {
         .unwrap_or_default();
     if !a.row_only {
         println!(
-            "talus bench: bed tiled from {} ({} discs), 1 thread, commit {commit}, dt = {:.4e} s, skin {} m, {} build",
+            "talus bench: bed tiled from {} ({} {}), 1 thread, commit {commit}, dt = {:.4e} s, skin {} m, {} build",
             a.base.display(),
             base.len(),
-            peer_dt(),
+            if spheres { "spheres, 3D" } else { "discs" },
+            if spheres { peer_dt3d() } else { peer_dt() },
             a.margin,
             talus_kernels::vector_build::Build::detect().name()
         );
@@ -276,6 +455,9 @@ pub fn bench(a: BenchArgs) -> Result<(), String> {
         for integ in &a.integrators {
             let (integrator, iname) = match integ.as_str() {
                 "verlet" => (Integrator::Verlet, "verlet"),
+                "gear" if spheres => {
+                    return Err("the Gear integrator is 2D only so far: use --integrators verlet".into())
+                }
                 "gear" => (Integrator::Gear, "gear"),
                 other => return Err(format!("unknown integrator '{other}' (verlet, gear)")),
             };
