@@ -4,7 +4,7 @@
 //! percent at most; much more is stored energy that will throw the particles apart.
 //! Read-only, over the contact table's candidate pairs (so after the first neighbour
 //! update, which `Simulation::new` does).
-use talus_kernels::contact::polygon_polygon::{disc_polygon, ContactBody};
+use talus_kernels::contact::polygon_polygon::disc_polygon;
 use talus_kernels::geometry::overlap::overlap;
 
 use crate::Simulation;
@@ -45,17 +45,7 @@ pub fn census(sim: &Simulation, fraction: f64) -> OverlapCensus {
     let ps = &sim.particles;
     let shapes = sim.shapes.as_ref();
     let mut out = OverlapCensus::default();
-    let body = |p: usize| {
-        let sh = shapes.expect("a polygon has a shape");
-        ContactBody {
-            vertices: &sh.world[sh.range(p)],
-            pos: [ps.pos[0][p], ps.pos[1][p]],
-            angle: ps.angle[p],
-            vel: [ps.vel[0][p], ps.vel[1][p]],
-            omega: ps.omega[0][p],
-            radius: ps.radius[p],
-        }
-    };
+    let body = |p: usize| crate::forces::polygon_body(ps, shapes.expect("a polygon has a shape"), p);
     for (s, i, j) in sim.contacts.iter() {
         let (i, j) = (i as usize, j as usize);
         let inv = ps.inv_mass[i] + ps.inv_mass[j];

@@ -10,6 +10,7 @@ use std::path::Path;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use talus::engine::generate::{self, ShapeSpec};
+use talus::engine::store::HOT_F64;
 use talus::engine::{
     Config, ContactParams, ForceStrategy, Integrator, Material, NeighborMethod, ParticleInit, PolygonShape, Simulation,
     Wall,
@@ -308,33 +309,17 @@ fn parallel_polygons_match_serial() {
 #[test]
 fn first_touch_keeps_every_value() {
     let mut sim = polygon_bed(500);
-    let ps = &sim.particles;
-    let before = [
-        &ps.pos[0],
-        &ps.pos[1],
-        &ps.angle,
-        &ps.vel[0],
-        &ps.vel[1],
-        &ps.omega[0],
-        &ps.force[0],
-        &ps.force[1],
-        &ps.torque[0],
-    ]
-    .map(|v| v.clone());
+    // The hot arrays: positions, angle, velocities, spin, forces, torque.
+    let hot = |sim: &Simulation| -> Vec<Vec<f64>> {
+        sim.particles.f64_fields()[..HOT_F64]
+            .iter()
+            .map(|v| (*v).clone())
+            .collect()
+    };
+    let before = hot(&sim);
     assert!(before[6].iter().any(|&f| f != 0.0), "the bed must carry loads");
     sim.set_parallel(&[None, None, None], ForceStrategy::PerThread).unwrap();
-    let ps = &sim.particles;
-    let after = [
-        &ps.pos[0],
-        &ps.pos[1],
-        &ps.angle,
-        &ps.vel[0],
-        &ps.vel[1],
-        &ps.omega[0],
-        &ps.force[0],
-        &ps.force[1],
-        &ps.torque[0],
-    ];
+    let after = hot(&sim);
     for (k, (a, b)) in after.iter().zip(&before).enumerate() {
         assert_eq!(a.len(), b.len(), "field {k}");
         assert!(

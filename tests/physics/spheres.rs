@@ -58,6 +58,40 @@ fn sphere(id: u64, pos: [f64; 3], vel: [f64; 3], r: f64) -> ParticleInit {
     }
 }
 
+/// The six planes of the box [-half, half]^3, normals inwards.
+fn box_of_planes(half: f64) -> Vec<Wall> {
+    (0..6)
+        .map(|k| {
+            let (axis, sign) = (k / 2, if k % 2 == 0 { 1.0 } else { -1.0 });
+            let mut point = [0.0; 3];
+            point[axis] = -sign * half;
+            let mut normal = [0.0; 3];
+            normal[axis] = sign;
+            Wall::plane(point, normal, 0)
+        })
+        .collect()
+}
+
+/// `side`^3 spheres at the centres of a cubic lattice filling [-half, half]^3, radii
+/// `r` times a factor drawn from `scale`, velocities uniform in +-`speed` per axis.
+fn lattice(
+    side: usize,
+    half: f64,
+    r: f64,
+    speed: f64,
+    scale: std::ops::Range<f64>,
+    rng: &mut Xoshiro256PlusPlus,
+) -> Vec<ParticleInit> {
+    (0..side * side * side)
+        .map(|k| {
+            let cell = [k % side, k / side % side, k / (side * side)];
+            let pos = cell.map(|c| -half + (c as f64 + 0.5) * 2.0 * half / side as f64);
+            let vel = [0; 3].map(|_| rng.random_range(-speed..speed));
+            sphere(k as u64 + 1, pos, vel, r * rng.random_range(scale.clone()))
+        })
+        .collect()
+}
+
 fn at(v: &[Vec<f64>; 3], p: usize) -> [f64; 3] {
     [v[0][p], v[1][p], v[2][p]]
 }
@@ -188,24 +222,8 @@ fn elastic_gas_in_a_box_keeps_its_energy_with_every_method() {
     let dt = prm.contact_time(sphere_mass(r) / 2.0) / 50.0;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(19);
     let side = 8;
-    let mut inits = Vec::new();
-    for k in 0..side * side * side {
-        let cell = [k % side, k / side % side, k / (side * side)];
-        let pos = cell.map(|c| -half + (c as f64 + 0.5) * 2.0 * half / side as f64);
-        let vel = [0; 3].map(|_| rng.random_range(-0.3..0.3));
-        let rk = r * rng.random_range(0.8..1.2);
-        inits.push(sphere(k as u64 + 1, pos, vel, rk));
-    }
-    let walls: Vec<Wall> = (0..6)
-        .map(|k| {
-            let (axis, sign) = (k / 2, if k % 2 == 0 { 1.0 } else { -1.0 });
-            let mut point = [0.0; 3];
-            point[axis] = -sign * half;
-            let mut normal = [0.0; 3];
-            normal[axis] = sign;
-            Wall::plane(point, normal, 0)
-        })
-        .collect();
+    let inits = lattice(side, half, r, 0.3, 0.8..1.2, &mut rng);
+    let walls = box_of_planes(half);
     for method in NeighborMethod::ALL {
         let mut cfg = config(dt, [0.0; 3], 2.0 * half, *method);
         cfg.margin = 0.2 * r;
@@ -294,23 +312,8 @@ fn strategies_agree_with_the_pool_of_one() {
     let half = 0.99 * r * side as f64;
     let dt = prm.contact_time(m / 2.0) / 50.0;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
-    let mut inits = Vec::new();
-    for k in 0..side * side * side {
-        let cell = [k % side, k / side % side, k / (side * side)];
-        let pos = cell.map(|c| -half + (c as f64 + 0.5) * 2.0 * half / side as f64);
-        let vel = [0; 3].map(|_| rng.random_range(-0.1..0.1));
-        inits.push(sphere(k as u64 + 1, pos, vel, r * rng.random_range(0.95..1.0)));
-    }
-    let walls: Vec<Wall> = (0..6)
-        .map(|k| {
-            let (axis, sign) = (k / 2, if k % 2 == 0 { 1.0 } else { -1.0 });
-            let mut point = [0.0; 3];
-            point[axis] = -sign * half;
-            let mut normal = [0.0; 3];
-            normal[axis] = sign;
-            Wall::plane(point, normal, 0)
-        })
-        .collect();
+    let inits = lattice(side, half, r, 0.1, 0.95..1.0, &mut rng);
+    let walls = box_of_planes(half);
     let run = |threads: usize, strategy: ForceStrategy| {
         let mut cfg = config(dt, [0.0, 0.0, -9.81], 2.0 * half, NeighborMethod::Sweep);
         cfg.every_step = true;
