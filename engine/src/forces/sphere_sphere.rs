@@ -77,16 +77,20 @@ pub(crate) fn sphere_slots<P: Params, S: ForceSink>(
         let inv = view.inv_mass[i] + view.inv_mass[j];
         let (pi, pj) = (SphereView::at(&view.pos, i), SphereView::at(&view.pos, j));
         let d = [pj[0] - pi[0], pj[1] - pi[1], pj[2] - pi[2]];
-        let (vi, vj) = (SphereView::at(&view.vel, i), SphereView::at(&view.vel, j));
-        let v_rel = [vi[0] - vj[0], vi[1] - vj[1], vi[2] - vj[2]];
-        let prm = params.get(view.material[i], view.material[j]);
-        let hit = if inv > 0.0 {
+        let (ri, rj) = (view.radius[i], view.radius[j]);
+        // Most candidates are apart: settle them on the positions alone, before the
+        // velocities, spins and coefficients are read (the kernel tests the same).
+        let rs = ri + rj;
+        let hit = if inv > 0.0 && d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < rs * rs {
+            let (vi, vj) = (SphereView::at(&view.vel, i), SphereView::at(&view.vel, j));
+            let v_rel = [vi[0] - vj[0], vi[1] - vj[1], vi[2] - vj[2]];
+            let prm = params.get(view.material[i], view.material[j]);
             sphere_sphere(
                 prm,
                 model,
                 d,
-                view.radius[i],
-                view.radius[j],
+                ri,
+                rj,
                 v_rel,
                 SphereView::at(&view.omega, i),
                 SphereView::at(&view.omega, j),
