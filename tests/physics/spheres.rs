@@ -58,6 +58,19 @@ fn sphere(id: u64, pos: [f64; 3], vel: [f64; 3], r: f64) -> ParticleInit {
     }
 }
 
+/// kn = KN, kt = 2/7 kn, gamma_n for restitution `e` at effective mass `meff`, gamma_t =
+/// gamma_n / 2, friction `mu` (the peer's S3D form).
+fn frictional(meff: f64, e: f64, mu: f64) -> ContactParams {
+    let gamma_n = ContactParams::gamma_for_restitution(KN, meff, e);
+    ContactParams {
+        kn: KN,
+        kt: 2.0 / 7.0 * KN,
+        gamma_n,
+        gamma_t: 0.5 * gamma_n,
+        mu,
+    }
+}
+
 /// The six planes of the box [-half, half]^3, normals inwards.
 fn box_of_planes(half: f64) -> Vec<Wall> {
     (0..6)
@@ -108,14 +121,7 @@ fn head_on_impact_lasts_the_contact_time_and_rebounds_with_the_restitution() {
     let r = 1e-3;
     let meff = sphere_mass(r) / 2.0;
     for e in [1.0, 0.8, 0.5] {
-        let gamma_n = ContactParams::gamma_for_restitution(KN, meff, e);
-        let prm = ContactParams {
-            kn: KN,
-            kt: 2.0 / 7.0 * KN,
-            gamma_n,
-            gamma_t: 0.5 * gamma_n,
-            mu: 0.5,
-        };
+        let prm = frictional(meff, e, 0.5);
         let tc = prm.contact_time(meff);
         let dt = tc / 1000.0;
         let n = [1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0];
@@ -172,14 +178,7 @@ fn head_on_impact_lasts_the_contact_time_and_rebounds_with_the_restitution() {
 fn sliding_sphere_on_a_plane_ends_rolling_at_five_sevenths() {
     let r = 1e-3;
     let m = sphere_mass(r);
-    let gamma_n = ContactParams::gamma_for_restitution(KN, m, 0.5);
-    let prm = ContactParams {
-        kn: KN,
-        kt: 2.0 / 7.0 * KN,
-        gamma_n,
-        gamma_t: 0.5 * gamma_n,
-        mu: 0.3,
-    };
+    let prm = frictional(m, 0.5, 0.3);
     let dt = prm.contact_time(m) / 50.0;
     let g = 9.81;
     let rest = m * g / KN;
@@ -259,15 +258,8 @@ fn elastic_gas_in_a_box_keeps_its_energy_with_every_method() {
 fn sphere_in_a_turning_drum_is_spun_up_to_rolling() {
     let r = 1e-3;
     let m = sphere_mass(r);
-    let gamma_n = ContactParams::gamma_for_restitution(KN, m, 0.3);
     let (mu, big, spin, g) = (0.8, 0.01, 2.0, 9.81);
-    let prm = ContactParams {
-        kn: KN,
-        kt: 2.0 / 7.0 * KN,
-        gamma_n,
-        gamma_t: 0.5 * gamma_n,
-        mu,
-    };
+    let prm = frictional(m, 0.3, mu);
     let dt = prm.contact_time(m) / 50.0;
     let drum = Wall::cylinder([0.0; 3], [0.0, 0.0, 1.0], big, spin, 0);
     let rest = m * g / KN;
@@ -299,14 +291,7 @@ fn sphere_in_a_turning_drum_is_spun_up_to_rolling() {
 fn strategies_agree_with_the_pool_of_one() {
     let r = 1e-3;
     let m = sphere_mass(r);
-    let gamma_n = ContactParams::gamma_for_restitution(KN, m / 2.0, 0.5);
-    let prm = ContactParams {
-        kn: KN,
-        kt: 2.0 / 7.0 * KN,
-        gamma_n,
-        gamma_t: 0.5 * gamma_n,
-        mu: 0.5,
-    };
+    let prm = frictional(m / 2.0, 0.5, 0.5);
     // Neighbours 1.98 r apart on a cubic lattice: in contact from the first step.
     let side = 7;
     let half = 0.99 * r * side as f64;
