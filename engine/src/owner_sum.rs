@@ -22,7 +22,6 @@ use crate::forces::{load_i, load_j, record_load, slot_record, ForceSink, Load, S
 use crate::pool::{cuts_by_work, guided_bounds};
 use crate::store::LOADS;
 use talus_kernels::contact::ContactForce;
-use talus_kernels::math::{ANG, DIM};
 
 /// The load arrays (force per axis, torque components), written by several threads at
 /// disjoint elements.
@@ -225,7 +224,7 @@ impl ForceSink for OwnerSink<'_> {
     #[inline(always)]
     fn none(&mut self, o: usize) {
         if self.defer[o] != 0 {
-            self.out[o] = [0.0; DIM + 2 * ANG];
+            self.out[o] = SlotRecord::default();
         }
     }
 }
@@ -279,6 +278,7 @@ pub(crate) fn fix_up(fix: &[u64], slot_force: &[SlotRecord], loads: &SharedLoads
 #[cfg(test)]
 mod tests {
     use super::*;
+    use talus_kernels::math::{ANG, DIM};
 
     /// The serial fold, and the owner scheme run chunk by chunk in a shuffled chunk order
     /// (as threads would claim them) followed by the fix-up: bitwise equal.

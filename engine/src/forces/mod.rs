@@ -1,6 +1,8 @@
 //! Contact forces: what the pair loops share (material parameters, the sinks a force goes
-//! into, the narrow phase's work and counters), and one file per kind of pair: disc-disc,
-//! disc-polygon, polygon-polygon, any pair of a simulation with polygons, walls. The pool's
+//! into and the loads a force adds), and one file per kind of pair: in 2D disc-disc,
+//! disc-polygon, polygon-polygon, any pair of a simulation with polygons (with the polygon
+//! narrow phase's stages and counters in `narrow_phase.rs`); in 3D sphere-sphere; walls in
+//! both. The pool's
 //! force phase (`parallel/pair_forces.rs`) runs them over chunks of the contact table.
 use talus_kernels::contact::{ContactForce, ContactParams};
 
@@ -73,7 +75,7 @@ pub(crate) trait ForceSink {
 /// Where a wall's force on a particle goes (walls take no reaction): the loads, or the
 /// loads shared by the pool's threads, each particle's written by one.
 pub(crate) trait WallSink {
-    /// Wall force `f` on particle `p` (its torque in `f.ti[0]`).
+    /// Wall force `f` on particle `p` (its torque in `f.ti`).
     fn wall(&mut self, p: usize, f: &ContactForce);
 }
 

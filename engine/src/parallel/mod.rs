@@ -71,7 +71,6 @@ use talus_kernels::integrate::gear::{self, Derivatives};
 use talus_kernels::integrate::position_check::check_positions;
 use talus_kernels::integrate::verlet::{self, Check, CheckResult, Inertia, Kinematics, Loads};
 use talus_kernels::math::{Aabb, Vector};
-use talus_kernels::math::{ANG, DIM};
 
 /// How the pair forces are summed into the particles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, PartialOrd, Ord, Hash)]

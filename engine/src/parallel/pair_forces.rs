@@ -246,7 +246,7 @@ impl Workers {
                 .prepare(ct.generation(), &ct.i, &ct.j, n, self.threads(), min);
             if self.owners.bounds.len() > 2 && self.slot_force.len() < slots {
                 // Only deferred slots are written and read: the contents do not matter.
-                self.slot_force.resize(slots, [0.0; DIM + 2 * ANG]);
+                self.slot_force.resize(slots, SlotRecord::default());
             }
             &self.owners.bounds
         } else if strategy == ForceStrategy::PerThread {
