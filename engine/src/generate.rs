@@ -1,9 +1,20 @@
-//! Particle generators: radius distributions and packings (hexagonal lattice, random
+//! Particle generators: radius distributions and packings (a close-packed lattice, random
 //! non-overlapping), driven by a seeded RNG so that a scenario always makes the same bed.
+//! The packings place balls (discs in 2D, spheres in 3D); polygon shapes are 2D only
+//! (`generate/shapes.rs`).
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use talus_kernels::math::{Vector, DIM};
 
 use crate::error::{EngineError, Result};
+
+#[cfg(not(feature = "dim3"))]
+mod shapes;
+#[cfg(not(feature = "dim3"))]
+pub use shapes::{drum_ring, polygon_vertices, ShapeSpec};
+
+/// What the packings place, in messages.
+const BALLS: &str = if DIM == 2 { "discs" } else { "spheres" };
 
 /// How radii are drawn.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,11 +71,10 @@ impl RadiusDist {
     }
 }
 
-/// A generated disc: centre and radius.
+/// A generated ball (a disc in 2D, a sphere in 3D): centre and radius.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Disc {
-    pub x: f64,
-    pub y: f64,
+pub struct Ball {
+    pub centre: Vector,
     pub r: f64,
 }
 
@@ -72,101 +82,123 @@ pub fn rng(seed: u64) -> Xoshiro256PlusPlus {
     Xoshiro256PlusPlus::seed_from_u64(seed)
 }
 
-/// Room for `count` generated discs, or an error (the count comes from the input).
-fn discs_vec(count: usize) -> Result<Vec<Disc>> {
+/// Room for `count` generated balls, or an error (the count comes from the input).
+fn balls_vec(count: usize) -> Result<Vec<Ball>> {
     let mut v = Vec::new();
     v.try_reserve_exact(count).map_err(|e| {
         EngineError::Setup(format!(
-            "cannot allocate {count} discs ({} bytes each): {e}",
-            std::mem::size_of::<Disc>()
+            "cannot allocate {count} {BALLS} ({} bytes each): {e}",
+            std::mem::size_of::<Ball>()
         ))
     })?;
     Ok(v)
 }
 
-/// `count` discs on a hexagonal lattice filling the region row by row from its bottom-left
-/// corner; spacing = largest diameter x 1.01, so no two discs overlap.
-pub fn lattice(count: usize, radii: &RadiusDist, min: [f64; 2], max: [f64; 2], seed: u64) -> Result<Vec<Disc>> {
+/// `count` balls on a close-packed lattice filling the region from its low corner: rows
+/// along x, hexagonal layers in x-y filled row by row, and in 3D the layers stacked along z
+/// (each over the hollows of the one below: ABAB, hexagonal close packing). Spacing =
+/// largest diameter x 1.01, so no two balls overlap.
+pub fn lattice(count: usize, radii: &RadiusDist, min: Vector, max: Vector, seed: u64) -> Result<Vec<Ball>> {
     let mut rng = rng(seed);
     let rmax = radii.max();
     let a = 2.0 * rmax * 1.01;
     let dy = a * 3f64.sqrt() / 2.0;
-    let w = max[0] - min[0] - 2.0 * rmax;
+    let dz = a * (2.0f64 / 3.0).sqrt();
+    let spacing = [a, dy, dz];
+    // How far odd rows (along x) and, in 3D, odd layers (along y) are shifted.
+    let shift = [0.5 * a, if DIM == 3 { dy / 3.0 } else { 0.0 }, 0.0];
     // Saturating: a region of 10^12 lattice sites must not overflow the product.
-    let per_row = (((w - 0.5 * a) / a).floor() as i64).saturating_add(1);
-    let rows_fit = ((((max[1] - min[1] - 2.0 * rmax) / dy).floor() as i64).saturating_add(1)).max(0);
-    let room = per_row.max(0).saturating_mul(rows_fit);
-    if per_row < 1 || room < count as i64 {
+    let fit: [i64; DIM] = std::array::from_fn(|k| {
+        let w = max[k] - min[k] - 2.0 * rmax - shift[k];
+        (((w / spacing[k]).floor() as i64).saturating_add(1)).max(0)
+    });
+    let room = fit.iter().fold(1i64, |r, &f| r.saturating_mul(f));
+    if fit[0] < 1 || room < count as i64 {
         return Err(EngineError::Setup(format!(
-            "{count} discs of radius up to {rmax} do not fit on a lattice in {min:?}..{max:?} \
+            "{count} {BALLS} of radius up to {rmax} do not fit on a lattice in {min:?}..{max:?} \
              (room for {room})"
         )));
     }
-    let mut out = discs_vec(count)?;
-    let per_row = per_row as usize;
+    let mut out = balls_vec(count)?;
+    let per_row = fit[0] as usize;
+    // In 2D one layer holds every row.
+    let rows = if DIM == 3 { fit[1] as usize } else { usize::MAX };
     for k in 0..count {
-        let (row, col) = (k / per_row, k % per_row);
-        let shift = if row % 2 == 1 { 0.5 * a } else { 0.0 };
-        out.push(Disc {
-            x: min[0] + rmax + shift + col as f64 * a,
-            y: min[1] + rmax + row as f64 * dy,
+        let (row, col) = ((k / per_row) % rows, k % per_row);
+        let layer = k / per_row / rows;
+        let index = [col, row, layer];
+        let odd = [(row + layer) % 2, layer % 2, 0];
+        out.push(Ball {
+            centre: std::array::from_fn(|d| {
+                let s = if odd[d] == 1 { shift[d] } else { 0.0 };
+                min[d] + rmax + s + index[d] as f64 * spacing[d]
+            }),
             r: radii.draw(k, &mut rng),
         });
     }
     Ok(out)
 }
 
-/// `count` discs placed at random without overlap (random sequential addition with a
+/// `count` balls placed at random without overlap (random sequential addition with a
 /// cell grid for the overlap test). Fails with a clear error if the region is too full.
-pub fn random(count: usize, radii: &RadiusDist, min: [f64; 2], max: [f64; 2], seed: u64) -> Result<Vec<Disc>> {
+pub fn random(count: usize, radii: &RadiusDist, min: Vector, max: Vector, seed: u64) -> Result<Vec<Ball>> {
     let mut rng = rng(seed);
     let rmax = radii.max();
-    // Cells at least a diameter wide (the test below looks at the 3 x 3 cells around a
-    // candidate), and no more cells than a few per disc: a large region of small discs
+    // Cells at least a diameter wide (the test below looks at the 3^DIM cells around a
+    // candidate), and no more cells than a few per ball: a large region of small balls
     // would otherwise ask for a grid of terabytes. Wider cells change no decision.
-    let (wx, wy) = (max[0] - min[0], max[1] - min[1]);
+    let w: Vector = std::array::from_fn(|k| max[k] - min[k]);
     let most_cells = (4 * count).max(1024) as f64;
-    let cell = (2.0 * rmax).max((wx * wy / most_cells).sqrt());
-    let nx = ((wx / cell).ceil() as usize).max(1);
-    let ny = ((wy / cell).ceil() as usize).max(1);
+    let per_cell = w.iter().fold(1.0, |v, &x| v * x) / most_cells;
+    let cell = (2.0 * rmax).max(if DIM == 2 { per_cell.sqrt() } else { per_cell.cbrt() });
+    let n: [usize; DIM] = std::array::from_fn(|k| ((w[k] / cell).ceil() as usize).max(1));
+    let cells = n.iter().fold(1usize, |c, &k| c.saturating_mul(k));
     let mut grid: Vec<Vec<u32>> = Vec::new();
-    grid.try_reserve_exact(nx.saturating_mul(ny)).map_err(|e| {
-        EngineError::Setup(format!(
-            "random packing: cannot allocate a grid of {nx} x {ny} cells: {e}"
-        ))
-    })?;
-    grid.resize(nx * ny, Vec::new());
-    let mut out = discs_vec(count)?;
+    grid.try_reserve_exact(cells)
+        .map_err(|e| EngineError::Setup(format!("random packing: cannot allocate a grid of {n:?} cells: {e}")))?;
+    grid.resize(cells, Vec::new());
+    let stride: [usize; DIM] = std::array::from_fn(|k| n[..k].iter().product());
+    let mut out = balls_vec(count)?;
     let attempts_per = 2000;
     for k in 0..count {
         let r = radii.draw(k, &mut rng);
         let mut placed = false;
         for _ in 0..attempts_per {
-            if max[0] - min[0] <= 2.0 * r || max[1] - min[1] <= 2.0 * r {
+            if (0..DIM).any(|d| max[d] - min[d] <= 2.0 * r) {
                 break;
             }
-            let x = rng.random_range(min[0] + r..max[0] - r);
-            let y = rng.random_range(min[1] + r..max[1] - r);
-            let cx = (((x - min[0]) / cell) as usize).min(nx - 1);
-            let cy = (((y - min[1]) / cell) as usize).min(ny - 1);
-            let free = (cy.saturating_sub(1)..(cy + 2).min(ny)).all(|gy| {
-                (cx.saturating_sub(1)..(cx + 2).min(nx)).all(|gx| {
-                    grid[gy * nx + gx].iter().all(|&q| {
-                        let d = &out[q as usize];
-                        (d.x - x).powi(2) + (d.y - y).powi(2) >= (d.r + r).powi(2)
-                    })
+            let x: Vector = std::array::from_fn(|d| rng.random_range(min[d] + r..max[d] - r));
+            let c: [usize; DIM] = std::array::from_fn(|d| (((x[d] - min[d]) / cell) as usize).min(n[d] - 1));
+            // The 3^DIM cells around c, those inside the grid.
+            let free = (0..3usize.pow(DIM as u32)).all(|m| {
+                let mut flat = 0;
+                for d in 0..DIM {
+                    let g = c[d] + (m / 3usize.pow(d as u32)) % 3;
+                    if g == 0 || g > n[d] {
+                        return true;
+                    }
+                    flat += (g - 1) * stride[d];
+                }
+                grid[flat].iter().all(|&q| {
+                    let b = &out[q as usize];
+                    let mut s = (b.centre[0] - x[0]).powi(2);
+                    for d in 1..DIM {
+                        s += (b.centre[d] - x[d]).powi(2);
+                    }
+                    s >= (b.r + r).powi(2)
                 })
             });
             if free {
-                grid[cy * nx + cx].push(out.len() as u32);
-                out.push(Disc { x, y, r });
+                let flat: usize = (0..DIM).map(|d| c[d] * stride[d]).sum();
+                grid[flat].push(out.len() as u32);
+                out.push(Ball { centre: x, r });
                 placed = true;
                 break;
             }
         }
         if !placed {
             return Err(EngineError::Setup(format!(
-                "random packing: placed only {k} of {count} discs in {min:?}..{max:?}; \
+                "random packing: placed only {k} of {count} {BALLS} in {min:?}..{max:?}; \
                  enlarge the region or use packing = \"lattice\""
             )));
         }
@@ -174,194 +206,106 @@ pub fn random(count: usize, radii: &RadiusDist, min: [f64; 2], max: [f64; 2], se
     Ok(out)
 }
 
-/// The shape of generated particles.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ShapeSpec {
-    Disc,
-    /// Random convex polygons: vertex count uniform in `vertices[0]..=vertices[1]`, at
-    /// sorted random angles on an ellipse of aspect ratio `aspect` (>= 1).
-    Random {
-        vertices: [usize; 2],
-        aspect: f64,
-    },
-    /// Regular n-gons.
-    Regular {
-        vertices: usize,
-    },
-    /// Vertices on an ellipse of aspect ratio `aspect` at equal angles, each angle jittered
-    /// by up to `jitter` of the angular spacing (Chen & Matuttis use about 1 %).
-    Ellipse {
-        vertices: usize,
-        aspect: f64,
-        jitter: f64,
-    },
-}
-
-/// Body-frame vertices (counter-clockwise) of one polygon of circumradius `r` (the major
-/// semi-axis for elongated ones), or `None` for a disc.
-pub fn polygon_vertices(spec: &ShapeSpec, r: f64, rng: &mut Xoshiro256PlusPlus) -> Option<Vec<[f64; 2]>> {
-    // Centred on the centroid and scaled so that the bounding radius is exactly r: the
-    // packings place particles by that radius.
-    let mut v = raw_vertices(spec, r, rng)?;
-    let c = talus_kernels::geometry::polygon::centroid(&v);
-    v.iter_mut().for_each(|p| *p = [p[0] - c[0], p[1] - c[1]]);
-    let scale = r / v.iter().map(|p| p[0].hypot(p[1])).fold(0.0, f64::max);
-    v.iter_mut().for_each(|p| *p = [p[0] * scale, p[1] * scale]);
-    Some(v)
-}
-
-fn raw_vertices(spec: &ShapeSpec, r: f64, rng: &mut Xoshiro256PlusPlus) -> Option<Vec<[f64; 2]>> {
-    use std::f64::consts::TAU;
-    let on_ellipse = |t: f64, aspect: f64| [r * t.cos(), r / aspect * t.sin()];
-    match *spec {
-        ShapeSpec::Disc => None,
-        ShapeSpec::Regular { vertices } => Some(
-            (0..vertices)
-                .map(|k| on_ellipse(TAU * k as f64 / vertices as f64, 1.0))
-                .collect(),
-        ),
-        ShapeSpec::Ellipse {
-            vertices,
-            aspect,
-            jitter,
-        } => Some(
-            (0..vertices)
-                .map(|k| {
-                    let j = if jitter > 0.0 {
-                        rng.random_range(-jitter..=jitter)
-                    } else {
-                        0.0
-                    };
-                    on_ellipse(TAU * (k as f64 + j) / vertices as f64, aspect)
-                })
-                .collect(),
-        ),
-        ShapeSpec::Random { vertices, aspect } => {
-            let n = rng.random_range(vertices[0]..=vertices[1]);
-            // Sorted angles with a minimum gap, so that the polygon is strictly convex and
-            // no edge is vanishingly short.
-            let gap = 0.2 * TAU / n as f64;
-            let mut t: Vec<f64> = (0..n).map(|_| rng.random_range(0.0..TAU - n as f64 * gap)).collect();
-            t.sort_by(|a, b| a.total_cmp(b));
-            Some(
-                t.iter()
-                    .enumerate()
-                    .map(|(k, &a)| on_ellipse(a + k as f64 * gap, aspect))
-                    .collect(),
-            )
-        }
-    }
-}
-
-/// The wall segments of a rotating drum: `segments` quadrilaterals (counter-clockwise, world
-/// frame) forming a ring of inner radius `radius` and thickness `thickness` about `centre`,
-/// as in the drum benchmarks of Watanabe et al. and Chen & Matuttis. Each segment is a hair
-/// narrower than its share of the ring, so that neighbours do not touch (two infinite
-/// masses exert no force on each other anyway, but their pair would be checked every step).
-pub fn drum_ring(centre: [f64; 2], radius: f64, thickness: f64, segments: usize) -> Vec<[[f64; 2]; 4]> {
-    let tau = std::f64::consts::TAU;
-    let n = segments as f64;
-    let p = |r: f64, t: f64| [centre[0] + r * t.cos(), centre[1] + r * t.sin()];
-    let (ri, ro) = (radius, radius + thickness);
-    (0..segments)
-        .map(|k| {
-            let (t0, t1) = (tau * k as f64 / n, tau * (k as f64 + 0.99) / n);
-            [p(ri, t1), p(ri, t0), p(ro, t0), p(ro, t1)]
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn no_overlap(d: &[Disc]) -> bool {
-        (0..d.len()).all(|i| (i + 1..d.len()).all(|j| (d[i].x - d[j].x).hypot(d[i].y - d[j].y) >= d[i].r + d[j].r))
+    fn no_overlap(b: &[Ball]) -> bool {
+        (0..b.len()).all(|i| {
+            (i + 1..b.len()).all(|j| {
+                let d2: f64 = (0..DIM).map(|k| (b[i].centre[k] - b[j].centre[k]).powi(2)).sum();
+                d2.sqrt() >= b[i].r + b[j].r
+            })
+        })
+    }
+
+    fn inside(b: &[Ball], min: Vector, max: Vector) -> bool {
+        b.iter()
+            .all(|c| (0..DIM).all(|k| c.centre[k] - c.r >= min[k] && c.centre[k] + c.r <= max[k]))
     }
 
     #[test]
     fn lattice_and_random_do_not_overlap_and_stay_inside() {
         let radii = RadiusDist::Uniform { mean: 1.0, width: 0.5 };
-        for d in [
-            lattice(500, &radii, [0.0, 0.0], [60.0, 100.0], 3).unwrap(),
-            random(300, &radii, [0.0, 0.0], [60.0, 60.0], 3).unwrap(),
+        let min = [0.0; DIM];
+        let max: Vector = std::array::from_fn(|k| if k == 1 { 100.0 } else { 60.0 });
+        for (b, n) in [
+            (lattice(500, &radii, min, max, 3).unwrap(), 500),
+            (random(300, &radii, min, max, 3).unwrap(), 300),
         ] {
-            assert!(no_overlap(&d));
-            assert!(d
-                .iter()
-                .all(|c| c.x - c.r >= 0.0 && c.x + c.r <= 60.0 && c.y - c.r >= 0.0));
-            assert!(d.iter().all(|c| (0.5..=1.5).contains(&c.r)));
+            assert_eq!(b.len(), n);
+            assert!(no_overlap(&b));
+            assert!(inside(&b, min, max));
+            assert!(b.iter().all(|c| (0.5..=1.5).contains(&c.r)));
         }
-        assert!(lattice(5000, &radii, [0.0, 0.0], [10.0, 10.0], 1).is_err());
-        let mut g = rng(4);
-        for spec in [
-            ShapeSpec::Random {
-                vertices: [3, 64],
-                aspect: 2.0,
-            },
-            ShapeSpec::Regular { vertices: 7 },
-            ShapeSpec::Ellipse {
-                vertices: 24,
-                aspect: 3.0,
-                jitter: 0.01,
-            },
-        ] {
-            for _ in 0..200 {
-                let v = polygon_vertices(&spec, 1.5, &mut g).unwrap();
-                let shape = crate::shapes::PolygonShape::new(&v).expect("a valid polygon");
-                assert!(
-                    (shape.radius - 1.5).abs() < 1e-12 && shape.area > 0.0,
-                    "{}",
-                    shape.radius
-                );
-            }
-        }
-        assert!(random(5000, &radii, [0.0, 0.0], [10.0, 10.0], 1).is_err());
+        assert!(lattice(5000, &radii, [0.0; DIM], [10.0; DIM], 1).is_err());
+        assert!(random(5000, &radii, [0.0; DIM], [10.0; DIM], 1).is_err());
     }
 
-    /// A large region of small discs: the random packing's grid used to be sized by the
+    /// The lattice is close-packed: with equal radii every ball has neighbours at the
+    /// spacing only (none closer), and a full region holds the density of a hexagonal
+    /// (2D) or hexagonally close-packed (3D) lattice, up to its edges.
+    #[test]
+    fn the_lattice_is_close_packed() {
+        let r = 0.5;
+        let a = 2.0 * r * 1.01;
+        let side = 12.0;
+        let radii = RadiusDist::Fixed(r);
+        let err = lattice(100_000, &radii, [0.0; DIM], [side; DIM], 1)
+            .unwrap_err()
+            .to_string();
+        let room: usize = err
+            .split("room for ")
+            .nth(1)
+            .unwrap()
+            .trim_end_matches(')')
+            .parse()
+            .unwrap();
+        let b = lattice(room, &radii, [0.0; DIM], [side; DIM], 1).unwrap();
+        let min_gap = (0..b.len())
+            .flat_map(|i| (i + 1..b.len()).map(move |j| (i, j)))
+            .map(|(i, j)| {
+                (0..DIM)
+                    .map(|k| (b[i].centre[k] - b[j].centre[k]).powi(2))
+                    .sum::<f64>()
+                    .sqrt()
+            })
+            .fold(f64::INFINITY, f64::min);
+        assert!(
+            (min_gap - a).abs() < 1e-12 * a,
+            "nearest neighbours at the spacing: {min_gap}"
+        );
+        // Sites per unit of length^DIM: 2 / (sqrt(3) a^2) in 2D, sqrt(2) / a^3 in 3D.
+        let density = if DIM == 2 {
+            2.0 / (3f64.sqrt() * a * a)
+        } else {
+            2f64.sqrt() / a.powi(3)
+        };
+        let inner = side - 2.0 * r;
+        let expected = density * inner.powi(DIM as i32);
+        assert!(
+            (room as f64) > 0.75 * expected && (room as f64) < 1.3 * expected,
+            "{room} sites against {expected:.0} for the close-packed density"
+        );
+    }
+
+    /// A large region of small balls: the random packing's grid used to be sized by the
     /// region alone (here 2.5e17 cells: the process aborted), the lattice's room overflowed.
     #[test]
-    fn large_regions_of_small_discs_neither_abort_nor_overflow() {
+    fn large_regions_of_small_balls_neither_abort_nor_overflow() {
         let tiny = RadiusDist::Fixed(1e-6);
-        let d = random(50, &tiny, [0.0, 0.0], [1e3, 1e3], 1).unwrap();
+        let d = random(50, &tiny, [0.0; DIM], [1e3; DIM], 1).unwrap();
         assert_eq!(d.len(), 50);
         assert!(no_overlap(&d));
-        // Wider cells make the same decisions: 10 discs (a grid of 1024 cells of 6.25)
-        // are the first 10 of 2000 (67 x 67 cells of 3, a diameter).
+        // Wider cells make the same decisions: 10 balls (a grid of 1024 cells) are the
+        // first 10 of 2000 (cells of a diameter).
         let radii = RadiusDist::Uniform { mean: 1.0, width: 0.5 };
-        let a = random(2000, &radii, [0.0, 0.0], [200.0, 200.0], 9).unwrap();
-        let b = random(10, &radii, [0.0, 0.0], [200.0, 200.0], 9).unwrap();
+        let a = random(2000, &radii, [0.0; DIM], [200.0; DIM], 9).unwrap();
+        let b = random(10, &radii, [0.0; DIM], [200.0; DIM], 9).unwrap();
         assert_eq!(&a[..10], &b[..], "the grid's cell size changes no placement");
-        let d = lattice(3, &RadiusDist::Fixed(1e-12), [0.0, 0.0], [1e6, 1e6], 1).unwrap();
+        let d = lattice(3, &RadiusDist::Fixed(1e-12), [0.0; DIM], [1e6; DIM], 1).unwrap();
         assert_eq!(d.len(), 3);
-        let e = lattice(usize::MAX / 64, &RadiusDist::Fixed(1e-3), [0.0, 0.0], [1.0, 1.0], 1).unwrap_err();
+        let e = lattice(usize::MAX / 64, &RadiusDist::Fixed(1e-3), [0.0; DIM], [1.0; DIM], 1).unwrap_err();
         assert!(e.to_string().contains("do not fit"), "{e}");
-    }
-
-    #[test]
-    fn drum_ring_segments_are_ccw_on_the_ring_and_apart() {
-        let (c, r, t, n) = ([0.3, -0.2], 0.1, 0.01, 16);
-        let ring = drum_ring(c, r, t, n);
-        assert_eq!(ring.len(), n);
-        for (k, seg) in ring.iter().enumerate() {
-            let d: Vec<f64> = seg.iter().map(|p| (p[0] - c[0]).hypot(p[1] - c[1])).collect();
-            assert!(
-                (d[0] - r).abs() < 1e-12 && (d[1] - r).abs() < 1e-12,
-                "inner corners on the radius"
-            );
-            assert!(
-                (d[2] - r - t).abs() < 1e-12 && (d[3] - r - t).abs() < 1e-12,
-                "outer corners"
-            );
-            assert!(
-                talus_kernels::geometry::polygon::is_convex_ccw(seg),
-                "convex, counter-clockwise"
-            );
-            // Neighbours share no point: the gap between segment k and k+1 is 1 % of a share.
-            let next = &ring[(k + 1) % n];
-            let gap = (seg[0][0] - next[1][0]).hypot(seg[0][1] - next[1][1]);
-            assert!(gap > 0.5 * 0.01 * std::f64::consts::TAU * r / n as f64);
-        }
     }
 }

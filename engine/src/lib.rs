@@ -9,7 +9,6 @@ pub mod contacts;
 pub mod drive;
 pub mod error;
 mod forces;
-#[cfg(not(feature = "dim3"))]
 pub mod generate;
 #[cfg(not(feature = "dim3"))]
 pub mod insert;

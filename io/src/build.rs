@@ -100,7 +100,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
                     };
                     inits.push(ParticleInit {
                         id: next_id,
-                        pos: [d.x, d.y],
+                        pos: d.centre,
                         angle,
                         vel: [velocity[0] + jx, velocity[1] + jy],
                         omega: [0.0],

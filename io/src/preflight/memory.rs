@@ -51,7 +51,7 @@ impl Footprint {
         let extra = if gear { 12 * 8 } else { 0 } + if polygon { 4 + vertices * 2 * 16 } else { 0 };
         let setup = (std::mem::size_of::<ParticleInit>()
             + std::mem::size_of::<Option<PolygonShape>>()
-            + std::mem::size_of::<talus_engine::generate::Disc>()) as u64
+            + std::mem::size_of::<talus_engine::generate::Ball>()) as u64
             + vertices * 16;
         Footprint {
             corners: vertices,

@@ -71,7 +71,7 @@ fn removal_and_insertion_keep_contacts_complete() {
         .enumerate()
         .map(|(k, d)| {
             let (jx, jy) = (rng.random_range(-0.3..0.3), rng.random_range(-0.3..0.3));
-            disc(k as u64 + 1, d.x, d.y, jx, -1.5 + jy, d.r)
+            disc(k as u64 + 1, d.centre[0], d.centre[1], jx, -1.5 + jy, d.r)
         })
         .collect();
     let m_min = disc_mass(0.5e-3);

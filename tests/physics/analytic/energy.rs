@@ -20,7 +20,14 @@ fn gas_drift(integrator: Integrator, n: usize, steps: usize) -> (f64, u64) {
         .enumerate()
         .map(|(k, d)| {
             let a = rng.random_range(0.0..2.0 * PI);
-            disc(k as u64 + 1, d.x, d.y, 0.5 * a.cos(), 0.5 * a.sin(), d.r)
+            disc(
+                k as u64 + 1,
+                d.centre[0],
+                d.centre[1],
+                0.5 * a.cos(),
+                0.5 * a.sin(),
+                d.r,
+            )
         })
         .collect();
     let m_min = parts.iter().map(|p| p.mass).fold(f64::INFINITY, f64::min);

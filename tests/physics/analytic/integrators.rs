@@ -14,7 +14,7 @@ fn drop_bed(integrator: Integrator, steps: usize) -> (Vec<f64>, Simulation) {
     let parts: Vec<ParticleInit> = discs
         .iter()
         .enumerate()
-        .map(|(k, d)| disc(k as u64 + 1, d.x, d.y, 0.0, 0.0, d.r))
+        .map(|(k, d)| disc(k as u64 + 1, d.centre[0], d.centre[1], 0.0, 0.0, d.r))
         .collect();
     let m_min = parts.iter().map(|p| p.mass).fold(f64::INFINITY, f64::min);
     let p = frictional(0.5, 0.5 * disc_mass(1.0e-3), 0.5);

@@ -139,7 +139,7 @@ fn polygons_make_a_steeper_heap_than_discs() {
             let mass = shape.as_ref().map_or(disc_mass(d.r), |s| DENSITY * s.area);
             parts.push(ParticleInit {
                 mass,
-                ..disc(k as u64 + 1, d.x, d.y, 0.0, 0.0, d.r)
+                ..disc(k as u64 + 1, d.centre[0], d.centre[1], 0.0, 0.0, d.r)
             });
             shapes.push(shape);
         }
