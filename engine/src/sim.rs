@@ -129,16 +129,15 @@ impl Simulation {
         Self::build(config, materials, walls, particles, &[])
     }
 
-    /// A simulation of discs and convex polygons: `shapes[k]` is the shape of
-    /// `particles[k]` (`None` or a missing entry: a disc). A polygon's radius is its
-    /// bounding radius and its moment of inertia comes from its shape.
-    #[cfg(not(feature = "dim3"))]
+    /// A simulation of balls and shapes: `shapes[k]` is the shape of `particles[k]`
+    /// (`None` or a missing entry: a disc or a sphere; 2D: a convex polygon, whose radius
+    /// is its bounding radius and whose moment of inertia comes from its shape).
     pub fn new_with_shapes(
         config: Config,
         materials: Vec<Material>,
         walls: Vec<Wall>,
         particles: &[ParticleInit],
-        shapes: &[Option<PolygonShape>],
+        shapes: &[Option<Shape>],
     ) -> Result<Self> {
         Self::build(config, materials, walls, particles, shapes)
     }

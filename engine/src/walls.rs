@@ -73,6 +73,17 @@ impl Wall {
         }
     }
 
+    /// Signed distance of the point `p` from the wall: positive on the particles' side.
+    pub fn distance(&self, p: talus_kernels::math::Vector) -> f64 {
+        #[cfg(not(feature = "dim3"))]
+        return self.line.distance(p[0], p[1]);
+        #[cfg(feature = "dim3")]
+        match &self.surface {
+            Surface::Plane(pl) => pl.distance(p),
+            Surface::Cylinder(cy) => cy.distance(p),
+        }
+    }
+
     /// Can a particle whose stored box is `b` touch the wall? The box's corner deepest
     /// towards a line or plane, or farthest from a cylinder's axis (a convex function is
     /// largest at a corner), is on or past it.

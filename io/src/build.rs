@@ -1,11 +1,14 @@
 //! From a parsed scenario to a ready simulation: materials with their damping resolved,
-//! walls, particles from generators or LAMMPS data files, the time step.
+//! walls, particles from generators or LAMMPS data files, the time step. Both dimensions:
+//! polygons, wall bodies, drums and insertion streams are 2D only so far.
 use std::path::{Path, PathBuf};
 
 use talus_engine::generate;
-use talus_engine::{
-    Config, ContactParams, Drive, Integrator, Material, ParticleInit, PolygonShape, Rejection, Simulation, Wall,
-};
+use talus_engine::sim::Shape;
+use talus_engine::{Config, ContactParams, Integrator, Material, ParticleInit, Simulation, Wall};
+#[cfg(not(feature = "dim3"))]
+use talus_engine::{Drive, PolygonShape, Rejection};
+use talus_kernels::math::{Vector, ANG, DIM};
 
 use crate::lammps_data::read_lammps_data;
 use crate::preflight::{self, Source};
@@ -42,8 +45,8 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
     // 1. Particles, without material-dependent mass yet where generated.
     let mut inits: Vec<ParticleInit> = Vec::new();
     let mut sources: Vec<Source> = Vec::new();
-    // Shapes of the particles, in the order of `inits` (None: a disc).
-    let mut shapes: Vec<Option<PolygonShape>> = Vec::new();
+    // Shapes of the particles, in the order of `inits` (None: a disc or a sphere).
+    let mut shapes: Vec<Option<Shape>> = Vec::new();
     let mut next_id = 1u64;
     for (k, src) in scenario.particles.iter().enumerate() {
         let first = inits.len();
@@ -58,6 +61,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
                 region_max,
                 velocity,
                 velocity_jitter,
+                #[cfg(not(feature = "dim3"))]
                 shape,
             } => {
                 let dist = radius;
@@ -66,44 +70,50 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
                 inits
                     .try_reserve(n)
                     .map_err(|e| invalid(format!("particles[{k}]: cannot allocate {n} particles: {e}")))?;
-                let discs = match packing {
+                let balls = match packing {
                     sc::Packing::Lattice => generate::lattice(n, dist, *region_min, *region_max, seed),
                     sc::Packing::Random => generate::random(n, dist, *region_min, *region_max, seed),
                 }
                 .map_err(|e| invalid(format!("particles[{k}]: {e}")))?;
                 let mut rng = generate::rng(seed ^ 0x0005_eed0_f7e1_0c17);
+                #[cfg(not(feature = "dim3"))]
                 let mut shape_rng = generate::rng(seed ^ 0x5a4e_0f00_d1ce_0001);
-                for d in discs {
-                    let polygon = match generate::polygon_vertices(shape, d.r, &mut shape_rng) {
-                        Some(v) => Some(PolygonShape::new(&v).map_err(|e| invalid(format!("particles[{k}]: {e}")))?),
-                        None => None,
+                for d in balls {
+                    #[cfg(not(feature = "dim3"))]
+                    let (polygon, mass, angle) = {
+                        let polygon = match generate::polygon_vertices(shape, d.r, &mut shape_rng) {
+                            Some(v) => {
+                                Some(PolygonShape::new(&v).map_err(|e| invalid(format!("particles[{k}]: {e}")))?)
+                            }
+                            None => None,
+                        };
+                        let (mass, angle) = match &polygon {
+                            Some(sh) => {
+                                use rand::RngExt;
+                                (
+                                    mat.density * sh.area,
+                                    shape_rng.random_range(0.0..std::f64::consts::TAU),
+                                )
+                            }
+                            None => (ball_mass(mat.density, d.r), 0.0),
+                        };
+                        (polygon, mass, angle)
                     };
-                    let (mass, angle) = match &polygon {
-                        Some(sh) => {
-                            use rand::RngExt;
-                            (
-                                mat.density * sh.area,
-                                shape_rng.random_range(0.0..std::f64::consts::TAU),
-                            )
-                        }
-                        None => (mat.density * std::f64::consts::PI * d.r * d.r, 0.0),
-                    };
+                    #[cfg(feature = "dim3")]
+                    let (polygon, mass, angle) = (None, ball_mass(mat.density, d.r), 0.0);
                     shapes.push(polygon);
-                    let (jx, jy) = if *velocity_jitter > 0.0 {
+                    let jitter: Vector = if *velocity_jitter > 0.0 {
                         use rand::RngExt;
-                        (
-                            rng.random_range(-velocity_jitter..=*velocity_jitter),
-                            rng.random_range(-velocity_jitter..=*velocity_jitter),
-                        )
+                        std::array::from_fn(|_| rng.random_range(-velocity_jitter..=*velocity_jitter))
                     } else {
-                        (0.0, 0.0)
+                        [0.0; DIM]
                     };
                     inits.push(ParticleInit {
                         id: next_id,
                         pos: d.centre,
                         angle,
-                        vel: [velocity[0] + jx, velocity[1] + jy],
-                        omega: [0.0],
+                        vel: std::array::from_fn(|a| velocity[a] + jitter[a]),
+                        omega: [0.0; ANG],
                         radius: d.r,
                         mass,
                         material,
@@ -132,62 +142,14 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         });
     }
     // Single polygons and drums: walls of infinite mass (fixed or driven) or free grains.
-    let mut drives: Vec<(Drive, Vec<u64>)> = Vec::new();
-    let mut bodies: Vec<(Vec<[f64; 2]>, usize, u16, sc::Motion)> = scenario
-        .bodies
-        .iter()
-        .map(|b| (b.vertices.clone(), b.material, b.type_id, b.motion))
-        .collect();
-    for d in &scenario.drums {
-        let motion = sc::Motion::Driven(Drive {
-            centre: d.centre,
-            velocity: [0.0; 2],
-            omega: d.omega,
-            start: d.start,
-            ramp: d.ramp,
-        });
-        for seg in generate::drum_ring(d.centre, d.radius, d.thickness, d.segments as usize) {
-            bodies.push((seg.to_vec(), d.material, 2, motion));
-        }
-    }
-    for (k, (vertices, material, ptype, motion)) in bodies.into_iter().enumerate() {
-        if motion == sc::Motion::Free {
-            // A free body is a grain: the placement checks see it as a source.
-            sources.push(Source {
-                label: format!("body[{k}] (free polygon)"),
-                range: inits.len()..inits.len() + 1,
-            });
-        }
-        let shape = PolygonShape::new(&vertices).map_err(|e| invalid(e.to_string()))?;
-        let c = shape.centroid;
-        let flags = match motion {
-            sc::Motion::Fixed => talus_engine::flags::FIXED,
-            sc::Motion::Free => 0,
-            sc::Motion::Driven(d) => {
-                match drives.iter_mut().find(|(dd, _)| *dd == d) {
-                    Some((_, ids)) => ids.push(next_id),
-                    None => drives.push((d, vec![next_id])),
-                }
-                talus_engine::flags::DRIVEN
-            }
-        };
-        inits.push(ParticleInit {
-            id: next_id,
-            pos: [c[0], c[1]],
-            angle: 0.0,
-            vel: [0.0, 0.0],
-            omega: [0.0],
-            radius: shape.radius,
-            mass: scenario.materials[material].density * shape.area,
-            material: material as u16,
-            ptype,
-            flags,
-        });
-        shapes.push(Some(shape));
-        next_id += 1;
-    }
+    #[cfg(not(feature = "dim3"))]
+    let drives = add_bodies(scenario, &mut inits, &mut shapes, &mut sources, &mut next_id).map_err(invalid)?;
     // Particles poured in later count for the reference sizes and masses below.
+    #[cfg(not(feature = "dim3"))]
     let poured = insert_population(scenario);
+    #[cfg(feature = "dim3")]
+    let poured: Vec<Poured> = Vec::new();
+
     if inits.is_empty() && poured.is_empty() {
         return Err(invalid("the scenario makes no particles".into()));
     }
@@ -211,7 +173,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
             NormalDamping::Restitution(e) => {
                 let r = mean_radius(&inits, &poured, Some(m))
                     .unwrap_or_else(|| mean_radius(&inits, &poured, None).unwrap_or(0.0));
-                let meff = 0.5 * mat.density * std::f64::consts::PI * r * r;
+                let meff = 0.5 * ball_mass(mat.density, r);
                 ContactParams::gamma_for_restitution(mat.kn, meff, e)
             }
         };
@@ -228,13 +190,14 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         });
     }
 
-    // 3. Walls (a box is four line walls: floor, left, right, top), no particle outside
-    //    the domain, behind or inside a wall (wall bodies, drums' rings included), and no
-    //    insertion region reaching into one.
+    // 3. Walls (a box is four lines or six planes: floor, sides, top), no particle
+    //    outside the domain, behind or inside a wall (wall bodies, drums' rings included),
+    //    and no insertion region reaching into one.
     let all_walls = preflight::Walls::of(scenario);
     preflight::check_placement(&sources, &inits, &shapes, &scenario.domain, &all_walls).map_err(invalid)?;
+    #[cfg(not(feature = "dim3"))]
     preflight::check_insert_regions(&scenario.inserts, &all_walls).map_err(invalid)?;
-    let walls: Vec<Wall> = all_walls.lines().collect();
+    let walls: Vec<Wall> = all_walls.surfaces().collect();
 
     // 4. Time step: a fraction of the shortest contact duration, over every pair of
     //    materials present (lightest discs, m_eff = m1 m2 / (m1 + m2)) and every wall
@@ -275,6 +238,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
             format!("dt = t_c/{f} = {:.4e} s (t_c = {tc:.4e} s, lightest contact)", tc / f),
         ),
     };
+    #[allow(unused_mut)]
     let mut warnings = preflight::dt_warnings(dt, tc, scenario.run.steps);
     let mean_r = mean_radius(&inits, &poured, None).unwrap_or(0.0);
     let config = Config {
@@ -284,27 +248,38 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         domain_max: scenario.domain.max,
         integrator: match scenario.integrator.scheme {
             sc::Scheme::Verlet => Integrator::Verlet,
+            #[cfg(not(feature = "dim3"))]
             sc::Scheme::Gear => Integrator::Gear,
+            // Refused by the scenario's checks.
+            #[cfg(feature = "dim3")]
+            sc::Scheme::Gear => return Err(invalid("Gear is 2D only so far".into())),
         },
         neighbor: scenario.neighbor.method,
         margin: scenario.neighbor.margin * mean_r,
         every_step: scenario.neighbor.every_step,
         sort_every: SORT_EVERY,
+        #[cfg(not(feature = "dim3"))]
         rejection: match scenario.neighbor.rejection {
             sc::Rejection::Circle => Rejection::Circle,
             sc::Rejection::Projection => Rejection::Projection,
             sc::Rejection::SeparatingLine => Rejection::SeparatingLine,
         },
+        #[cfg(feature = "dim3")]
+        normal_model: scenario.normal_model,
     };
+    #[allow(unused_mut)]
     let mut sim =
         Simulation::new_with_shapes(config, materials, walls, &inits, &shapes).map_err(|e| invalid(e.to_string()))?;
-    for (d, ids) in drives {
-        sim.drive_particles(d, &ids).map_err(|e| invalid(e.to_string()))?;
-    }
-    warnings.extend(preflight::overlap_warnings(&sim, &sources, &inits));
-    for (k, i) in scenario.inserts.iter().enumerate() {
-        sim.add_insertion(insert_spec(i, k, scenario.seed, dt))
-            .map_err(|e| invalid(format!("insert[{k}]: {e}")))?;
+    #[cfg(not(feature = "dim3"))]
+    {
+        for (d, ids) in drives {
+            sim.drive_particles(d, &ids).map_err(|e| invalid(e.to_string()))?;
+        }
+        warnings.extend(preflight::overlap_warnings(&sim, &sources, &inits));
+        for (k, i) in scenario.inserts.iter().enumerate() {
+            sim.add_insertion(insert_spec(i, k, scenario.seed, dt))
+                .map_err(|e| invalid(format!("insert[{k}]: {e}")))?;
+        }
     }
     Ok(Built {
         sim,
@@ -332,6 +307,83 @@ pub fn build_default() -> Result<Built> {
     )
 }
 
+/// The single polygons and drums' segments of a scenario (2D): walls of infinite mass,
+/// fixed or driven, or free grains (a source of their own for the placement checks);
+/// the drives and the ids they move.
+#[cfg(not(feature = "dim3"))]
+fn add_bodies(
+    scenario: &Scenario,
+    inits: &mut Vec<ParticleInit>,
+    shapes: &mut Vec<Option<Shape>>,
+    sources: &mut Vec<Source>,
+    next_id: &mut u64,
+) -> std::result::Result<Vec<(Drive, Vec<u64>)>, String> {
+    let mut drives: Vec<(Drive, Vec<u64>)> = Vec::new();
+    let mut bodies: Vec<(Vec<[f64; 2]>, usize, u16, sc::Motion)> = scenario
+        .bodies
+        .iter()
+        .map(|b| (b.vertices.clone(), b.material, b.type_id, b.motion))
+        .collect();
+    for d in &scenario.drums {
+        let motion = sc::Motion::Driven(Drive {
+            centre: d.centre,
+            velocity: [0.0; 2],
+            omega: d.omega,
+            start: d.start,
+            ramp: d.ramp,
+        });
+        for seg in generate::drum_ring(d.centre, d.radius, d.thickness, d.segments as usize) {
+            bodies.push((seg.to_vec(), d.material, 2, motion));
+        }
+    }
+    for (k, (vertices, material, ptype, motion)) in bodies.into_iter().enumerate() {
+        if motion == sc::Motion::Free {
+            // A free body is a grain: the placement checks see it as a source.
+            sources.push(Source {
+                label: format!("body[{k}] (free polygon)"),
+                range: inits.len()..inits.len() + 1,
+            });
+        }
+        let shape = PolygonShape::new(&vertices).map_err(|e| e.to_string())?;
+        let c = shape.centroid;
+        let flags = match motion {
+            sc::Motion::Fixed => talus_engine::flags::FIXED,
+            sc::Motion::Free => 0,
+            sc::Motion::Driven(d) => {
+                match drives.iter_mut().find(|(dd, _)| *dd == d) {
+                    Some((_, ids)) => ids.push(*next_id),
+                    None => drives.push((d, vec![*next_id])),
+                }
+                talus_engine::flags::DRIVEN
+            }
+        };
+        inits.push(ParticleInit {
+            id: *next_id,
+            pos: [c[0], c[1]],
+            angle: 0.0,
+            vel: [0.0, 0.0],
+            omega: [0.0],
+            radius: shape.radius,
+            mass: scenario.materials[material].density * shape.area,
+            material: material as u16,
+            ptype,
+            flags,
+        });
+        shapes.push(Some(shape));
+        *next_id += 1;
+    }
+    Ok(drives)
+}
+
+/// The mass of a disc (areal `density`) or a sphere of radius `r`.
+fn ball_mass(density: f64, r: f64) -> f64 {
+    if DIM == 2 {
+        density * std::f64::consts::PI * r * r
+    } else {
+        density * 4.0 / 3.0 * std::f64::consts::PI * r * r * r
+    }
+}
+
 /// What an insertion stream adds to the reference sizes and masses of the build: its
 /// material, the mean radius of its distribution counted `weight` times (its total, or
 /// what its rate pours until its stop; a `per_insert` stream with only a stop counts as
@@ -345,6 +397,7 @@ struct Poured {
     min_mass: f64,
 }
 
+#[cfg(not(feature = "dim3"))]
 fn insert_population(scenario: &Scenario) -> Vec<Poured> {
     scenario
         .inserts
@@ -397,6 +450,7 @@ fn mean_radius(inits: &[ParticleInit], poured: &[Poured], material: Option<usize
 /// The engine's stream of an `[[insert]]` (the `k`-th), its times turned into steps of `dt`:
 /// the first insertion at the first step at or after `start`, none at or after `stop`;
 /// with a `rate` and no `every`, one insertion every 1/rate seconds (at least every step).
+#[cfg(not(feature = "dim3"))]
 fn insert_spec(i: &sc::Insert, k: usize, seed: u64, dt: f64) -> talus_engine::InsertSpec {
     let steps = |t: f64| (t / dt).ceil().min(u64::MAX as f64) as u64;
     let every = i.every.unwrap_or(match i.amount {

@@ -5,7 +5,6 @@
 //! feature `dim3`), which so far holds the LAMMPS data reader only.
 pub mod error;
 pub use error::{IoError, Result};
-#[cfg(not(feature = "dim3"))]
 pub mod build;
 #[cfg(not(feature = "dim3"))]
 pub mod checkpoint;
@@ -20,9 +19,7 @@ pub mod lammps_data;
 mod number_text;
 #[cfg(not(feature = "dim3"))]
 pub mod output;
-#[cfg(not(feature = "dim3"))]
 pub mod preflight;
-#[cfg(not(feature = "dim3"))]
 pub mod scenario;
 #[cfg(not(feature = "dim3"))]
 pub mod series;

@@ -5,8 +5,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use talus_engine::sim::Shape;
 use talus_engine::store::BYTES_PER_PARTICLE;
-use talus_engine::{ParticleInit, PolygonShape};
+use talus_engine::ParticleInit;
+use talus_kernels::contact::Spring;
+use talus_kernels::math::DIM;
 
 use crate::scenario as sc;
 
@@ -42,15 +45,15 @@ impl Footprint {
     /// A particle of a run: `vertices` corners (0 for a disc), with Gear or not.
     pub fn of(vertices: u64, gear: bool) -> Footprint {
         let polygon = vertices > 0;
-        // i, j (u32), xi (f64), next (u32); polygons add features (u32) and area (f64).
-        let slot = 4 + 4 + 8 + 4 + if polygon { 4 + 8 } else { 0 };
+        // i, j (u32), the spring, next (u32); polygons add features (u32) and area (f64).
+        let slot = 4 + 4 + std::mem::size_of::<Spring>() as u64 + 4 + if polygon { 4 + 8 } else { 0 };
         // Chains' heads (u32); wall contacts: about one particle in ten has one, 22 bytes
         // in the list and as many in its rebuild buffers.
         let contacts = PAIRS_PER_PARTICLE * slot + 4 + 5;
-        let neighbor = 4 * 8 + 16 + 8;
+        let neighbor = (2 * DIM * 8 + 2 * DIM * 4 + 8) as u64;
         let extra = if gear { 12 * 8 } else { 0 } + if polygon { 4 + vertices * 2 * 16 } else { 0 };
         let setup = (std::mem::size_of::<ParticleInit>()
-            + std::mem::size_of::<Option<PolygonShape>>()
+            + std::mem::size_of::<Option<Shape>>()
             + std::mem::size_of::<talus_engine::generate::Ball>()) as u64
             + vertices * 16;
         Footprint {
@@ -86,6 +89,7 @@ impl Footprint {
     fn kind(&self, count: u64) -> String {
         let s = if count == 1 { "" } else { "s" };
         match self.corners {
+            0 if DIM == 3 => format!("{count} sphere{s}"),
             0 => format!("{count} disc{s}"),
             n => format!("{count} polygon{s} of up to {n} corners"),
         }
@@ -191,7 +195,17 @@ pub fn check_memory(what: &str, shares: &[(u64, Footprint)], available: Option<(
     Ok(())
 }
 
+/// Corners of the particles a source generates, at most (0: discs or spheres).
+fn generated_corners(source: &sc::ParticleSource) -> u64 {
+    match source {
+        #[cfg(not(feature = "dim3"))]
+        sc::ParticleSource::Generate { shape, .. } => corners(shape),
+        _ => 0,
+    }
+}
+
 /// Corners of the particles a shape specification makes, at most (0: discs).
+#[cfg(not(feature = "dim3"))]
 fn corners(shape: &sc::ShapeSpec) -> u64 {
     match shape {
         sc::ShapeSpec::Disc => 0,
@@ -216,23 +230,27 @@ pub fn generated_demand(scenario: &sc::Scenario) -> Option<(String, Vec<(u64, Fo
     let mut total = 0u64;
     let mut largest: Option<(usize, u64)> = None;
     for (k, src) in scenario.particles.iter().enumerate() {
-        if let sc::ParticleSource::Generate { count, shape, .. } = &src.source {
+        if let sc::ParticleSource::Generate { count, .. } = &src.source {
             total = total.saturating_add(*count);
-            add(corners(shape), *count);
+            add(generated_corners(&src.source), *count);
             if largest.is_none_or(|(_, c)| *count > c) {
                 largest = Some((k, *count));
             }
         }
     }
+    #[allow(unused_mut)]
     let mut poured = 0u64;
+    #[cfg(not(feature = "dim3"))]
     for i in &scenario.inserts {
         let n = i.total.unwrap_or(0);
         poured = poured.saturating_add(n);
         add(corners(&i.shape), n);
     }
+    #[cfg(not(feature = "dim3"))]
     for b in &scenario.bodies {
         add(b.vertices.len() as u64, 1);
     }
+    #[cfg(not(feature = "dim3"))]
     for d in &scenario.drums {
         add(4, d.segments);
     }
@@ -264,7 +282,7 @@ pub fn check_generated_memory(scenario: &sc::Scenario) -> Result<(), String> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(feature = "dim3")))]
 mod tests {
     use super::*;
 

@@ -5,10 +5,10 @@
 //! - [`memory`]: a count that would not fit in the machine's memory (or in the engine's
 //!   particle indices) is refused before anything is allocated ([`check_memory`]);
 //! - [`placement`]: particles that start outside the domain, behind or inside a wall
-//!   (line walls, wall bodies, drums) or deep in it are refused ([`check_placement`]);
-//! - [`regions`]: `[[insert]]` regions reaching behind or into a wall are refused
+//!   (lines, planes, cylinders, wall bodies, drums) or deep in it are refused ([`check_placement`]);
+//! - [`regions`] (2D): `[[insert]]` regions reaching behind or into a wall are refused
 //!   ([`check_insert_regions`]);
-//! - [`overlaps`]: coincident and deeply overlapping pairs are warned about
+//! - [`overlaps`] (2D so far): coincident and deeply overlapping pairs are warned about
 //!   ([`overlap_warnings`]);
 //! - [`timestep`]: a dt that is a large fraction of the contact duration, or absurdly
 //!   small, is warned about ([`dt_warnings`]).
@@ -19,8 +19,10 @@ use std::ops::Range;
 use crate::scenario as sc;
 
 pub mod memory;
+#[cfg(not(feature = "dim3"))]
 pub mod overlaps;
 pub mod placement;
+#[cfg(not(feature = "dim3"))]
 pub mod regions;
 pub mod timestep;
 pub mod walls;
@@ -28,11 +30,15 @@ pub mod walls;
 pub use memory::{
     available_memory, check_generated_memory, check_memory, parse_meminfo, Footprint, MAX_PARTICLES, PAIRS_PER_PARTICLE,
 };
+#[cfg(not(feature = "dim3"))]
 pub use overlaps::{overlap_warnings, DEEP_OVERLAP};
 pub use placement::{check_placement, WALL_OVERLAP};
+#[cfg(not(feature = "dim3"))]
 pub use regions::check_insert_regions;
 pub use timestep::{dt_warnings, DT_FRACTION_WARN, DT_TINY};
-pub use walls::{line_walls, Reacher, WallBody, WallShape, Walls};
+#[cfg(not(feature = "dim3"))]
+pub use walls::WallBody;
+pub use walls::{surface_walls, Reacher, WallShape, Walls};
 
 /// One source of particles (a `[[particles]]` entry, a free `[[body]]`): its name in
 /// messages and its particles' places in the build's list.

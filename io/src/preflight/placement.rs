@@ -1,8 +1,11 @@
 //! Placement: particles that start outside the domain, with their centre behind or inside
 //! a wall (a line wall, a wall body, a drum's ring), or reaching into one by more than
 //! [`WALL_OVERLAP`] of their radius are refused: such a bed explodes at the first step.
-use talus_engine::{ParticleInit, PolygonShape};
+use talus_engine::sim::Shape;
+use talus_engine::ParticleInit;
+#[cfg(not(feature = "dim3"))]
 use talus_kernels::geometry::polygon::to_world;
+use talus_kernels::math::DIM;
 
 use super::walls::{Reacher, Walls};
 use super::Source;
@@ -29,29 +32,33 @@ struct Found {
 pub fn check_placement(
     sources: &[Source],
     inits: &[ParticleInit],
-    shapes: &[Option<PolygonShape>],
+    shapes: &[Option<Shape>],
     domain: &sc::Domain,
     walls: &Walls,
 ) -> Result<(), String> {
     let (lo, hi) = (domain.min, domain.max);
     let mut problems = Vec::new();
+    #[cfg(not(feature = "dim3"))]
     let mut corners = Vec::new();
     for src in sources {
         let (mut outside, mut first_outside) = (0usize, None);
         let (mut into, mut first_into) = (0usize, None);
         for q in src.range.clone() {
             let p = &inits[q];
-            if !(p.pos[0] >= lo[0] && p.pos[0] <= hi[0] && p.pos[1] >= lo[1] && p.pos[1] <= hi[1]) {
+            if !(0..DIM).all(|k| p.pos[k] >= lo[k] && p.pos[k] <= hi[k]) {
                 outside += 1;
                 first_outside.get_or_insert(q);
                 continue;
             }
             let centre = p.pos;
             let reacher = match shapes.get(q).and_then(|s| s.as_ref()) {
-                None => Reacher::Disc {
+                None => Reacher::Ball {
                     centre,
                     radius: p.radius,
                 },
+                #[cfg(feature = "dim3")]
+                Some(sh) => match *sh {},
+                #[cfg(not(feature = "dim3"))]
                 Some(sh) => {
                     corners.resize(sh.vertices.len(), [0.0; 2]);
                     to_world(&sh.vertices, centre, p.angle, &mut corners);
@@ -93,10 +100,8 @@ pub fn check_placement(
         }
         let n = src.range.len();
         let at = |p: &ParticleInit| {
-            format!(
-                "particle id {} at ({}, {}) with radius {}",
-                p.id, p.pos[0], p.pos[1], p.radius
-            )
+            let at: Vec<String> = p.pos.iter().map(f64::to_string).collect();
+            format!("particle id {} at ({}) with radius {}", p.id, at.join(", "), p.radius)
         };
         if let Some(q) = first_outside {
             problems.push(format!(
@@ -137,7 +142,7 @@ pub fn check_placement(
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(feature = "dim3")))]
 mod tests {
     use super::*;
     use crate::preflight::walls::test_scenario;
@@ -158,7 +163,7 @@ mod tests {
     }
 
     /// The placement check of one particle (a polygon where `shape` is given).
-    fn check(p: ParticleInit, shape: Option<PolygonShape>) -> Result<(), String> {
+    fn check(p: ParticleInit, shape: Option<Shape>) -> Result<(), String> {
         let s = test_scenario();
         let source = Source {
             label: "particles[0] (test)".into(),
@@ -208,7 +213,7 @@ mod tests {
     #[test]
     fn polygons_are_checked_by_their_shape_not_their_circle() {
         let a = 1e-3;
-        let square = PolygonShape::new(&[[-a, -a], [a, -a], [a, a], [-a, a]]).unwrap();
+        let square = talus_engine::PolygonShape::new(&[[-a, -a], [a, -a], [a, a], [-a, a]]).unwrap();
         let n = normal();
         let facing = n[1].atan2(n[0]);
         let at = |t: f64| {

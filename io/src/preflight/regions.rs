@@ -23,7 +23,7 @@ pub fn check_insert_regions(inserts: &[sc::Insert], walls: &Walls) -> Result<(),
         let allowed = WALL_OVERLAP * i.radius.min();
         if let Some((w, depth)) = walls.deepest(&region).filter(|&(_, d)| d > allowed) {
             let (label, shape) = &walls.0[w];
-            let how = if matches!(shape, WallShape::Line(_)) {
+            let how = if matches!(shape, WallShape::Surface(_)) {
                 "behind"
             } else {
                 "into"

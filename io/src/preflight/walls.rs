@@ -1,20 +1,71 @@
 //! The walls of a scenario as the set-up checks see them, each with its name in
-//! messages: line walls (a box is four), wall bodies (fixed or driven `[[body]]`
-//! polygons, their real shapes) and drums (the ring their segments sweep as they turn,
-//! so that a gap between two segments is no way through). How deep a disc, a polygon or
-//! an insertion region reaches into each.
+//! messages: the engine's walls (lines in 2D, planes and cylinders in 3D; a box is four
+//! lines or six planes), wall bodies (fixed or driven `[[body]]` polygons, their real
+//! shapes) and drums (the ring their segments sweep as they turn, so that a gap between
+//! two segments is no way through). How deep a ball, a polygon or an insertion region
+//! reaches into each.
 use talus_engine::Wall;
+#[cfg(not(feature = "dim3"))]
 use talus_kernels::geometry::penetration::penetration_depth;
+#[cfg(not(feature = "dim3"))]
 use talus_kernels::geometry::point_distance::signed_distance;
+use talus_kernels::math::Vector;
 
 use crate::scenario as sc;
 
-/// The scenario's walls as the engine's line walls, each with its name in messages (a box
-/// is four walls, three with `open_top`: floor, left, right, top).
-pub fn line_walls(walls: &[sc::Wall]) -> Vec<(String, Wall)> {
+/// The scenario's walls as the engine's walls, each with its name in messages (a box is
+/// four lines or six planes, one fewer with `open_top`: floor, sides, top).
+pub fn surface_walls(walls: &[sc::Wall]) -> Vec<(String, Wall)> {
     let mut out = Vec::new();
     for (k, w) in walls.iter().enumerate() {
         match *w {
+            #[cfg(feature = "dim3")]
+            sc::Wall::Plane {
+                point,
+                normal,
+                material,
+            } => out.push((
+                format!("wall[{k}] (plane through {point:?}, normal {normal:?})"),
+                Wall::plane(point, normal, material as u16),
+            )),
+            #[cfg(feature = "dim3")]
+            sc::Wall::Cylinder {
+                point,
+                axis,
+                radius,
+                omega,
+                material,
+            } => out.push((
+                format!("wall[{k}] (cylinder of radius {radius} about {point:?} along {axis:?})"),
+                Wall::cylinder(point, axis, radius, omega, material as u16),
+            )),
+            #[cfg(feature = "dim3")]
+            sc::Wall::Box {
+                min,
+                max,
+                open_top,
+                material,
+            } => {
+                let m = material as u16;
+                let side =
+                    |s: &str, axis: usize, at: f64| format!("wall[{k}] (box, {s}: {} = {at})", ["x", "y", "z"][axis]);
+                let unit = |a: usize, s: f64| std::array::from_fn(|k| if k == a { s } else { 0.0 });
+                out.push((side("floor", 2, min[2]), Wall::plane(min, unit(2, 1.0), m)));
+                for (a, name) in [(0, "x"), (1, "y")] {
+                    out.push((
+                        side(&format!("low {name} side"), a, min[a]),
+                        Wall::plane(min, unit(a, 1.0), m),
+                    ));
+                    out.push((
+                        side(&format!("high {name} side"), a, max[a]),
+                        Wall::plane(max, unit(a, -1.0), m),
+                    ));
+                }
+                if !open_top {
+                    out.push((side("top", 2, max[2]), Wall::plane(max, unit(2, -1.0), m)));
+                }
+            }
+            #[cfg(not(feature = "dim3"))]
             sc::Wall::Line {
                 point,
                 normal,
@@ -23,6 +74,7 @@ pub fn line_walls(walls: &[sc::Wall]) -> Vec<(String, Wall)> {
                 format!("wall[{k}] (line through {point:?}, normal {normal:?})"),
                 Wall::fixed(point, normal, material as u16),
             )),
+            #[cfg(not(feature = "dim3"))]
             sc::Wall::Box {
                 min,
                 max,
@@ -52,31 +104,37 @@ pub fn line_walls(walls: &[sc::Wall]) -> Vec<(String, Wall)> {
     out
 }
 
-/// What reaches towards a wall: a disc, or a convex polygon (counter-clockwise corners,
-/// world frame) with a circle about `centre` holding it.
+/// What reaches towards a wall: a ball (disc, sphere), or a convex polygon
+/// (counter-clockwise corners, world frame) with a circle about `centre` holding it.
 #[derive(Debug, Clone, Copy)]
 pub enum Reacher<'a> {
-    Disc {
-        centre: [f64; 2],
+    Ball {
+        centre: Vector,
         radius: f64,
     },
+    #[cfg(not(feature = "dim3"))]
     Polygon {
         corners: &'a [[f64; 2]],
         centre: [f64; 2],
         radius: f64,
     },
+    #[cfg(feature = "dim3")]
+    #[doc(hidden)]
+    _Unused(std::marker::PhantomData<&'a ()>),
 }
 
+#[cfg(not(feature = "dim3"))]
 impl Reacher<'_> {
     fn circle(&self) -> ([f64; 2], f64) {
         match *self {
-            Reacher::Disc { centre, radius } | Reacher::Polygon { centre, radius, .. } => (centre, radius),
+            Reacher::Ball { centre, radius } | Reacher::Polygon { centre, radius, .. } => (centre, radius),
         }
     }
 }
 
 /// A polygon of infinite mass at the start: its corners (counter-clockwise, world frame)
 /// and a circle holding them (the broad phase).
+#[cfg(not(feature = "dim3"))]
 #[derive(Debug, Clone)]
 pub struct WallBody {
     pub corners: Vec<[f64; 2]>,
@@ -84,6 +142,7 @@ pub struct WallBody {
     radius: f64,
 }
 
+#[cfg(not(feature = "dim3"))]
 impl WallBody {
     pub fn new(corners: Vec<[f64; 2]>) -> WallBody {
         let n = corners.len() as f64;
@@ -103,14 +162,13 @@ impl WallBody {
 /// One wall's shape.
 #[derive(Debug, Clone)]
 pub enum WallShape {
-    Line(Wall),
+    /// A line, plane or cylinder: the engine's own wall.
+    Surface(Wall),
+    #[cfg(not(feature = "dim3"))]
     Body(WallBody),
     /// The ring `inner..outer` about `centre`.
-    Ring {
-        centre: [f64; 2],
-        inner: f64,
-        outer: f64,
-    },
+    #[cfg(not(feature = "dim3"))]
+    Ring { centre: [f64; 2], inner: f64, outer: f64 },
 }
 
 impl WallShape {
@@ -118,30 +176,35 @@ impl WallShape {
     /// line wall, its deepest point; for polygons, the shortest move that parts them);
     /// negative where it is clear of it (at most its distance).
     pub fn reach(&self, r: &Reacher) -> f64 {
-        let (c, rad) = r.circle();
         match self {
-            WallShape::Line(w) => match *r {
-                Reacher::Disc { centre, radius } => radius - w.line.distance(centre[0], centre[1]),
+            WallShape::Surface(w) => match *r {
+                Reacher::Ball { centre, radius } => radius - w.distance(centre),
+                #[cfg(not(feature = "dim3"))]
                 Reacher::Polygon { corners, .. } => corners
                     .iter()
-                    .map(|v| -w.line.distance(v[0], v[1]))
+                    .map(|v| -w.distance(*v))
                     .fold(f64::NEG_INFINITY, f64::max),
+                #[cfg(feature = "dim3")]
+                Reacher::_Unused(_) => f64::NEG_INFINITY,
             },
+            #[cfg(not(feature = "dim3"))]
             WallShape::Body(b) => {
+                let (c, rad) = r.circle();
                 let gap = (c[0] - b.centre[0]).hypot(c[1] - b.centre[1]) - rad - b.radius;
                 if gap > 0.0 {
                     return -gap;
                 }
                 match *r {
-                    Reacher::Disc { centre, radius } => radius - signed_distance(centre, &b.corners),
+                    Reacher::Ball { centre, radius } => radius - signed_distance(centre, &b.corners),
                     Reacher::Polygon { corners, .. } => penetration_depth(corners, &b.corners),
                 }
             }
+            #[cfg(not(feature = "dim3"))]
             WallShape::Ring { centre, inner, outer } => {
                 // The radial extent of the reacher about the ring's centre against the
                 // ring's: their overlap.
                 let (near, far) = match *r {
-                    Reacher::Disc { centre: p, radius } => {
+                    Reacher::Ball { centre: p, radius } => {
                         let d = (p[0] - centre[0]).hypot(p[1] - centre[1]);
                         ((d - radius).max(0.0), d + radius)
                     }
@@ -160,10 +223,12 @@ impl WallShape {
 
     /// How far the point `p` is behind or inside the wall (positive), or in front of it or
     /// out of it (negative).
-    pub fn inside(&self, p: [f64; 2]) -> f64 {
+    pub fn inside(&self, p: Vector) -> f64 {
         match self {
-            WallShape::Line(w) => -w.line.distance(p[0], p[1]),
+            WallShape::Surface(w) => -w.distance(p),
+            #[cfg(not(feature = "dim3"))]
             WallShape::Body(b) => -signed_distance(p, &b.corners),
+            #[cfg(not(feature = "dim3"))]
             WallShape::Ring { centre, inner, outer } => {
                 let d = (p[0] - centre[0]).hypot(p[1] - centre[1]);
                 (d - inner).min(outer - d)
@@ -171,10 +236,13 @@ impl WallShape {
         }
     }
 
-    /// "behind" a line wall, "inside" the others.
+    /// "behind" a line or a plane, "inside" the others (outside a cylinder).
     pub fn behind(&self) -> &'static str {
         match self {
-            WallShape::Line(_) => "behind",
+            #[cfg(feature = "dim3")]
+            WallShape::Surface(w) if matches!(w.surface, talus_engine::walls::Surface::Cylinder(_)) => "outside",
+            WallShape::Surface(_) => "behind",
+            #[cfg(not(feature = "dim3"))]
             _ => "inside",
         }
     }
@@ -185,14 +253,16 @@ impl WallShape {
 pub struct Walls(pub Vec<(String, WallShape)>);
 
 impl Walls {
-    /// The walls of `scenario`: its line walls (see [`line_walls`]), its fixed and driven
-    /// bodies (free ones are grains), its drums' rings. Bodies' corners as given: the
-    /// build has checked them (convex, counter-clockwise).
+    /// The walls of `scenario`: its lines, planes and cylinders (see [`surface_walls`]),
+    /// its fixed and driven bodies (free ones are grains), its drums' rings. Bodies'
+    /// corners as given: the build has checked them (convex, counter-clockwise).
     pub fn of(scenario: &sc::Scenario) -> Walls {
-        let mut out: Vec<(String, WallShape)> = line_walls(&scenario.walls)
+        #[allow(unused_mut)]
+        let mut out: Vec<(String, WallShape)> = surface_walls(&scenario.walls)
             .into_iter()
-            .map(|(l, w)| (l, WallShape::Line(w)))
+            .map(|(l, w)| (l, WallShape::Surface(w)))
             .collect();
+        #[cfg(not(feature = "dim3"))]
         for (k, b) in scenario.bodies.iter().enumerate() {
             let how = match b.motion {
                 sc::Motion::Free => continue,
@@ -204,6 +274,7 @@ impl Walls {
                 WallShape::Body(WallBody::new(b.vertices.clone())),
             ));
         }
+        #[cfg(not(feature = "dim3"))]
         for (k, d) in scenario.drums.iter().enumerate() {
             let (inner, outer) = (d.radius, d.radius + d.thickness);
             out.push((
@@ -218,10 +289,11 @@ impl Walls {
         Walls(out)
     }
 
-    /// The line walls, for the engine.
-    pub fn lines(&self) -> impl Iterator<Item = Wall> + '_ {
+    /// The engine's walls (lines, planes, cylinders).
+    pub fn surfaces(&self) -> impl Iterator<Item = Wall> + '_ {
         self.0.iter().filter_map(|(_, w)| match w {
-            WallShape::Line(l) => Some(l.clone()),
+            WallShape::Surface(l) => Some(l.clone()),
+            #[cfg(not(feature = "dim3"))]
             _ => None,
         })
     }
@@ -239,7 +311,7 @@ impl Walls {
 /// scenarios/hopper.toml (its plates in a box open at the top, 600 polygons above them)
 /// with a drum of inner radius 0.05 below the plates and a stream poured between them:
 /// for the placement and region checks' tests.
-#[cfg(test)]
+#[cfg(all(test, not(feature = "dim3")))]
 pub(crate) fn test_scenario() -> sc::Scenario {
     let text = format!(
         "{}{}",

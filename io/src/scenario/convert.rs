@@ -2,12 +2,21 @@
 use super::*;
 
 pub(super) const DEFAULT_DT_FRACTION: f64 = 50.0;
+/// Under Hertz the contact time depends on the impact speed: no default time step.
+const HERTZ_DT: &str = "with [contact] model = \"hertz\" give [integrator] dt: the Hertzian contact time depends \
+                        on the impact speed, so there is no default fraction of it";
 pub(super) const DEFAULT_MARGIN: f64 = 0.1;
 pub(super) const DEFAULT_OUTPUT_DIR: &str = "talus-out";
 /// Checkpoints kept by default.
 pub(super) const DEFAULT_KEEP: usize = 3;
 /// Default number of output frames over a run.
 pub(super) const DEFAULT_FRAMES: u64 = 20;
+
+/// `v / |v|` (non-zero `v`).
+fn unit<const N: usize>(v: [f64; N]) -> [f64; N] {
+    let len = if N == 2 { v[0].hypot(v[1]) } else { norm2(v).sqrt() };
+    v.map(|c| c / len)
+}
 
 pub(super) struct Ctx<'a> {
     pub(super) text: &'a str,
@@ -62,6 +71,7 @@ impl Ctx<'_> {
     }
 
     pub(super) fn convert(&self, raw: RawScenario) -> Result<Scenario> {
+        self.check_dimension(&raw.dimension)?;
         let domain = Domain {
             min: raw.domain.min.0,
             max: raw.domain.max.get_ref().0,
@@ -94,7 +104,15 @@ impl Ctx<'_> {
                     particles.push(self.particles(p, &domain, &lookup)?);
                 }
             }
+            #[cfg(not(feature = "dim3"))]
             None if raw.insert.is_empty() => {
+                return Err(self.err(
+                    0..0,
+                    "at least one [[particles]] source or [[insert]] stream is required",
+                ));
+            }
+            #[cfg(feature = "dim3")]
+            None if raw.insert.is_none() => {
                 return Err(self.err(
                     0..0,
                     "at least one [[particles]] source or [[insert]] stream is required",
@@ -102,101 +120,58 @@ impl Ctx<'_> {
             }
             None => {}
         }
-        let mut inserts = Vec::with_capacity(raw.insert.len());
-        for i in raw.insert {
-            inserts.push(self.insert(i, &domain, &lookup)?);
-        }
-
-        let mut bodies = Vec::with_capacity(raw.body.len());
-        for b in raw.body {
-            let span = b.span();
-            let b = b.into_inner();
-            let material = lookup(&b.material)?;
-            let vspan = b.vertices.span();
-            let vertices: Vec<[f64; 2]> = b.vertices.into_inner().into_iter().map(|v| v.0).collect();
-            if let Err(e) = talus_engine::PolygonShape::new(&vertices) {
-                return Err(self.err(vspan, e.to_string().trim_start_matches("invalid setup: ")));
+        #[cfg(not(feature = "dim3"))]
+        let inserts = {
+            let mut inserts = Vec::with_capacity(raw.insert.len());
+            for i in raw.insert {
+                inserts.push(self.insert(i, &domain, &lookup)?);
             }
-            let motion = match b.motion.unwrap_or(MotionKind::Fixed) {
-                MotionKind::Fixed | MotionKind::Free if b.drive.is_some() => {
-                    return Err(self.err(b.drive.unwrap().span(), "a drive needs motion = \"driven\""))
-                }
-                MotionKind::Fixed => Motion::Fixed,
-                MotionKind::Free => Motion::Free,
-                MotionKind::Driven => {
-                    let d = b
-                        .drive
-                        .ok_or_else(|| self.err(span.clone(), "`drive` is required for motion = \"driven\""))?
-                        .into_inner();
-                    Motion::Driven(Drive {
-                        centre: d.centre.0,
-                        omega: d.omega.map_or(0.0, |w| w.0),
-                        velocity: d.velocity.map_or([0.0; 2], |v| v.0),
-                        start: d.start.map_or(0.0, |s| s.0),
-                        ramp: d.ramp.map_or(0.0, |r| r.0),
-                    })
-                }
-            };
-            bodies.push(PolygonBody {
-                material,
-                type_id: b.type_id.map_or(1, |t| t.0),
-                vertices,
-                motion,
-            });
-        }
-        let mut drums = Vec::with_capacity(raw.drum.len());
-        for d in raw.drum {
-            let d = d.into_inner();
-            let segments = d.segments.get_ref().0;
-            if !(3..=4096).contains(&segments) {
-                return Err(self.err(d.segments.span(), format!("must be in 3..=4096, got {segments}")));
-            }
-            drums.push(Drum {
-                material: lookup(&d.material)?,
-                centre: d.centre.0,
-                radius: d.radius.0,
-                thickness: d.thickness.0,
-                segments,
-                omega: d.omega.0,
-                start: d.start.map_or(0.0, |s| s.0),
-                ramp: d.ramp.map_or(0.0, |r| r.0),
-            });
-        }
-
-        let integrator = match raw.integrator {
-            None => Integrator {
-                scheme: Scheme::Verlet,
-                time_step: TimeStep::Fraction(DEFAULT_DT_FRACTION),
-            },
-            Some(i) => {
-                let time_step = match (i.dt, i.dt_fraction) {
-                    (Some(_), Some(f)) => return Err(self.err(f.span(), "`dt` and `dt_fraction` cannot both be given")),
-                    (Some(dt), None) => TimeStep::Fixed(dt.into_inner().0),
-                    (None, Some(f)) => TimeStep::Fraction(f.into_inner().0),
-                    (None, None) => TimeStep::Fraction(DEFAULT_DT_FRACTION),
-                };
-                Integrator {
-                    scheme: i.scheme.unwrap_or(Scheme::Verlet),
-                    time_step,
-                }
-            }
+            inserts
         };
-
-        let neighbor = raw.neighbor.map_or(
-            Neighbor {
-                method: NeighborMethod::Sweep,
-                margin: DEFAULT_MARGIN,
-                every_step: false,
-                rejection: Rejection::default(),
+        #[cfg(not(feature = "dim3"))]
+        let (bodies, drums) = self.bodies_and_drums(raw.body, raw.drum, &lookup)?;
+        #[cfg(feature = "dim3")]
+        {
+            let later = "is 2D only so far (the 3D engine has spheres, planes and cylinders)";
+            for (key, v) in [("insert", &raw.insert), ("body", &raw.body), ("drum", &raw.drum)] {
+                if let Some(v) = v {
+                    let hint = if key == "drum" {
+                        "; a turning cylinder is a [[wall]] with kind = \"cylinder\""
+                    } else {
+                        ""
+                    };
+                    return Err(self.err(v.span(), format!("[[{key}]] {later}{hint}")));
+                }
+            }
+        }
+        let normal_model = match raw.contact.and_then(|c| c.model) {
+            None => NormalModel::Hooke,
+            Some(m) => match m.get_ref() {
+                ModelName::Hooke => NormalModel::Hooke,
+                ModelName::Hertz if DIM == 3 => NormalModel::Hertz,
+                ModelName::Hertz => return Err(self.err(m.span(), "\"hertz\" is 3D only so far; use \"hooke\"")),
             },
-            |n| Neighbor {
-                method: n.method.map_or(NeighborMethod::Sweep, |m| m.0),
-                margin: n.margin.map_or(DEFAULT_MARGIN, |m| m.0),
-                every_step: n.every_step.unwrap_or(false),
-                rejection: n.rejection.unwrap_or_default(),
-            },
-        );
+        };
+        if normal_model == NormalModel::Hertz {
+            // Restitution from damping is Hookean (exp(-gamma t_c / 2)); under Hertz it
+            // depends on the impact speed.
+            if let Some(m) = materials
+                .iter()
+                .find(|m| matches!(m.damping, NormalDamping::Restitution(_)))
+            {
+                return Err(self.err(
+                    0..0,
+                    format!(
+                        "material `{}`: with [contact] model = \"hertz\" give `gamma_n` (LAMMPS gran/hertz/history's \
+                         damping), not `restitution` (it depends on the impact speed under Hertz)",
+                        m.name
+                    ),
+                ));
+            }
+        }
 
+        let integrator = self.integrator(raw.integrator, normal_model)?;
+        let neighbor = self.neighbor(raw.neighbor)?;
         let run = Run { steps: raw.run.steps.0 };
         let default_every = (run.steps / DEFAULT_FRAMES).max(1);
         let output = match raw.output {
@@ -235,13 +210,17 @@ impl Ctx<'_> {
             title: raw.title,
             seed: raw.seed.unwrap_or(1),
             domain,
-            gravity: raw.gravity.map_or([0.0, 0.0], |g| g.0),
+            gravity: raw.gravity.map_or([0.0; DIM], |g| g.0),
             materials,
             walls,
             particles,
+            #[cfg(not(feature = "dim3"))]
             inserts,
+            #[cfg(not(feature = "dim3"))]
             bodies,
+            #[cfg(not(feature = "dim3"))]
             drums,
+            normal_model,
             integrator,
             neighbor,
             run,
@@ -251,15 +230,157 @@ impl Ctx<'_> {
         })
     }
 
-    /// `max` must exceed `min` in both components; the error points at `max`.
-    pub(super) fn check_min_max(&self, min: [f64; 2], max: &Spanned<Vec2>, min_name: &str) -> Result<()> {
+    /// The scenario's dimension must be the build's: 2D files say nothing or
+    /// `dimension = 2`, 3D files `dimension = 3`.
+    fn check_dimension(&self, d: &Option<Spanned<i64>>) -> Result<()> {
+        let asked = d.as_ref().map_or(2, |d| *d.get_ref());
+        let span = d.as_ref().map_or(0..0, |d| d.span());
+        if !matches!(asked, 2 | 3) {
+            return Err(self.err(span, format!("must be 2 or 3, got {asked}")));
+        }
+        if asked as usize != DIM {
+            let msg = if DIM == 2 {
+                "this is a 3D scenario: the 2D build of talus-io reads 2D ones (the talus program runs both)"
+                    .to_string()
+            } else {
+                format!(
+                    "{}the 3D build of talus-io reads 3D scenarios: say `dimension = 3` at the top of the file",
+                    if d.is_some() { "this is a 2D scenario: " } else { "" }
+                )
+            };
+            return Err(self.err(span, msg));
+        }
+        Ok(())
+    }
+
+    fn integrator(&self, raw: Option<RawIntegrator>, model: NormalModel) -> Result<Integrator> {
+        let Some(i) = raw else {
+            if model == NormalModel::Hertz {
+                return Err(self.err(0..0, HERTZ_DT));
+            }
+            return Ok(Integrator {
+                scheme: Scheme::Verlet,
+                time_step: TimeStep::Fraction(DEFAULT_DT_FRACTION),
+            });
+        };
+        let time_step = match (i.dt, i.dt_fraction) {
+            (Some(_), Some(f)) => return Err(self.err(f.span(), "`dt` and `dt_fraction` cannot both be given")),
+            (Some(dt), None) => TimeStep::Fixed(dt.into_inner().0),
+            (None, Some(f)) if model == NormalModel::Hertz => return Err(self.err(f.span(), HERTZ_DT)),
+            (None, Some(f)) => TimeStep::Fraction(f.into_inner().0),
+            (None, None) if model == NormalModel::Hertz => return Err(self.err(0..0, HERTZ_DT)),
+            (None, None) => TimeStep::Fraction(DEFAULT_DT_FRACTION),
+        };
+        let scheme = match i.scheme {
+            Some(s) if DIM == 3 && *s.get_ref() == Scheme::Gear => {
+                return Err(self.err(s.span(), "\"gear\" is 2D only so far; use \"verlet\""))
+            }
+            Some(s) => s.into_inner(),
+            None => Scheme::Verlet,
+        };
+        Ok(Integrator { scheme, time_step })
+    }
+
+    fn neighbor(&self, raw: Option<RawNeighbor>) -> Result<Neighbor> {
+        let Some(n) = raw else {
+            return Ok(Neighbor {
+                method: NeighborMethod::Sweep,
+                margin: DEFAULT_MARGIN,
+                every_step: false,
+                rejection: Rejection::default(),
+            });
+        };
+        let rejection = match n.rejection {
+            Some(r) if DIM == 3 => return Err(self.err(r.span(), "is for polygons: 2D only")),
+            Some(r) => r.into_inner(),
+            None => Rejection::default(),
+        };
+        Ok(Neighbor {
+            method: n.method.map_or(NeighborMethod::Sweep, |m| m.0),
+            margin: n.margin.map_or(DEFAULT_MARGIN, |m| m.0),
+            every_step: n.every_step.unwrap_or(false),
+            rejection,
+        })
+    }
+
+    /// `[[body]]` and `[[drum]]` (2D).
+    #[cfg(not(feature = "dim3"))]
+    #[allow(clippy::type_complexity)]
+    fn bodies_and_drums(
+        &self,
+        raw_bodies: Vec<Spanned<RawBody>>,
+        raw_drums: Vec<Spanned<RawDrum>>,
+        lookup: &dyn Fn(&Spanned<String>) -> Result<usize>,
+    ) -> Result<(Vec<PolygonBody>, Vec<Drum>)> {
+        let mut bodies = Vec::with_capacity(raw_bodies.len());
+        for b in raw_bodies {
+            let span = b.span();
+            let b = b.into_inner();
+            let material = lookup(&b.material)?;
+            let vspan = b.vertices.span();
+            let vertices: Vec<[f64; 2]> = b.vertices.into_inner().into_iter().map(|v| v.0).collect();
+            if let Err(e) = talus_engine::PolygonShape::new(&vertices) {
+                return Err(self.err(vspan, e.to_string().trim_start_matches("invalid setup: ")));
+            }
+            let motion = match b.motion.unwrap_or(MotionKind::Fixed) {
+                MotionKind::Fixed | MotionKind::Free if b.drive.is_some() => {
+                    return Err(self.err(b.drive.unwrap().span(), "a drive needs motion = \"driven\""))
+                }
+                MotionKind::Fixed => Motion::Fixed,
+                MotionKind::Free => Motion::Free,
+                MotionKind::Driven => {
+                    let d = b
+                        .drive
+                        .ok_or_else(|| self.err(span.clone(), "`drive` is required for motion = \"driven\""))?
+                        .into_inner();
+                    Motion::Driven(Drive {
+                        centre: d.centre.0,
+                        omega: d.omega.map_or(0.0, |w| w.0),
+                        velocity: d.velocity.map_or([0.0; 2], |v| v.0),
+                        start: d.start.map_or(0.0, |s| s.0),
+                        ramp: d.ramp.map_or(0.0, |r| r.0),
+                    })
+                }
+            };
+            bodies.push(PolygonBody {
+                material,
+                type_id: b.type_id.map_or(1, |t| t.0),
+                vertices,
+                motion,
+            });
+        }
+        let mut drums = Vec::with_capacity(raw_drums.len());
+        for d in raw_drums {
+            let d = d.into_inner();
+            let segments = d.segments.get_ref().0;
+            if !(3..=4096).contains(&segments) {
+                return Err(self.err(d.segments.span(), format!("must be in 3..=4096, got {segments}")));
+            }
+            drums.push(Drum {
+                material: lookup(&d.material)?,
+                centre: d.centre.0,
+                radius: d.radius.0,
+                thickness: d.thickness.0,
+                segments,
+                omega: d.omega.0,
+                start: d.start.map_or(0.0, |s| s.0),
+                ramp: d.ramp.map_or(0.0, |r| r.0),
+            });
+        }
+
+        Ok((bodies, drums))
+    }
+
+    /// `max` must exceed `min` in every component; the error points at `max`.
+    pub(super) fn check_min_max(&self, min: Vector, max: &Spanned<Coords>, min_name: &str) -> Result<()> {
         let m = max.get_ref().0;
-        if m[0] > min[0] && m[1] > min[1] {
+        if (0..DIM).all(|k| m[k] > min[k]) {
             Ok(())
         } else {
+            let every = if DIM == 2 { "both" } else { "all three" };
             Err(self.err(
                 max.span(),
-                format!("must be greater than {min_name} in both components, got max = {m:?}, min = {min:?}"),
+                format!("must be greater than {min_name} in {every} components, got max = {m:?}, min = {min:?}"),
             ))
         }
     }
@@ -310,19 +431,62 @@ impl Ctx<'_> {
         let w = raw.into_inner();
         // walls without a material use the first one
         let material = w.material.as_ref().map_or(Ok(0), lookup)?;
+        let other = if DIM == 2 { "a 3D" } else { "a 2D" };
+        let fit = if DIM == 2 {
+            "line\" or \"box"
+        } else {
+            "plane\", \"box\" or \"cylinder"
+        };
+        let wrong_kind = || self.err(span.clone(), format!("`kind` is {other} wall here: use \"{fit}\""));
         match w.kind {
-            WallKind::Line => {
-                let when = "with kind = \"line\"";
+            WallKind::Line | WallKind::Plane => {
+                let (name, ok) = if DIM == 2 {
+                    ("line", w.kind == WallKind::Line)
+                } else {
+                    ("plane", w.kind == WallKind::Plane)
+                };
+                if !ok {
+                    return Err(wrong_kind());
+                }
+                let when = &format!("with kind = \"{name}\"");
                 self.forbidden(&w.min, when)?;
                 self.forbidden(&w.max, when)?;
                 self.forbidden(&w.open_top, when)?;
-                let point = self.required(w.point, &span, "point", "for kind = \"line\"")?;
-                let normal = self.required(w.normal, &span, "normal", "for kind = \"line\"")?;
-                let [nx, ny] = normal.0;
-                let len = nx.hypot(ny);
-                Ok(Wall::Line {
-                    point: point.0,
-                    normal: [nx / len, ny / len],
+                self.forbidden(&w.axis, when)?;
+                self.forbidden(&w.radius, when)?;
+                self.forbidden(&w.omega, when)?;
+                let req = &format!("for kind = \"{name}\"");
+                let point = self.required(w.point, &span, "point", req)?.0;
+                let normal = self.required(w.normal, &span, "normal", req)?.0;
+                let normal = unit(normal);
+                #[cfg(not(feature = "dim3"))]
+                return Ok(Wall::Line {
+                    point,
+                    normal,
+                    material,
+                });
+                #[cfg(feature = "dim3")]
+                return Ok(Wall::Plane {
+                    point,
+                    normal,
+                    material,
+                });
+            }
+            #[cfg(not(feature = "dim3"))]
+            WallKind::Cylinder => Err(wrong_kind()),
+            #[cfg(feature = "dim3")]
+            WallKind::Cylinder => {
+                let when = "with kind = \"cylinder\"";
+                self.forbidden(&w.normal, when)?;
+                self.forbidden(&w.min, when)?;
+                self.forbidden(&w.max, when)?;
+                self.forbidden(&w.open_top, when)?;
+                let req = "for kind = \"cylinder\"";
+                Ok(Wall::Cylinder {
+                    point: self.required(w.point, &span, "point", req)?.0,
+                    axis: unit(self.required(w.axis, &span, "axis", req)?.0),
+                    radius: self.required(w.radius, &span, "radius", req)?.0,
+                    omega: w.omega.map_or(0.0, |o| o.into_inner().0),
                     material,
                 })
             }
@@ -330,6 +494,9 @@ impl Ctx<'_> {
                 let when = "with kind = \"box\"";
                 self.forbidden(&w.point, when)?;
                 self.forbidden(&w.normal, when)?;
+                self.forbidden(&w.axis, when)?;
+                self.forbidden(&w.radius, when)?;
+                self.forbidden(&w.omega, when)?;
                 let min = self.required(w.min, &span, "min", "for kind = \"box\"")?;
                 let max = w
                     .max
@@ -373,6 +540,8 @@ impl Ctx<'_> {
             SourceKind::Generate => {
                 let when = "for source = \"generate\"";
                 self.forbidden(&p.file, "with source = \"generate\"")?;
+                #[cfg(feature = "dim3")]
+                self.forbidden(&p.shape, "in 3D: the particles are spheres (polygon shapes are 2D)")?;
                 let count = self.required(p.count, &span, "count", when)?;
                 let radius = p
                     .radius
@@ -386,7 +555,7 @@ impl Ctx<'_> {
                 let region = region.into_inner();
                 self.check_min_max(region.min.0, &region.max, "region.min")?;
                 let (rmin, rmax) = (region.min.0, region.max.get_ref().0);
-                let inside = (0..2).all(|k| rmin[k] >= domain.min[k] && rmax[k] <= domain.max[k]);
+                let inside = (0..DIM).all(|k| rmin[k] >= domain.min[k] && rmax[k] <= domain.max[k]);
                 if !inside {
                     return Err(self.err(
                         region_span,
@@ -402,8 +571,9 @@ impl Ctx<'_> {
                     packing,
                     region_min: rmin,
                     region_max: rmax,
-                    velocity: p.velocity.map_or([0.0, 0.0], |v| v.into_inner().0),
+                    velocity: p.velocity.map_or([0.0; DIM], |v| v.into_inner().0),
                     velocity_jitter: p.velocity_jitter.map_or(0.0, |j| j.into_inner().0),
+                    #[cfg(not(feature = "dim3"))]
                     shape: match p.shape {
                         Some(sh) => self.shape(sh)?,
                         None => ShapeSpec::Disc,
@@ -418,6 +588,7 @@ impl Ctx<'_> {
         })
     }
 
+    #[cfg(not(feature = "dim3"))]
     pub(super) fn shape(&self, raw: Spanned<RawShape>) -> Result<ShapeSpec> {
         let span = raw.span();
         let r = raw.into_inner();

@@ -13,11 +13,11 @@ pub struct Insert {
     /// The `type` column in outputs, >= 1.
     pub type_id: u16,
     /// The box the particles' bounding circles are placed in (inside the domain).
-    pub region_min: [f64; 2],
-    pub region_max: [f64; 2],
+    pub region_min: Vector,
+    pub region_max: Vector,
     pub radius: RadiusDist,
     pub shape: ShapeSpec,
-    pub velocity: [f64; 2],
+    pub velocity: Vector,
     /// Each velocity component gets a uniform random number in [-j, j].
     pub velocity_jitter: f64,
     /// `rate` (particles per second) or `per_insert` (particles per insertion).
@@ -47,7 +47,7 @@ pub(super) struct RawInsert {
     region: Option<Spanned<RawRegion>>,
     radius: Option<Spanned<RawRadius>>,
     shape: Option<Spanned<RawShape>>,
-    velocity: Option<Spanned<Vec2>>,
+    velocity: Option<Spanned<Coords>>,
     velocity_jitter: Option<Spanned<NonNegative>>,
     rate: Option<Spanned<Positive>>,
     per_insert: Option<Spanned<PositiveInt>>,

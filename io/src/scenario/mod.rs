@@ -17,34 +17,44 @@ use serde::{Deserialize, Deserializer};
 use toml::Spanned;
 
 pub use talus_engine::NeighborMethod;
+pub use talus_kernels::contact::law::NormalModel;
+use talus_kernels::math::{norm2, Vector, DIM};
 
 use crate::{IoError, Result};
 
+#[cfg(not(feature = "dim3"))]
 mod insert;
+#[cfg(not(feature = "dim3"))]
 pub use insert::{Amount, Insert};
 
 /// The built-in default scenario (also an annotated example of the format).
 pub const DEFAULT_SCENARIO: &str = include_str!("../../../scenarios/default.toml");
 
-/// A whole, validated scenario. All values are in SI units.
+/// A whole, validated scenario. All values are in SI units; vectors have the build's
+/// dimension (`dimension = 3` in the file for the 3D build).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scenario {
     pub title: Option<String>,
     /// Seed of the random number generator used by particle generators.
     pub seed: u64,
     pub domain: Domain,
-    pub gravity: [f64; 2],
+    pub gravity: Vector,
     /// At least one; walls and particle sources refer to them by index.
     pub materials: Vec<Material>,
     pub walls: Vec<Wall>,
     /// Particle sources (at least one of them or of `inserts`).
     pub particles: Vec<Particles>,
-    /// Particles poured in over time (`[[insert]]`).
+    /// Particles poured in over time (`[[insert]]`, 2D so far).
+    #[cfg(not(feature = "dim3"))]
     pub inserts: Vec<Insert>,
     /// Single polygons given by their vertices (walls, obstacles, hopper sides).
+    #[cfg(not(feature = "dim3"))]
     pub bodies: Vec<PolygonBody>,
     /// Rotating drums: rings of driven wall polygons.
+    #[cfg(not(feature = "dim3"))]
     pub drums: Vec<Drum>,
+    /// The normal force law (`[contact] model`; Hertz in 3D only so far).
+    pub normal_model: NormalModel,
     pub integrator: Integrator,
     pub neighbor: Neighbor,
     pub run: Run,
@@ -57,15 +67,16 @@ pub struct Scenario {
 /// Hard bounds of the simulation: a particle leaving them is an error of the run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Domain {
-    pub min: [f64; 2],
-    /// Strictly greater than `min` in both components.
-    pub max: [f64; 2],
+    pub min: Vector,
+    /// Strictly greater than `min` in every component.
+    pub max: Vector,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Material {
     pub name: String,
-    /// Areal density, kg/m^2 (disc mass = density * pi * r^2).
+    /// Areal density in 2D, kg/m^2 (disc mass = density pi r^2); density in 3D, kg/m^3
+    /// (sphere mass = density 4/3 pi r^3).
     pub density: f64,
     /// Normal spring stiffness, N/m.
     pub kn: f64,
@@ -78,8 +89,8 @@ pub struct Material {
     pub friction: f64,
 }
 
-/// How the normal damping is specified: exactly one of the two.
 /// How a `[[body]]` moves.
+#[cfg(not(feature = "dim3"))]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Motion {
     /// Does not move (infinite mass).
@@ -91,6 +102,7 @@ pub enum Motion {
 }
 
 /// One polygon given by its vertices in the world frame (counter-clockwise, convex).
+#[cfg(not(feature = "dim3"))]
 #[derive(Debug, Clone, PartialEq)]
 pub struct PolygonBody {
     pub material: usize,
@@ -101,6 +113,7 @@ pub struct PolygonBody {
 
 /// A rotating drum: `segments` wall polygons of the given thickness on a ring of inner
 /// radius `radius` about `centre`, turning at `omega` (rad/s, counter-clockwise positive).
+#[cfg(not(feature = "dim3"))]
 #[derive(Debug, Clone, PartialEq)]
 pub struct Drum {
     pub material: usize,
@@ -115,6 +128,7 @@ pub struct Drum {
     pub ramp: f64,
 }
 
+/// How the normal damping is specified: exactly one of the two.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum NormalDamping {
     /// Coefficient of restitution in (0, 1].
@@ -125,7 +139,8 @@ pub enum NormalDamping {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Wall {
-    /// Infinite straight wall; particles stay on the side `normal` points to.
+    /// Infinite straight wall (2D); particles stay on the side `normal` points to.
+    #[cfg(not(feature = "dim3"))]
     Line {
         point: [f64; 2],
         /// Unit vector.
@@ -133,13 +148,31 @@ pub enum Wall {
         /// Index into `Scenario::materials`.
         material: usize,
     },
-    /// Four inward-facing line walls on the rectangle `min..max`.
+    /// Infinite plane (3D); particles stay on the side `normal` points to.
+    #[cfg(feature = "dim3")]
+    Plane {
+        point: [f64; 3],
+        /// Unit vector.
+        normal: [f64; 3],
+        material: usize,
+    },
+    /// Inward-facing walls on the box `min..max`: four lines in 2D, six planes in 3D.
     Box {
-        min: [f64; 2],
-        max: [f64; 2],
-        /// Leave out the top wall.
+        min: Vector,
+        max: Vector,
+        /// Leave out the top wall (the high side of the last axis: y in 2D, z in 3D).
         open_top: bool,
         /// Index into `Scenario::materials`.
+        material: usize,
+    },
+    /// The inside of a cylinder (3D) of `radius` about the line through `point` along the
+    /// unit `axis`, turning about it at `omega` rad/s (right-handed about `axis`): a drum.
+    #[cfg(feature = "dim3")]
+    Cylinder {
+        point: [f64; 3],
+        axis: [f64; 3],
+        radius: f64,
+        omega: f64,
         material: usize,
     },
 }
@@ -160,12 +193,13 @@ pub enum ParticleSource {
         count: u64,
         radius: RadiusDist,
         packing: Packing,
-        region_min: [f64; 2],
-        region_max: [f64; 2],
-        velocity: [f64; 2],
+        region_min: Vector,
+        region_max: Vector,
+        velocity: Vector,
         /// Each velocity component gets a uniform random number in [-j, j].
         velocity_jitter: f64,
-        /// Discs (default) or convex polygons of circumradius drawn from `radius`.
+        /// Discs (default) or convex polygons of circumradius drawn from `radius` (2D).
+        #[cfg(not(feature = "dim3"))]
         shape: ShapeSpec,
     },
     /// A LAMMPS data file (atom_style sphere). `load_scenario` resolves a relative
@@ -175,13 +209,17 @@ pub enum ParticleSource {
 
 /// The radius distribution is the generator's own type (fixed, uniform in
 /// [mean (1 - width), mean (1 + width)] with 0 <= width < 1, or a list taken in turn).
-pub use talus_engine::generate::{RadiusDist, ShapeSpec};
+pub use talus_engine::generate::RadiusDist;
+#[cfg(not(feature = "dim3"))]
+pub use talus_engine::generate::ShapeSpec;
+#[cfg(not(feature = "dim3"))]
 pub use talus_engine::Drive;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Packing {
-    /// Hexagonal lattice, spacing from the largest radius.
+    /// Close-packed lattice (hexagonal in 2D, hexagonal close packing in 3D), spacing
+    /// from the largest radius.
     Lattice,
     /// Random, non-overlapping.
     Random,
@@ -198,7 +236,7 @@ pub struct Integrator {
 pub enum Scheme {
     /// Velocity Verlet.
     Verlet,
-    /// 6-value Gear predictor-corrector.
+    /// 6-value Gear predictor-corrector (2D so far).
     Gear,
 }
 
@@ -217,7 +255,7 @@ pub struct Neighbor {
     pub margin: f64,
     /// Re-sweep every step instead of only when a particle left its enlarged box.
     pub every_step: bool,
-    /// Cheap tests on candidate pairs of polygons before the exact one.
+    /// Cheap tests on candidate pairs of polygons before the exact one (2D).
     pub rejection: Rejection,
 }
 
@@ -274,6 +312,23 @@ pub struct Output {
     pub energy: bool,
 }
 
+/// The dimension a scenario text asks for (`dimension`, 2 when absent), read before
+/// anything else so that the program can pick the build that runs it. A file that is not
+/// TOML at all gets the error the full parse would give.
+pub fn scenario_dimension(text: &str, path: &Path) -> Result<usize> {
+    #[derive(Deserialize)]
+    struct Only {
+        dimension: Option<Spanned<i64>>,
+    }
+    let ctx = Ctx { text, path };
+    let only: Only = toml::from_str(text).map_err(|e| ctx.toml_error(&e))?;
+    match only.dimension {
+        None => Ok(2),
+        Some(d) if matches!(*d.get_ref(), 2 | 3) => Ok(*d.get_ref() as usize),
+        Some(d) => Err(ctx.err(d.span(), format!("must be 2 or 3, got {}", d.get_ref()))),
+    }
+}
+
 /// Parses and validates scenario text. `path` is only used in error messages; relative
 /// particle file paths are returned as written.
 pub fn parse_scenario(text: &str, path: &Path) -> Result<Scenario> {
@@ -316,5 +371,7 @@ use location::*;
 use raw::*;
 use values::*;
 
-#[cfg(test)]
+#[cfg(all(test, not(feature = "dim3")))]
 mod tests;
+#[cfg(all(test, feature = "dim3"))]
+mod tests3d;

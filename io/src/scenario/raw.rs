@@ -5,19 +5,31 @@ use super::*;
 #[serde(deny_unknown_fields)]
 pub(super) struct RawScenario {
     pub(super) title: Option<String>,
+    pub(super) dimension: Option<Spanned<i64>>,
     pub(super) seed: Option<u64>,
     pub(super) domain: RawDomain,
-    pub(super) gravity: Option<Vec2>,
+    pub(super) gravity: Option<Coords>,
     pub(super) material: Spanned<Vec<Spanned<RawMaterial>>>,
     #[serde(default)]
     pub(super) wall: Vec<Spanned<RawWall>>,
     pub(super) particles: Option<Spanned<Vec<Spanned<RawParticles>>>>,
+    #[cfg(not(feature = "dim3"))]
     #[serde(default)]
     pub(super) insert: Vec<Spanned<insert::RawInsert>>,
+    #[cfg(not(feature = "dim3"))]
     #[serde(default)]
     pub(super) body: Vec<Spanned<RawBody>>,
+    #[cfg(not(feature = "dim3"))]
     #[serde(default)]
     pub(super) drum: Vec<Spanned<RawDrum>>,
+    // 2D only so far: read in 3D to be refused by name.
+    #[cfg(feature = "dim3")]
+    pub(super) insert: Option<Spanned<toml::Value>>,
+    #[cfg(feature = "dim3")]
+    pub(super) body: Option<Spanned<toml::Value>>,
+    #[cfg(feature = "dim3")]
+    pub(super) drum: Option<Spanned<toml::Value>>,
+    pub(super) contact: Option<RawContact>,
     pub(super) integrator: Option<RawIntegrator>,
     pub(super) neighbor: Option<RawNeighbor>,
     pub(super) run: RawRun,
@@ -33,6 +45,20 @@ pub(super) struct RawCheckpoint {
     pub(super) dir: Option<String>,
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawContact {
+    pub(super) model: Option<Spanned<ModelName>>,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum ModelName {
+    Hooke,
+    Hertz,
+}
+
+#[cfg(not(feature = "dim3"))]
 #[derive(Deserialize, Clone, Copy, PartialEq)]
 #[serde(rename_all = "lowercase")]
 pub(super) enum MotionKind {
@@ -41,6 +67,7 @@ pub(super) enum MotionKind {
     Driven,
 }
 
+#[cfg(not(feature = "dim3"))]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawDrive {
@@ -51,6 +78,7 @@ pub(super) struct RawDrive {
     pub(super) ramp: Option<NonNegative>,
 }
 
+#[cfg(not(feature = "dim3"))]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawBody {
@@ -62,6 +90,7 @@ pub(super) struct RawBody {
     pub(super) drive: Option<Spanned<RawDrive>>,
 }
 
+#[cfg(not(feature = "dim3"))]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawDrum {
@@ -78,8 +107,8 @@ pub(super) struct RawDrum {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawDomain {
-    pub(super) min: Vec2,
-    pub(super) max: Spanned<Vec2>,
+    pub(super) min: Coords,
+    pub(super) max: Spanned<Coords>,
 }
 
 #[derive(Deserialize)]
@@ -99,18 +128,23 @@ pub(super) struct RawMaterial {
 #[serde(rename_all = "lowercase")]
 pub(super) enum WallKind {
     Line,
+    Plane,
     Box,
+    Cylinder,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawWall {
     pub(super) kind: WallKind,
-    pub(super) point: Option<Spanned<Vec2>>,
-    pub(super) normal: Option<Spanned<NonZeroVec2>>,
-    pub(super) min: Option<Spanned<Vec2>>,
-    pub(super) max: Option<Spanned<Vec2>>,
+    pub(super) point: Option<Spanned<Coords>>,
+    pub(super) normal: Option<Spanned<Direction>>,
+    pub(super) min: Option<Spanned<Coords>>,
+    pub(super) max: Option<Spanned<Coords>>,
     pub(super) open_top: Option<Spanned<bool>>,
+    pub(super) axis: Option<Spanned<Direction>>,
+    pub(super) radius: Option<Spanned<Positive>>,
+    pub(super) omega: Option<Spanned<Finite>>,
     pub(super) material: Option<Spanned<String>>,
 }
 
@@ -133,12 +167,17 @@ pub(super) struct RawParticles {
     pub(super) radius: Option<Spanned<RawRadius>>,
     pub(super) packing: Option<Spanned<Packing>>,
     pub(super) region: Option<Spanned<RawRegion>>,
-    pub(super) velocity: Option<Spanned<Vec2>>,
+    pub(super) velocity: Option<Spanned<Coords>>,
     pub(super) velocity_jitter: Option<Spanned<NonNegative>>,
     pub(super) file: Option<Spanned<String>>,
+    #[cfg(not(feature = "dim3"))]
     pub(super) shape: Option<Spanned<RawShape>>,
+    // Spheres only in 3D: read to be refused by name.
+    #[cfg(feature = "dim3")]
+    pub(super) shape: Option<Spanned<toml::Value>>,
 }
 
+#[cfg(not(feature = "dim3"))]
 #[derive(Deserialize, Clone, Copy, PartialEq)]
 #[serde(rename_all = "lowercase")]
 pub(super) enum ShapeKind {
@@ -148,6 +187,7 @@ pub(super) enum ShapeKind {
     Ellipse,
 }
 
+#[cfg(not(feature = "dim3"))]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawShape {
@@ -180,14 +220,14 @@ pub(super) struct RawRadius {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawRegion {
-    pub(super) min: Vec2,
-    pub(super) max: Spanned<Vec2>,
+    pub(super) min: Coords,
+    pub(super) max: Spanned<Coords>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawIntegrator {
-    pub(super) scheme: Option<Scheme>,
+    pub(super) scheme: Option<Spanned<Scheme>>,
     pub(super) dt: Option<Spanned<Positive>>,
     pub(super) dt_fraction: Option<Spanned<AboveOne>>,
 }
@@ -198,7 +238,7 @@ pub(super) struct RawNeighbor {
     pub(super) method: Option<MethodName>,
     pub(super) margin: Option<NonNegative>,
     pub(super) every_step: Option<bool>,
-    pub(super) rejection: Option<Rejection>,
+    pub(super) rejection: Option<Spanned<Rejection>>,
 }
 
 #[derive(Deserialize)]

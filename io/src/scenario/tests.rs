@@ -617,3 +617,34 @@ fn scenario_line_col() {
     assert_eq!(line_col("ab\ncd", 4), (2, 2));
     assert_eq!(line_col("é\nx", 3), (2, 1));
 }
+
+/// The 2D build reads 2D scenarios: a 3D one, 3D walls and the Hertz law (3D only so far)
+/// are refused by name and line; `scenario_dimension` tells the program which build runs
+/// a file.
+#[test]
+fn scenario_dimensions() {
+    assert_eq!(scenario_dimension(FULL, Path::new("a.toml")).unwrap(), 2);
+    let three = format!("dimension = 3\n{FULL}");
+    assert_eq!(scenario_dimension(&three, Path::new("a.toml")).unwrap(), 3);
+    expect_err(&three, 1, &["dimension", "this is a 3D scenario"]);
+    let two = format!("dimension = 2\n{FULL}");
+    assert_eq!(parse(&two).unwrap().title, parse(FULL).unwrap().title);
+    let e = scenario_dimension("dimension = 5\n", Path::new("a.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("a.toml:1:") && e.contains("must be 2 or 3"), "{e}");
+    let e = scenario_dimension("dimension = \n", Path::new("a.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("a.toml:1:"), "{e}");
+    let t = edit("kind = \"line\"", "kind = \"plane\"");
+    expect_err(
+        &t,
+        line_of(&t, "[[wall]]"),
+        &["wall[0]", "a 3D wall", "\"line\" or \"box\""],
+    );
+    let t = format!("{FULL}\n[contact]\nmodel = \"hertz\"\n");
+    expect_err(&t, line_of(&t, "\"hertz\""), &["contact.model", "3D only"]);
+    let t = format!("{FULL}\n[contact]\nmodel = \"hooke\"\n");
+    assert_eq!(parse(&t).unwrap().normal_model, NormalModel::Hooke);
+}

@@ -60,36 +60,57 @@ impl<'de> Deserialize<'de> for TypeId {
     }
 }
 
-/// An [x, y] pair of finite numbers. Hand-written because serde's `[f64; 2]` silently
-/// ignores extra elements in toml arrays.
+/// An [x, y] pair of finite numbers (polygon corners, 2D only). Hand-written because
+/// serde's `[f64; 2]` silently ignores extra elements in toml arrays.
+#[cfg(not(feature = "dim3"))]
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Vec2(pub(super) [f64; 2]);
 
+#[cfg(not(feature = "dim3"))]
 impl<'de> Deserialize<'de> for Vec2 {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        let v = Vec::<f64>::deserialize(d)?;
-        match v[..] {
-            [x, y] if x.is_finite() && y.is_finite() => Ok(Vec2([x, y])),
-            [_, _] => Err(D::Error::custom(format!("must be finite numbers, got {v:?}"))),
-            _ => Err(D::Error::custom(format!(
-                "must be an [x, y] pair, got {} element(s)",
-                v.len()
-            ))),
-        }
+        Coords::deserialize(d).map(|c| Vec2(c.0))
     }
 }
 
-/// A non-zero [x, y] direction.
+/// A point or vector of the build's dimension: [x, y] or [x, y, z], finite numbers.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct NonZeroVec2(pub(super) [f64; 2]);
+pub(super) struct Coords(pub(super) Vector);
 
-impl<'de> Deserialize<'de> for NonZeroVec2 {
+/// How a point is written, in messages.
+const COORDS: &str = if DIM == 2 {
+    "an [x, y] pair"
+} else {
+    "an [x, y, z] triple"
+};
+
+impl<'de> Deserialize<'de> for Coords {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        let Vec2(v) = Vec2::deserialize(d)?;
-        if v[0].hypot(v[1]) > 0.0 {
-            Ok(NonZeroVec2(v))
+        let v = Vec::<f64>::deserialize(d)?;
+        if v.len() != DIM {
+            return Err(D::Error::custom(format!(
+                "must be {COORDS}, got {} element(s)",
+                v.len()
+            )));
+        }
+        if !v.iter().all(|x| x.is_finite()) {
+            return Err(D::Error::custom(format!("must be finite numbers, got {v:?}")));
+        }
+        Ok(Coords(std::array::from_fn(|k| v[k])))
+    }
+}
+
+/// A non-zero direction of the build's dimension.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Direction(pub(super) Vector);
+
+impl<'de> Deserialize<'de> for Direction {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let Coords(v) = Coords::deserialize(d)?;
+        if norm2(v) > 0.0 {
+            Ok(Direction(v))
         } else {
-            Err(D::Error::custom("must be a non-zero vector, got [0, 0]"))
+            Err(D::Error::custom(format!("must be a non-zero vector, got {v:?}")))
         }
     }
 }

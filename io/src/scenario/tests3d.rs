@@ -1,0 +1,212 @@
+//! Scenarios in 3D (the `dim3` build): the shipped ones parse and build, and what the 3D
+//! build cannot do yet, or what belongs to 2D, is refused by name and line.
+use super::*;
+use crate::build::build;
+
+fn parse(text: &str) -> Result<Scenario> {
+    parse_scenario(text, Path::new("test3d.toml"))
+}
+
+/// A small 3D scenario: a box of planes, a cylinder, spheres on a lattice.
+const SMALL: &str = r#"
+dimension = 3
+gravity = [0.0, 0.0, -9.81]
+[domain]
+min = [-0.02, -0.02, -0.02]
+max = [0.02, 0.02, 0.04]
+[[material]]
+name = "glass"
+density = 2500.0
+kn = 200.0
+restitution = 0.5
+friction = 0.5
+[[wall]]
+kind = "cylinder"
+point = [0.0, 0.0, 0.0]
+axis = [0.0, 0.0, 2.0]
+radius = 0.015
+omega = 2.0
+[[wall]]
+kind = "plane"
+point = [0.0, 0.0, 0.0]
+normal = [0.0, 0.0, 1.0]
+[[particles]]
+material = "glass"
+count = 300
+radius = { kind = "uniform", mean = 1.0e-3, width = 0.1 }
+packing = "lattice"
+region = { min = [-0.009, -0.009, 0.0], max = [0.009, 0.009, 0.03] }
+velocity = [0.0, 0.0, -0.1]
+[run]
+steps = 100
+"#;
+
+fn expect_err(text: &str, needles: &[&str]) {
+    let e = parse(text).unwrap_err().to_string();
+    for n in needles {
+        assert!(e.contains(n), "`{n}` not in: {e}");
+    }
+}
+
+#[test]
+fn shipped_3d_scenarios_parse_and_build() {
+    for (name, text) in [
+        ("bed3d.toml", include_str!("../../../scenarios/bed3d.toml")),
+        ("drum3d.toml", include_str!("../../../scenarios/drum3d.toml")),
+        ("column3d.toml", include_str!("../../../scenarios/column3d.toml")),
+    ] {
+        assert_eq!(scenario_dimension(text, Path::new(name)).unwrap(), 3);
+        let s = parse_scenario(text, Path::new(name)).unwrap_or_else(|e| panic!("{e}"));
+        let b = build(&s, Path::new(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let count: u64 = s
+            .particles
+            .iter()
+            .map(|p| match p.source {
+                ParticleSource::Generate { count, .. } => count,
+                _ => 0,
+            })
+            .sum();
+        assert_eq!(b.sim.len() as u64, count, "{name}");
+    }
+}
+
+#[test]
+fn a_3d_scenario_builds_walls_spheres_and_runs() {
+    let s = parse(SMALL).unwrap();
+    assert_eq!(s.gravity, [0.0, 0.0, -9.81]);
+    match &s.walls[0] {
+        Wall::Cylinder {
+            axis, radius, omega, ..
+        } => {
+            assert_eq!((*axis, *radius, *omega), ([0.0, 0.0, 1.0], 0.015, 2.0));
+        }
+        w => panic!("{w:?}"),
+    }
+    let mut b = build(&s, Path::new("small.toml")).unwrap();
+    assert_eq!(b.sim.walls.len(), 2);
+    assert_eq!(b.sim.len(), 300);
+    // Sphere masses: density 4/3 pi r^3.
+    let p = &b.sim.particles;
+    let r = p.radius[0];
+    let m = 1.0 / p.inv_mass[0];
+    assert!((m - 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * r * r * r).abs() < 1e-12 * m);
+    assert!((0..p.len()).all(|k| p.vel[2][k] == -0.1));
+    b.sim.run(200).unwrap();
+    // Inside the cylinder and above the floor, every one.
+    let p = &b.sim.particles;
+    for k in 0..p.len() {
+        let (x, y, z) = (p.pos[0][k], p.pos[1][k], p.pos[2][k]);
+        assert!(x.hypot(y) < 0.015 && z > 0.0, "({x}, {y}, {z})");
+    }
+}
+
+#[test]
+fn a_box_is_six_planes_or_five_open_at_the_top() {
+    let text = SMALL.replace(
+        "kind = \"cylinder\"\npoint = [0.0, 0.0, 0.0]\naxis = [0.0, 0.0, 2.0]\nradius = 0.015\nomega = 2.0",
+        "kind = \"box\"\nmin = [-0.01, -0.01, 0.0]\nmax = [0.01, 0.01, 0.035]",
+    );
+    let walls = |t: &str| crate::preflight::surface_walls(&parse(t).unwrap().walls);
+    let w = walls(&text);
+    // The box and the extra plane.
+    assert_eq!(w.len(), 7);
+    assert!(w[0].0.contains("floor: z = 0"), "{}", w[0].0);
+    let w = walls(&text.replace(
+        "max = [0.01, 0.01, 0.035]",
+        "max = [0.01, 0.01, 0.035]\nopen_top = true",
+    ));
+    assert_eq!(w.len(), 6);
+    // Every sphere of the lattice is inside the box: it builds.
+    build(&parse(&text).unwrap(), Path::new("box.toml")).unwrap();
+}
+
+#[test]
+fn particles_outside_the_cylinder_are_refused() {
+    let text = SMALL.replace("max = [0.009, 0.009, 0.03]", "max = [0.018, 0.018, 0.03]");
+    let e = build(&parse(&text).unwrap(), Path::new("out.toml"))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("into wall[0] (cylinder of radius 0.015"), "{e}");
+}
+
+#[test]
+fn the_dimension_is_said_and_vectors_have_three_components() {
+    expect_err(&SMALL.replace("dimension = 3\n", ""), &["say `dimension = 3`"]);
+    expect_err(
+        &SMALL.replace("dimension = 3", "dimension = 2"),
+        &["this is a 2D scenario"],
+    );
+    expect_err(
+        &SMALL.replace("dimension = 3", "dimension = 4"),
+        &["dimension", "must be 2 or 3"],
+    );
+    expect_err(
+        &SMALL.replace("gravity = [0.0, 0.0, -9.81]", "gravity = [0.0, -9.81]"),
+        &["gravity", "[x, y, z] triple", "2 element(s)"],
+    );
+    expect_err(
+        &SMALL.replace("normal = [0.0, 0.0, 1.0]", "normal = [0.0, 0.0, 0.0]"),
+        &["wall[1].normal", "non-zero"],
+    );
+}
+
+#[test]
+fn what_is_2d_only_is_refused_by_name() {
+    expect_err(
+        &SMALL.replace("kind = \"plane\"", "kind = \"line\""),
+        &["wall[1]", "a 2D wall", "\"plane\""],
+    );
+    expect_err(
+        &format!("{SMALL}[[drum]]\nmaterial = \"glass\"\n"),
+        &["[[drum]] is 2D only", "kind = \"cylinder\""],
+    );
+    expect_err(
+        &format!("{SMALL}[[body]]\nmaterial = \"glass\"\n"),
+        &["[[body]] is 2D only"],
+    );
+    expect_err(
+        &format!("{SMALL}[[insert]]\nmaterial = \"glass\"\n"),
+        &["[[insert]] is 2D only"],
+    );
+    expect_err(
+        &SMALL.replace(
+            "packing = \"lattice\"",
+            "packing = \"lattice\"\nshape = { kind = \"regular\", vertices = [6] }",
+        ),
+        &["particles[0].shape", "spheres"],
+    );
+    expect_err(
+        &format!("{SMALL}[integrator]\nscheme = \"gear\"\n"),
+        &["integrator.scheme", "2D only"],
+    );
+    expect_err(
+        &format!("{SMALL}[neighbor]\nrejection = \"projection\"\n"),
+        &["neighbor.rejection", "2D only"],
+    );
+    expect_err(
+        &format!("{SMALL}[neighbor]\nmethod = \"quadtree\"\n"),
+        &["neighbor.method"],
+    );
+    expect_err(
+        &SMALL.replace("radius = 0.015\n", ""),
+        &["wall[0]", "`radius` is required for kind = \"cylinder\""],
+    );
+    expect_err(
+        &SMALL.replace("axis = [0.0, 0.0, 2.0]", "normal = [0.0, 0.0, 2.0]"),
+        &["normal", "not allowed"],
+    );
+}
+
+#[test]
+fn hertz_needs_gamma_n_and_a_time_step() {
+    let hertz = format!("{SMALL}[contact]\nmodel = \"hertz\"\n");
+    expect_err(&hertz, &["material `glass`", "gamma_n"]);
+    let hertz = hertz.replace("restitution = 0.5", "gamma_n = 5000.0");
+    expect_err(&hertz, &["[integrator] dt"]);
+    let s = parse(&format!("{hertz}[integrator]\ndt = 1.0e-6\n")).unwrap();
+    assert_eq!(s.normal_model, NormalModel::Hertz);
+    let b = build(&s, Path::new("hertz.toml")).unwrap();
+    assert_eq!(b.sim.config.normal_model, NormalModel::Hertz);
+    assert_eq!(b.sim.config.dt, 1e-6);
+}
