@@ -8,6 +8,8 @@ mod bench;
 mod bench_checkpoint;
 mod bench_narrow;
 mod bench_polygons;
+mod dim2;
+mod dim3;
 mod folder_lock;
 mod neighbors;
 mod parallel_opts;
@@ -16,7 +18,6 @@ mod restart;
 mod run;
 mod scale;
 mod signals;
-mod thermo;
 mod topology_cmd;
 
 /// talus: a discrete element method engine for granular matter (2D discs and convex polygons).

@@ -7,8 +7,10 @@ use clap::Args;
 use talus_io::checkpoint::{fnv1a, list, Checkpoint};
 use talus_io::scenario::parse_scenario;
 
+use crate::dim2::profile::apply_parallel;
+use crate::dim2::stepping::{checkpoint_settings, output_settings, step_and_report};
 use crate::parallel_opts::ParallelArgs;
-use crate::run::{step_and_report, Defaults, RecordedStepping, StepArgs, CHECKPOINT_PREFIX};
+use crate::run::{Defaults, RecordedStepping, StepArgs, CHECKPOINT_PREFIX};
 
 #[derive(Args)]
 pub struct RestartArgs {
@@ -152,7 +154,7 @@ pub fn restart(mut a: RestartArgs) -> Result<(), String> {
             );
         }
     }
-    a.parallel.apply(&mut sim)?;
+    apply_parallel(&a.parallel, &mut sim)?;
     let setup = t0.elapsed();
     let step = sim.step;
     // The continued run's intervals and end step, unless the command line says otherwise.
@@ -172,14 +174,14 @@ pub fn restart(mut a: RestartArgs) -> Result<(), String> {
     let mut plan = a.stepping.plan(
         Defaults {
             steps: scenario.run.steps.saturating_sub(step),
-            output: &scenario.output,
+            output: output_settings(&scenario.output),
             dir: if a.append {
                 run_dir.clone()
             } else {
                 run_dir.join(format!("restart-{step}"))
             },
             run_dir,
-            checkpoint: &scenario.checkpoint,
+            checkpoint: checkpoint_settings(&scenario.checkpoint),
             checkpoint_dir: Some(ck_folder),
             scenario_text: text,
             title: scenario.title.clone().unwrap_or_else(|| ck.path.display().to_string()),

@@ -17,8 +17,8 @@ use talus_io::lammps_data::read_lammps_data;
 
 use crate::bench::peer_sim;
 use crate::bench_polygons::polygon_bed;
+use crate::dim2::profile::profile_table;
 use crate::parallel_opts::check_thread_count;
-use crate::parallel_opts::profile_table;
 use crate::plot::{speedup_plot, Series};
 
 #[derive(Args)]
@@ -110,7 +110,7 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
     }
     // Every plan first: a bad combination fails before minutes of runs.
     for &t in &a.threads {
-        check_thread_count(&topo, t)?;
+        check_thread_count(topo.pu_count(), t)?;
     }
     for p in &placements {
         for &t in &a.threads {

@@ -2,9 +2,10 @@
 //! manner of LAMMPS's thermo output: where a terminal shows the progress bar, a log gets a
 //! line every so many seconds with the step, the simulated time, the energies, the contact
 //! count, the recent rate and the time left, so that a long run is never silent for hours.
+//! Compiled once per dimension (`dim2.rs`, `dim3.rs`).
 use std::time::{Duration, Instant};
 
-use talus_engine::Simulation;
+use super::engine::Simulation;
 
 pub struct Thermo {
     interval: Duration,

@@ -1,0 +1,82 @@
+//! The 2D build of the commands that step a scenario (discs and convex polygons): the
+//! same sources as `dim3.rs` (`stepping.rs`, `profile.rs`, `thermo.rs`) on the 2D
+//! crates, and what only 2D runs report (insertion streams, the polygon narrow phase).
+pub use talus_engine as engine;
+pub use talus_io as io;
+
+#[path = "profile.rs"]
+pub mod profile;
+#[path = "stepping.rs"]
+pub mod stepping;
+#[path = "thermo.rs"]
+pub mod thermo;
+
+use talus_engine::{Shortfall, Simulation};
+
+pub use crate::run::SummaryExtras;
+
+/// The run summary's lines of this dimension: the insertion streams and the polygon
+/// narrow phase.
+pub fn summary_extras(sim: &Simulation) -> SummaryExtras {
+    let insertions = sim
+        .insertions()
+        .iter()
+        .enumerate()
+        .map(|(k, ins)| {
+            let c = &ins.counts;
+            let next = match ins.next_step() {
+                Some(s) => format!("next insertion at step {s}"),
+                None => "done".into(),
+            };
+            format!(
+                "insert[{k}]: {} particles of {} requested in {} insertions{} ({next})",
+                c.inserted,
+                c.requested,
+                c.events,
+                if c.short_events > 0 {
+                    format!(
+                        ", {} short by {} in all (the region was full)",
+                        c.short_events,
+                        c.requested - c.inserted
+                    )
+                } else {
+                    String::new()
+                }
+            )
+        })
+        .collect();
+    let narrow_phase = sim.shapes.is_some().then(|| {
+        let ns = sim.narrow;
+        let pct = |x: u64| 100.0 * x as f64 / ns.candidates.max(1) as f64;
+        format!(
+            "{} candidate pair checks with a polygon: {:.1}% rejected by the bounding circles, \
+             {:.1}% by the centre-line projections, {:.1}% by the separating line ({:.2} moves per search), \
+             {:.1}% found apart ({:.1}% by the gap left from their last closest-feature walk, the rest by a walk: \
+             {:.2} feature pairs per walk, {} fallbacks), {:.1}% touching \
+             ({:.1}% of the polygon overlaps tracked from their crossing edges, the rest clipped; \
+             {} redone with exact signs, {} in expansion arithmetic)",
+            ns.candidates,
+            pct(ns.circle_rejected),
+            pct(ns.projection_rejected),
+            pct(ns.line_rejected),
+            ns.line_iterations as f64 / (ns.projection_tested - ns.projection_rejected).max(1) as f64,
+            pct(ns.separated),
+            pct(ns.gap_skips),
+            ns.walk_steps as f64 / (ns.separated - ns.gap_skips + ns.touching).max(1) as f64,
+            ns.fallbacks,
+            pct(ns.touching),
+            100.0 * ns.tracked as f64 / (ns.tracked + ns.clipped).max(1) as f64,
+            ns.accurate,
+            ns.exact
+        )
+    });
+    SummaryExtras {
+        insertions,
+        narrow_phase,
+    }
+}
+
+/// Insertion events that fell short since the last call.
+pub fn take_shortfalls(sim: &mut Simulation) -> Vec<Shortfall> {
+    sim.take_shortfalls()
+}

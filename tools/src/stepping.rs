@@ -1,0 +1,478 @@
+//! The stepping of `talus run` and `talus restart`: build the scenario, step it with a
+//! progress bar, write output and checkpoints, summarise. One source compiled for each
+//! dimension (`dim2.rs`, `dim3.rs`), as the crates are: `super::engine` and `super::io`
+//! are the build's engine and io.
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::engine::{NeighborMethod, Simulation};
+use super::io::build::{build_default, build_file, Built};
+use super::io::checkpoint::fnv1a;
+use super::io::checkpointer::Checkpointer;
+use super::io::output::{OutputKinds, Outputs};
+use super::profile::{apply_parallel, phase_shares, profile_table, write_profile_csv};
+use super::thermo::Thermo;
+use super::{summary_extras, take_shortfalls};
+use crate::parallel_opts::ParallelArgs;
+use crate::run::{
+    folder_settings, restart_hint, stepping_settings, CheckpointSettings, Defaults, Locks, NeighborChoice,
+    OutputSettings, Plan, RunArgs, CHECKPOINT_PREFIX,
+};
+use crate::signals;
+
+/// The longest a batch of steps should take: how long a signal may wait to be seen.
+const BATCH_SECONDS: f64 = 0.1;
+
+/// Insertion shortfalls reported as they happen (the rest only in the summary).
+const MAX_SHORTFALL_LINES: u64 = 10;
+
+/// The neighbour searches `--neighbor auto` tries (those this build has).
+const AUTO_CANDIDATES: [&str; 4] = ["sweep", "quadtree", "cells", "verlet"];
+
+fn build_scenario(a: &RunArgs) -> Result<Built, String> {
+    match &a.scenario {
+        Some(p) => build_file(p),
+        None => build_default(),
+    }
+    .map_err(|e| e.to_string())
+}
+
+/// `--neighbor auto`: each candidate method runs a short trial on a fresh copy of the
+/// scenario (with the run's threads), the fastest per step is picked. The trial does not
+/// touch the run, which starts afresh. Returns the method and a line saying why.
+fn pick_neighbor(a: &RunArgs, steps: u64) -> Result<(NeighborMethod, String), String> {
+    let trial = (steps / 20).clamp(20, 200);
+    let mut timed = Vec::new();
+    for m in AUTO_CANDIDATES.iter().filter_map(|n| n.parse::<NeighborMethod>().ok()) {
+        let mut sim = build_scenario(a)?.sim;
+        sim.set_neighbor_method(m);
+        apply_parallel(&a.parallel, &mut sim)?;
+        // The first steps include the full search every method starts with.
+        sim.run(trial / 4).map_err(|e| e.to_string())?;
+        let t = Instant::now();
+        sim.run(trial).map_err(|e| e.to_string())?;
+        timed.push((m, t.elapsed().as_secs_f64() / trial as f64));
+    }
+    let best = timed
+        .iter()
+        .copied()
+        .min_by(|x, y| x.1.total_cmp(&y.1))
+        .expect("sweep is in every build");
+    let list: Vec<String> = timed
+        .iter()
+        .map(|(m, t)| format!("{} {:.3} ms/step", m.name(), t * 1e3))
+        .collect();
+    Ok((
+        best.0,
+        format!(
+            "neighbour search auto: {} over a {trial}-step trial each: picked {}",
+            list.join(", "),
+            best.0.name()
+        ),
+    ))
+}
+
+pub fn run(a: RunArgs) -> Result<(), String> {
+    let t_setup = Instant::now();
+    let built = build_scenario(&a)?;
+    for w in &built.warnings {
+        eprintln!("talus: warning: {w}");
+    }
+    let steps = a.stepping.steps.unwrap_or(built.steps);
+    let mut sim = built.sim;
+    match &a.neighbor {
+        Some(NeighborChoice::Method(name)) => sim.set_neighbor_method(name.parse()?),
+        Some(NeighborChoice::Auto) => {
+            let (m, why) = pick_neighbor(&a, steps)?;
+            eprintln!("talus: {why}");
+            sim.set_neighbor_method(m);
+        }
+        None => {}
+    }
+    apply_parallel(&a.parallel, &mut sim)?;
+    let plan = a.stepping.plan(
+        Defaults {
+            steps,
+            output: output_settings(&built.output),
+            dir: built.output.dir.clone(),
+            run_dir: built.output.dir.clone(),
+            checkpoint: checkpoint_settings(&built.checkpoint),
+            checkpoint_dir: None,
+            scenario_text: built.scenario_text.clone(),
+            title: built.title.clone(),
+            dt_note: built.dt_note.clone(),
+        },
+        &a.parallel,
+    );
+    let setup = t_setup.elapsed();
+    step_and_report(&mut sim, &plan, setup, &a.parallel)
+}
+
+/// The scenario's `[output]` for the plan.
+pub fn output_settings(o: &super::io::scenario::Output) -> OutputSettings {
+    OutputSettings {
+        every: o.every,
+        energy_every: o.energy_every,
+        vtk: o.vtk,
+        dump: o.dump,
+        energy: o.energy,
+    }
+}
+
+/// The scenario's `[checkpoint]` for the plan.
+pub fn checkpoint_settings(c: &super::io::scenario::CheckpointSettings) -> CheckpointSettings {
+    CheckpointSettings {
+        every: c.every,
+        keep: c.keep,
+        dir: c.dir.clone(),
+    }
+}
+
+/// Step `sim` by the plan, writing output and checkpoints at multiples of their
+/// intervals (in absolute steps, so that a restarted run writes at the same steps), then
+/// print the summary.
+pub fn step_and_report(
+    sim: &mut Simulation,
+    plan: &Plan,
+    setup: Duration,
+    parallel: &ParallelArgs,
+) -> Result<(), String> {
+    let t_setup = Instant::now();
+    // From here on Ctrl-C and SIGTERM end the run after the current step, with a final
+    // checkpoint and the summary (installed before any temporary file exists).
+    signals::install()?;
+    let any_output = plan.kinds.vtk || plan.kinds.dump || plan.kinds.energy;
+    // The folders are locked before anything is written into them: a second run into
+    // them is refused. Declared first, so that they are released last, after the
+    // checkpoint writer has finished.
+    let mut locks = Locks::default();
+    if any_output {
+        locks.take(&plan.dir)?;
+    }
+    if plan.checkpoint_every > 0 {
+        locks.take(&plan.checkpoint_dir)?;
+    }
+    let kinds = OutputKinds {
+        vtk: plan.kinds.vtk,
+        dump: plan.kinds.dump,
+        energy: plan.kinds.energy,
+    };
+    let mut out = if any_output {
+        let o = if plan.append {
+            Outputs::resume(&plan.dir, kinds, sim.step)
+        } else {
+            Outputs::create(&plan.dir, kinds)
+        };
+        Some(o.map_err(|e| e.to_string())?)
+    } else {
+        None
+    };
+    let end = sim.step + plan.steps;
+    let new_checkpointer = |sim: &Simulation| {
+        Checkpointer::new(
+            &plan.checkpoint_dir,
+            CHECKPOINT_PREFIX,
+            plan.keep,
+            fnv1a(plan.scenario_text.as_bytes()),
+            vec![
+                ("scenario.toml", plan.scenario_text.clone().into_bytes()),
+                (
+                    "run.settings",
+                    format!(
+                        "{}{}{}",
+                        plan.run_settings,
+                        stepping_settings(plan, end),
+                        folder_settings(plan)
+                    )
+                    .into_bytes(),
+                ),
+            ],
+            sim,
+        )
+        .map_err(|e| e.to_string())
+    };
+    let mut ckpt = if plan.checkpoint_every > 0 {
+        Some(new_checkpointer(sim)?)
+    } else {
+        None
+    };
+    let setup = setup + t_setup.elapsed();
+    let walls = sim.particles.wall_bodies();
+    let counted = if walls > 0 {
+        format!("{} particles and {walls} wall bodies", sim.len() - walls)
+    } else {
+        format!("{} particles", sim.len())
+    };
+    eprintln!("talus: {} ({counted}, {})", plan.title, plan.dt_note);
+
+    let steps = plan.steps;
+    let start_step = sim.step;
+    let pb = if plan.quiet {
+        ProgressBar::hidden()
+    } else {
+        let pb = ProgressBar::with_draw_target(Some(steps), ProgressDrawTarget::stderr_with_hz(4));
+        pb.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} steps  {per_sec}  ETA {eta}  {msg}")
+                .expect("valid template"),
+        );
+        pb
+    };
+    // A log instead of a terminal: no progress bar can show there, so progress lines.
+    let mut thermo = (!plan.quiet && !std::io::stderr().is_terminal()).then(|| Thermo::new(plan.thermo, sim, end));
+    let mut io_time = Duration::ZERO;
+    let write = |sim: &Simulation, out: &mut Option<Outputs>, io: &mut Duration, frame: bool, energy: bool| {
+        if let Some(o) = out {
+            let t = Instant::now();
+            if frame {
+                o.write_frame(sim).map_err(|e| e.to_string())?;
+            }
+            if energy {
+                o.write_energy(sim).map_err(|e| e.to_string())?;
+            }
+            *io += t.elapsed();
+        }
+        Ok::<(), String>(())
+    };
+    // The first frame and energy row: always for a new series; for a continued one only
+    // where the uninterrupted run has them (an output step, or the end), so that run +
+    // restart --append give its files byte for byte from any checkpoint.
+    let at_end = sim.step == end;
+    write(
+        sim,
+        &mut out,
+        &mut io_time,
+        !plan.append || sim.step.is_multiple_of(plan.every) || at_end,
+        !plan.append || sim.step.is_multiple_of(plan.energy_every) || at_end,
+    )?;
+    if let Some(th) = &mut thermo {
+        eprintln!("{}", Thermo::header());
+        eprintln!("{}", th.line(sim));
+    }
+    // The first frame is written before the clock starts: it is not part of the run.
+    io_time = Duration::ZERO;
+    let t0 = Instant::now();
+    let next_multiple = |s: u64, k: u64| s.checked_div(k).map_or(u64::MAX, |q| (q + 1) * k);
+    let mut last_checkpoint = None;
+    // Seconds per step, measured: batches are cut to about BATCH_SECONDS.
+    let mut per_step = 0.0f64;
+    // Particle-steps computed (the count grows where particles are poured in).
+    let mut updates = 0.0f64;
+    let mut shortfalls = 0u64;
+    // Steps run in batches (fused kicks inside a batch), up to the next output or
+    // checkpoint and at most 50 steps so that the progress bar moves, and at most about
+    // BATCH_SECONDS of steps, after which a signal is seen: an interrupted run stops on a
+    // whole step soon after the signal, however large the system.
+    while sim.step < end && !signals::stop_requested() {
+        let by_time = if per_step > 0.0 {
+            ((BATCH_SECONDS / per_step) as u64).max(1)
+        } else {
+            1
+        };
+        let stop = next_multiple(sim.step, plan.every)
+            .min(next_multiple(sim.step, plan.energy_every))
+            .min(next_multiple(sim.step, plan.checkpoint_every))
+            .min(end)
+            .min(sim.step + by_time.min(50));
+        let batch = stop - sim.step;
+        let tb = Instant::now();
+        let ran = match sim.run(batch) {
+            Ok(()) => {
+                per_step = tb.elapsed().as_secs_f64() / batch as f64;
+                updates += sim.len() as f64 * batch as f64;
+                batch
+            }
+            Err(e) => {
+                pb.abandon();
+                let saved = match ckpt.take().map(|c| c.finish()) {
+                    Some(Ok(st)) => st
+                        .last
+                        .map(|p| format!("; newest checkpoint {}", p.display()))
+                        .unwrap_or_default(),
+                    Some(Err(ce)) => format!("; checkpoint writing also failed: {ce}"),
+                    None => String::new(),
+                };
+                // What was written so far stays: every writer flushes per frame.
+                return Err(format!("{e} (output so far is in {}{saved})", plan.dir.display()));
+            }
+        };
+        // Insertions that fell short (LAMMPS: "Less insertions than requested"): the first
+        // few are reported as they happen, all of them in the summary.
+        for f in take_shortfalls(sim) {
+            shortfalls += 1;
+            if shortfalls <= MAX_SHORTFALL_LINES {
+                pb.suspend(|| {
+                    eprintln!(
+                        "talus: warning: step {}: insert[{}] placed {} of {} particles (no room left in its region){}",
+                        f.step,
+                        f.stream,
+                        f.inserted,
+                        f.requested,
+                        if shortfalls == MAX_SHORTFALL_LINES {
+                            "; further shortfalls are only counted in the summary"
+                        } else {
+                            ""
+                        }
+                    )
+                });
+            }
+        }
+        let frame = sim.step.is_multiple_of(plan.every) || sim.step == end;
+        let energy = sim.step.is_multiple_of(plan.energy_every) || sim.step == end;
+        write(sim, &mut out, &mut io_time, frame, energy)?;
+        if let Some(c) = &mut ckpt {
+            if sim.step.is_multiple_of(plan.checkpoint_every) {
+                c.write(sim).map_err(|e| e.to_string())?;
+                last_checkpoint = Some(sim.step);
+            }
+        }
+        pb.inc(ran);
+        if let Some(th) = &mut thermo {
+            if th.due() || sim.step == end {
+                eprintln!("{}", th.line(sim));
+            }
+        }
+    }
+    let interrupted = (sim.step < end).then(|| signals::stopped_by().unwrap_or(0));
+    if interrupted.is_some() {
+        pb.abandon();
+        signals::mark_interrupted();
+        if let Some(th) = thermo.as_mut().filter(|th| th.behind(sim)) {
+            eprintln!("{}", th.line(sim));
+        }
+        // The final checkpoint, even where the run writes none otherwise: the point of
+        // stopping cleanly is to be able to go on.
+        if last_checkpoint != Some(sim.step) {
+            if ckpt.is_none() {
+                locks.take(&plan.checkpoint_dir)?;
+                ckpt = Some(new_checkpointer(sim)?);
+            }
+            if let Some(c) = &mut ckpt {
+                c.write(sim).map_err(|e| e.to_string())?;
+            }
+        }
+    } else {
+        pb.finish_and_clear();
+    }
+    let wall = t0.elapsed().as_secs_f64();
+    let ckpt_stats = match ckpt {
+        Some(c) => Some(c.finish().map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let compute = wall - io_time.as_secs_f64() - ckpt_stats.as_ref().map_or(0.0, |c| c.stall.as_secs_f64());
+    // Wall bodies (fixed or driven: hopper plates, drum segments) are not grains: the
+    // counts per particle are per grain.
+    let n = sim.grains();
+    let wall_bodies = sim.len() - n;
+    let done = sim.step - start_step;
+    let e = sim.energies();
+    let prof = sim.profile();
+    println!("talus run summary");
+    println!("  scenario            {}", plan.title);
+    if wall_bodies > 0 {
+        println!("  particles           {n} (and {wall_bodies} wall bodies)");
+    } else {
+        println!("  particles           {n}");
+    }
+    println!(
+        "  steps               {done} ({}), now at step {}",
+        plan.dt_note, sim.step
+    );
+    for line in summary_extras(sim).insertions {
+        println!("  inserted            {line}");
+    }
+    println!("  simulated time      {:.6e} s", sim.time);
+    println!(
+        "  wall time           {wall:.3} s (setup {:.3} s, output {:.3} s)",
+        setup.as_secs_f64(),
+        io_time.as_secs_f64()
+    );
+    println!(
+        "  particle-updates/s  {:.3e} (N x steps / wall seconds without output and checkpoints: {:.3e})",
+        updates / wall,
+        updates / compute.max(1e-300)
+    );
+    println!("  phases              {}", phase_shares(prof));
+    println!(
+        "  neighbour updates   {} by {} ({} candidate pairs now, {:.2} per particle)",
+        sim.neighbor_updates,
+        sim.neighbor_method().name(),
+        sim.candidate_pairs(),
+        sim.candidate_pairs() as f64 / n.max(1) as f64
+    );
+    println!(
+        "  contacts            {} pairs, {:.3} per particle (2 x pairs / N), {} with walls",
+        e.contacts,
+        2.0 * e.contacts as f64 / n.max(1) as f64,
+        e.wall_contacts
+    );
+    println!(
+        "  energy              kinetic {:.6e} J  rotational {:.6e} J  elastic {:.6e} J",
+        e.kinetic, e.rotational, e.elastic
+    );
+    if let Some(line) = summary_extras(sim).narrow_phase {
+        println!("  narrow phase        {line}");
+    }
+    println!(
+        "  memory              {:.0} bytes per particle (arrays)",
+        sim.memory_bytes() as f64 / n.max(1) as f64
+    );
+    match &out {
+        Some(o) => {
+            let files: Vec<String> = o.files().iter().map(|f| f.display().to_string()).collect();
+            let frames = if plan.kinds.vtk { " (+ .vtu frames)" } else { "" };
+            println!("  output              {}{frames}", files.join(", "));
+        }
+        None => println!("  output              none"),
+    }
+    if ckpt_stats.is_none() {
+        println!("  checkpoints         none");
+    }
+    if let Some(c) = &ckpt_stats {
+        let gb = c.bytes as f64 / 1e9;
+        let step_s = prof.stepping / done.max(1) as f64;
+        println!(
+            "  checkpoints         {} written ({:.3} GB), run stalled {:.3} s in all ({:.2} GB/s; longest stop {:.1} ms = {:.1} steps), \
+             background {:.3} s; in {}, newest {}",
+            c.count,
+            gb,
+            c.stall.as_secs_f64(),
+            gb / c.stall.as_secs_f64().max(1e-300),
+            c.max_stall.as_secs_f64() * 1e3,
+            c.max_stall.as_secs_f64() / step_s.max(1e-300),
+            c.background.as_secs_f64(),
+            plan.checkpoint_dir.display(),
+            c.last.as_ref().map_or("none".into(), |p| p.display().to_string())
+        );
+    }
+    if let Some(sig) = interrupted {
+        let newest = ckpt_stats.as_ref().and_then(|c| c.last.clone());
+        println!(
+            "  stopped             by {} at step {} of {end}; final checkpoint {}",
+            signals::name(sig),
+            sim.step,
+            newest.as_ref().map_or("none".into(), |p| p.display().to_string())
+        );
+        eprintln!(
+            "talus: stopped by {} at step {}; continue with: talus restart {}",
+            signals::name(sig),
+            sim.step,
+            restart_hint(plan).display()
+        );
+    }
+    println!(
+        "  threads             {} ({} force summation)",
+        sim.threads(),
+        sim.force_strategy()
+    );
+    if parallel.profile {
+        println!("profile (per phase and thread; wait = time at the closing barrier, wake-up included)");
+        print!("{}", profile_table(prof));
+    }
+    if let Some(path) = &parallel.profile_csv {
+        write_profile_csv(prof, path)?;
+        println!("  profile CSV         {}", path.display());
+    }
+    Ok(())
+}
