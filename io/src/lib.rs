@@ -13,20 +13,14 @@ pub mod checkpoint;
 pub mod checkpoint_validate;
 #[cfg(not(feature = "dim3"))]
 pub mod checkpointer;
-#[cfg(not(feature = "dim3"))]
 pub mod dump;
 pub mod lammps_data;
-#[cfg(not(feature = "dim3"))]
 mod number_text;
-#[cfg(not(feature = "dim3"))]
 pub mod output;
 #[cfg(not(feature = "dim3"))]
 pub mod preflight;
 #[cfg(not(feature = "dim3"))]
 pub mod scenario;
-#[cfg(not(feature = "dim3"))]
 pub mod series;
-#[cfg(not(feature = "dim3"))]
 pub mod vtk;
-#[cfg(not(feature = "dim3"))]
 pub mod walls_vtu;

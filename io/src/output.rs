@@ -3,10 +3,13 @@
 use std::path::{Path, PathBuf};
 
 use talus_engine::Simulation;
+use talus_kernels::math::{ANG, DIM};
 
 use crate::dump::DumpWriter;
 use crate::series::{gravitational_potential, EnergySeries};
-use crate::vtk::{Frame, Polygons, PvdSeries};
+#[cfg(not(feature = "dim3"))]
+use crate::vtk::Polygons;
+use crate::vtk::{Frame, PvdSeries};
 use crate::walls_vtu::{has_walls, write_walls_vtu};
 use crate::{IoError, Result};
 
@@ -33,8 +36,18 @@ pub struct Outputs {
 struct Grains {
     ids: Vec<u64>,
     types: Vec<u32>,
-    cols: [Vec<f64>; 10],
+    pos: [Vec<f64>; DIM],
+    vel: [Vec<f64>; DIM],
+    omega: [Vec<f64>; ANG],
+    radius: Vec<f64>,
+    force: [Vec<f64>; DIM],
+    #[cfg(not(feature = "dim3"))]
+    angle: Vec<f64>,
+    #[cfg(not(feature = "dim3"))]
+    polygons: bool,
+    #[cfg(not(feature = "dim3"))]
     start: Vec<u32>,
+    #[cfg(not(feature = "dim3"))]
     corners: Vec<[f64; 2]>,
 }
 
@@ -44,51 +57,56 @@ impl Grains {
         let g = sim.config.gravity;
         self.ids.clear();
         self.types.clear();
-        self.cols.iter_mut().for_each(Vec::clear);
-        self.start.clear();
-        self.corners.clear();
-        self.start.push(0);
+        let axes = self.pos.iter_mut().chain(&mut self.vel).chain(&mut self.force);
+        axes.chain(&mut self.omega).for_each(Vec::clear);
+        self.radius.clear();
+        #[cfg(not(feature = "dim3"))]
+        {
+            self.angle.clear();
+            self.start.clear();
+            self.corners.clear();
+            self.start.push(0);
+            self.polygons = sim.shapes.is_some();
+        }
         for p in (0..ps.len()).filter(|&p| !ps.is_wall_body(p)) {
             self.ids.push(ps.id[p]);
             self.types.push(ps.ptype[p] as u32);
             // The store's loads are the contact forces; gravity is added in the kick. The
             // output reports what LAMMPS' fx, fy do: the total force on the grain.
             let m = ps.mass(p);
-            let v = [
-                ps.pos[0][p],
-                ps.pos[1][p],
-                ps.vel[0][p],
-                ps.vel[1][p],
-                ps.omega[0][p],
-                ps.radius[p],
-                ps.force[0][p] + m * g[0],
-                ps.force[1][p] + m * g[1],
-                ps.angle[p],
-                0.0,
-            ];
-            self.cols.iter_mut().zip(v).for_each(|(c, v)| c.push(v));
-            if let Some(sh) = &sim.shapes {
-                self.corners.extend_from_slice(&sh.world[sh.range(p)]);
-                self.start.push(self.corners.len() as u32);
+            for a in 0..DIM {
+                self.pos[a].push(ps.pos[a][p]);
+                self.vel[a].push(ps.vel[a][p]);
+                self.force[a].push(ps.force[a][p] + m * g[a]);
+            }
+            for a in 0..ANG {
+                self.omega[a].push(ps.omega[a][p]);
+            }
+            self.radius.push(ps.radius[p]);
+            #[cfg(not(feature = "dim3"))]
+            {
+                self.angle.push(ps.angle[p]);
+                if let Some(sh) = &sim.shapes {
+                    self.corners.extend_from_slice(&sh.world[sh.range(p)]);
+                    self.start.push(self.corners.len() as u32);
+                }
             }
         }
     }
 
-    fn frame(&self, polygons: bool) -> Frame<'_> {
-        let c = &self.cols;
+    fn frame(&self) -> Frame<'_> {
         Frame {
             ids: &self.ids,
             types: &self.types,
-            x: &c[0],
-            y: &c[1],
-            vx: &c[2],
-            vy: &c[3],
-            omega: &c[4],
-            radius: &c[5],
-            fx: &c[6],
-            fy: &c[7],
-            angle: &c[8],
-            polygons: polygons.then_some(Polygons {
+            pos: self.pos.each_ref().map(Vec::as_slice),
+            vel: self.vel.each_ref().map(Vec::as_slice),
+            omega: self.omega.each_ref().map(Vec::as_slice),
+            radius: &self.radius,
+            force: self.force.each_ref().map(Vec::as_slice),
+            #[cfg(not(feature = "dim3"))]
+            angle: &self.angle,
+            #[cfg(not(feature = "dim3"))]
+            polygons: self.polygons.then_some(Polygons {
                 start: &self.start,
                 corners: &self.corners,
             }),
@@ -183,7 +201,7 @@ impl Outputs {
     /// Write a frame of the particles (and of the walls) and a dump snapshot.
     pub fn write_frame(&mut self, sim: &Simulation) -> Result<()> {
         self.grains.gather(sim);
-        let frame = self.grains.frame(sim.shapes.is_some());
+        let frame = self.grains.frame();
         if let Some(p) = &mut self.pvd {
             p.add_frame(sim.step, sim.time, &frame)?;
         }
