@@ -517,7 +517,7 @@ fn xml_escape(s: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// Owned columns from which test frames borrow.
@@ -579,12 +579,12 @@ mod tests {
 
     /// A .vtu decoded by hand: the XML text before the data, and each DataArray's name,
     /// type, component count and raw bytes.
-    struct Vtu {
-        header: String,
-        arrays: Vec<(String, String, usize, Vec<u8>)>,
+    pub(crate) struct Vtu {
+        pub(crate) header: String,
+        pub(crate) arrays: Vec<(String, String, usize, Vec<u8>)>,
     }
 
-    fn parse_vtu(bytes: &[u8]) -> Vtu {
+    pub(crate) fn parse_vtu(bytes: &[u8]) -> Vtu {
         let open = b"<AppendedData encoding=\"raw\">";
         let p = bytes
             .windows(open.len())
@@ -629,7 +629,7 @@ mod tests {
     }
 
     impl Vtu {
-        fn raw(&self, name: &str, ty: &str, comps: usize) -> &[u8] {
+        pub(crate) fn raw(&self, name: &str, ty: &str, comps: usize) -> &[u8] {
             let a = self
                 .arrays
                 .iter()
@@ -638,13 +638,13 @@ mod tests {
             assert_eq!((a.1.as_str(), a.2), (ty, comps), "array {name}");
             &a.3
         }
-        fn f64s(&self, name: &str, comps: usize) -> Vec<f64> {
+        pub(crate) fn f64s(&self, name: &str, comps: usize) -> Vec<f64> {
             self.raw(name, "Float64", comps)
                 .chunks_exact(8)
                 .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
                 .collect()
         }
-        fn i64s(&self, name: &str) -> Vec<i64> {
+        pub(crate) fn i64s(&self, name: &str) -> Vec<i64> {
             self.raw(name, "Int64", 1)
                 .chunks_exact(8)
                 .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
@@ -803,7 +803,8 @@ mod tests {
         // Every column is checked, each named in the message.
         let last = ["'y'", "'z'"][DIM - 2];
         let omega = ["'omega'", "'omegaz'"][ANG / 3];
-        let cases: [(&str, fn(&Cols) -> Frame<'_>); 5] = [
+        type Spoil = fn(&Cols) -> Frame<'_>;
+        let cases: [(&str, Spoil); 5] = [
             ("'fy'", |c| Frame {
                 force: std::array::from_fn(|a| &c.force[a][..if a == 1 { 2 } else { 3 }]),
                 ..c.frame()

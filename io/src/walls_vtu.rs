@@ -302,3 +302,116 @@ pub fn write_walls_vtu(path: &Path, sim: &Simulation) -> Result<()> {
     s.push_str("      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n");
     std::fs::write(path, s).map_err(|e| IoError::os(path, e))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::tests::small_sim;
+
+    /// The values of the ASCII DataArray named `name`.
+    fn ascii(text: &str, name: &str) -> Vec<f64> {
+        let at = text
+            .find(&format!("Name=\"{name}\""))
+            .unwrap_or_else(|| panic!("no {name}"));
+        let body = &text[at..];
+        let body = &body[body.find('>').unwrap() + 1..body.find("</DataArray>").unwrap()];
+        body.split_whitespace().map(|v| v.parse().unwrap()).collect()
+    }
+
+    /// The walls of the small run: every point in the domain (the walls are clipped to
+    /// it), the cells' point counts and types as drawn. In 3D, the floor is the square of
+    /// the box at its height and the drum a tube of quads at its radius, spanning the box.
+    #[test]
+    fn walls_are_drawn_inside_the_domain() {
+        let sim = small_sim();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("walls.vtu");
+        write_walls_vtu(&path, &sim).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let pts: Vec<[f64; 3]> = ascii(&text, "Points")
+            .chunks_exact(3)
+            .map(|p| [p[0], p[1], p[2]])
+            .collect();
+        let types = ascii(&text, "types");
+        let offsets = ascii(&text, "offsets");
+        assert_eq!(offsets.last().copied(), Some(pts.len() as f64));
+        let tol = 1e-12;
+        for p in &pts {
+            assert!((0..3).all(|a| (-tol..=1.0 + tol).contains(&p[a])), "{p:?}");
+        }
+        #[cfg(not(feature = "dim3"))]
+        {
+            assert_eq!(types, [VTK_LINE as f64]);
+            let mut xs: Vec<[f64; 2]> = pts.iter().map(|p| [p[0], p[1]]).collect();
+            xs.sort_by(|a, b| a[0].total_cmp(&b[0]));
+            assert_eq!(xs, [[0.0, 0.1], [1.0, 0.1]]);
+        }
+        #[cfg(feature = "dim3")]
+        {
+            assert_eq!(types.len(), 1 + TUBE_SEGMENTS);
+            assert_eq!(types[0], VTK_POLYGON as f64);
+            assert!(types[1..].iter().all(|&t| t == VTK_QUAD as f64));
+            assert_eq!(offsets[0], 4.0);
+            let mut floor: Vec<[f64; 3]> = pts[..4].to_vec();
+            floor.sort_by(|a, b| (a[0], a[1]).partial_cmp(&(b[0], b[1])).unwrap());
+            let want = [[0.0, 0.0, 0.1], [0.0, 1.0, 0.1], [1.0, 0.0, 0.1], [1.0, 1.0, 0.1]];
+            assert_eq!(floor, want);
+            let tube = &pts[4..];
+            assert_eq!(tube.len(), 4 * TUBE_SEGMENTS);
+            for p in tube {
+                let r = ((p[1] - 0.5).powi(2) + (p[2] - 0.5).powi(2)).sqrt();
+                assert!((r - 0.45).abs() < 1e-12, "{p:?} at {r} from the axis");
+                assert!(p[0] == 0.0 || p[0] == 1.0, "{p:?}: the tube spans the box along x");
+            }
+            // The quads go once around: their middles' angles cover the circle evenly.
+            let mut angles: Vec<f64> = tube
+                .chunks_exact(4)
+                .map(|q| {
+                    let m = q.iter().fold([0.0; 3], |s, p| add(s, *p));
+                    (m[2] / 4.0 - 0.5).atan2(m[1] / 4.0 - 0.5)
+                })
+                .collect();
+            angles.sort_by(f64::total_cmp);
+            let step = 2.0 * std::f64::consts::PI / TUBE_SEGMENTS as f64;
+            assert!(angles.windows(2).all(|w| (w[1] - w[0] - step).abs() < 1e-9));
+            // A quad's velocity: the drum's surface turning at 2 rad/s, 0.45 from the axis.
+            let vel = ascii(&text, "velocity");
+            for (k, q) in tube.chunks_exact(4).enumerate() {
+                let v = [vel[3 * (k + 1)], vel[3 * (k + 1) + 1], vel[3 * (k + 1) + 2]];
+                assert!((norm2(v).sqrt() - 0.9).abs() < 1e-12, "{v:?}");
+                assert_eq!(v[0], 0.0);
+                let radial = sub(q[0], [q[0][0], 0.5, 0.5]);
+                // Across the radius (to the quad's half angle) and counter-clockwise about x.
+                assert!(dot(v, radial).abs() < 0.9 * 0.45 * (step / 2.0).sin() + 1e-12);
+                assert!(cross(radial, v)[0] > 0.0);
+            }
+        }
+    }
+
+    #[cfg(feature = "dim3")]
+    #[test]
+    fn plane_cuts_of_a_box() {
+        let (lo, hi) = ([0.0, -1.0, 2.0], [2.0, 1.0, 4.0]);
+        // Through the centre, across the diagonal: a regular hexagon.
+        let n = scale(1.0 / 3f64.sqrt(), [1.0, 1.0, 1.0]);
+        let c = [1.0, 0.0, 3.0];
+        let hex = plane_in_box(c, n, lo, hi);
+        assert_eq!(hex.len(), 6);
+        for (k, p) in hex.iter().enumerate() {
+            assert!(dot(sub(*p, c), n).abs() < 1e-12, "{p:?} on the plane");
+            assert!((0..3).all(|a| p[a] >= lo[a] && p[a] <= hi[a]), "{p:?} in the box");
+            // In order around the normal, each side as long as the next.
+            let (q, r) = (hex[(k + 1) % 6], hex[(k + 2) % 6]);
+            assert!(dot(cross(sub(q, *p), sub(r, q)), n) > 0.0);
+            assert!((norm2(sub(q, *p)) - norm2(sub(r, q))).abs() < 1e-12);
+        }
+        // Across an axis: the box's section, a rectangle.
+        let rect = plane_in_box([0.5, 0.0, 0.0], [1.0, 0.0, 0.0], lo, hi);
+        assert_eq!(rect.len(), 4);
+        assert!(rect.iter().all(|p| p[0] == 0.5));
+        // Missing the box, or touching only its edge: nothing to draw.
+        assert!(plane_in_box([0.0, 0.0, 5.0], [0.0, 0.0, 1.0], lo, hi).is_empty());
+        let edge = scale(1.0 / 2f64.sqrt(), [1.0, 1.0, 0.0]);
+        assert!(plane_in_box([2.0, 1.0, 3.0], edge, lo, hi).is_empty());
+    }
+}
