@@ -39,7 +39,7 @@ pub struct Polygons<'a> {
     pub corners: &'a [[f64; 2]],
 }
 
-/// Names of the axes, for the columns' names in messages and the dump.
+/// Names of the axes, for the columns named in error messages.
 const AXES: [&str; 3] = ["x", "y", "z"];
 
 impl<'a> Frame<'a> {
