@@ -4,12 +4,18 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use talus_kernels::math::{Vector, DIM};
+
 use crate::number_text::write_f64;
 use crate::vtk::Frame;
 use crate::{IoError, Result};
 
-/// The per-atom columns of every snapshot.
+/// The per-atom columns of every snapshot: LAMMPS' names, which OVITO maps to its
+/// Position, Velocity, Force, Angular Velocity, Radius (and Orientation in 2D).
+#[cfg(not(feature = "dim3"))]
 pub const DUMP_COLUMNS: &str = "id type x y z vx vy vz radius omegaz fx fy angle quatw quati quatj quatk";
+#[cfg(feature = "dim3")]
+pub const DUMP_COLUMNS: &str = "id type x y z vx vy vz fx fy fz omegax omegay omegaz radius";
 
 /// Appends snapshots to a LAMMPS text dump file.
 #[derive(Debug)]
@@ -80,10 +86,10 @@ impl DumpWriter {
         &self.path
     }
 
-    /// Appends one snapshot. The box is 2D; z gets the bounds -0.5..0.5 and every particle
-    /// z = 0, vz = 0. The snapshot is flushed to the file before returning, so a viewer (or a
+    /// Appends one snapshot. In 2D, z gets the bounds -0.5..0.5 and every particle z = 0,
+    /// vz = 0. The snapshot is flushed to the file before returning, so a viewer (or a
     /// crash) never sees half a snapshot that is not coming.
-    pub fn write_snapshot(&mut self, step: u64, box_lo: [f64; 2], box_hi: [f64; 2], frame: &Frame) -> Result<()> {
+    pub fn write_snapshot(&mut self, step: u64, box_lo: Vector, box_hi: Vector, frame: &Frame) -> Result<()> {
         let n = frame.check(&self.path)?;
         write_snapshot_to(&mut self.out, step, box_lo, box_hi, frame, n)
             .and_then(|()| self.out.flush())
@@ -99,44 +105,57 @@ impl DumpWriter {
 fn write_snapshot_to<W: Write>(
     w: &mut W,
     step: u64,
-    box_lo: [f64; 2],
-    box_hi: [f64; 2],
+    box_lo: Vector,
+    box_hi: Vector,
     f: &Frame,
     n: usize,
 ) -> std::io::Result<()> {
     write!(w, "ITEM: TIMESTEP\n{step}\nITEM: NUMBER OF ATOMS\n{n}\n")?;
-    // Walls in x and y ("ff"), one periodic slab in z so OVITO treats the cell as 2D-like.
-    writeln!(w, "ITEM: BOX BOUNDS ff ff pp")?;
-    for d in 0..2 {
+    // Walls on every axis ("ff"); in 2D one periodic slab in z so OVITO treats the cell as
+    // 2D-like.
+    writeln!(w, "ITEM: BOX BOUNDS {}", ["ff ff pp", "ff ff ff"][DIM - 2])?;
+    for d in 0..DIM {
         write_f64(w, box_lo[d])?;
         w.write_all(b" ")?;
         write_f64(w, box_hi[d])?;
         w.write_all(b"\n")?;
     }
-    writeln!(w, "-0.5 0.5")?;
-    // fx fy: the total force (contacts and gravity), as LAMMPS writes it. The orientation
-    // as OVITO reads it: a quaternion of the rotation by `angle` about z.
+    if DIM == 2 {
+        writeln!(w, "-0.5 0.5")?;
+    }
     writeln!(w, "ITEM: ATOMS {DUMP_COLUMNS}")?;
+    // Column a of a vector given per axis, 0 past the frame's axes (z in 2D).
+    let at = |v: &[&[f64]], a: usize, i: usize| if a < v.len() { v[a][i] } else { 0.0 };
     for i in 0..n {
-        write!(w, "{} {} ", f.ids[i], f.types[i])?;
-        write_f64(w, f.x[i])?;
-        w.write_all(b" ")?;
-        write_f64(w, f.y[i])?;
-        w.write_all(b" 0 ")?;
-        write_f64(w, f.vx[i])?;
-        w.write_all(b" ")?;
-        write_f64(w, f.vy[i])?;
-        w.write_all(b" 0 ")?;
-        for v in [f.radius[i], f.omega[i], f.fx[i], f.fy[i]] {
-            write_f64(w, v)?;
+        write!(w, "{} {}", f.ids[i], f.types[i])?;
+        for v in (0..3).map(|a| at(&f.pos, a, i)).chain((0..3).map(|a| at(&f.vel, a, i))) {
             w.write_all(b" ")?;
+            write_f64(w, v)?;
         }
-        write_f64(w, f.angle[i])?;
-        let (s, c) = (0.5 * f.angle[i]).sin_cos();
-        w.write_all(b" ")?;
-        write_f64(w, c)?;
-        w.write_all(b" 0 0 ")?;
-        write_f64(w, s)?;
+        // fx fy (fz): the total force (contacts and gravity), as LAMMPS writes it.
+        #[cfg(not(feature = "dim3"))]
+        {
+            for v in [f.radius[i], f.omega[0][i], f.force[0][i], f.force[1][i], f.angle[i]] {
+                w.write_all(b" ")?;
+                write_f64(w, v)?;
+            }
+            // The orientation as OVITO reads it: a quaternion of the rotation by `angle`
+            // about z.
+            let (s, c) = (0.5 * f.angle[i]).sin_cos();
+            w.write_all(b" ")?;
+            write_f64(w, c)?;
+            w.write_all(b" 0 0 ")?;
+            write_f64(w, s)?;
+        }
+        #[cfg(feature = "dim3")]
+        for v in (0..3)
+            .map(|a| f.force[a][i])
+            .chain((0..3).map(|a| f.omega[a][i]))
+            .chain([f.radius[i]])
+        {
+            w.write_all(b" ")?;
+            write_f64(w, v)?;
+        }
         w.write_all(b"\n")?;
     }
     Ok(())
@@ -144,38 +163,46 @@ fn write_snapshot_to<W: Write>(
 
 #[cfg(test)]
 mod tests {
+    use talus_kernels::math::ANG;
+
     use super::*;
 
     struct Snap {
         step: u64,
-        lo: [f64; 2],
-        hi: [f64; 2],
+        lo: Vector,
+        hi: Vector,
         ids: Vec<u64>,
         types: Vec<u32>,
-        /// x y vx vy radius omega fx fy angle
-        cols: [Vec<f64>; 9],
+        /// pos (DIM) vel (DIM) force (DIM) omega (ANG) radius, angle in 2D
+        cols: Vec<Vec<f64>>,
     }
+
+    /// Where each vector starts in `Snap::cols`.
+    const POS: usize = 0;
+    const VEL: usize = DIM;
+    const FORCE: usize = 2 * DIM;
+    const OMEGA: usize = 3 * DIM;
+    const RADIUS: usize = 3 * DIM + ANG;
+    const COLS: usize = RADIUS + 1 + (DIM == 2) as usize;
 
     impl Snap {
         fn new(step: u64, n: usize, seed: f64) -> Self {
             let g = |k: f64| -> Vec<f64> { (0..n).map(|i| seed * k * (i as f64 + 0.3).powi(3) / 7.0).collect() };
+            let scales = [
+                1.0, -1.0, 2.5, 1e-12, 1e20, -0.0, 1e-300, 0.0, 3e7, -5.0, 0.25, 1e-9, 1e-4, 0.5,
+            ];
+            let mut cols: Vec<Vec<f64>> = (0..COLS).map(|k| g(scales[k])).collect();
+            cols[RADIUS] = g(1e-4);
+            if DIM == 2 {
+                cols[COLS - 1] = g(std::f64::consts::PI);
+            }
             Snap {
                 step,
-                lo: [-seed, 0.0],
-                hi: [seed * 3.0, 1.0 / 3.0],
+                lo: std::array::from_fn(|d| -seed * (d + 1) as f64),
+                hi: std::array::from_fn(|d| seed * 3.0 + 1.0 / (d + 3) as f64),
                 ids: (0..n as u64).map(|i| 10 * i + 1).collect(),
                 types: (0..n as u32).map(|i| 1 + i % 2).collect(),
-                cols: [
-                    g(1.0),
-                    g(-1.0),
-                    g(1e-12),
-                    g(1e20),
-                    g(1e-4),
-                    g(-5.0),
-                    g(1e-300),
-                    g(0.0),
-                    g(std::f64::consts::PI),
-                ],
+                cols,
             }
         }
 
@@ -184,15 +211,14 @@ mod tests {
             Frame {
                 ids: &self.ids,
                 types: &self.types,
-                x: &c[0],
-                y: &c[1],
-                vx: &c[2],
-                vy: &c[3],
-                radius: &c[4],
-                omega: &c[5],
-                fx: &c[6],
-                fy: &c[7],
-                angle: &c[8],
+                pos: std::array::from_fn(|a| c[POS + a].as_slice()),
+                vel: std::array::from_fn(|a| c[VEL + a].as_slice()),
+                force: std::array::from_fn(|a| c[FORCE + a].as_slice()),
+                omega: std::array::from_fn(|a| c[OMEGA + a].as_slice()),
+                radius: &c[RADIUS],
+                #[cfg(not(feature = "dim3"))]
+                angle: &c[COLS - 1],
+                #[cfg(not(feature = "dim3"))]
                 polygons: None,
             }
         }
@@ -203,42 +229,68 @@ mod tests {
         let mut lines = text.lines();
         let mut out = Vec::new();
         let num = |s: &str| s.parse::<f64>().unwrap();
+        // The text columns of Snap::cols (`z`, `vz` stand for the vectors' third component).
+        let names: Vec<String> = ["", "v", "f"]
+            .iter()
+            .flat_map(|v| ["x", "y", "z"][..DIM].iter().map(move |a| format!("{v}{a}")))
+            .chain(if DIM == 2 {
+                vec!["omegaz".to_string()]
+            } else {
+                ["x", "y", "z"].map(|a| format!("omega{a}")).to_vec()
+            })
+            .chain(["radius".to_string()])
+            .chain((DIM == 2).then(|| "angle".to_string()))
+            .collect();
         while let Some(l) = lines.next() {
             assert_eq!(l, "ITEM: TIMESTEP");
             let step = lines.next().unwrap().parse().unwrap();
             assert_eq!(lines.next().unwrap(), "ITEM: NUMBER OF ATOMS");
             let n: usize = lines.next().unwrap().parse().unwrap();
-            assert_eq!(lines.next().unwrap(), "ITEM: BOX BOUNDS ff ff pp");
-            let mut lo = [0.0; 2];
-            let mut hi = [0.0; 2];
-            for d in 0..2 {
+            let bounds = if DIM == 2 { "ff ff pp" } else { "ff ff ff" };
+            assert_eq!(lines.next().unwrap(), format!("ITEM: BOX BOUNDS {bounds}"));
+            let mut lo = [0.0; DIM];
+            let mut hi = [0.0; DIM];
+            for d in 0..DIM {
                 let b: Vec<f64> = lines.next().unwrap().split(' ').map(num).collect();
                 assert_eq!(b.len(), 2);
                 (lo[d], hi[d]) = (b[0], b[1]);
             }
-            assert_eq!(lines.next().unwrap(), "-0.5 0.5");
-            assert_eq!(lines.next().unwrap(), format!("ITEM: ATOMS {DUMP_COLUMNS}"));
+            if DIM == 2 {
+                assert_eq!(lines.next().unwrap(), "-0.5 0.5");
+            }
+            let header = lines.next().unwrap();
+            assert_eq!(header, format!("ITEM: ATOMS {DUMP_COLUMNS}"));
+            let columns: Vec<&str> = header["ITEM: ATOMS ".len()..].split(' ').collect();
+            let col = |name: &str| {
+                columns
+                    .iter()
+                    .position(|c| *c == name)
+                    .unwrap_or_else(|| panic!("{name}"))
+            };
             let mut s = Snap {
                 step,
                 lo,
                 hi,
                 ids: vec![],
                 types: vec![],
-                cols: Default::default(),
+                cols: vec![vec![]; COLS],
             };
             for _ in 0..n {
                 let t: Vec<&str> = lines.next().unwrap().split(' ').collect();
-                assert_eq!(t.len(), 17);
-                // The orientation: a unit quaternion about z of half the angle.
-                let (a, q) = (num(t[12]), [num(t[13]), num(t[14]), num(t[15]), num(t[16])]);
-                assert_eq!([q[1], q[2]], [0.0, 0.0]);
-                assert!((q[0] - (0.5 * a).cos()).abs() < 1e-15 && (q[3] - (0.5 * a).sin()).abs() < 1e-15);
-                s.ids.push(t[0].parse().unwrap());
-                s.types.push(t[1].parse().unwrap());
-                assert_eq!(num(t[4]), 0.0, "z");
-                assert_eq!(num(t[7]), 0.0, "vz");
-                for (col, k) in s.cols.iter_mut().zip([2, 3, 5, 6, 8, 9, 10, 11, 12]) {
-                    col.push(num(t[k]));
+                assert_eq!(t.len(), columns.len());
+                s.ids.push(t[col("id")].parse().unwrap());
+                s.types.push(t[col("type")].parse().unwrap());
+                if DIM == 2 {
+                    assert_eq!(t[col("z")], "0");
+                    assert_eq!(t[col("vz")], "0");
+                    // The orientation: a unit quaternion about z of half the angle.
+                    let a = num(t[col("angle")]);
+                    let q = ["quatw", "quati", "quatj", "quatk"].map(|c| num(t[col(c)]));
+                    assert_eq!([q[1], q[2]], [0.0, 0.0]);
+                    assert!((q[0] - (0.5 * a).cos()).abs() < 1e-15 && (q[3] - (0.5 * a).sin()).abs() < 1e-15);
+                }
+                for (c, name) in s.cols.iter_mut().zip(&names) {
+                    c.push(num(t[col(name)]));
                 }
             }
             out.push(s);
@@ -275,6 +327,37 @@ mod tests {
         assert_eq!(back.len(), 2);
         assert_same(&back[0], &s1);
         assert_same(&back[1], &s2);
+    }
+
+    /// The snapshot's header as OVITO reads it: three bounded axes in 3D, a thin periodic
+    /// z slab in 2D, and LAMMPS' column names.
+    #[test]
+    fn header_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("run.dump");
+        let s = Snap::new(0, 1, 1.0);
+        let mut w = DumpWriter::create(&p).unwrap();
+        w.write_snapshot(s.step, s.lo, s.hi, &s.frame()).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        let head: Vec<&str> = text.lines().take(9).collect();
+        #[cfg(not(feature = "dim3"))]
+        let want = [
+            "ITEM: BOX BOUNDS ff ff pp",
+            "-1 3.3333333333333335",
+            "-2 3.25",
+            "-0.5 0.5",
+            "ITEM: ATOMS id type x y z vx vy vz radius omegaz fx fy angle quatw quati quatj quatk",
+        ];
+        #[cfg(feature = "dim3")]
+        let want = [
+            "ITEM: BOX BOUNDS ff ff ff",
+            "-1 3.3333333333333335",
+            "-2 3.25",
+            "-3 3.2",
+            "ITEM: ATOMS id type x y z vx vy vz fx fy fz omegax omegay omegaz radius",
+        ];
+        assert_eq!(head[..4], ["ITEM: TIMESTEP", "0", "ITEM: NUMBER OF ATOMS", "1"]);
+        assert_eq!(head[4..], want);
     }
 
     #[test]

@@ -12,18 +12,12 @@ pub mod checkpoint;
 pub mod checkpoint_validate;
 #[cfg(not(feature = "dim3"))]
 pub mod checkpointer;
-#[cfg(not(feature = "dim3"))]
 pub mod dump;
 pub mod lammps_data;
-#[cfg(not(feature = "dim3"))]
 mod number_text;
-#[cfg(not(feature = "dim3"))]
 pub mod output;
 pub mod preflight;
 pub mod scenario;
-#[cfg(not(feature = "dim3"))]
 pub mod series;
-#[cfg(not(feature = "dim3"))]
 pub mod vtk;
-#[cfg(not(feature = "dim3"))]
 pub mod walls_vtu;

@@ -3,10 +3,13 @@
 use std::path::{Path, PathBuf};
 
 use talus_engine::Simulation;
+use talus_kernels::math::{ANG, DIM};
 
 use crate::dump::DumpWriter;
 use crate::series::{gravitational_potential, EnergySeries};
-use crate::vtk::{Frame, Polygons, PvdSeries};
+#[cfg(not(feature = "dim3"))]
+use crate::vtk::Polygons;
+use crate::vtk::{Frame, PvdSeries};
 use crate::walls_vtu::{has_walls, write_walls_vtu};
 use crate::{IoError, Result};
 
@@ -33,8 +36,18 @@ pub struct Outputs {
 struct Grains {
     ids: Vec<u64>,
     types: Vec<u32>,
-    cols: [Vec<f64>; 10],
+    pos: [Vec<f64>; DIM],
+    vel: [Vec<f64>; DIM],
+    omega: [Vec<f64>; ANG],
+    radius: Vec<f64>,
+    force: [Vec<f64>; DIM],
+    #[cfg(not(feature = "dim3"))]
+    angle: Vec<f64>,
+    #[cfg(not(feature = "dim3"))]
+    polygons: bool,
+    #[cfg(not(feature = "dim3"))]
     start: Vec<u32>,
+    #[cfg(not(feature = "dim3"))]
     corners: Vec<[f64; 2]>,
 }
 
@@ -44,51 +57,56 @@ impl Grains {
         let g = sim.config.gravity;
         self.ids.clear();
         self.types.clear();
-        self.cols.iter_mut().for_each(Vec::clear);
-        self.start.clear();
-        self.corners.clear();
-        self.start.push(0);
+        let axes = self.pos.iter_mut().chain(&mut self.vel).chain(&mut self.force);
+        axes.chain(&mut self.omega).for_each(Vec::clear);
+        self.radius.clear();
+        #[cfg(not(feature = "dim3"))]
+        {
+            self.angle.clear();
+            self.start.clear();
+            self.corners.clear();
+            self.start.push(0);
+            self.polygons = sim.shapes.is_some();
+        }
         for p in (0..ps.len()).filter(|&p| !ps.is_wall_body(p)) {
             self.ids.push(ps.id[p]);
             self.types.push(ps.ptype[p] as u32);
             // The store's loads are the contact forces; gravity is added in the kick. The
             // output reports what LAMMPS' fx, fy do: the total force on the grain.
             let m = ps.mass(p);
-            let v = [
-                ps.pos[0][p],
-                ps.pos[1][p],
-                ps.vel[0][p],
-                ps.vel[1][p],
-                ps.omega[0][p],
-                ps.radius[p],
-                ps.force[0][p] + m * g[0],
-                ps.force[1][p] + m * g[1],
-                ps.angle[p],
-                0.0,
-            ];
-            self.cols.iter_mut().zip(v).for_each(|(c, v)| c.push(v));
-            if let Some(sh) = &sim.shapes {
-                self.corners.extend_from_slice(&sh.world[sh.range(p)]);
-                self.start.push(self.corners.len() as u32);
+            for (a, g) in g.iter().enumerate() {
+                self.pos[a].push(ps.pos[a][p]);
+                self.vel[a].push(ps.vel[a][p]);
+                self.force[a].push(ps.force[a][p] + m * g);
+            }
+            for (omega, w) in self.omega.iter_mut().zip(&ps.omega) {
+                omega.push(w[p]);
+            }
+            self.radius.push(ps.radius[p]);
+            #[cfg(not(feature = "dim3"))]
+            {
+                self.angle.push(ps.angle[p]);
+                if let Some(sh) = &sim.shapes {
+                    self.corners.extend_from_slice(&sh.world[sh.range(p)]);
+                    self.start.push(self.corners.len() as u32);
+                }
             }
         }
     }
 
-    fn frame(&self, polygons: bool) -> Frame<'_> {
-        let c = &self.cols;
+    fn frame(&self) -> Frame<'_> {
         Frame {
             ids: &self.ids,
             types: &self.types,
-            x: &c[0],
-            y: &c[1],
-            vx: &c[2],
-            vy: &c[3],
-            omega: &c[4],
-            radius: &c[5],
-            fx: &c[6],
-            fy: &c[7],
-            angle: &c[8],
-            polygons: polygons.then_some(Polygons {
+            pos: self.pos.each_ref().map(Vec::as_slice),
+            vel: self.vel.each_ref().map(Vec::as_slice),
+            omega: self.omega.each_ref().map(Vec::as_slice),
+            radius: &self.radius,
+            force: self.force.each_ref().map(Vec::as_slice),
+            #[cfg(not(feature = "dim3"))]
+            angle: &self.angle,
+            #[cfg(not(feature = "dim3"))]
+            polygons: self.polygons.then_some(Polygons {
                 start: &self.start,
                 corners: &self.corners,
             }),
@@ -183,7 +201,7 @@ impl Outputs {
     /// Write a frame of the particles (and of the walls) and a dump snapshot.
     pub fn write_frame(&mut self, sim: &Simulation) -> Result<()> {
         self.grains.gather(sim);
-        let frame = self.grains.frame(sim.shapes.is_some());
+        let frame = self.grains.frame();
         if let Some(p) = &mut self.pvd {
             p.add_frame(sim.step, sim.time, &frame)?;
         }
@@ -239,4 +257,221 @@ fn remove_frames_from(dir: &Path, basename: &str, step: u64) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::f64::consts::PI;
+
+    use talus_engine::{Config, ContactParams, Integrator, Material, NeighborMethod, ParticleInit, Wall};
+
+    use super::*;
+    use crate::dump::DUMP_COLUMNS;
+    use crate::series::ENERGY_HEADER;
+    use crate::vtk::tests::parse_vtu;
+
+    const G: f64 = 9.81;
+
+    /// A few grains falling in the unit box onto a floor (in 3D also inside a drum along
+    /// x: the walls of both kinds), moving and spinning.
+    pub(crate) fn small_sim() -> Simulation {
+        let mut gravity = [0.0; DIM];
+        gravity[DIM - 1] = -G;
+        let config = Config {
+            dt: 1e-5,
+            gravity,
+            domain_min: [0.0; DIM],
+            domain_max: [1.0; DIM],
+            integrator: Integrator::Verlet,
+            neighbor: NeighborMethod::Sweep,
+            margin: 1e-3,
+            every_step: false,
+            sort_every: 0,
+            #[cfg(not(feature = "dim3"))]
+            rejection: Default::default(),
+            #[cfg(feature = "dim3")]
+            normal_model: talus_kernels::contact::law::NormalModel::Hooke,
+        };
+        let material = Material {
+            name: "glass".into(),
+            density: 2500.0,
+            contact: ContactParams {
+                kn: 1e5,
+                kt: 2e4,
+                gamma_n: 10.0,
+                gamma_t: 5.0,
+                mu: 0.5,
+            },
+        };
+        let mut up = [0.0; DIM];
+        up[DIM - 1] = 1.0;
+        let mut floor = [0.5; DIM];
+        floor[DIM - 1] = 0.1;
+        #[cfg(not(feature = "dim3"))]
+        let walls = vec![Wall::fixed(floor, up, 0)];
+        #[cfg(feature = "dim3")]
+        let walls = vec![
+            Wall::plane(floor, up, 0),
+            Wall::cylinder([0.0, 0.5, 0.5], [1.0, 0.0, 0.0], 0.45, 2.0, 0),
+        ];
+        let r = 0.02;
+        let mass = 2500.0
+            * if DIM == 2 {
+                PI * r * r
+            } else {
+                4.0 / 3.0 * PI * r * r * r
+            };
+        let grains: Vec<ParticleInit> = (0..5)
+            .map(|k| {
+                let f = k as f64;
+                ParticleInit {
+                    id: 100 + k,
+                    pos: std::array::from_fn(|a| 0.3 + 0.1 * f + 0.01 * a as f64),
+                    angle: 0.0,
+                    vel: std::array::from_fn(|a| 0.1 * (a as f64 + 1.0) - 0.05 * f),
+                    omega: std::array::from_fn(|a| 3.0 - a as f64 + f),
+                    radius: r,
+                    mass,
+                    material: 0,
+                    ptype: 1 + (k % 2) as u16,
+                    flags: 0,
+                }
+            })
+            .collect();
+        Simulation::new(config, vec![material], walls, &grains).unwrap()
+    }
+
+    fn run(sim: &mut Simulation, steps: u64) {
+        for _ in 0..steps {
+            sim.step().unwrap();
+        }
+    }
+
+    /// The steps of the frames a .pvd lists.
+    fn pvd_steps(path: &Path) -> Vec<u64> {
+        let text = std::fs::read_to_string(path).unwrap();
+        text.lines()
+            .filter_map(|l| l.split_once("_").map(|(_, r)| r))
+            .filter_map(|r| r.split_once(".vtu").map(|(n, _)| n.parse().unwrap()))
+            .collect()
+    }
+
+    /// The frames, the dump and the energy rows hold what the store holds; a resumed
+    /// run drops what came after its step and goes on.
+    #[test]
+    fn frames_dump_energy_and_resume() {
+        let mut sim = small_sim();
+        let dir = tempfile::tempdir().unwrap();
+        let kinds = OutputKinds {
+            vtk: true,
+            dump: true,
+            energy: true,
+        };
+        let mut out = Outputs::create(dir.path(), kinds).unwrap();
+        out.write(&sim).unwrap();
+        for _ in 0..3 {
+            run(&mut sim, 10);
+            out.write(&sim).unwrap();
+        }
+        let files = out.files();
+        drop(out);
+        for name in ["particles.pvd", "walls.pvd", "particles.dump", "energy.csv"] {
+            assert!(files.contains(&dir.path().join(name)), "{name} in {files:?}");
+        }
+        assert_eq!(pvd_steps(&dir.path().join("particles.pvd")), [0, 10, 20, 30]);
+        assert_eq!(pvd_steps(&dir.path().join("walls.pvd")), [0, 10, 20, 30]);
+
+        // The last frame against the store.
+        let ps = &sim.particles;
+        let n = ps.len();
+        let per_axis = |c: &[Vec<f64>], comps: usize, add: &dyn Fn(usize, usize) -> f64| -> Vec<f64> {
+            (0..n)
+                .flat_map(|p| (0..comps).map(move |a| if a < c.len() { c[a][p] + add(a, p) } else { 0.0 }))
+                .collect()
+        };
+        let none = |_: usize, _: usize| 0.0;
+        let v = parse_vtu(&std::fs::read(dir.path().join("particles_00000030.vtu")).unwrap());
+        assert!(v
+            .header
+            .contains(&format!(r#"<Piece NumberOfPoints="{n}" NumberOfCells="{n}">"#)));
+        let ids: Vec<i64> = ps.id.iter().map(|&i| i as i64).collect();
+        assert_eq!(v.i64s("id"), ids);
+        assert_eq!(v.f64s("Points", 3), per_axis(&ps.pos, 3, &none));
+        assert_eq!(v.f64s("velocity", 3), per_axis(&ps.vel, 3, &none));
+        assert_eq!(v.f64s("omega", ANG), per_axis(&ps.omega, ANG, &none));
+        let g = sim.config.gravity;
+        let force = per_axis(&ps.force, 3, &|a, p| ps.mass(p) * g[a]);
+        assert_eq!(v.f64s("force", 3), force);
+        assert_eq!(v.f64s("radius", 1), ps.radius);
+        // The grains have moved, in every axis: the frame is not the first one again.
+        let first = parse_vtu(&std::fs::read(dir.path().join("particles_00000000.vtu")).unwrap());
+        let (p0, p1) = (first.f64s("Points", 3), v.f64s("Points", 3));
+        assert!((0..DIM).all(|a| p0[a] != p1[a]));
+
+        // The dump's last snapshot: the same positions under LAMMPS' column names.
+        let dump = std::fs::read_to_string(dir.path().join("particles.dump")).unwrap();
+        assert_eq!(dump.matches("ITEM: TIMESTEP").count(), 4);
+        let last = &dump[dump.rfind("ITEM: TIMESTEP").unwrap()..];
+        let lines: Vec<&str> = last.lines().collect();
+        assert_eq!(lines[1], "30");
+        let header = 6 + DIM + usize::from(DIM == 2);
+        assert_eq!(lines[header - 1], format!("ITEM: ATOMS {DUMP_COLUMNS}"));
+        assert_eq!(lines.len(), header + n);
+        let columns: Vec<&str> = DUMP_COLUMNS.split(' ').collect();
+        for (p, line) in lines[header..].iter().enumerate() {
+            let t: Vec<&str> = line.split(' ').collect();
+            let col = |name: &str| {
+                t[columns.iter().position(|c| *c == name).unwrap()]
+                    .parse::<f64>()
+                    .unwrap()
+            };
+            assert_eq!(col("id"), ps.id[p] as f64);
+            for (a, x) in ["x", "y", "z"].iter().take(DIM).enumerate() {
+                assert_eq!(col(x), ps.pos[a][p]);
+            }
+            assert_eq!(col("radius"), ps.radius[p]);
+            assert_eq!(col("omegaz"), ps.omega[ANG - 1][p]);
+        }
+
+        // The energy rows: the potential is m g h over the grains.
+        let energy = std::fs::read_to_string(dir.path().join("energy.csv")).unwrap();
+        let rows: Vec<&str> = energy.lines().collect();
+        assert_eq!(rows[0], ENERGY_HEADER);
+        assert_eq!(rows.len(), 5);
+        let last: Vec<f64> = rows[4].split(',').map(|x| x.parse().unwrap()).collect();
+        let mgh: f64 = (0..n).map(|p| ps.mass(p) * G * ps.pos[DIM - 1][p]).sum();
+        assert!((last[5] - mgh).abs() <= 1e-12 * mgh, "{} {mgh}", last[5]);
+        assert!(last[2] > 0.0 && last[3] > 0.0, "kinetic and rotational energy");
+
+        // Resumed at step 20: the frames, snapshots and rows of 20 and 30 are gone.
+        let mut out = Outputs::resume(dir.path(), kinds, 20).unwrap();
+        assert!(!dir.path().join("particles_00000020.vtu").exists());
+        assert!(!dir.path().join("walls_00000030.vtu").exists());
+        let dump = std::fs::read_to_string(dir.path().join("particles.dump")).unwrap();
+        assert_eq!(dump.matches("ITEM: TIMESTEP").count(), 2);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("energy.csv"))
+                .unwrap()
+                .lines()
+                .count(),
+            3
+        );
+        // And goes on: the next frame joins the series.
+        run(&mut sim, 10);
+        out.write(&sim).unwrap();
+        drop(out);
+        assert_eq!(pvd_steps(&dir.path().join("particles.pvd")), [0, 10, 40]);
+        assert_eq!(pvd_steps(&dir.path().join("walls.pvd")), [0, 10, 40]);
+        let dump = std::fs::read_to_string(dir.path().join("particles.dump")).unwrap();
+        let steps: Vec<&str> = dump
+            .lines()
+            .zip(dump.lines().skip(1))
+            .filter(|(a, _)| *a == "ITEM: TIMESTEP")
+            .map(|(_, s)| s)
+            .collect();
+        assert_eq!(steps, ["0", "10", "40"]);
+        let energy = std::fs::read_to_string(dir.path().join("energy.csv")).unwrap();
+        let steps: Vec<&str> = energy.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+        assert_eq!(steps, ["0", "10", "40"]);
+    }
 }

@@ -3,6 +3,8 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use talus_kernels::math::dot;
+
 use crate::number_text::write_f64;
 use crate::{IoError, Result};
 
@@ -17,7 +19,7 @@ pub fn gravitational_potential(sim: &talus_engine::Simulation) -> f64 {
     let g = sim.config.gravity;
     (0..ps.len())
         .filter(|&p| ps.inv_mass[p] > 0.0)
-        .map(|p| -ps.mass(p) * (g[0] * ps.pos[0][p] + g[1] * ps.pos[1][p]))
+        .map(|p| -ps.mass(p) * dot(g, std::array::from_fn(|a| ps.pos[a][p])))
         .sum()
 }
 

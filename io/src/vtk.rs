@@ -7,35 +7,42 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use talus_kernels::math::{ANG, DIM};
+
 use crate::{IoError, Result};
 
-/// One snapshot of the particles, as borrowed per-particle columns (all the same length).
+/// One snapshot of the particles, as borrowed per-particle columns (all the same length),
+/// one column per axis of the vectors (per component of the angular velocity).
 #[derive(Debug, Clone, Copy)]
 pub struct Frame<'a> {
     pub ids: &'a [u64],
     pub types: &'a [u32],
-    pub x: &'a [f64],
-    pub y: &'a [f64],
-    pub vx: &'a [f64],
-    pub vy: &'a [f64],
-    pub omega: &'a [f64],
+    pub pos: [&'a [f64]; DIM],
+    pub vel: [&'a [f64]; DIM],
+    pub omega: [&'a [f64]; ANG],
     pub radius: &'a [f64],
-    pub fx: &'a [f64],
-    pub fy: &'a [f64],
+    /// The total force (contacts and gravity).
+    pub force: [&'a [f64]; DIM],
+    #[cfg(not(feature = "dim3"))]
     pub angle: &'a [f64],
     /// The polygons' world-frame corners, if any particle is a polygon.
+    #[cfg(not(feature = "dim3"))]
     pub polygons: Option<Polygons<'a>>,
 }
 
 /// Particle p of a frame is a polygon with corners `corners[start[p]..start[p + 1]]`
-/// (counter-clockwise), a disc where that range is empty (the engine's own layout).
+/// (counter-clockwise), a disc where that range is empty (the engine's own layout). 2D
+/// frames only; the type is in both builds so that the writer is written once.
 #[derive(Debug, Clone, Copy)]
 pub struct Polygons<'a> {
     pub start: &'a [u32],
     pub corners: &'a [[f64; 2]],
 }
 
-impl Frame<'_> {
+/// Names of the axes, for the columns named in error messages.
+const AXES: [&str; 3] = ["x", "y", "z"];
+
+impl<'a> Frame<'a> {
     /// Number of particles (the length of `ids`).
     pub fn len(&self) -> usize {
         self.ids.len()
@@ -45,23 +52,45 @@ impl Frame<'_> {
         self.ids.is_empty()
     }
 
+    /// The polygons, if any.
+    #[cfg(not(feature = "dim3"))]
+    pub fn polygons(&self) -> Option<&Polygons<'a>> {
+        self.polygons.as_ref()
+    }
+
+    /// None: 3D particles are spheres.
+    #[cfg(feature = "dim3")]
+    pub fn polygons(&self) -> Option<&Polygons<'a>> {
+        None
+    }
+
+    /// The columns with their names (`x`, `vx`, `omega` in 2D or `omegax` in 3D, `fx`
+    /// ...), in the order they are checked.
+    fn columns(&self) -> Vec<(String, &'a [f64])> {
+        let axes = |prefix: &str, c: &[&'a [f64]]| -> Vec<(String, &'a [f64])> {
+            c.iter().zip(AXES).map(|(c, a)| (format!("{prefix}{a}"), *c)).collect()
+        };
+        let mut cols = axes("", &self.pos);
+        cols.extend(axes("v", &self.vel));
+        if ANG == 1 {
+            cols.push(("omega".into(), self.omega[0]));
+        } else {
+            cols.extend(axes("omega", &self.omega));
+        }
+        cols.push(("radius".into(), self.radius));
+        cols.extend(axes("f", &self.force));
+        #[cfg(not(feature = "dim3"))]
+        cols.push(("angle".into(), self.angle));
+        cols
+    }
+
     /// Checks every column has as many entries as `ids`; returns that number. `path` is the
     /// file about to be written, for the error message.
     pub(crate) fn check(&self, path: &Path) -> Result<usize> {
         let n = self.ids.len();
-        let cols: [(&str, usize); 10] = [
-            ("types", self.types.len()),
-            ("x", self.x.len()),
-            ("y", self.y.len()),
-            ("vx", self.vx.len()),
-            ("vy", self.vy.len()),
-            ("omega", self.omega.len()),
-            ("radius", self.radius.len()),
-            ("fx", self.fx.len()),
-            ("fy", self.fy.len()),
-            ("angle", self.angle.len()),
-        ];
-        for (name, len) in cols {
+        let lens = std::iter::once(("types".to_string(), self.types.len()))
+            .chain(self.columns().into_iter().map(|(name, c)| (name, c.len())));
+        for (name, len) in lens {
             if len != n {
                 return Err(IoError::Invalid {
                     path: path.to_path_buf(),
@@ -69,7 +98,7 @@ impl Frame<'_> {
                 });
             }
         }
-        if let Some(pg) = &self.polygons {
+        if let Some(pg) = self.polygons() {
             let ok = pg.start.len() == n + 1
                 && pg.start.windows(2).all(|w| w[0] <= w[1])
                 && pg.start.last().is_some_and(|&e| e as usize == pg.corners.len());
@@ -88,9 +117,9 @@ impl Frame<'_> {
     }
 
     /// The particle each point belongs to: a disc's centre, a polygon's corners in order.
-    /// None when every particle is a disc (point k is particle k).
+    /// None when every particle is a disc or sphere (point k is particle k).
     fn point_owners(&self) -> Option<Vec<u32>> {
-        let pg = self.polygons.as_ref()?;
+        let pg = self.polygons()?;
         let mut owner = Vec::with_capacity(self.len() + pg.corners.len());
         for p in 0..self.len() {
             let k = (pg.start[p + 1] - pg.start[p]).max(1) as usize;
@@ -113,16 +142,25 @@ struct Array {
     value_bytes: usize,
 }
 
-/// The arrays in the order they are written; `write_vtu_to` must follow the same order.
-const POINT_DATA: [Array; 7] = [
-    arr("id", "Int64", 1, 8),
-    arr("type", "Int32", 1, 4),
-    arr("radius", "Float64", 1, 8),
-    arr("velocity", "Float64", 3, 8),
-    arr("omega", "Float64", 1, 8),
-    arr("force", "Float64", 3, 8),
-    arr("angle", "Float64", 1, 8),
-];
+const ID: Array = arr("id", "Int64", 1, 8);
+const TYPE: Array = arr("type", "Int32", 1, 4);
+const RADIUS: Array = arr("radius", "Float64", 1, 8);
+/// ParaView's Glyph sphere has radius 0.5: scaled by `diameter` it is the particle.
+#[cfg(feature = "dim3")]
+const DIAMETER: Array = arr("diameter", "Float64", 1, 8);
+/// Vectors have 3 components in both builds (z = 0 in 2D): ParaView draws them so.
+const VELOCITY: Array = arr("velocity", "Float64", 3, 8);
+/// The angular velocity: 1 component (about z) in 2D, 3 in 3D.
+const OMEGA: Array = arr("omega", "Float64", ANG, 8);
+const FORCE: Array = arr("force", "Float64", 3, 8);
+#[cfg(not(feature = "dim3"))]
+const ANGLE: Array = arr("angle", "Float64", 1, 8);
+
+/// The per-particle arrays in the order they are written; `write_vtu_to` follows it.
+#[cfg(not(feature = "dim3"))]
+const POINT_DATA: [&Array; 7] = [&ID, &TYPE, &RADIUS, &VELOCITY, &OMEGA, &FORCE, &ANGLE];
+#[cfg(feature = "dim3")]
+const POINT_DATA: [&Array; 7] = [&ID, &TYPE, &RADIUS, &DIAMETER, &VELOCITY, &OMEGA, &FORCE];
 const POINTS: Array = arr("Points", "Float64", 3, 8);
 const CELLS: [Array; 3] = [
     arr("connectivity", "Int64", 1, 8),
@@ -146,12 +184,12 @@ impl Array {
 }
 
 /// Writes one frame as a `.vtu` file: one cell per particle, a VTK_VERTEX at the centre
-/// of a disc, a VTK_POLYGON through the world-frame corners of a polygon (so ParaView's
-/// Surface view shows each polygon as it was simulated). The per-particle values (id,
-/// type, radius, velocity, omega, force, angle) are point data when every particle is a
-/// disc (point k is particle k), cell data otherwise, with the points carrying only a
-/// `radius`, 0 at a polygon's corners: a Glyph filter scaled by `radius` draws the discs
-/// and leaves the polygons to their cells.
+/// of a disc or sphere, a VTK_POLYGON through the world-frame corners of a polygon (so
+/// ParaView's Surface view shows each polygon as it was simulated). The per-particle values
+/// (id, type, radius, velocity, omega, force; angle in 2D, diameter in 3D) are point data
+/// when every particle is a disc or sphere (point k is particle k), cell data otherwise,
+/// with the points carrying only a `radius`, 0 at a polygon's corners: a Glyph filter
+/// scaled by `radius` draws the discs and leaves the polygons to their cells.
 pub fn write_vtu(path: &Path, frame: &Frame) -> Result<()> {
     let n = frame.check(path)?;
     let file = File::create(path).map_err(|e| IoError::os(path, e))?;
@@ -160,10 +198,16 @@ pub fn write_vtu(path: &Path, frame: &Frame) -> Result<()> {
     w.flush().map_err(|e| IoError::os(path, e))
 }
 
+/// Writes component `a` of a vector given per axis, 0 past the frame's axes (z in 2D).
+fn axis_value<W: Write>(w: &mut W, v: &[&[f64]], a: usize, k: usize) -> std::io::Result<()> {
+    let x = if a < v.len() { v[a][k] } else { 0.0 };
+    w.write_all(&x.to_le_bytes())
+}
+
 fn write_vtu_to<W: Write>(w: &mut W, f: &Frame, n: usize) -> std::io::Result<()> {
     let owners = f.point_owners();
     let np = owners.as_ref().map_or(n, Vec::len);
-    let corner = |k: usize| f.polygons.as_ref().map(|pg| pg.corners[k]);
+    let corner = |k: usize| f.polygons().map(|pg| pg.corners[k]);
     writeln!(w, r#"<?xml version="1.0"?>"#)?;
     writeln!(
         w,
@@ -186,19 +230,19 @@ fn write_vtu_to<W: Write>(w: &mut W, f: &Frame, n: usize) -> std::io::Result<()>
     // Discs only: point k is particle k, all values are point data (no cell data: the
     // same values again). With polygons: the values are cell data, and the points carry
     // only the radius the discs' glyphs need (a copy per corner would double the file).
-    let cells = f.polygons.is_some();
+    let cells = f.polygons().is_some();
     if cells {
         writeln!(w, r#"      <PointData Scalars="radius">"#)?;
-        decl(w, &POINT_DATA[2], np)?;
+        decl(w, &RADIUS, np)?;
         writeln!(w, "      </PointData>")?;
         writeln!(w, r#"      <CellData Scalars="radius" Vectors="velocity">"#)?;
-        for a in &POINT_DATA {
+        for a in POINT_DATA {
             decl(w, a, n)?;
         }
         writeln!(w, "      </CellData>")?;
     } else {
         writeln!(w, r#"      <PointData Scalars="radius" Vectors="velocity">"#)?;
-        for a in &POINT_DATA {
+        for a in POINT_DATA {
             decl(w, a, np)?;
         }
         writeln!(w, "      </PointData>")?;
@@ -216,46 +260,52 @@ fn write_vtu_to<W: Write>(w: &mut W, f: &Frame, n: usize) -> std::io::Result<()>
     write!(w, "  <AppendedData encoding=\"raw\">\n   _")?;
 
     // The values of the per-particle arrays: once per cell, then once per point.
-    let data =
-        |w: &mut W, owner: &dyn Fn(usize) -> usize, count: usize, at_corner: &dyn Fn(usize) -> bool, all: bool| {
-            let size = |w: &mut W, a: &Array| w.write_all(&a.data_bytes(count).to_le_bytes());
-            let f64s = |w: &mut W, v: &[f64]| -> std::io::Result<()> {
-                (0..count).try_for_each(|k| w.write_all(&v[owner(k)].to_le_bytes()))
-            };
-            let vec3 = |w: &mut W, a: &[f64], b: &[f64]| -> std::io::Result<()> {
-                (0..count).try_for_each(|k| {
-                    let o = owner(k);
-                    w.write_all(&a[o].to_le_bytes())?;
-                    w.write_all(&b[o].to_le_bytes())?;
-                    w.write_all(&0f64.to_le_bytes())
-                })
-            };
-            if all {
-                // id: VTK has no unsigned 64-bit array type ParaView handles well; ids fit in i64.
-                size(w, &POINT_DATA[0])?;
-                (0..count).try_for_each(|k| w.write_all(&(f.ids[owner(k)] as i64).to_le_bytes()))?;
-                size(w, &POINT_DATA[1])?;
-                (0..count).try_for_each(|k| w.write_all(&(f.types[owner(k)] as i32).to_le_bytes()))?;
-            }
-            size(w, &POINT_DATA[2])?;
-            (0..count).try_for_each(|k| {
-                let r = if at_corner(k) { 0.0 } else { f.radius[owner(k)] };
-                w.write_all(&r.to_le_bytes())
-            })?;
-            if !all {
-                return Ok(());
-            }
-            size(w, &POINT_DATA[3])?;
-            vec3(w, f.vx, f.vy)?;
-            size(w, &POINT_DATA[4])?;
-            f64s(w, f.omega)?;
-            size(w, &POINT_DATA[5])?;
-            vec3(w, f.fx, f.fy)?;
-            size(w, &POINT_DATA[6])?;
-            f64s(w, f.angle)
+    let data = |w: &mut W,
+                owner: &dyn Fn(usize) -> usize,
+                count: usize,
+                at_corner: &dyn Fn(usize) -> bool,
+                all: bool|
+     -> std::io::Result<()> {
+        let size = |w: &mut W, a: &Array| w.write_all(&a.data_bytes(count).to_le_bytes());
+        // `comps` values per entry, component `a` from `v[a]`, zero past its end.
+        let values = |w: &mut W, v: &[&[f64]], comps: usize| -> std::io::Result<()> {
+            (0..count).try_for_each(|k| (0..comps).try_for_each(|a| axis_value(w, v, a, owner(k))))
         };
+        if all {
+            // id: VTK has no unsigned 64-bit array type ParaView handles well; ids fit in i64.
+            size(w, &ID)?;
+            (0..count).try_for_each(|k| w.write_all(&(f.ids[owner(k)] as i64).to_le_bytes()))?;
+            size(w, &TYPE)?;
+            (0..count).try_for_each(|k| w.write_all(&(f.types[owner(k)] as i32).to_le_bytes()))?;
+        }
+        size(w, &RADIUS)?;
+        (0..count).try_for_each(|k| {
+            let r = if at_corner(k) { 0.0 } else { f.radius[owner(k)] };
+            w.write_all(&r.to_le_bytes())
+        })?;
+        if !all {
+            return Ok(());
+        }
+        #[cfg(feature = "dim3")]
+        {
+            size(w, &DIAMETER)?;
+            (0..count).try_for_each(|k| w.write_all(&(2.0 * f.radius[owner(k)]).to_le_bytes()))?;
+        }
+        size(w, &VELOCITY)?;
+        values(w, &f.vel, VELOCITY.components)?;
+        size(w, &OMEGA)?;
+        values(w, &f.omega, OMEGA.components)?;
+        size(w, &FORCE)?;
+        values(w, &f.force, FORCE.components)?;
+        #[cfg(not(feature = "dim3"))]
+        {
+            size(w, &ANGLE)?;
+            values(w, &[f.angle], 1)?;
+        }
+        Ok(())
+    };
     // Point k of a polygon run: the owner's corner, unless the owner is a disc.
-    let is_polygon = |p: usize| f.polygons.as_ref().is_some_and(|pg| pg.start[p + 1] > pg.start[p]);
+    let is_polygon = |p: usize| f.polygons().is_some_and(|pg| pg.start[p + 1] > pg.start[p]);
     match &owners {
         Some(o) => {
             data(w, &|k| o[k] as usize, np, &|k| is_polygon(o[k] as usize), false)?;
@@ -265,18 +315,13 @@ fn write_vtu_to<W: Write>(w: &mut W, f: &Frame, n: usize) -> std::io::Result<()>
     }
 
     w.write_all(&POINTS.data_bytes(np).to_le_bytes())?;
-    let xyz = |w: &mut W, x: f64, y: f64| -> std::io::Result<()> {
-        w.write_all(&x.to_le_bytes())?;
-        w.write_all(&y.to_le_bytes())?;
-        w.write_all(&0f64.to_le_bytes())
-    };
     for p in 0..n {
-        match f.polygons.as_ref().filter(|_| is_polygon(p)) {
+        match f.polygons().filter(|_| is_polygon(p)) {
             Some(pg) => (pg.start[p] as usize..pg.start[p + 1] as usize).try_for_each(|k| {
                 let c = corner(k).expect("a polygon run");
-                xyz(w, c[0], c[1])
+                [c[0], c[1], 0.0].iter().try_for_each(|v| w.write_all(&v.to_le_bytes()))
             })?,
-            None => xyz(w, f.x[p], f.y[p])?,
+            None => (0..3).try_for_each(|a| axis_value(w, &f.pos, a, p))?,
         }
     }
 
@@ -288,14 +333,14 @@ fn write_vtu_to<W: Write>(w: &mut W, f: &Frame, n: usize) -> std::io::Result<()>
     w.write_all(&CELLS[1].data_bytes(n).to_le_bytes())?;
     let mut end = 0i64;
     for p in 0..n {
-        end += match &f.polygons {
+        end += match f.polygons() {
             Some(pg) => (pg.start[p + 1] - pg.start[p]).max(1) as i64,
             None => 1,
         };
         w.write_all(&end.to_le_bytes())?;
     }
     w.write_all(&CELLS[2].data_bytes(n).to_le_bytes())?;
-    if f.polygons.is_some() {
+    if f.polygons().is_some() {
         for p in 0..n {
             w.write_all(&[if is_polygon(p) { VTK_POLYGON } else { VTK_VERTEX }])?;
         }
@@ -472,38 +517,37 @@ fn xml_escape(s: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// Owned columns from which test frames borrow.
     struct Cols {
         ids: Vec<u64>,
         types: Vec<u32>,
-        x: Vec<f64>,
-        y: Vec<f64>,
-        vx: Vec<f64>,
-        vy: Vec<f64>,
-        omega: Vec<f64>,
+        pos: [Vec<f64>; DIM],
+        vel: [Vec<f64>; DIM],
+        omega: [Vec<f64>; ANG],
         radius: Vec<f64>,
-        fx: Vec<f64>,
-        fy: Vec<f64>,
+        force: [Vec<f64>; DIM],
+        #[cfg(not(feature = "dim3"))]
         angle: Vec<f64>,
     }
 
     impl Cols {
         fn new(n: usize) -> Self {
             let g = |k: f64| (0..n).map(|i| k * (i as f64 + 1.0) + 0.1).collect::<Vec<_>>();
+            fn per_axis<const N: usize>(g: &dyn Fn(f64) -> Vec<f64>, k: [f64; 3]) -> [Vec<f64>; N] {
+                std::array::from_fn(|a| g(k[a]))
+            }
             Cols {
                 ids: (0..n as u64).map(|i| 1000 + 7 * i).collect(),
                 types: (0..n as u32).map(|i| 1 + i % 3).collect(),
-                x: g(1.5),
-                y: g(-2.25),
-                vx: g(1e-7),
-                vy: g(-3e5),
-                omega: g(0.125),
+                pos: per_axis(&g, [1.5, -2.25, 0.75]),
+                vel: per_axis(&g, [1e-7, -3e5, 2.5]),
+                omega: per_axis(&g, [0.125, -4.0, 1e9]),
                 radius: g(1e-3),
-                fx: g(-1.0 / 3.0),
-                fy: g(std::f64::consts::PI),
+                force: per_axis(&g, [-1.0 / 3.0, std::f64::consts::PI, -7e-3]),
+                #[cfg(not(feature = "dim3"))]
                 angle: g(-0.5),
             }
         }
@@ -512,15 +556,14 @@ mod tests {
             Frame {
                 ids: &self.ids,
                 types: &self.types,
-                x: &self.x,
-                y: &self.y,
-                vx: &self.vx,
-                vy: &self.vy,
-                omega: &self.omega,
+                pos: self.pos.each_ref().map(Vec::as_slice),
+                vel: self.vel.each_ref().map(Vec::as_slice),
+                omega: self.omega.each_ref().map(Vec::as_slice),
                 radius: &self.radius,
-                fx: &self.fx,
-                fy: &self.fy,
+                force: self.force.each_ref().map(Vec::as_slice),
+                #[cfg(not(feature = "dim3"))]
                 angle: &self.angle,
+                #[cfg(not(feature = "dim3"))]
                 polygons: None,
             }
         }
@@ -536,12 +579,12 @@ mod tests {
 
     /// A .vtu decoded by hand: the XML text before the data, and each DataArray's name,
     /// type, component count and raw bytes.
-    struct Vtu {
-        header: String,
-        arrays: Vec<(String, String, usize, Vec<u8>)>,
+    pub(crate) struct Vtu {
+        pub(crate) header: String,
+        pub(crate) arrays: Vec<(String, String, usize, Vec<u8>)>,
     }
 
-    fn parse_vtu(bytes: &[u8]) -> Vtu {
+    pub(crate) fn parse_vtu(bytes: &[u8]) -> Vtu {
         let open = b"<AppendedData encoding=\"raw\">";
         let p = bytes
             .windows(open.len())
@@ -586,7 +629,7 @@ mod tests {
     }
 
     impl Vtu {
-        fn raw(&self, name: &str, ty: &str, comps: usize) -> &[u8] {
+        pub(crate) fn raw(&self, name: &str, ty: &str, comps: usize) -> &[u8] {
             let a = self
                 .arrays
                 .iter()
@@ -595,13 +638,13 @@ mod tests {
             assert_eq!((a.1.as_str(), a.2), (ty, comps), "array {name}");
             &a.3
         }
-        fn f64s(&self, name: &str, comps: usize) -> Vec<f64> {
+        pub(crate) fn f64s(&self, name: &str, comps: usize) -> Vec<f64> {
             self.raw(name, "Float64", comps)
                 .chunks_exact(8)
                 .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
                 .collect()
         }
-        fn i64s(&self, name: &str) -> Vec<i64> {
+        pub(crate) fn i64s(&self, name: &str) -> Vec<i64> {
             self.raw(name, "Int64", 1)
                 .chunks_exact(8)
                 .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
@@ -609,8 +652,16 @@ mod tests {
         }
     }
 
-    fn interleave3(a: &[f64], b: &[f64]) -> Vec<f64> {
-        a.iter().zip(b).flat_map(|(&x, &y)| [x, y, 0.0]).collect()
+    /// Per-axis columns as VTK's 3-component tuples (z = 0 in 2D).
+    fn interleave3(c: &[Vec<f64>]) -> Vec<f64> {
+        (0..c[0].len())
+            .flat_map(|k| (0..3).map(move |a| if a < c.len() { c[a][k] } else { 0.0 }))
+            .collect()
+    }
+
+    /// Per-component columns as tuples.
+    fn interleave(c: &[Vec<f64>]) -> Vec<f64> {
+        (0..c[0].len()).flat_map(|k| c.iter().map(move |v| v[k])).collect()
     }
 
     #[test]
@@ -631,21 +682,37 @@ mod tests {
             .collect();
         assert_eq!(types, c.types);
         assert_eq!(v.f64s("radius", 1), c.radius);
-        assert_eq!(v.f64s("velocity", 3), interleave3(&c.vx, &c.vy));
-        assert_eq!(v.f64s("omega", 1), c.omega);
-        assert_eq!(v.f64s("force", 3), interleave3(&c.fx, &c.fy));
+        assert_eq!(v.f64s("velocity", 3), interleave3(&c.vel));
+        assert_eq!(v.f64s("omega", ANG), interleave(&c.omega));
+        assert_eq!(v.f64s("force", 3), interleave3(&c.force));
+        #[cfg(not(feature = "dim3"))]
         assert_eq!(v.f64s("angle", 1), c.angle);
-        assert_eq!(v.f64s("Points", 3), interleave3(&c.x, &c.y));
+        #[cfg(feature = "dim3")]
+        {
+            let d: Vec<f64> = c.radius.iter().map(|r| 2.0 * r).collect();
+            assert_eq!(v.f64s("diameter", 1), d);
+            // The points are the sphere centres, z included.
+            assert!(v
+                .f64s("Points", 3)
+                .chunks_exact(3)
+                .zip(&c.pos[2])
+                .all(|(p, z)| p[2] == *z));
+        }
+        assert_eq!(v.f64s("Points", 3), interleave3(&c.pos));
         assert_eq!(v.i64s("connectivity"), vec![0, 1, 2, 3, 4]);
         assert_eq!(v.i64s("offsets"), vec![1, 2, 3, 4, 5]);
         assert_eq!(v.raw("types", "UInt8", 1), &[VTK_VERTEX; 5]);
-        // Discs only: no cell data (it would repeat the point data).
+        // Only point data (cell data would repeat it), the radius the active scalar and
+        // the velocity the active vector for ParaView's Glyph filter.
+        assert!(v.header.contains(r#"<PointData Scalars="radius" Vectors="velocity">"#));
+        assert!(!v.header.contains("<CellData"));
         assert_eq!(v.arrays.len(), 11);
     }
 
     /// Polygons are polygon cells through their corners; discs stay vertices. Every cell's
     /// points are its own: the points, offsets and connectivity agree, and the corners are
     /// the given world-frame corners, in order.
+    #[cfg(not(feature = "dim3"))]
     #[test]
     fn polygons_are_polygon_cells() {
         let c = Cols::new(4);
@@ -675,10 +742,10 @@ mod tests {
         assert_eq!(v.i64s("offsets"), vec![1, 4, 5, 9]);
         assert_eq!(v.i64s("connectivity"), (0..9).collect::<Vec<i64>>());
         let pts = v.f64s("Points", 3);
-        let expect: Vec<[f64; 2]> = [[c.x[0], c.y[0]]]
+        let expect: Vec<[f64; 2]> = [[c.pos[0][0], c.pos[1][0]]]
             .into_iter()
             .chain(tri)
-            .chain([[c.x[2], c.y[2]]])
+            .chain([[c.pos[0][2], c.pos[1][2]]])
             .chain(sq)
             .collect();
         let got: Vec<[f64; 2]> = pts.chunks_exact(3).map(|p| [p[0], p[1]]).collect();
@@ -688,9 +755,9 @@ mod tests {
         let owner = [0, 1, 1, 1, 2, 3, 3, 3, 3];
         let ids: Vec<i64> = c.ids.iter().map(|&i| i as i64).collect();
         assert_eq!(v.i64s("cell:id"), ids);
-        assert_eq!(v.f64s("cell:velocity", 3), interleave3(&c.vx, &c.vy));
-        assert_eq!(v.f64s("cell:force", 3), interleave3(&c.fx, &c.fy));
-        assert_eq!(v.f64s("cell:omega", 1), c.omega);
+        assert_eq!(v.f64s("cell:velocity", 3), interleave3(&c.vel));
+        assert_eq!(v.f64s("cell:force", 3), interleave3(&c.force));
+        assert_eq!(v.f64s("cell:omega", 1), c.omega[0]);
         let radius: Vec<f64> = owner
             .iter()
             .map(|&o| if o % 2 == 0 { c.radius[o] } else { 0.0 })
@@ -716,7 +783,7 @@ mod tests {
         let p = dir.path().join("big.vtu");
         write_vtu(&p, &c.frame()).unwrap();
         let v = parse_vtu(&std::fs::read(&p).unwrap());
-        assert_eq!(v.f64s("Points", 3), interleave3(&c.x, &c.y));
+        assert_eq!(v.f64s("Points", 3), interleave3(&c.pos));
         assert_eq!(v.raw("types", "UInt8", 1), vec![VTK_VERTEX; 10_000]);
         assert_eq!(v.i64s("offsets").last(), Some(&10_000));
 
@@ -731,18 +798,44 @@ mod tests {
     #[test]
     fn mismatched_columns_are_rejected() {
         let c = Cols::new(3);
-        let mut f = c.frame();
-        f.fy = &c.fy[..2];
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("bad.vtu");
-        match write_vtu(&p, &f) {
-            Err(IoError::Invalid { path, msg }) => {
-                assert_eq!(path, p);
-                assert!(msg.contains("'fy'"), "{msg}");
+        // Every column is checked, each named in the message.
+        let last = ["'y'", "'z'"][DIM - 2];
+        let omega = ["'omega'", "'omegaz'"][ANG / 3];
+        type Spoil = fn(&Cols) -> Frame<'_>;
+        let cases: [(&str, Spoil); 5] = [
+            ("'fy'", |c| Frame {
+                force: std::array::from_fn(|a| &c.force[a][..if a == 1 { 2 } else { 3 }]),
+                ..c.frame()
+            }),
+            ("'vx'", |c| Frame {
+                vel: std::array::from_fn(|a| &c.vel[a][usize::from(a == 0)..]),
+                ..c.frame()
+            }),
+            ("'radius'", |c| Frame {
+                radius: &c.radius[..0],
+                ..c.frame()
+            }),
+            (last, |c| Frame {
+                pos: std::array::from_fn(|a| &c.pos[a][..if a == DIM - 1 { 1 } else { 3 }]),
+                ..c.frame()
+            }),
+            (omega, |c| Frame {
+                omega: std::array::from_fn(|a| &c.omega[a][..if a == ANG - 1 { 1 } else { 3 }]),
+                ..c.frame()
+            }),
+        ];
+        for (name, spoil) in cases {
+            match write_vtu(&p, &spoil(&c)) {
+                Err(IoError::Invalid { path, msg }) => {
+                    assert_eq!(path, p);
+                    assert!(msg.contains(name), "{msg}");
+                }
+                other => panic!("expected Invalid, got {other:?}"),
             }
-            other => panic!("expected Invalid, got {other:?}"),
+            assert!(!p.exists(), "nothing written for an invalid frame");
         }
-        assert!(!p.exists(), "nothing written for an invalid frame");
     }
 
     /// (timestep, file) of every DataSet in a .pvd.
@@ -787,7 +880,7 @@ mod tests {
         // Every listed file is a readable frame, relative to the .pvd's directory.
         for (_, f) in &e {
             let v = parse_vtu(&std::fs::read(dir.join(f)).unwrap());
-            assert_eq!(v.f64s("angle", 1), c.angle);
+            assert_eq!(v.f64s("force", 3), interleave3(&c.force));
         }
 
         // Rewriting a step replaces its entry rather than listing it twice.
