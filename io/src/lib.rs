@@ -7,11 +7,8 @@ pub mod error;
 pub use error::{IoError, Result};
 #[cfg(not(feature = "dim3"))]
 pub mod build;
-#[cfg(not(feature = "dim3"))]
 pub mod checkpoint;
-#[cfg(not(feature = "dim3"))]
 pub mod checkpoint_validate;
-#[cfg(not(feature = "dim3"))]
 pub mod checkpointer;
 #[cfg(not(feature = "dim3"))]
 pub mod dump;
