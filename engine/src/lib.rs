@@ -35,8 +35,9 @@ pub use parallel::ForceStrategy;
 #[cfg(not(feature = "dim3"))]
 pub use shapes::PolygonShape;
 pub use sim::{Config, Energies, Integrator, NeighborMethod, Simulation};
+pub use sim::{Elem, Section, SectionSource, SETTINGS_SECTIONS};
 #[cfg(not(feature = "dim3"))]
-pub use sim::{Elem, NarrowStats, Rejection, Section, SectionSource, SETTINGS_SECTIONS};
+pub use sim::{NarrowStats, Rejection};
 pub use store::{flags, ParticleInit, ParticleStore};
 pub use talus_kernels::contact::ContactParams;
 /// The most particles a simulation holds (the sort-and-sweep's keys hold a 31-bit index).

@@ -58,12 +58,10 @@ pub use config::{Config, Integrator, MAX_MATERIALS};
 #[cfg(not(feature = "dim3"))]
 use gear_history::GearHistory;
 pub use measure::Energies;
-// Checkpoints: 2D only so far.
-#[cfg(not(feature = "dim3"))]
 mod state;
-#[cfg(not(feature = "dim3"))]
 mod state_check;
-#[cfg(not(feature = "dim3"))]
+#[cfg(test)]
+mod state_tests;
 pub use state::{Elem, Section, SectionSource, SETTINGS_SECTIONS};
 
 /// A particle's shape beside its radius: a convex polygon (2D).

@@ -51,7 +51,7 @@ pub const LOADS: usize = DIM + ANG;
 pub const BYTES_PER_PARTICLE: usize = F64_FIELDS * 8 + 8 + 2 * 2 + 1;
 
 /// Moment of inertia over mass r^2: a disc's 1/2, a sphere's 2/5.
-const INERTIA_FACTOR: f64 = if DIM == 2 { 0.5 } else { 0.4 };
+pub(crate) const INERTIA_FACTOR: f64 = if DIM == 2 { 0.5 } else { 0.4 };
 
 #[derive(Debug, Default, Clone)]
 pub struct ParticleStore {

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use bytemuck::{Pod, Zeroable};
 use memmap2::Mmap;
 use talus_engine::{Elem, Section, SectionSource, SETTINGS_SECTIONS};
+use talus_kernels::math::DIM;
 
 use crate::{IoError, Result};
 
@@ -50,6 +51,7 @@ pub struct Header {
     pub magic: [u8; 8],
     pub version: u32,
     pub byte_order: u32,
+    /// 2 or 3: the build of the engine whose state this is (2 in every file before 3D).
     pub dimension: u32,
     pub sections: u32,
     /// Header and section table.
@@ -110,6 +112,21 @@ pub fn settings_hash<'a>(named: impl Fn(&str) -> Option<&'a [u8]>) -> u64 {
     fnv1a(&all)
 }
 
+/// Why a file of another dimension is refused (every version records it; all files
+/// before the 3D engine's are 2D).
+pub fn dimension_refused(dimension: u32) -> String {
+    let what = |d: u32| match d {
+        2 => Some("2D checkpoint (discs and polygons)"),
+        3 => Some("3D checkpoint (spheres)"),
+        _ => None,
+    };
+    let here = format!("this is the {DIM}D engine");
+    match what(dimension) {
+        Some(kind) => format!("a {kind}; {here}"),
+        None => format!("dimension {dimension} (2 or 3: the header is damaged); {here}"),
+    }
+}
+
 fn align(x: usize) -> usize {
     x.div_ceil(ALIGN) * ALIGN
 }
@@ -141,7 +158,7 @@ pub fn header_and_table(
         magic: MAGIC,
         version: VERSION,
         byte_order: BYTE_ORDER_MARK,
-        dimension: 2,
+        dimension: DIM as u32,
         sections: sections.len() as u32,
         table_end: (HEADER_BYTES + ENTRY_BYTES * sections.len()) as u64,
         file_bytes: file_bytes as u64,
@@ -313,8 +330,8 @@ impl Checkpoint {
                 header.file_bytes
             )));
         }
-        if header.dimension != 2 {
-            return Err(err(format!("dimension {}, this talus runs 2", header.dimension)));
+        if header.dimension != DIM as u32 {
+            return Err(err(dimension_refused(header.dimension)));
         }
         let entries: Vec<Entry> = (0..n)
             .map(|k| bytemuck::pod_read_unaligned(&map[HEADER_BYTES + k * ENTRY_BYTES..][..ENTRY_BYTES]))
@@ -444,3 +461,7 @@ pub fn list(dir: &Path, prefix: &str) -> Result<Vec<PathBuf>> {
 pub fn file_name(prefix: &str, step: u64) -> String {
     format!("{prefix}-{step:012}.{EXTENSION}")
 }
+
+#[cfg(test)]
+#[path = "checkpoint_tests.rs"]
+mod tests;

@@ -6,11 +6,8 @@
 pub mod error;
 pub use error::{IoError, Result};
 pub mod build;
-#[cfg(not(feature = "dim3"))]
 pub mod checkpoint;
-#[cfg(not(feature = "dim3"))]
 pub mod checkpoint_validate;
-#[cfg(not(feature = "dim3"))]
 pub mod checkpointer;
 pub mod dump;
 pub mod lammps_data;

@@ -84,7 +84,7 @@ pub(super) fn check_config(c: &Config, materials: &[Material], walls: &[Wall]) -
     if !c.gravity.iter().all(|g| g.is_finite()) {
         return bad(format!("gravity {:?} must be finite", c.gravity));
     }
-    if !(c.domain_min[0] < c.domain_max[0] && c.domain_min[1] < c.domain_max[1]) {
+    if !(0..DIM).all(|a| c.domain_min[a] < c.domain_max[a]) {
         return bad(format!(
             "domain min {:?} must be below max {:?}",
             c.domain_min, c.domain_max

@@ -14,19 +14,31 @@
 use std::borrow::Cow;
 
 use bytemuck::Pod;
+#[cfg(not(feature = "dim3"))]
 use talus_kernels::contact::disc_wall::LineWall;
-use talus_kernels::contact::ContactParams;
+#[cfg(feature = "dim3")]
+use talus_kernels::contact::law::NormalModel;
+#[cfg(feature = "dim3")]
+use talus_kernels::contact::sphere_wall::{CylinderWall, PlaneWall};
+use talus_kernels::contact::{ContactParams, Spring};
+#[cfg(not(feature = "dim3"))]
 use talus_kernels::geometry::polygon::is_convex_ccw;
 use talus_kernels::math::{Aabb, DIM};
 use talus_kernels::neighbor::NeighborSearch;
 
-use super::{Broad, Config, GearHistory, Integrator, NarrowStats, NeighborMethod, Rejection, Simulation};
+use super::{Broad, Config, Integrator, NeighborMethod, Simulation};
+#[cfg(not(feature = "dim3"))]
+use super::{GearHistory, NarrowStats, Rejection};
 use crate::contacts::{ContactTable, FREE};
+#[cfg(not(feature = "dim3"))]
 use crate::drive::{Drive, Driven};
 use crate::error::{EngineError, Result};
 use crate::material::{Material, PairTable};
+#[cfg(not(feature = "dim3"))]
 use crate::shapes::{Shapes, MAX_VERTICES, MIN_VERTICES};
-use crate::store::ParticleStore;
+use crate::store::{ParticleStore, F64_FIELDS};
+#[cfg(feature = "dim3")]
+use crate::walls::Surface;
 use crate::walls::{Wall, WallContacts};
 
 /// Element type of a section (the code is stored in checkpoint files: never renumber).
@@ -97,6 +109,7 @@ pub trait SectionSource {
 /// The sections that hold the settings that decide results (time step, domain, method,
 /// materials, walls, drives, insertion streams): a checkpoint's header carries a digest of
 /// them. The last two came with format version 2 (files of version 1 lack them).
+#[cfg(not(feature = "dim3"))]
 pub const SETTINGS_SECTIONS: [&str; 7] = [
     "config",
     "materials",
@@ -106,24 +119,50 @@ pub const SETTINGS_SECTIONS: [&str; 7] = [
     "drives.motion",
     "insert.spec",
 ];
+/// The sections that hold the settings that decide results in 3D (no drives or insertion
+/// streams there yet).
+#[cfg(feature = "dim3")]
+pub const SETTINGS_SECTIONS: [&str; 4] = ["config", "materials", "material.names", "walls"];
+
+/// Section names of the arrays per axis and per angular component (the 2D ones as format 1
+/// named them).
+#[cfg(not(feature = "dim3"))]
+pub(super) mod names {
+    pub const POS: [&str; 2] = ["p.x", "p.y"];
+    pub const VEL: [&str; 2] = ["p.vx", "p.vy"];
+    pub const FORCE: [&str; 2] = ["p.fx", "p.fy"];
+    pub const OMEGA: [&str; 1] = ["p.omega"];
+    pub const TORQUE: [&str; 1] = ["p.torque"];
+    pub const ENDS: [&str; 2] = ["broad.ends.x", "broad.ends.y"];
+}
+#[cfg(feature = "dim3")]
+pub(super) mod names {
+    pub const POS: [&str; 3] = ["p.x", "p.y", "p.z"];
+    pub const VEL: [&str; 3] = ["p.vx", "p.vy", "p.vz"];
+    pub const FORCE: [&str; 3] = ["p.fx", "p.fy", "p.fz"];
+    pub const OMEGA: [&str; 3] = ["p.omega.x", "p.omega.y", "p.omega.z"];
+    pub const TORQUE: [&str; 3] = ["p.torque.x", "p.torque.y", "p.torque.z"];
+    pub const ENDS: [&str; 3] = ["broad.ends.x", "broad.ends.y", "broad.ends.z"];
+}
+use names::{ENDS, FORCE, OMEGA, POS, TORQUE, VEL};
 
 /// Names of [`ParticleStore::f64_fields`], in its order.
-const PARTICLE_F64: [&str; 12] = [
-    "p.x",
-    "p.y",
-    "p.angle",
-    "p.vx",
-    "p.vy",
-    "p.omega",
-    "p.fx",
-    "p.fy",
-    "p.torque",
-    "p.radius",
-    "p.inv_mass",
-    "p.inv_inertia",
-];
+fn particle_f64() -> [&'static str; F64_FIELDS] {
+    let angle: &[&'static str] = if DIM == 2 { &["p.angle"] } else { &[] };
+    let mut all = POS
+        .iter()
+        .chain(angle)
+        .chain(&VEL)
+        .chain(&OMEGA)
+        .chain(&FORCE)
+        .chain(&TORQUE)
+        .chain(&["p.radius", "p.inv_mass", "p.inv_inertia"])
+        .copied();
+    std::array::from_fn(|_| all.next().expect("F64_FIELDS names"))
+}
 
 /// Gear history: derivative order (a, b, c, d) by degree of freedom (x, y, angle).
+#[cfg(not(feature = "dim3"))]
 const GEAR: [[&str; 3]; 4] = [
     ["gear.a.x", "gear.a.y", "gear.a.angle"],
     ["gear.b.x", "gear.b.y", "gear.b.angle"],
@@ -145,7 +184,25 @@ const S_CHURN: usize = 9;
 const S_SHAPES: usize = 10;
 const S_NARROW: usize = 11;
 const SCALARS: usize = S_NARROW + 10;
-const CONFIG_WORDS: usize = 13;
+// Positions in the "config" section: the time step, gravity, domain_min, domain_max per
+// axis, the margin, then the words below, then rejection (2D) or normal_model (3D).
+const C_MARGIN: usize = 1 + 3 * DIM;
+const C_INTEGRATOR: usize = C_MARGIN + 1;
+const C_NEIGHBOR: usize = C_MARGIN + 2;
+const C_EVERY_STEP: usize = C_MARGIN + 3;
+const C_SORT_EVERY: usize = C_MARGIN + 4;
+const C_MODEL: usize = C_MARGIN + 5;
+const CONFIG_WORDS: usize = C_MODEL + 1;
+#[cfg(not(feature = "dim3"))]
+const INTEGRATOR_CODES: &str = "0 or 1";
+#[cfg(feature = "dim3")]
+const INTEGRATOR_CODES: &str = "0: Verlet, the one integrator of the 3D engine";
+/// Values per wall in the "walls" section: point, normal, velocity (2D lines); a kind (0
+/// plane, 1 cylinder), point, normal or axis, velocity or (radius, spin, 0) (3D).
+#[cfg(not(feature = "dim3"))]
+pub(super) const WALL_WORDS: usize = 7;
+#[cfg(feature = "dim3")]
+pub(super) const WALL_WORDS: usize = 11;
 
 fn borrowed<'a, T: Pod>(name: &'static str, elem: Elem, v: &'a [T]) -> Section<'a> {
     Section {
@@ -163,6 +220,7 @@ fn owned<T: Pod>(name: &'static str, elem: Elem, v: Vec<T>) -> Section<'static> 
     }
 }
 
+#[cfg(not(feature = "dim3"))]
 fn narrow_words(n: &NarrowStats) -> [u64; 10] {
     [
         n.candidates,
@@ -178,6 +236,7 @@ fn narrow_words(n: &NarrowStats) -> [u64; 10] {
     ]
 }
 
+#[cfg(not(feature = "dim3"))]
 fn narrow_from(w: &[u64]) -> NarrowStats {
     NarrowStats {
         candidates: w[0],
@@ -194,43 +253,159 @@ fn narrow_from(w: &[u64]) -> NarrowStats {
     }
 }
 
+/// The "config" section: see the `C_*` positions.
+fn config_words(c: &Config) -> Vec<u64> {
+    let integrator = match c.integrator {
+        Integrator::Verlet => 0,
+        #[cfg(not(feature = "dim3"))]
+        Integrator::Gear => 1,
+    };
+    let neighbor = NeighborMethod::ALL
+        .iter()
+        .position(|&m| m == c.neighbor)
+        .expect("a listed method") as u64;
+    #[cfg(not(feature = "dim3"))]
+    let model = match c.rejection {
+        Rejection::Circle => 0,
+        Rejection::Projection => 1,
+        Rejection::SeparatingLine => 2,
+    };
+    #[cfg(feature = "dim3")]
+    let model = match c.normal_model {
+        NormalModel::Hooke => 0,
+        NormalModel::Hertz => 1,
+    };
+    let mut w = vec![c.dt.to_bits()];
+    let vectors = c.gravity.iter().chain(&c.domain_min).chain(&c.domain_max);
+    w.extend(vectors.chain([&c.margin]).map(|v| v.to_bits()));
+    w.extend([integrator, neighbor, c.every_step as u64, c.sort_every, model]);
+    debug_assert_eq!(w.len(), CONFIG_WORDS);
+    w
+}
+
+fn config_from(r: &Reader<'_>) -> Result<Config> {
+    let cw: Vec<u64> = r.exact("config", CONFIG_WORDS)?;
+    let f = |k: usize| f64::from_bits(cw[k]);
+    let axes = |k: usize| std::array::from_fn(|a| f(k + a));
+    let bad_config = |msg: String| r.err("config", msg);
+    Ok(Config {
+        dt: f(0),
+        gravity: axes(1),
+        domain_min: axes(1 + DIM),
+        domain_max: axes(1 + 2 * DIM),
+        margin: f(C_MARGIN),
+        integrator: match cw[C_INTEGRATOR] {
+            0 => Integrator::Verlet,
+            #[cfg(not(feature = "dim3"))]
+            1 => Integrator::Gear,
+            k => return Err(bad_config(format!("integrator code {k} ({INTEGRATOR_CODES})"))),
+        },
+        neighbor: *NeighborMethod::ALL
+            .get(cw[C_NEIGHBOR] as usize)
+            .ok_or_else(|| bad_config(format!("neighbour method code {}", cw[C_NEIGHBOR])))?,
+        every_step: match cw[C_EVERY_STEP] {
+            0 => false,
+            1 => true,
+            k => return Err(bad_config(format!("every_step {k} (0 or 1)"))),
+        },
+        sort_every: cw[C_SORT_EVERY],
+        #[cfg(not(feature = "dim3"))]
+        rejection: match cw[C_MODEL] {
+            0 => Rejection::Circle,
+            1 => Rejection::Projection,
+            2 => Rejection::SeparatingLine,
+            k => return Err(bad_config(format!("rejection code {k} (0 to 2)"))),
+        },
+        #[cfg(feature = "dim3")]
+        normal_model: match cw[C_MODEL] {
+            0 => NormalModel::Hooke,
+            1 => NormalModel::Hertz,
+            k => return Err(bad_config(format!("normal model code {k} (0 Hooke or 1 Hertz)"))),
+        },
+    })
+}
+
+/// The "walls" section: [`WALL_WORDS`] values per wall, the material last.
+pub(super) fn wall_words(walls: &[Wall]) -> Vec<f64> {
+    walls
+        .iter()
+        .flat_map(|w| {
+            let mut v = [0.0; WALL_WORDS];
+            #[cfg(not(feature = "dim3"))]
+            {
+                let l = &w.line;
+                v[..6].copy_from_slice(&[
+                    l.point[0],
+                    l.point[1],
+                    l.normal[0],
+                    l.normal[1],
+                    l.velocity[0],
+                    l.velocity[1],
+                ]);
+            }
+            #[cfg(feature = "dim3")]
+            {
+                let (kind, point, dir, rest) = match &w.surface {
+                    Surface::Plane(p) => (0.0, p.point, p.normal, p.velocity),
+                    Surface::Cylinder(c) => (1.0, c.point, c.axis, [c.radius, c.spin, 0.0]),
+                };
+                v[0] = kind;
+                v[1..4].copy_from_slice(&point);
+                v[4..7].copy_from_slice(&dir);
+                v[7..10].copy_from_slice(&rest);
+            }
+            v[WALL_WORDS - 1] = w.material as f64;
+            v
+        })
+        .collect()
+}
+
+/// One wall from its [`WALL_WORDS`] values (the material checked by the caller).
+fn wall_from(w: &[f64], material: u16) -> std::result::Result<Wall, String> {
+    #[cfg(not(feature = "dim3"))]
+    return Ok(Wall {
+        line: LineWall {
+            point: [w[0], w[1]],
+            normal: [w[2], w[3]],
+            velocity: [w[4], w[5]],
+        },
+        material,
+    });
+    #[cfg(feature = "dim3")]
+    {
+        let v3 = |k: usize| [w[k], w[k + 1], w[k + 2]];
+        let surface = if w[0] == 0.0 {
+            Surface::Plane(PlaneWall {
+                point: v3(1),
+                normal: v3(4),
+                velocity: v3(7),
+            })
+        } else if w[0] == 1.0 && w[9] == 0.0 {
+            // One encoding per cylinder: the unused value is zero.
+            Surface::Cylinder(CylinderWall {
+                point: v3(1),
+                axis: v3(4),
+                radius: w[7],
+                spin: w[8],
+            })
+        } else {
+            return Err(format!(
+                "kind {} with {} (0: a plane; 1: a cylinder, its tenth value 0)",
+                w[0], w[9]
+            ));
+        };
+        Ok(Wall { surface, material })
+    }
+}
+
 impl Simulation {
     /// The whole state as sections, in a fixed order. Taken between steps (after `run`
     /// returned), when every buffer is consistent.
     pub fn sections(&self) -> Vec<Section<'_>> {
-        let c = &self.config;
         let ps = &self.particles;
         let ct = &self.contacts;
         let mut s = Vec::with_capacity(64);
-        let integrator = match c.integrator {
-            Integrator::Verlet => 0,
-            Integrator::Gear => 1,
-        };
-        let neighbor = NeighborMethod::ALL
-            .iter()
-            .position(|&m| m == c.neighbor)
-            .expect("a listed method") as u64;
-        let rejection = match c.rejection {
-            Rejection::Circle => 0,
-            Rejection::Projection => 1,
-            Rejection::SeparatingLine => 2,
-        };
-        let config: [u64; CONFIG_WORDS] = [
-            c.dt.to_bits(),
-            c.gravity[0].to_bits(),
-            c.gravity[1].to_bits(),
-            c.domain_min[0].to_bits(),
-            c.domain_min[1].to_bits(),
-            c.domain_max[0].to_bits(),
-            c.domain_max[1].to_bits(),
-            c.margin.to_bits(),
-            integrator,
-            neighbor,
-            c.every_step as u64,
-            c.sort_every,
-            rejection,
-        ];
-        s.push(owned("config", Elem::U64, config.to_vec()));
+        s.push(owned("config", Elem::U64, config_words(&self.config)));
         let mut scalars = vec![0u64; SCALARS];
         scalars[S_N] = ps.len() as u64;
         scalars[S_STEP] = self.step;
@@ -242,11 +417,16 @@ impl Simulation {
         scalars[S_GENERATION] = ct.generation;
         scalars[S_POLYGONS] = ct.polygons as u64;
         scalars[S_CHURN] = ct.churn as u64;
-        scalars[S_SHAPES] = self.shapes.is_some() as u64;
-        scalars[S_NARROW..S_NARROW + 10].copy_from_slice(&narrow_words(&self.narrow));
+        // Shapes and narrow-phase counters: polygons (2D); zero in 3D.
+        #[cfg(not(feature = "dim3"))]
+        {
+            scalars[S_SHAPES] = self.shapes.is_some() as u64;
+            scalars[S_NARROW..S_NARROW + 10].copy_from_slice(&narrow_words(&self.narrow));
+        }
         s.push(owned("scalars", Elem::U64, scalars));
         // Counters added after format version 1 had shipped: a section of their own, which
         // files written before them lack (read as zero).
+        #[cfg(not(feature = "dim3"))]
         s.push(owned(
             "narrow.tracking",
             Elem::U64,
@@ -263,66 +443,57 @@ impl Simulation {
         s.push(owned("materials", Elem::F64, mats));
         let names: Vec<String> = self.materials.iter().map(|m| m.name.replace('\n', " ")).collect();
         s.push(owned("material.names", Elem::U8, names.join("\n").into_bytes()));
-        let walls: Vec<f64> = self
-            .walls
-            .iter()
-            .flat_map(|w| {
-                let l = &w.line;
-                [
-                    l.point[0],
-                    l.point[1],
-                    l.normal[0],
-                    l.normal[1],
-                    l.velocity[0],
-                    l.velocity[1],
-                    w.material as f64,
-                ]
-            })
-            .collect();
-        s.push(owned("walls", Elem::F64, walls));
-        let drives: Vec<f64> = self
-            .driven
-            .drives
-            .iter()
-            .flat_map(|d| [d.centre[0], d.centre[1], d.velocity[0], d.velocity[1], d.omega])
-            .collect();
-        s.push(owned("drives", Elem::F64, drives));
-        // When each drive starts and how long it takes to reach full speed (format 2).
-        let motion: Vec<f64> = self.driven.drives.iter().flat_map(|d| [d.start, d.ramp]).collect();
-        s.push(owned("drives.motion", Elem::F64, motion));
-        // Insertion streams: their settings, and what they have done (format 2).
-        s.push(owned(
-            "insert.spec",
-            Elem::U64,
-            crate::insert::encode_specs(&self.inserts),
-        ));
-        s.push(owned(
-            "insert.state",
-            Elem::U64,
-            crate::insert::encode_counts(self.next_id, &self.inserts),
-        ));
+        s.push(owned("walls", Elem::F64, wall_words(&self.walls)));
+        #[cfg(not(feature = "dim3"))]
+        {
+            let drives: Vec<f64> = self
+                .driven
+                .drives
+                .iter()
+                .flat_map(|d| [d.centre[0], d.centre[1], d.velocity[0], d.velocity[1], d.omega])
+                .collect();
+            s.push(owned("drives", Elem::F64, drives));
+            // When each drive starts and how long it takes to reach full speed (format 2).
+            let motion: Vec<f64> = self.driven.drives.iter().flat_map(|d| [d.start, d.ramp]).collect();
+            s.push(owned("drives.motion", Elem::F64, motion));
+            // Insertion streams: their settings, and what they have done (format 2).
+            s.push(owned(
+                "insert.spec",
+                Elem::U64,
+                crate::insert::encode_specs(&self.inserts),
+            ));
+            s.push(owned(
+                "insert.state",
+                Elem::U64,
+                crate::insert::encode_counts(self.next_id, &self.inserts),
+            ));
+        }
         // The particle store, field by field.
-        for (name, v) in PARTICLE_F64.into_iter().zip(ps.f64_fields()) {
+        for (name, v) in particle_f64().into_iter().zip(ps.f64_fields()) {
             s.push(borrowed(name, Elem::F64, v));
         }
         s.push(borrowed("p.id", Elem::U64, &ps.id));
         s.push(borrowed("p.material", Elem::U16, &ps.material));
         s.push(borrowed("p.ptype", Elem::U16, &ps.ptype));
         s.push(borrowed("p.flags", Elem::U8, &ps.flags));
-        if let Some(g) = &self.gear {
-            for (names, arrays) in GEAR.iter().zip([&g.a, &g.b, &g.c, &g.d]) {
-                for (name, v) in names.iter().zip(arrays) {
-                    s.push(borrowed(name, Elem::F64, v));
+        #[cfg(not(feature = "dim3"))]
+        {
+            if let Some(g) = &self.gear {
+                for (names, arrays) in GEAR.iter().zip([&g.a, &g.b, &g.c, &g.d]) {
+                    for (name, v) in names.iter().zip(arrays) {
+                        s.push(borrowed(name, Elem::F64, v));
+                    }
                 }
             }
-        }
-        if let Some(sh) = &self.shapes {
-            s.push(borrowed("shape.start", Elem::U32, &sh.start));
-            s.push(borrowed("shape.body", Elem::F64, &sh.body));
-            s.push(borrowed("shape.world", Elem::F64, &sh.world));
+            if let Some(sh) = &self.shapes {
+                s.push(borrowed("shape.start", Elem::U32, &sh.start));
+                s.push(borrowed("shape.body", Elem::F64, &sh.body));
+                s.push(borrowed("shape.world", Elem::F64, &sh.world));
+            }
         }
         s.push(borrowed("contact.i", Elem::U32, &ct.i));
         s.push(borrowed("contact.j", Elem::U32, &ct.j));
+        // Springs: one f64 per slot in 2D, three (x, y, z) in 3D.
         s.push(borrowed("contact.xi", Elem::F64, &ct.xi));
         s.push(borrowed("contact.free", Elem::U32, &ct.free));
         if ct.polygons {
@@ -334,17 +505,21 @@ impl Simulation {
         s.push(borrowed("wallc.w", Elem::U16, &wc.w));
         s.push(borrowed("wallc.xi", Elem::F64, &wc.xi));
         s.push(borrowed("wallc.area", Elem::F64, &wc.area));
-        let d = &self.driven;
-        s.push(borrowed("driven.index", Elem::U32, &d.index));
-        s.push(borrowed("driven.drive", Elem::U16, &d.drive));
-        s.push(borrowed("driven.rel", Elem::F64, &d.rel));
-        s.push(borrowed("driven.angle0", Elem::F64, &d.angle0));
-        s.push(borrowed("driven.t0", Elem::F64, &d.t0));
+        #[cfg(not(feature = "dim3"))]
+        {
+            let d = &self.driven;
+            s.push(borrowed("driven.index", Elem::U32, &d.index));
+            s.push(borrowed("driven.drive", Elem::U16, &d.drive));
+            s.push(borrowed("driven.rel", Elem::F64, &d.rel));
+            s.push(borrowed("driven.angle0", Elem::F64, &d.angle0));
+            s.push(borrowed("driven.t0", Elem::F64, &d.t0));
+        }
         let boxes: &[Aabb] = with_broad!(&self.broad, m => m.stored_boxes());
         s.push(borrowed("broad.boxes", Elem::F32, boxes));
-        let ends: [&[u64]; 2] = with_broad!(&self.broad, m => m.sorted_ends());
-        s.push(borrowed("broad.ends.x", Elem::U64, ends[0]));
-        s.push(borrowed("broad.ends.y", Elem::U64, ends[1]));
+        let ends: [&[u64]; DIM] = with_broad!(&self.broad, m => m.sorted_ends());
+        for (name, e) in ENDS.into_iter().zip(ends) {
+            s.push(borrowed(name, Elem::U64, e));
+        }
         s
     }
 
@@ -352,36 +527,7 @@ impl Simulation {
     /// It runs serially until a pool is set up (same as a new simulation).
     pub fn from_sections(src: &dyn SectionSource) -> Result<Simulation> {
         let r = Reader { src };
-        let cw: Vec<u64> = r.exact("config", CONFIG_WORDS)?;
-        let f = |k: usize| f64::from_bits(cw[k]);
-        let bad_config = |msg: String| r.err("config", msg);
-        let config = Config {
-            dt: f(0),
-            gravity: [f(1), f(2)],
-            domain_min: [f(3), f(4)],
-            domain_max: [f(5), f(6)],
-            margin: f(7),
-            integrator: match cw[8] {
-                0 => Integrator::Verlet,
-                1 => Integrator::Gear,
-                k => return Err(bad_config(format!("integrator code {k} (0 or 1)"))),
-            },
-            neighbor: *NeighborMethod::ALL
-                .get(cw[9] as usize)
-                .ok_or_else(|| bad_config(format!("neighbour method code {}", cw[9])))?,
-            every_step: match cw[10] {
-                0 => false,
-                1 => true,
-                k => return Err(bad_config(format!("every_step {k} (0 or 1)"))),
-            },
-            sort_every: cw[11],
-            rejection: match cw[12] {
-                0 => Rejection::Circle,
-                1 => Rejection::Projection,
-                2 => Rejection::SeparatingLine,
-                k => return Err(bad_config(format!("rejection code {k} (0 to 2)"))),
-            },
-        };
+        let config = config_from(&r)?;
         let sc: Vec<u64> = r.exact("scalars", SCALARS)?;
         let n = usize::try_from(sc[S_N]).map_err(|_| r.err("scalars", "particle count too large".into()))?;
         // Counters that the run increments: far from overflowing.
@@ -398,13 +544,26 @@ impl Simulation {
                 return Err(r.err("scalars", format!("{what} ({}) is out of range", sc[k])));
             }
         }
+        #[cfg(not(feature = "dim3"))]
         let tracking: Vec<u64> = if r.src.section("narrow.tracking").is_some() {
             r.exact("narrow.tracking", 3)?
         } else {
             vec![0; 3]
         };
+        #[cfg(not(feature = "dim3"))]
         if let Some(v) = tracking.iter().find(|&&v| v >= 1 << 62) {
             return Err(r.err("narrow.tracking", format!("a counter ({v}) is out of range")));
+        }
+        #[cfg(feature = "dim3")]
+        if let Some(k) = (S_NARROW..S_NARROW + 10).find(|&k| sc[k] != 0) {
+            return Err(r.err(
+                "scalars",
+                format!(
+                    "narrow-phase counter {} is {}: spheres have no polygon narrow phase",
+                    k - S_NARROW,
+                    sc[k]
+                ),
+            ));
         }
         let flag = |k: usize, what: &str| match sc[k] {
             0 => Ok(false),
@@ -440,50 +599,46 @@ impl Simulation {
             })
             .collect();
         let wv: Vec<f64> = r.get("walls")?;
-        if !wv.len().is_multiple_of(7) {
-            return Err(r.err("walls", format!("{} values, not 7 per wall", wv.len())));
+        if !wv.len().is_multiple_of(WALL_WORDS) {
+            return Err(r.err("walls", format!("{} values, not {WALL_WORDS} per wall", wv.len())));
         }
         let mut walls = Vec::new();
-        for w in wv.chunks_exact(7) {
-            if !(w[6] >= 0.0 && w[6] < materials.len() as f64 && w[6].fract() == 0.0) {
-                return Err(r.err("walls", format!("wall material {}", w[6])));
+        for (k, w) in wv.chunks_exact(WALL_WORDS).enumerate() {
+            let m = w[WALL_WORDS - 1];
+            if !(m >= 0.0 && m < materials.len() as f64 && m.fract() == 0.0) {
+                return Err(r.err("walls", format!("wall material {m}")));
             }
-            walls.push(Wall {
-                line: LineWall {
-                    point: [w[0], w[1]],
-                    normal: [w[2], w[3]],
-                    velocity: [w[4], w[5]],
-                },
-                material: w[6] as u16,
-            });
+            walls.push(wall_from(w, m as u16).map_err(|msg| r.err("walls", format!("wall {k}: {msg}")))?);
         }
         super::check_config(&config, &materials, &walls)
             .map_err(|e| r.err("config", format!("settings refused: {e}")))?;
-        let dv: Vec<f64> = r.get("drives")?;
-        if !dv.len().is_multiple_of(5) {
-            return Err(r.err("drives", format!("{} values, not 5 per drive", dv.len())));
-        }
-        // Start and ramp of each drive: files of format 1 have none (all start at once).
-        let motion: Vec<f64> = if r.src.section("drives.motion").is_some() {
-            r.exact("drives.motion", 2 * (dv.len() / 5))?
-        } else {
-            vec![0.0; 2 * (dv.len() / 5)]
+        #[cfg(not(feature = "dim3"))]
+        let drives: Vec<Drive> = {
+            let dv: Vec<f64> = r.get("drives")?;
+            if !dv.len().is_multiple_of(5) {
+                return Err(r.err("drives", format!("{} values, not 5 per drive", dv.len())));
+            }
+            // Start and ramp of each drive: files of format 1 have none (all start at once).
+            let motion: Vec<f64> = if r.src.section("drives.motion").is_some() {
+                r.exact("drives.motion", 2 * (dv.len() / 5))?
+            } else {
+                vec![0.0; 2 * (dv.len() / 5)]
+            };
+            dv.chunks_exact(5)
+                .zip(motion.chunks_exact(2))
+                .map(|(d, m)| Drive {
+                    centre: [d[0], d[1]],
+                    velocity: [d[2], d[3]],
+                    omega: d[4],
+                    start: m[0],
+                    ramp: m[1],
+                })
+                .collect()
         };
-        let drives: Vec<Drive> = dv
-            .chunks_exact(5)
-            .zip(motion.chunks_exact(2))
-            .map(|(d, m)| Drive {
-                centre: [d[0], d[1]],
-                velocity: [d[2], d[3]],
-                omega: d[4],
-                start: m[0],
-                ramp: m[1],
-            })
-            .collect();
 
         // Particles.
         let mut ps = ParticleStore::default();
-        for (name, v) in PARTICLE_F64.into_iter().zip(ps.f64_fields_mut()) {
+        for (name, v) in particle_f64().into_iter().zip(ps.f64_fields_mut()) {
             *v = r.exact(name, n)?;
         }
         ps.id = r.exact("p.id", n)?;
@@ -499,17 +654,19 @@ impl Simulation {
         let lo = config.domain_min;
         let hi = config.domain_max;
         for p in 0..n {
-            let (x, y) = (ps.pos[0][p], ps.pos[1][p]);
-            if !(x >= lo[0] && x <= hi[0] && y >= lo[1] && y <= hi[1]) {
+            // NaN is outside too.
+            if let Some(a) = (0..DIM).find(|&a| !(ps.pos[a][p] >= lo[a] && ps.pos[a][p] <= hi[a])) {
+                let at: Vec<String> = (0..DIM).map(|a| ps.pos[a][p].to_string()).collect();
                 return Err(r.err(
-                    if x >= lo[0] && x <= hi[0] { "p.y" } else { "p.x" },
-                    format!("particle id {} at ({x}, {y}) is outside the domain", ps.id[p]),
+                    POS[a],
+                    format!("particle id {} at ({}) is outside the domain", ps.id[p], at.join(", ")),
                 ));
             }
             if let Err(msg) = super::check_radius(ps.radius[p], &config) {
                 return Err(r.err("p.radius", format!("particle id {}: {msg}", ps.id[p])));
             }
         }
+        #[cfg(not(feature = "dim3"))]
         let gear = match config.integrator {
             Integrator::Verlet => None,
             Integrator::Gear => {
@@ -522,7 +679,13 @@ impl Simulation {
                 Some(g)
             }
         };
-        let shapes = if flag(S_SHAPES, "the shapes flag")? {
+        let has_shapes = flag(S_SHAPES, "the shapes flag")?;
+        #[cfg(feature = "dim3")]
+        if has_shapes {
+            return Err(r.err("scalars", "polygon shapes: the 3D engine has spheres only".into()));
+        }
+        #[cfg(not(feature = "dim3"))]
+        let shapes = if has_shapes {
             let start: Vec<u32> = r.exact("shape.start", n + 1)?;
             let nv = *start.last().expect("n + 1 entries") as usize;
             if start[0] != 0 {
@@ -571,10 +734,10 @@ impl Simulation {
         ct.i = r.get("contact.i")?;
         let slots = ct.i.len();
         ct.j = r.exact("contact.j", slots)?;
-        ct.xi = r.exact("contact.xi", slots)?;
+        ct.xi = r.exact::<Spring>("contact.xi", slots)?;
         ct.free = r.get("contact.free")?;
         ct.polygons = flag(S_POLYGONS, "the polygon-state flag")?;
-        if ct.polygons != shapes.is_some() {
+        if ct.polygons != has_shapes {
             return Err(r.err(
                 "scalars",
                 "polygon contact state without shapes, or shapes without it".into(),
@@ -640,7 +803,7 @@ impl Simulation {
         wc.p = r.get("wallc.p")?;
         let m = wc.p.len();
         wc.w = r.exact("wallc.w", m)?;
-        wc.xi = r.exact("wallc.xi", m)?;
+        wc.xi = r.exact::<Spring>("wallc.xi", m)?;
         wc.area = r.exact("wallc.area", m)?;
         for k in 0..m {
             if wc.p[k] as usize >= n {
@@ -659,30 +822,37 @@ impl Simulation {
             }
         }
 
-        let mut driven = Driven {
-            drives,
-            index: r.get("driven.index")?,
-            ..Default::default()
-        };
-        let k = driven.index.len();
-        driven.drive = r.exact("driven.drive", k)?;
-        driven.rel = r.exact("driven.rel", k)?;
-        driven.angle0 = r.exact("driven.angle0", k)?;
-        driven.t0 = r.exact("driven.t0", k)?;
-        for e in 0..k {
-            if driven.index[e] as usize >= n || driven.drive[e] as usize >= driven.drives.len() {
-                return Err(r.err("driven.index", format!("entry {e}: particle or drive out of range")));
+        #[cfg(not(feature = "dim3"))]
+        let driven = {
+            let mut driven = Driven {
+                drives,
+                index: r.get("driven.index")?,
+                ..Default::default()
+            };
+            let k = driven.index.len();
+            driven.drive = r.exact("driven.drive", k)?;
+            driven.rel = r.exact("driven.rel", k)?;
+            driven.angle0 = r.exact("driven.angle0", k)?;
+            driven.t0 = r.exact("driven.t0", k)?;
+            for e in 0..k {
+                if driven.index[e] as usize >= n || driven.drive[e] as usize >= driven.drives.len() {
+                    return Err(r.err("driven.index", format!("entry {e}: particle or drive out of range")));
+                }
             }
-        }
+            driven
+        };
 
         let boxes: Vec<Aabb> = r.exact("broad.boxes", n)?;
-        let ends_x: Vec<u64> = r.get("broad.ends.x")?;
-        let ends_y: Vec<u64> = r.get("broad.ends.y")?;
+        let mut ends: [Vec<u64>; DIM] = Default::default();
+        for (e, name) in ends.iter_mut().zip(ENDS) {
+            *e = r.get(name)?;
+        }
+        let ends_ref: [&[u64]; DIM] = std::array::from_fn(|a| ends[a].as_slice());
         check_boxes_fit(&boxes, &ps.radius, &config).map_err(|msg| r.err("broad.boxes", msg))?;
         let mut broad = Broad::new(config.neighbor, &config);
-        let restored = with_broad!(&mut broad, m => NeighborSearch::restore(&mut **m, &boxes, [&ends_x, &ends_y]));
+        let restored = with_broad!(&mut broad, m => NeighborSearch::restore(&mut **m, &boxes, ends_ref));
         let pairs = restored.map_err(|e| match e.split_once(": ") {
-            Some((array, msg)) if ["boxes", "ends.x", "ends.y"].contains(&array) => {
+            Some((array, msg)) if array == "boxes" || ENDS.iter().any(|e| e.strip_prefix("broad.") == Some(array)) => {
                 r.err(&format!("broad.{array}"), msg.to_string())
             }
             _ => r.err("broad.boxes", e),
@@ -695,6 +865,7 @@ impl Simulation {
         }
 
         // Insertion streams: files of format 1 have none.
+        #[cfg(not(feature = "dim3"))]
         let (inserts, next_id) = match r.src.section("insert.spec") {
             None => (Vec::new(), 1),
             Some(_) => {
@@ -713,11 +884,13 @@ impl Simulation {
         };
         // Above every id present (so it is for files without the section too; an event
         // takes the same maximum anyway).
+        #[cfg(not(feature = "dim3"))]
         let next_id = ps.id.iter().fold(next_id, |m, &id| m.max(id.saturating_add(1)));
 
         let params = PairTable::new(&materials);
         let sim = Simulation {
             params,
+            #[cfg(not(feature = "dim3"))]
             gear,
             particles: ps,
             contacts: ct,
@@ -733,7 +906,9 @@ impl Simulation {
             removes: Vec::new(),
             primed: flag(S_PRIMED, "primed")?,
             last_contacts: sc[S_LAST_CONTACTS],
+            #[cfg(not(feature = "dim3"))]
             shapes,
+            #[cfg(not(feature = "dim3"))]
             narrow: NarrowStats {
                 tracked: tracking[0],
                 clipped: tracking[1],
@@ -744,9 +919,13 @@ impl Simulation {
                 &[None],
                 crate::parallel::ForceStrategy::Deterministic,
             )?),
+            #[cfg(not(feature = "dim3"))]
             driven,
+            #[cfg(not(feature = "dim3"))]
             inserts,
+            #[cfg(not(feature = "dim3"))]
             next_id,
+            #[cfg(not(feature = "dim3"))]
             shortfalls: Vec::new(),
             config,
         };

@@ -7,19 +7,29 @@
 //! before a step could turn it into NaNs everywhere or a panic.
 use std::collections::HashMap;
 
+use talus_kernels::contact::{spring_components, Spring};
+#[cfg(not(feature = "dim3"))]
 use talus_kernels::geometry::polygon::{area, centroid, polar_moment, to_world};
 
+use super::state::names::{FORCE, OMEGA, TORQUE, VEL};
+use super::state::{wall_words, WALL_WORDS};
 use super::Simulation;
 use crate::error::{EngineError, Result};
+#[cfg(not(feature = "dim3"))]
 use crate::shapes::MAX_VERTICES;
-use crate::store::flags;
+use crate::store::{flags, INERTIA_FACTOR};
 
 /// Relative tolerance of the mass properties recomputed from the shape (they were
 /// computed by the same formulas; only the order of operations may differ).
 const MASS_TOL: f64 = 1e-9;
+#[cfg(not(feature = "dim3"))]
+const WALL_VALUES: &str = "point, normal and velocity";
+#[cfg(feature = "dim3")]
+const WALL_VALUES: &str = "kind, point, normal or axis, velocity or radius and spin";
 /// How far a world-frame corner may lie from where the body frame and the pose put it,
 /// relative to the bounding radius: the Gear corrector moves a particle after its corners
 /// were placed (by far less than this in any stable run); Verlet leaves them exact.
+#[cfg(not(feature = "dim3"))]
 const WORLD_TOL: f64 = 1e-2;
 
 fn err(section: &str, msg: String) -> EngineError {
@@ -53,21 +63,26 @@ pub(super) fn check_contents(sim: &Simulation) -> Result<()> {
             }
         }
     }
-    for (k, w) in sim.walls.iter().enumerate() {
-        let l = &w.line;
-        if !l
-            .point
-            .iter()
-            .chain(&l.normal)
-            .chain(&l.velocity)
-            .all(|v| v.is_finite())
-        {
-            return Err(err(
-                "walls",
-                format!("wall {k}: point, normal and velocity must be finite"),
-            ));
+    for (k, w) in wall_words(&sim.walls).chunks_exact(WALL_WORDS).enumerate() {
+        if !w.iter().all(|v| v.is_finite()) {
+            return Err(err("walls", format!("wall {k}: {WALL_VALUES} must be finite")));
         }
     }
+    #[cfg(not(feature = "dim3"))]
+    check_drives(sim)?;
+    // Finite values first: the shape and mass checks compute with them.
+    check_particles(sim)?;
+    #[cfg(not(feature = "dim3"))]
+    check_shapes(sim)?;
+    check_inertia(sim)?;
+    check_springs(sim)?;
+    #[cfg(not(feature = "dim3"))]
+    check_driven(sim)?;
+    Ok(())
+}
+
+#[cfg(not(feature = "dim3"))]
+fn check_drives(sim: &Simulation) -> Result<()> {
     for (k, d) in sim.driven.drives.iter().enumerate() {
         if !d.centre.iter().chain(&d.velocity).all(|v| v.is_finite()) || !d.omega.is_finite() {
             return Err(err(
@@ -85,29 +100,27 @@ pub(super) fn check_contents(sim: &Simulation) -> Result<()> {
             ));
         }
     }
-    check_inserts(sim)?;
-    // Finite values first: the shape and mass checks compute with them.
-    check_particles(sim)?;
-    check_shapes(sim)?;
-    check_inertia(sim)?;
-    check_springs(sim)?;
-    check_driven(sim)
+    check_inserts(sim)
 }
 
 fn check_particles(sim: &Simulation) -> Result<()> {
     let ps = &sim.particles;
     let n = ps.len();
-    // (section, array): every kinematic value and load must be finite.
-    let finite: [(&str, &[f64]); 8] = [
-        ("p.angle", &ps.angle),
-        ("p.vx", &ps.vel[0]),
-        ("p.vy", &ps.vel[1]),
-        ("p.omega", &ps.omega[0]),
-        ("p.fx", &ps.force[0]),
-        ("p.fy", &ps.force[1]),
-        ("p.torque", &ps.torque[0]),
-        ("p.inv_mass", &ps.inv_mass),
-    ];
+    // (section, array): every kinematic value and load must be finite (positions were
+    // checked against the domain).
+    let angle: &[(&str, &[f64])] = if cfg!(feature = "dim3") {
+        &[]
+    } else {
+        &[("p.angle", ps.angle.as_slice())]
+    };
+    let finite = angle
+        .iter()
+        .copied()
+        .chain(VEL.into_iter().zip(ps.vel.iter().map(Vec::as_slice)))
+        .chain(OMEGA.into_iter().zip(ps.omega.iter().map(Vec::as_slice)))
+        .chain(FORCE.into_iter().zip(ps.force.iter().map(Vec::as_slice)))
+        .chain(TORQUE.into_iter().zip(ps.torque.iter().map(Vec::as_slice)))
+        .chain([("p.inv_mass", ps.inv_mass.as_slice())]);
     for (name, v) in finite {
         if let Some(p) = v.iter().position(|x| !x.is_finite()) {
             return Err(err(
@@ -116,6 +129,7 @@ fn check_particles(sim: &Simulation) -> Result<()> {
             ));
         }
     }
+    #[cfg(not(feature = "dim3"))]
     if let Some(g) = &sim.gear {
         for (order, arrays) in ["a", "b", "c", "d"].iter().zip([&g.a, &g.b, &g.c, &g.d]) {
             for (dof, v) in ["x", "y", "angle"].iter().zip(arrays) {
@@ -155,9 +169,14 @@ fn check_particles(sim: &Simulation) -> Result<()> {
                 format!("particle index {p} (id {id}): fixed or driven with inverse mass {im}, not 0"),
             ));
         }
-        if f == flags::FIXED && (ps.vel[0][p] != 0.0 || ps.vel[1][p] != 0.0 || ps.omega[0][p] != 0.0) {
+        let spinning = VEL
+            .into_iter()
+            .zip(&ps.vel)
+            .chain(OMEGA.into_iter().zip(&ps.omega))
+            .find(|(_, v)| v[p] != 0.0);
+        if let (true, Some((name, _))) = (f == flags::FIXED, spinning) {
             return Err(err(
-                "p.vx",
+                name,
                 format!("particle index {p} (id {id}) is fixed but has a velocity or spin"),
             ));
         }
@@ -170,19 +189,18 @@ fn check_inertia(sim: &Simulation) -> Result<()> {
     for p in 0..ps.len() {
         let (id, im, ii) = (ps.id[p], ps.inv_mass[p], ps.inv_inertia[p]);
         let moving = ps.flags[p] == 0;
-        // Moment of inertia of a uniform disc m r^2 / 2, of a polygon m J / A (as
-        // `add_particles_with_shapes` computes them).
-        let expected = if !moving {
-            0.0
-        } else {
-            match sim.shapes.as_ref().filter(|sh| sh.is_polygon(p)) {
-                Some(sh) => {
-                    let v = &sh.body[sh.range(p)];
-                    im * area(v) / polar_moment(v)
-                }
-                None => 2.0 * im / (ps.radius[p] * ps.radius[p]),
+        // Moment of inertia of a uniform disc m r^2 / 2, a sphere 2 m r^2 / 5, a polygon
+        // m J / A (as the store and `add_particles_with_shapes` compute them).
+        let round = im / (INERTIA_FACTOR * ps.radius[p] * ps.radius[p]);
+        #[cfg(not(feature = "dim3"))]
+        let round = match sim.shapes.as_ref().filter(|sh| sh.is_polygon(p)) {
+            Some(sh) => {
+                let v = &sh.body[sh.range(p)];
+                im * area(v) / polar_moment(v)
             }
+            None => round,
         };
+        let expected = if moving { round } else { 0.0 };
         if !(ii.is_finite() && (ii - expected).abs() <= MASS_TOL * expected) {
             return Err(err(
                 "p.inv_inertia",
@@ -195,6 +213,7 @@ fn check_inertia(sim: &Simulation) -> Result<()> {
     Ok(())
 }
 
+#[cfg(not(feature = "dim3"))]
 fn check_shapes(sim: &Simulation) -> Result<()> {
     let Some(sh) = &sim.shapes else { return Ok(()) };
     let ps = &sim.particles;
@@ -231,19 +250,32 @@ fn check_shapes(sim: &Simulation) -> Result<()> {
     Ok(())
 }
 
+/// The first spring with a component that is not finite: its index, and the component
+/// (with its axis in 3D).
+fn bad_spring(xi: &[Spring]) -> Option<(usize, String)> {
+    xi.iter().enumerate().find_map(|(k, s)| {
+        let c = spring_components(s);
+        let a = c.iter().position(|v| !v.is_finite())?;
+        Some(if c.len() == 1 {
+            (k, c[a].to_string())
+        } else {
+            (k, format!("{} ({} component)", c[a], ["x", "y", "z"][a]))
+        })
+    })
+}
+
 fn check_springs(sim: &Simulation) -> Result<()> {
-    let ct = &sim.contacts;
-    if let Some(s) = ct.xi.iter().position(|x| !x.is_finite()) {
+    if let Some((s, v)) = bad_spring(&sim.contacts.xi) {
         return Err(err(
             "contact.xi",
-            format!("slot {s}: tangential spring {} is not finite", ct.xi[s]),
+            format!("slot {s}: tangential spring {v} is not finite"),
         ));
     }
     let wc = &sim.wall_contacts;
-    if let Some(k) = wc.xi.iter().position(|x| !x.is_finite()) {
+    if let Some((k, v)) = bad_spring(&wc.xi) {
         return Err(err(
             "wallc.xi",
-            format!("entry {k}: tangential spring {} is not finite", wc.xi[k]),
+            format!("entry {k}: tangential spring {v} is not finite"),
         ));
     }
     if let Some(k) = wc.area.iter().position(|x| !x.is_finite()) {
@@ -255,6 +287,7 @@ fn check_springs(sim: &Simulation) -> Result<()> {
     Ok(())
 }
 
+#[cfg(not(feature = "dim3"))]
 fn check_driven(sim: &Simulation) -> Result<()> {
     let d = &sim.driven;
     let ps = &sim.particles;
@@ -301,6 +334,7 @@ fn check_driven(sim: &Simulation) -> Result<()> {
 
 /// Insertion streams: settings a scenario could have made, counts that fit together, the
 /// next event not before the current step.
+#[cfg(not(feature = "dim3"))]
 fn check_inserts(sim: &Simulation) -> Result<()> {
     let c = &sim.config;
     for (k, ins) in sim.inserts.iter().enumerate() {

@@ -1,0 +1,277 @@
+//! Restart from sections, bit for bit, in the build's dimension: a bed of grains with
+//! friction and walls (discs between lines in 2D; spheres on a plane floor inside a
+//! turning cylinder in 3D) run N steps, saved, restored, run M more, against N + M steps
+//! straight. The 2D build's files and their damage are tested in the root package's
+//! tests/checkpoint.
+use std::collections::HashMap;
+
+use talus_kernels::contact::{spring_components, ContactParams};
+use talus_kernels::math::{ANG, DIM};
+
+use super::state::names;
+use super::*;
+
+/// Sections copied out (as a file holds them).
+struct Saved(HashMap<&'static str, Vec<u8>>);
+
+impl SectionSource for Saved {
+    fn section(&self, name: &str) -> Option<&[u8]> {
+        self.0.get(name).map(Vec::as_slice)
+    }
+}
+
+fn save(sim: &Simulation) -> Saved {
+    Saved(
+        sim.sections()
+            .into_iter()
+            .map(|s| (s.name, s.bytes.into_owned()))
+            .collect(),
+    )
+}
+
+fn assert_same_state(a: &Simulation, b: &Simulation, what: &str) {
+    let (sa, sb) = (a.sections(), b.sections());
+    let names = |s: &[Section]| s.iter().map(|x| x.name).collect::<Vec<_>>();
+    assert_eq!(names(&sa), names(&sb), "{what}: different sections");
+    for (x, y) in sa.iter().zip(&sb) {
+        assert!(x.bytes == y.bytes, "{what}: section {} differs", x.name);
+    }
+}
+
+/// Equal bit for bit (NaN included), array by array; else the first difference.
+fn same_bits(a: &[Vec<f64>], b: &[Vec<f64>], what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}");
+    for (k, (x, y)) in a.iter().zip(b).enumerate() {
+        assert_eq!(x.len(), y.len(), "{what}: array {k} lengths");
+        if let Some(p) = (0..x.len()).find(|&p| x[p].to_bits() != y[p].to_bits()) {
+            panic!("{what}: array {k} index {p}: {} restarted, {} straight", x[p], y[p]);
+        }
+    }
+}
+
+/// A small deterministic generator (xorshift64*): uniform in [0, 1).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+const R: f64 = 1e-3;
+const SPACING: f64 = 2.05e-3;
+const DENSITY: f64 = 2500.0;
+const KN: f64 = 1e5;
+
+fn mass(r: f64) -> f64 {
+    if DIM == 2 {
+        DENSITY * std::f64::consts::PI * r * r
+    } else {
+        DENSITY * 4.0 / 3.0 * std::f64::consts::PI * r * r * r
+    }
+}
+
+/// Grains on a lattice (5 x 5 per layer in 3D, 14 per row in 2D), 200 in all, radii 0.95
+/// to 1 R, velocities up to 0.5 m/s per axis: contacts (and slip) begin within a few
+/// hundred steps.
+fn grains() -> Vec<ParticleInit> {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let across: usize = if DIM == 2 { 14 } else { 5 };
+    (0..200)
+        .map(|k| {
+            let cell: [usize; DIM] = std::array::from_fn(|a| match a {
+                a if a + 1 == DIM => k / across.pow(DIM as u32 - 1),
+                a => k / across.pow(a as u32) % across,
+            });
+            let pos = std::array::from_fn(|a| {
+                if a + 1 == DIM {
+                    R + cell[a] as f64 * SPACING
+                } else {
+                    (cell[a] as f64 - (across - 1) as f64 / 2.0) * SPACING
+                }
+            });
+            let r = R * (0.95 + 0.05 * rng.next());
+            ParticleInit {
+                id: k as u64 + 1,
+                pos,
+                angle: 0.0,
+                vel: std::array::from_fn(|_| 0.5 * (2.0 * rng.next() - 1.0)),
+                omega: [0.0; ANG],
+                radius: r,
+                mass: mass(r),
+                material: 0,
+                ptype: 1,
+                flags: 0,
+            }
+        })
+        .collect()
+}
+
+/// The floor at height 0, and side walls: two lines in 2D, a cylinder about the vertical
+/// axis turning at 2 rad/s in 3D.
+fn walls() -> Vec<Wall> {
+    #[cfg(not(feature = "dim3"))]
+    return vec![
+        Wall::fixed([0.0, 0.0], [0.0, 1.0], 0),
+        Wall::fixed([-14.4e-3, 0.0], [1.0, 0.0], 0),
+        Wall::fixed([14.4e-3, 0.0], [-1.0, 0.0], 0),
+    ];
+    #[cfg(feature = "dim3")]
+    vec![
+        Wall::plane([0.0; 3], [0.0, 0.0, 1.0], 0),
+        Wall::cylinder([0.0; 3], [0.0, 0.0, 1.0], 7.0e-3, 2.0, 0),
+    ]
+}
+
+fn bed(neighbor: NeighborMethod) -> Simulation {
+    let m = mass(R);
+    let gamma_n = ContactParams::gamma_for_restitution(KN, m / 2.0, 0.5);
+    let contact = ContactParams {
+        kn: KN,
+        kt: 2.0 / 7.0 * KN,
+        gamma_n,
+        gamma_t: 0.5 * gamma_n,
+        mu: 0.5,
+    };
+    let mut gravity = [0.0; DIM];
+    gravity[DIM - 1] = -9.81;
+    let mut domain_min = [-0.02; DIM];
+    domain_min[DIM - 1] = -1e-3;
+    let config = Config {
+        dt: 1e-6,
+        gravity,
+        domain_min,
+        domain_max: [0.04; DIM],
+        integrator: Integrator::Verlet,
+        neighbor,
+        margin: 0.1e-3,
+        every_step: false,
+        // A renumbering after the checkpoint.
+        sort_every: 300,
+        #[cfg(not(feature = "dim3"))]
+        rejection: Rejection::Circle,
+        #[cfg(feature = "dim3")]
+        normal_model: talus_kernels::contact::law::NormalModel::Hertz,
+    };
+    let material = Material {
+        name: "glass".into(),
+        density: DENSITY,
+        contact,
+    };
+    Simulation::new(config, vec![material], walls(), &grains()).unwrap()
+}
+
+const N: u64 = 400;
+const M: u64 = 400;
+
+#[test]
+fn restart_from_sections_is_bitwise_the_straight_run() {
+    for &method in NeighborMethod::ALL {
+        let what = method.name();
+        let mut first = bed(method);
+        first.run(N).unwrap();
+        // The state carries what a restart must not lose: springs that slipped, of pairs
+        // and of wall contacts.
+        let slipped = |xi: &[talus_kernels::contact::Spring]| {
+            xi.iter()
+                .filter(|s| spring_components(s).iter().any(|&c| c != 0.0))
+                .count()
+        };
+        assert!(slipped(&first.contacts.xi) > 10, "{what}: too few pair springs");
+        assert!(slipped(&first.wall_contacts.xi) > 5, "{what}: too few wall springs");
+        let saved = save(&first);
+        drop(first);
+        let mut restored = Simulation::from_sections(&saved).unwrap();
+        restored.run(M).unwrap();
+        let mut straight = bed(method);
+        straight.run(N + M).unwrap();
+        assert!(straight.neighbor_updates > 2, "{what}: the broad phase never moved");
+        let (a, b) = (&restored.particles, &straight.particles);
+        same_bits(&a.pos, &b.pos, &format!("{what}: positions"));
+        same_bits(&a.vel, &b.vel, &format!("{what}: velocities"));
+        same_bits(&a.omega, &b.omega, &format!("{what}: spins"));
+        let springs = |xi: &[talus_kernels::contact::Spring]| xi.iter().flat_map(spring_components).copied().collect();
+        let (sa, sb) = (&restored.contacts.xi, &straight.contacts.xi);
+        same_bits(&[springs(sa)], &[springs(sb)], &format!("{what}: springs"));
+        let (sa, sb) = (&restored.wall_contacts.xi, &straight.wall_contacts.xi);
+        same_bits(&[springs(sa)], &[springs(sb)], &format!("{what}: wall springs"));
+        assert_same_state(&restored, &straight, what);
+    }
+}
+
+/// Which section a forged value is blamed on (the restore must refuse it, not panic).
+fn refused(saved: &Saved) -> String {
+    match Simulation::from_sections(saved) {
+        Err(EngineError::State { section, msg }) => format!("{section}: {msg}"),
+        Err(e) => panic!("not a state error: {e}"),
+        Ok(_) => panic!("a forged state was accepted"),
+    }
+}
+
+fn set_f64(saved: &mut Saved, name: &str, k: usize, v: f64) {
+    let b = saved.0.get_mut(name).unwrap_or_else(|| panic!("no section {name}"));
+    b[8 * k..8 * k + 8].copy_from_slice(&v.to_ne_bytes());
+}
+
+#[test]
+fn forged_sections_are_refused_by_name() {
+    let mut sim = bed(NeighborMethod::Sweep);
+    sim.run(N).unwrap();
+    let good = save(&sim);
+    assert!(Simulation::from_sections(&good).is_ok());
+    let last = DIM - 1;
+    let vertical = ["p.y", "p.z"][DIM - 2];
+    // (section, value index, value, words the refusal must hold)
+    let mut cases: Vec<(&str, usize, f64, &str)> = vec![
+        (names::VEL[last], 3, f64::NAN, "particle index 3"),
+        (names::OMEGA[ANG - 1], 5, f64::INFINITY, "particle index 5"),
+        (names::TORQUE[0], 2, f64::NAN, "not finite"),
+        (names::FORCE[last], 1, f64::NEG_INFINITY, "not finite"),
+        (vertical, 4, 1.0, "outside the domain"),
+        (vertical, 4, f64::NAN, "outside the domain"),
+        ("p.inv_inertia", 6, 1.0, "moment of inertia"),
+        ("p.radius", 0, -1.0, "radius"),
+        ("contact.xi", DIM - 1, f64::NAN, "tangential spring NaN"),
+        ("wallc.xi", 0, f64::INFINITY, "tangential spring inf"),
+        ("walls", 0, f64::NAN, ""),
+        ("config", 0, -1.0, "time step"),
+    ];
+    if DIM == 3 {
+        cases.extend([
+            ("contact.xi", 2, f64::NAN, "z component"),
+            // A plane's normal (values 4..7 of the first wall) that is no unit vector.
+            ("walls", 6, 2.0, "unit vector"),
+            // The cylinder's radius.
+            ("walls", 11 + 7, -1.0, "radius"),
+        ]);
+    }
+    for (name, k, v, words) in cases {
+        let mut bad = Saved(good.0.clone());
+        set_f64(&mut bad, name, k, v);
+        let msg = refused(&bad);
+        let blamed = if name == "walls" && k > 0 { "config" } else { name };
+        assert!(
+            msg.starts_with(&format!("{blamed}: ")) && msg.contains(words),
+            "{name}[{k}] = {v}: {msg}"
+        );
+    }
+    // Whole sections: missing, the wrong length, a code out of range.
+    let mut bad = Saved(good.0.clone());
+    bad.0.remove(names::POS[last]);
+    assert_eq!(refused(&bad), format!("{}: missing", names::POS[last]));
+    let mut bad = Saved(good.0.clone());
+    bad.0.get_mut(names::ENDS[last]).unwrap().truncate(16);
+    assert!(refused(&bad).starts_with(names::ENDS[last]), "{}", refused(&bad));
+    let mut bad = Saved(good.0.clone());
+    bad.0.get_mut("config").unwrap()[8 * (CONFIG_LAST)..].copy_from_slice(&7u64.to_ne_bytes());
+    assert!(refused(&bad).starts_with("config: "), "{}", refused(&bad));
+    let mut bad = Saved(good.0.clone());
+    bad.0.get_mut("wallc.w").unwrap()[..2].copy_from_slice(&9u16.to_ne_bytes());
+    assert!(refused(&bad).contains("wall 9 of"), "{}", refused(&bad));
+}
+
+/// The last word of the config section (rejection in 2D, normal model in 3D).
+const CONFIG_LAST: usize = 3 * DIM + 6;
