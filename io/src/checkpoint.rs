@@ -438,6 +438,18 @@ impl SectionSource for Checkpoint {
 
 /// The complete checkpoints in `dir` with this prefix, oldest first (by step: the names
 /// carry it zero-padded).
+/// The dimension (2 or 3) a checkpoint file's header records, read alone so that the
+/// program can pick the build that opens it; None where the file is not a readable
+/// checkpoint of this byte order (opening it then says why).
+pub fn file_dimension(path: &Path) -> Option<u32> {
+    use std::io::Read;
+    let mut bytes = [0u8; HEADER_BYTES];
+    File::open(path).ok()?.read_exact(&mut bytes).ok()?;
+    let header: Header = bytemuck::pod_read_unaligned(&bytes);
+    (header.magic == MAGIC && header.byte_order == BYTE_ORDER_MARK && matches!(header.dimension, 2 | 3))
+        .then_some(header.dimension)
+}
+
 pub fn list(dir: &Path, prefix: &str) -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     let rd = std::fs::read_dir(dir).map_err(|e| IoError::os(dir, e))?;

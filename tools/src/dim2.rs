@@ -1,11 +1,13 @@
 //! The 2D build of the commands that step a scenario (discs and convex polygons): the
-//! same sources as `dim3.rs` (`stepping.rs`, `profile.rs`, `thermo.rs`) on the 2D
+//! same sources as `dim3.rs` (`stepping.rs`, `resume.rs`, `profile.rs`, `thermo.rs`) on the 2D
 //! crates, and what only 2D runs report (insertion streams, the polygon narrow phase).
 pub use talus_engine as engine;
 pub use talus_io as io;
 
 #[path = "profile.rs"]
 pub mod profile;
+#[path = "resume.rs"]
+pub mod resume;
 #[path = "stepping.rs"]
 pub mod stepping;
 #[path = "thermo.rs"]

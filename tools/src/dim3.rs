@@ -1,10 +1,12 @@
 //! The 3D build of the commands that step a scenario (spheres): the same sources as
-//! `dim2.rs` (`stepping.rs`, `profile.rs`, `thermo.rs`) on the 3D crates.
+//! `dim2.rs` (`stepping.rs`, `resume.rs`, `profile.rs`, `thermo.rs`) on the 3D crates.
 pub use talus_engine3d as engine;
 pub use talus_io3d as io;
 
 #[path = "profile.rs"]
 pub mod profile;
+#[path = "resume.rs"]
+pub mod resume;
 #[path = "stepping.rs"]
 pub mod stepping;
 #[path = "thermo.rs"]
