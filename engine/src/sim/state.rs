@@ -7,6 +7,11 @@
 //! a file that passed its checksums but holds nonsense (a bug, a hand-made file) is an
 //! error that names the section, never a panic later in the run.
 //!
+//! Written once for both builds: each array per axis or angular component is a section of
+//! its own (`p.x` .. `p.z`; `p.omega` in 2D, `p.omega.x` .. `p.omega.z` in 3D), springs are
+//! `Spring`s (one f64 or three); what one dimension only has (polygons, Gear, drives,
+//! insertion, line walls or planes and cylinders) sits behind `#[cfg]`.
+//!
 //! Left out on purpose: scratch buffers, caches rebuilt on first use, the worker pool (a
 //! restart starts its own), phase timings, and the chains of the contact table (rebuilt
 //! from the pairs: they only serve lookups; the slot order and the free list, which decide

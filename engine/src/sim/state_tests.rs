@@ -268,6 +268,16 @@ fn forged_sections_are_refused_by_name() {
     let mut bad = Saved(good.0.clone());
     bad.0.get_mut("config").unwrap()[8 * (CONFIG_LAST)..].copy_from_slice(&7u64.to_ne_bytes());
     assert!(refused(&bad).starts_with("config: "), "{}", refused(&bad));
+    if DIM == 3 {
+        // Polygon shapes announced to the sphere engine.
+        let mut bad = Saved(good.0.clone());
+        bad.0.get_mut("scalars").unwrap()[8 * 10..8 * 11].copy_from_slice(&1u64.to_ne_bytes());
+        assert!(
+            refused(&bad).starts_with("scalars: polygon shapes"),
+            "{}",
+            refused(&bad)
+        );
+    }
     let mut bad = Saved(good.0.clone());
     bad.0.get_mut("wallc.w").unwrap()[..2].copy_from_slice(&9u16.to_ne_bytes());
     assert!(refused(&bad).contains("wall 9 of"), "{}", refused(&bad));
