@@ -181,10 +181,7 @@ pub fn random(count: usize, radii: &RadiusDist, min: Vector, max: Vector, seed: 
                 }
                 grid[flat].iter().all(|&q| {
                     let b = &out[q as usize];
-                    let mut s = (b.centre[0] - x[0]).powi(2);
-                    for d in 1..DIM {
-                        s += (b.centre[d] - x[d]).powi(2);
-                    }
+                    let s = (1..DIM).fold((b.centre[0] - x[0]).powi(2), |s, d| s + (b.centre[d] - x[d]).powi(2));
                     s >= (b.r + r).powi(2)
                 })
             });

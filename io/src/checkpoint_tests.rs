@@ -15,7 +15,12 @@ const R: f64 = 1e-3;
 /// (lines in 2D; a turning cylinder in 3D).
 fn bed() -> Simulation {
     let pi = std::f64::consts::PI;
-    let mass = 2500.0 * if DIM == 2 { pi * R * R } else { 4.0 / 3.0 * pi * R * R * R };
+    let mass = 2500.0
+        * if DIM == 2 {
+            pi * R * R
+        } else {
+            4.0 / 3.0 * pi * R * R * R
+        };
     let contact = ContactParams {
         kn: 1e5,
         kt: 2.0 / 7.0 * 1e5,

@@ -8,7 +8,11 @@ mod bench;
 mod bench_checkpoint;
 mod bench_narrow;
 mod bench_polygons;
+// The stepping sources are compiled once per dimension on purpose, as the crates are
+// (dim2.rs and dim3.rs include the same files on the 2D and the 3D engine).
+#[allow(clippy::duplicate_mod)]
 mod dim2;
+#[allow(clippy::duplicate_mod)]
 mod dim3;
 mod folder_lock;
 mod neighbors;
@@ -20,7 +24,8 @@ mod scale;
 mod signals;
 mod topology_cmd;
 
-/// talus: a discrete element method engine for granular matter (2D discs and convex polygons).
+/// talus: a discrete element method engine for granular matter (2D discs and convex polygons,
+/// 3D spheres).
 ///
 /// `talus run` with no arguments runs a built-in scenario: a polydisperse bed of 20,000
 /// discs settling under gravity in a box.
@@ -33,7 +38,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run a scenario file (or the built-in default) and write ParaView, OVITO and CSV output.
+    /// Run a scenario file (or the built-in default) and write ParaView, OVITO and CSV output
+    /// (a file with `dimension = 3` runs on the 3D build).
     Run(run::RunArgs),
     /// Continue a run from a checkpoint (a file, or the newest in a folder), exactly.
     Restart(restart::RestartArgs),

@@ -113,4 +113,3 @@ pub struct InspectArgs {
     #[arg(long)]
     pub text: bool,
 }
-

@@ -15,8 +15,9 @@ pub struct RunArgs {
     /// (see `talus default-scenario`).
     pub scenario: Option<PathBuf>,
     /// Neighbour search (overrides [neighbor] method): sweep, quadtree, cells, verlet,
-    /// hashing, dess, striped, bvh, brute, or auto (time a short trial of sweep, quadtree, cells and verlet on this
-    /// scenario, then run the fastest).
+    /// hashing, dess, striped, bvh, brute (3D: sweep, cells, verlet, brute), or auto (time
+    /// a short trial of sweep, quadtree, cells and verlet on this scenario, those the build
+    /// has, then run the fastest).
     #[arg(long)]
     pub neighbor: Option<NeighborChoice>,
     #[command(flatten)]

@@ -1,0 +1,191 @@
+//! The `talus` program on 3D scenarios (`dimension = 3`), run as a separate process: the
+//! build is picked by the file, the output is 3D (VTU points, the LAMMPS dump's x y z
+//! columns), checkpoints restart bit for bit with the 3D build and are refused by the 2D
+//! one's readers only where they are of the other dimension.
+#[path = "../common/mod.rs"]
+mod common;
+use std::path::Path;
+use std::process::Output;
+
+use common::{run, text};
+
+fn describe(out: &Output) -> String {
+    format!(
+        "exit status {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        out.status.code(),
+        text(&out.stdout),
+        text(&out.stderr)
+    )
+}
+
+/// 300 spheres on a lattice in a turning drum (a cylinder about z) with a floor, falling
+/// under gravity; 300 steps, output every 100, checkpoints every 100 into `out`.
+const SMALL: &str = r#"dimension = 3
+title = "cli test: 300 spheres in a drum"
+gravity = [0.0, 0.0, -9.81]
+[domain]
+min = [-0.02, -0.02, -0.002]
+max = [0.02, 0.02, 0.04]
+[[material]]
+name = "glass"
+density = 2500.0
+kn = 200.0
+restitution = 0.5
+friction = 0.5
+[[wall]]
+kind = "cylinder"
+point = [0.0, 0.0, 0.0]
+axis = [0.0, 0.0, 1.0]
+radius = 0.015
+omega = 5.0
+[[wall]]
+kind = "plane"
+point = [0.0, 0.0, 0.0]
+normal = [0.0, 0.0, 1.0]
+[[particles]]
+material = "glass"
+count = 300
+radius = { kind = "uniform", mean = 1.0e-3, width = 0.1 }
+packing = "lattice"
+region = { min = [-0.009, -0.009, 0.0], max = [0.009, 0.009, 0.03] }
+[run]
+steps = 300
+[output]
+every = 100
+dir = "out"
+[checkpoint]
+every = 100
+"#;
+
+#[test]
+fn a_3d_scenario_runs_writes_3d_output_and_restarts_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("drum.toml"), SMALL).unwrap();
+    let out = run(&["run", "-q", "drum.toml"], dir.path());
+    assert!(out.status.success(), "{}", describe(&out));
+    let stdout = text(&out.stdout);
+    let particles = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("particles "))
+        .unwrap();
+    assert_eq!(particles.split_whitespace().last(), Some("300"), "{stdout}");
+    assert!(stdout.contains("by sweep ("), "{stdout}");
+
+    let o = dir.path().join("out");
+    for s in [0, 100, 200, 300] {
+        let vtu = std::fs::read(o.join(format!("particles_{s:08}.vtu"))).unwrap();
+        let head = text(&vtu[..vtu.len().min(2000)]);
+        assert!(head.contains("NumberOfPoints=\"300\""), "{head}");
+        assert!(head.contains("Name=\"diameter\""), "{head}");
+    }
+    assert!(o.join("walls.pvd").exists());
+    let dump = std::fs::read_to_string(o.join("particles.dump")).unwrap();
+    assert!(
+        dump.contains("ITEM: ATOMS id type x y z vx vy vz fx fy fz omegax omegay omegaz radius"),
+        "{}",
+        &dump[..300]
+    );
+    assert_eq!(dump.matches("ITEM: TIMESTEP").count(), 4);
+    // The spheres stay in the drum and above the floor: every z of the last snapshot is
+    // positive and every point within the radius.
+    let last = dump.rsplit("ITEM: ATOMS").next().unwrap();
+    for row in last.lines().skip(1) {
+        let f: Vec<f64> = row.split_whitespace().map(|x| x.parse().unwrap()).collect();
+        assert!(f[2].hypot(f[3]) < 0.015 && f[4] > 0.0, "{row}");
+    }
+
+    // inspect says the dimension; restart --append from step 100 gives the files of the
+    // uninterrupted run byte for byte.
+    let ck = o.join("checkpoints/checkpoint-000000000100.talus");
+    let out = run(&["inspect", ck.to_str().unwrap()], dir.path());
+    assert!(out.status.success(), "{}", describe(&out));
+    assert!(text(&out.stdout).contains("dimension 3"), "{}", describe(&out));
+    let before: Vec<Vec<u8>> = ["particles.dump", "energy.csv", "particles_00000300.vtu"]
+        .iter()
+        .map(|f| std::fs::read(o.join(f)).unwrap())
+        .collect();
+    let out = run(&["restart", "-q", "--append", ck.to_str().unwrap()], dir.path());
+    assert!(out.status.success(), "{}", describe(&out));
+    for (f, b) in ["particles.dump", "energy.csv", "particles_00000300.vtu"]
+        .iter()
+        .zip(&before)
+    {
+        assert!(
+            std::fs::read(o.join(f)).unwrap() == *b,
+            "{f} differs after restart --append"
+        );
+    }
+}
+
+#[test]
+fn neighbour_methods_of_the_3d_build_on_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("drum.toml"), SMALL).unwrap();
+    let out = run(
+        &[
+            "run",
+            "drum.toml",
+            "--steps",
+            "100",
+            "--no-output",
+            "-q",
+            "--neighbor",
+            "auto",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", describe(&out));
+    let err = text(&out.stderr);
+    let line = err.lines().find(|l| l.contains("neighbour search auto")).unwrap();
+    for m in ["sweep ", "cells ", "verlet "] {
+        assert!(line.contains(m), "{line}");
+    }
+    let out = run(
+        &[
+            "run",
+            "drum.toml",
+            "--steps",
+            "20",
+            "-q",
+            "--no-output",
+            "--neighbor",
+            "brute",
+        ],
+        dir.path(),
+    );
+    assert!(
+        out.status.success() && text(&out.stdout).contains("by brute ("),
+        "{}",
+        describe(&out)
+    );
+    let out = run(
+        &[
+            "run",
+            "drum.toml",
+            "--steps",
+            "20",
+            "--no-output",
+            "--neighbor",
+            "hashing",
+        ],
+        dir.path(),
+    );
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("hashing"), "{}", describe(&out));
+}
+
+#[test]
+fn a_3d_scenario_with_2d_vectors_is_refused_by_key_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = SMALL.replace("gravity = [0.0, 0.0, -9.81]", "gravity = [0.0, -9.81]");
+    std::fs::write(dir.path().join("bad.toml"), bad).unwrap();
+    let out = run(&["run", "bad.toml"], dir.path());
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("bad.toml:3:") && err.contains("gravity") && err.contains("[x, y, z]"),
+        "{err}"
+    );
+    // No output folder was made.
+    assert!(!Path::new(&dir.path().join("out")).exists());
+}
