@@ -189,3 +189,71 @@ fn a_3d_scenario_with_2d_vectors_is_refused_by_key_and_line() {
     // No output folder was made.
     assert!(!Path::new(&dir.path().join("out")).exists());
 }
+
+/// `talus scale` on the 3D build: the S3D bed of spheres and a 3D scenario file.
+#[test]
+fn scale_sweeps_3d_beds_and_scenarios() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let base = root.join("data/s3d_base.data");
+    let quick = [
+        "--threads",
+        "1",
+        "--strategies",
+        "deterministic,mutex",
+        "--steps",
+        "5",
+        "--warmup",
+        "2",
+        "--repeats",
+        "1",
+    ];
+    let mut args = vec![
+        "scale",
+        "--bed",
+        "spheres",
+        "--n",
+        "5832",
+        "--base",
+        base.to_str().unwrap(),
+        "--out",
+        "s",
+    ];
+    args.extend(quick);
+    let out = run(&args, dir.path());
+    assert!(out.status.success(), "{}", describe(&out));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("LAMMPS S3D bed of spheres tiled to 5832") && stdout.contains("N = 5832"),
+        "{stdout}"
+    );
+    let csv = std::fs::read_to_string(dir.path().join("s/scale.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 3, "{csv}");
+
+    std::fs::write(dir.path().join("drum.toml"), SMALL).unwrap();
+    let mut args = vec!["scale", "drum.toml", "--out", "d"];
+    args.extend(quick);
+    let out = run(&args, dir.path());
+    assert!(out.status.success(), "{}", describe(&out));
+    assert!(
+        text(&out.stdout).contains("cli test: 300 spheres in a drum"),
+        "{}",
+        describe(&out)
+    );
+    let mut args = vec![
+        "scale",
+        "--bed",
+        "spheres",
+        "--n",
+        "1000",
+        "--base",
+        base.to_str().unwrap(),
+    ];
+    args.extend(quick);
+    let out = run(&args, dir.path());
+    assert!(
+        !out.status.success() && text(&out.stderr).contains("not a multiple of the base bed (5832)"),
+        "{}",
+        describe(&out)
+    );
+}

@@ -133,7 +133,7 @@ pub fn peer_dt3d() -> f64 {
 
 /// A simulation of the tiled 3D bed with the peer's walls (planes at the box's x and y
 /// faces, the floor z = 0).
-fn peer_sim3d(bed: &LammpsData3d, margin: f64, every_step: bool) -> Result<talus_engine3d::Simulation, String> {
+pub fn peer_sim3d(bed: &LammpsData3d, margin: f64, every_step: bool) -> Result<talus_engine3d::Simulation, String> {
     use talus_engine3d::Wall as Wall3d;
     let (lo, hi) = (bed.box_lo, bed.box_hi);
     let walls = vec![
@@ -161,7 +161,7 @@ fn peer_sim3d(bed: &LammpsData3d, margin: f64, every_step: bool) -> Result<talus
 
 /// The peer's tiling of a bed of `k` copies: the S3D beds are 1 x 1, 5 x 2 and 10 x 10;
 /// other counts a row along x.
-fn tiling3d(k: usize) -> (usize, usize) {
+pub fn tiling3d(k: usize) -> (usize, usize) {
     match k {
         10 => (5, 2),
         100 => (10, 10),

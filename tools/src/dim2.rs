@@ -1,5 +1,5 @@
 //! The 2D build of the commands that step a scenario (discs and convex polygons): the
-//! same sources as `dim3.rs` (`stepping.rs`, `resume.rs`, `profile.rs`, `thermo.rs`) on the 2D
+//! same sources as `dim3.rs` (`stepping.rs`, `resume.rs`, `scaling.rs`, `profile.rs`, `thermo.rs`) on the 2D
 //! crates, and what only 2D runs report (insertion streams, the polygon narrow phase).
 pub use talus_engine as engine;
 pub use talus_io as io;
@@ -8,12 +8,19 @@ pub use talus_io as io;
 pub mod profile;
 #[path = "resume.rs"]
 pub mod resume;
+#[path = "scaling.rs"]
+pub mod scaling;
 #[path = "stepping.rs"]
 pub mod stepping;
 #[path = "thermo.rs"]
 pub mod thermo;
 
-use talus_engine::{Shortfall, Simulation};
+use std::path::Path;
+
+use talus_engine::{Integrator, Shortfall, Simulation};
+use talus_io::lammps_data::{read_lammps_data, LammpsData};
+
+use crate::scale::ScaleArgs;
 
 pub use crate::run::SummaryExtras;
 
@@ -81,4 +88,41 @@ pub fn summary_extras(sim: &Simulation) -> SummaryExtras {
 /// Insertion events that fell short since the last call.
 pub fn take_shortfalls(sim: &mut Simulation) -> Vec<Shortfall> {
     sim.take_shortfalls()
+}
+
+/// The built-in beds of `talus scale` in 2D: the LAMMPS-settled discs (tiled along x) or
+/// the dense bed of random polygons.
+pub struct Beds {
+    discs: Option<LammpsData>,
+}
+
+impl Beds {
+    pub fn read(a: &ScaleArgs) -> Result<Beds, String> {
+        let discs = match a.bed.as_deref() {
+            Some("discs") => {
+                let base = a.base.as_deref().unwrap_or(Path::new("data/s2d_base.data"));
+                Some(read_lammps_data(base).map_err(|e| e.to_string())?)
+            }
+            _ => None,
+        };
+        Ok(Beds { discs })
+    }
+
+    pub fn make(&self, name: &str, n: usize) -> Result<(Simulation, String), String> {
+        match (name, &self.discs) {
+            ("discs", Some(base)) => {
+                if !n.is_multiple_of(base.len()) {
+                    return Err(format!("--n {n} is not a multiple of the base bed ({})", base.len()));
+                }
+                let bed = base.tile_x(n / base.len());
+                let sim = crate::bench::peer_sim(&bed, Integrator::Verlet, 0.1e-3, false)?;
+                Ok((sim, format!("LAMMPS bed of discs tiled to {n}")))
+            }
+            ("polygons", _) => Ok((
+                crate::bench_polygons::polygon_bed(n, Default::default())?,
+                format!("dense bed of {n} random 5-8-gons"),
+            )),
+            (other, _) => Err(format!("unknown --bed {other:?} (discs, polygons, spheres)")),
+        }
+    }
 }

@@ -1,5 +1,5 @@
 //! The 3D build of the commands that step a scenario (spheres): the same sources as
-//! `dim2.rs` (`stepping.rs`, `resume.rs`, `profile.rs`, `thermo.rs`) on the 3D crates.
+//! `dim2.rs` (`stepping.rs`, `resume.rs`, `scaling.rs`, `profile.rs`, `thermo.rs`) on the 3D crates.
 pub use talus_engine3d as engine;
 pub use talus_io3d as io;
 
@@ -7,12 +7,19 @@ pub use talus_io3d as io;
 pub mod profile;
 #[path = "resume.rs"]
 pub mod resume;
+#[path = "scaling.rs"]
+pub mod scaling;
 #[path = "stepping.rs"]
 pub mod stepping;
 #[path = "thermo.rs"]
 pub mod thermo;
 
+use std::path::Path;
+
 use talus_engine3d::Simulation;
+use talus_io3d::lammps_data::{read_lammps_data, LammpsData};
+
+use crate::scale::ScaleArgs;
 
 pub use crate::run::{Shortfall, SummaryExtras};
 
@@ -26,4 +33,37 @@ pub fn summary_extras(_sim: &Simulation) -> SummaryExtras {
 /// in 3D yet.
 pub fn take_shortfalls(_sim: &mut Simulation) -> Vec<Shortfall> {
     Vec::new()
+}
+
+/// The built-in bed of `talus scale` in 3D: the LAMMPS S3D bed of spheres, tiled as the
+/// peer's tile.py.
+pub struct Beds {
+    spheres: Option<LammpsData>,
+}
+
+impl Beds {
+    pub fn read(a: &ScaleArgs) -> Result<Beds, String> {
+        let spheres = match a.bed.as_deref() {
+            Some("spheres") => {
+                let base = a.base.as_deref().unwrap_or(Path::new("data/s3d_base.data"));
+                Some(read_lammps_data(base).map_err(|e| e.to_string())?)
+            }
+            _ => None,
+        };
+        Ok(Beds { spheres })
+    }
+
+    pub fn make(&self, name: &str, n: usize) -> Result<(Simulation, String), String> {
+        match (name, &self.spheres) {
+            ("spheres", Some(base)) => {
+                if !n.is_multiple_of(base.len()) {
+                    return Err(format!("--n {n} is not a multiple of the base bed ({})", base.len()));
+                }
+                let (rx, ry) = crate::bench::tiling3d(n / base.len());
+                let sim = crate::bench::peer_sim3d(&base.tile(rx, ry), 0.1e-3, false)?;
+                Ok((sim, format!("LAMMPS S3D bed of spheres tiled to {n} ({rx} x {ry})")))
+            }
+            (other, _) => Err(format!("unknown --bed {other:?} in 3D (spheres)")),
+        }
+    }
 }

@@ -3,33 +3,26 @@
 //! second, speedup t1/tn, efficiency t1/(n tn), and where the time went (per phase, and
 //! the time threads spent waiting at the barriers). Writes the table as CSV and a speedup
 //! plot (PNG and SVG).
-use std::fmt::Write as _;
+//!
+//! The options and the choice of build are here (a 3D scenario or `--bed spheres`: the 3D
+//! build); the sweep itself is `scaling.rs`, compiled once per dimension.
 use std::path::PathBuf;
-use std::time::Instant;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use talus_engine::pool::Phase;
-use talus_engine::topology::{placement_table, plan, Placement, Topology};
-use talus_engine::{ForceStrategy, Integrator, Simulation};
-use talus_io::build::{build_default, build_file};
-use talus_io::lammps_data::read_lammps_data;
 
-use crate::bench::peer_sim;
-use crate::bench_polygons::polygon_bed;
-use crate::dim2::profile::profile_table;
-use crate::parallel_opts::check_thread_count;
-use crate::plot::{speedup_plot, Series};
+use crate::{dim2, dim3};
 
 #[derive(Args)]
 pub struct ScaleArgs {
     /// Scenario file. Without it (and without --bed) the built-in default scenario runs.
     pub scenario: Option<PathBuf>,
-    /// A built-in bed instead of a scenario: "discs" (the LAMMPS-settled bed tiled to --n)
-    /// or "polygons" (the dense 5-8-gon bed of bench-polygons).
+    /// A built-in bed instead of a scenario: "discs" (the LAMMPS-settled bed tiled to --n),
+    /// "polygons" (the dense 5-8-gon bed of bench-polygons) or "spheres" (the LAMMPS
+    /// S3D bed, data/s3d_base.data, tiled to --n as the peer's tile.py: 1 x 1, 5 x 2, 10 x 10
+    /// copies, other counts in a row).
     #[arg(long)]
     pub bed: Option<String>,
-    /// Particles of the built-in bed (discs: a multiple of 10,000).
+    /// Particles of the built-in bed (discs: a multiple of 10,000; spheres: of 5,832).
     #[arg(long, default_value_t = 100_000)]
     pub n: usize,
     /// Thread counts.
@@ -61,267 +54,32 @@ pub struct ScaleArgs {
     /// Print the thread-to-PU map of each placement and thread count, run nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// The LAMMPS-settled base bed for --bed discs.
-    #[arg(long, default_value = "data/s2d_base.data")]
-    pub base: PathBuf,
+    /// The LAMMPS-settled base bed for --bed discs (default data/s2d_base.data) or --bed
+    /// spheres (default data/s3d_base.data).
+    #[arg(long)]
+    pub base: Option<PathBuf>,
     /// Also print each pool configuration's per-phase, per-thread profile (busy and
     /// barrier-wait times, summed over its timed rounds).
     #[arg(long)]
     pub profile: bool,
 }
 
-struct Row {
-    placement: String,
-    strategy: String,
-    threads: usize,
-    /// Median wall time of a timed run, and each round's.
-    wall: f64,
-    walls: Vec<f64>,
-    ups: f64,
-    /// Share of the step per phase (in Phase::ALL order), then in no phase.
-    shares: Vec<f64>,
-    wait: f64,
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
+/// `talus scale`: the sweep on the build of the scenario's dimension (3D for a scenario
+/// with `dimension = 3` or `--bed spheres`).
 pub fn scale(a: ScaleArgs) -> Result<(), String> {
-    let topo = match &a.topology {
-        Some(t) => Topology::parse_synthetic(t)?,
-        None => Topology::detect()?.0,
-    };
-    let placements: Vec<Placement> = a.placements.iter().map(|p| p.parse()).collect::<Result<_, _>>()?;
-    let strategies: Vec<ForceStrategy> = a.strategies.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
-    if a.threads.is_empty() || a.threads.contains(&0) {
-        return Err("--threads: give thread counts of at least 1".into());
+    let three = a.bed.as_deref() == Some("spheres")
+        || (a.bed.is_none()
+            && a.scenario.as_ref().is_some_and(|p| {
+                std::fs::read_to_string(p)
+                    .ok()
+                    .and_then(|t| talus_io::scenario::scenario_dimension(&t, p).ok())
+                    == Some(3)
+            }));
+    if three {
+        dim3::scaling::scale(a)
+    } else {
+        dim2::scaling::scale(a)
     }
-    if a.dry_run {
-        println!("{}", topo.summary());
-        print!("{}", topo.tree());
-        println!();
-        print!("{}", placement_table(&topo, &placements, &a.threads));
-        return Ok(());
-    }
-    if a.topology.is_some() {
-        return Err("--topology describes another machine: it can only be planned on (add --dry-run)".into());
-    }
-    // Every plan first: a bad combination fails before minutes of runs.
-    for &t in &a.threads {
-        check_thread_count(topo.pu_count(), t)?;
-    }
-    for p in &placements {
-        for &t in &a.threads {
-            plan(&topo, p, t)?;
-        }
-    }
-    let base = match a.bed.as_deref() {
-        Some("discs") => Some(read_lammps_data(&a.base).map_err(|e| e.to_string())?),
-        _ => None,
-    };
-    let make = || -> Result<(Simulation, String), String> {
-        match a.bed.as_deref() {
-            Some("discs") => {
-                let base = base.as_ref().expect("read above");
-                if !a.n.is_multiple_of(base.len()) {
-                    return Err(format!(
-                        "--n {} is not a multiple of the base bed ({})",
-                        a.n,
-                        base.len()
-                    ));
-                }
-                let bed = base.tile_x(a.n / base.len());
-                let sim = peer_sim(&bed, Integrator::Verlet, 0.1e-3, false)?;
-                Ok((sim, format!("LAMMPS bed of discs tiled to {}", a.n)))
-            }
-            Some("polygons") => Ok((
-                polygon_bed(a.n, Default::default())?,
-                format!("dense bed of {} random 5-8-gons", a.n),
-            )),
-            Some(other) => Err(format!("unknown --bed {other:?} (discs, polygons)")),
-            None => {
-                let built = match &a.scenario {
-                    Some(p) => build_file(p),
-                    None => build_default(),
-                }
-                .map_err(|e| e.to_string())?;
-                Ok((built.sim, built.title))
-            }
-        }
-    };
-    let commit = git_commit();
-    // The reference first: one unpinned thread, deterministic, as `talus run` runs by
-    // default (the serial run: a pool of one).
-    let mut configs: Vec<(Option<(Placement, ForceStrategy)>, usize)> = vec![(None, 1)];
-    for p in &placements {
-        for s in &strategies {
-            for &t in &a.threads {
-                configs.push((Some((p.clone(), *s)), t));
-            }
-        }
-    }
-    let pb = ProgressBar::with_draw_target(
-        Some((configs.len() * (a.repeats.max(1) + 1)) as u64),
-        ProgressDrawTarget::stderr_with_hz(4),
-    );
-    pb.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} set-ups and timed runs  ETA {eta}  {msg}").expect("valid"),
-    );
-    // Every configuration is set up and warmed first; then the timed runs go round the
-    // configurations, `repeats` times, each round starting one configuration later. A
-    // shared machine whose speed drifts over minutes then slows every configuration
-    // alike, and each speedup is the median of ratios of runs from the same round.
-    let mut sims = Vec::new();
-    let mut title = String::new();
-    let mut n = 0;
-    for (cfg, threads) in &configs {
-        let (mut sim, t) = make()?;
-        title = t;
-        n = sim.len();
-        let names = match cfg {
-            Some((p, s)) => {
-                let pins = plan(&topo, p, *threads)?;
-                sim.set_parallel(&pins, *s).map_err(|e| e.to_string())?;
-                (p.to_string(), s.to_string())
-            }
-            None => ("none".to_string(), "serial".to_string()),
-        };
-        pb.set_message(format!("set-up: {} {} {threads} thread(s)", names.0, names.1));
-        sim.run(a.warmup).map_err(|e| e.to_string())?;
-        sim.reset_times();
-        pb.inc(1);
-        sims.push((sim, names, Vec::new()));
-    }
-    for round in 0..a.repeats.max(1) {
-        for k in 0..sims.len() {
-            let c = (round + k) % sims.len();
-            let (sim, (pname, sname), walls) = &mut sims[c];
-            pb.set_message(format!(
-                "round {}: {pname} {sname} {} thread(s)",
-                round + 1,
-                configs[c].1
-            ));
-            let t0 = Instant::now();
-            sim.run(a.steps).map_err(|e| e.to_string())?;
-            walls.push(t0.elapsed().as_secs_f64());
-            pb.inc(1);
-        }
-    }
-    let mut rows = Vec::new();
-    let mut profiles = String::new();
-    for ((sim, (pname, sname), walls), (_, threads)) in sims.into_iter().zip(&configs) {
-        let p = sim.profile();
-        let total = p.stepping.max(1e-300);
-        if a.profile {
-            let _ = writeln!(profiles, "\n{pname} {sname}, {threads} thread(s):");
-            profiles.push_str(&profile_table(p));
-        }
-        let mut shares: Vec<f64> = Phase::ALL.iter().map(|&ph| p.wall_of(ph) / total).collect();
-        shares.push(p.outside() / total);
-        let wait: f64 = p.phases.iter().flat_map(|(_, pr)| &pr.wait).sum();
-        let wait = wait / (total * p.threads as f64);
-        let wall = median(walls.clone());
-        rows.push(Row {
-            placement: pname,
-            strategy: sname,
-            threads: *threads,
-            wall,
-            walls,
-            ups: n as f64 * a.steps as f64 / wall,
-            shares,
-            wait,
-        });
-    }
-    pb.finish_and_clear();
-    // Speedup against the same placement and strategy on the fewest threads (times their
-    // thread count): the median over the rounds of the ratio of the two runs' walls.
-    let paired = |b: &Row, r: &Row| median(b.walls.iter().zip(&r.walls).map(|(x, y)| x / y).collect());
-    let speedup_of = |r: &Row| {
-        let b = rows
-            .iter()
-            .filter(|q| q.placement == r.placement && q.strategy == r.strategy)
-            .min_by_key(|q| q.threads)
-            .unwrap_or(r);
-        paired(b, r) * b.threads as f64
-    };
-    // And against the serial run (the reference row).
-    let serial = rows.iter().find(|r| r.strategy == "serial").expect("the reference row");
-    let vs_serial = |r: &Row| paired(serial, r);
-    let mut table = String::new();
-    let _ = writeln!(
-        table,
-        "talus scale: {title}, N = {n}, {} timed steps x {} rounds (medians; speedups paired per round), commit {commit}",
-        a.steps, a.repeats
-    );
-    let _ = writeln!(
-        table,
-        "machine: {}; vector build of the hot loops: {}",
-        topo.summary(),
-        talus_kernels::vector_build::Build::detect().name()
-    );
-    let names: Vec<&str> = Phase::ALL.iter().map(|p| p.name()).collect();
-    let _ = write!(
-        table,
-        "{:<9} {:<14} {:>3} {:>9} {:>10} {:>7} {:>6} {:>9}",
-        "placement", "strategy", "thr", "wall s", "upd/s", "speedup", "effic", "vs serial"
-    );
-    for nm in &names {
-        let _ = write!(table, " {:>9}", format!("{nm}%"));
-    }
-    let _ = writeln!(table, " {:>9} {:>6}", "nophase%", "wait%");
-    let mut csv =
-        String::from("placement,strategy,threads,n,steps,wall_s,updates_per_s,speedup,efficiency,speedup_vs_serial");
-    for nm in &names {
-        let _ = write!(csv, ",{nm}_share");
-    }
-    csv.push_str(",no_phase_share,barrier_wait_share\n");
-    for r in &rows {
-        let speedup = speedup_of(r);
-        let eff = speedup / r.threads as f64;
-        let vs = vs_serial(r);
-        let _ = write!(
-            table,
-            "{:<9} {:<14} {:>3} {:>9.3} {:>10.3e} {:>7.3} {:>6.3} {:>9.3}",
-            r.placement, r.strategy, r.threads, r.wall, r.ups, speedup, eff, vs
-        );
-        for s in &r.shares {
-            let _ = write!(table, " {:>9.1}", 100.0 * s);
-        }
-        let _ = writeln!(table, " {:>6.1}", 100.0 * r.wait);
-        let _ = write!(
-            csv,
-            "{},{},{},{n},{},{:.6},{:.6e},{speedup:.4},{eff:.4},{vs:.4}",
-            r.placement, r.strategy, r.threads, a.steps, r.wall, r.ups
-        );
-        for s in &r.shares {
-            let _ = write!(csv, ",{s:.5}");
-        }
-        let _ = writeln!(csv, ",{:.5}", r.wait);
-    }
-    print!("{table}");
-    print!("{profiles}");
-    std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
-    let csv_path = a.out.join("scale.csv");
-    std::fs::write(&csv_path, csv).map_err(|e| format!("{}: {e}", csv_path.display()))?;
-    let mut series: Vec<Series> = Vec::new();
-    for r in rows.iter().filter(|r| r.strategy != "serial") {
-        let label = format!("{}, {}", r.placement, r.strategy);
-        let point = (r.threads as f64, speedup_of(r));
-        match series.iter_mut().find(|s| s.label == label) {
-            Some(s) => s.points.push(point),
-            None => series.push(Series {
-                label,
-                points: vec![point],
-            }),
-        }
-    }
-    let max_threads = a.threads.iter().copied().max().unwrap_or(1);
-    let (png, svg) = (a.out.join("speedup.png"), a.out.join("speedup.svg"));
-    speedup_plot(&format!("talus: {title}"), &series, max_threads, &png, &svg)?;
-    println!("wrote {}, {} and {}", csv_path.display(), png.display(), svg.display());
-    Ok(())
 }
 
 /// The commit the figures come from (short hash, "+changes" if the working tree differs
