@@ -1,5 +1,6 @@
 //! Spheres in 3D through the whole engine (`talus::engine3d`, the 3D build of the same
-//! source): binary impacts against the damped oscillator, a sliding sphere on a plane
+//! source): binary impacts against the damped oscillator, oblique impacts (on a plane and
+//! of two spheres, sticking and sliding) against Cundall-Strack, a sliding sphere on a plane
 //! against Cundall-Strack's rolling limit, energy conservation of an elastic gas in a box of
 //! planes for every 3D neighbour method, a sphere carried by a turning cylinder, and the
 //! pool's strategies against the pool of one.
@@ -340,6 +341,92 @@ fn strategies_agree_with_the_pool_of_one() {
                 .flat_map(|(a, b)| a.1[..3].iter().zip(&b.1[..3]).map(|(x, y)| (x - y).abs()))
                 .fold(0.0, f64::max);
             assert!(worst < 1e-9 * half, "{threads} threads, {strategy:?}: {worst} m apart");
+        }
+    }
+}
+
+/// Oblique impacts without damping against the Cundall-Strack solution. With kt = 2/7 kn
+/// the tangential spring's period equals the normal one for a sphere on a plane
+/// (tangential effective mass 2m/7, I = 2/5 m r^2) and for two equal spheres (m/7 against
+/// m_eff = m/2), so a contact that sticks throughout sends the contact point's tangential
+/// velocity back reversed, as the normal velocity (e = 1); one that slides throughout
+/// takes the Coulomb impulse mu J_n (J_n = 2 m_eff v_n): the centre's tangential velocity
+/// drops by 2 mu v_n m_eff / m and the spin grows by 5 mu v_n m_eff / (m r). Within 1 %
+/// (the sliding case starts with the spring's short ramp to the Coulomb limit).
+#[test]
+fn oblique_impacts_stick_and_slide_as_cundall_strack() {
+    let r = 1e-3;
+    let m = sphere_mass(r);
+    let (vn, big_mu, small_mu) = (0.1, 0.5, 0.02);
+    // Sliding throughout needs a slip above the 7 mu v_n friction takes from it; a slip
+    // much larger would turn the pair's normal during the contact (v_t t_c against the
+    // overlap), so v_t = v_n.
+    for (two_spheres, mu) in [(false, big_mu), (false, small_mu), (true, big_mu), (true, small_mu)] {
+        let vt = vn;
+        let prm = ContactParams {
+            kn: KN,
+            kt: 2.0 / 7.0 * KN,
+            gamma_n: 0.0,
+            gamma_t: 0.0,
+            mu,
+        };
+        let meff = if two_spheres { 0.5 * m } else { m };
+        let dt = prm.contact_time(meff) / 1000.0;
+        let gap = 1e-6;
+        // Sphere 1 comes down (-z) onto the floor, or onto sphere 2 coming up to meet it,
+        // each with +-vt/2 along x; the pair starts offset along x so that the centres pass
+        // each other at mid-contact, where the normal tilts one way as long as the other.
+        let (walls, spheres) = if two_spheres {
+            let x = 0.5 * vt * (2.0 * gap / vn + 0.5 * prm.contact_time(meff));
+            (
+                vec![],
+                vec![
+                    sphere(1, [-x, 0.0, r + gap], [0.5 * vt, 0.0, -0.5 * vn], r),
+                    sphere(2, [x, 0.0, -r - gap], [-0.5 * vt, 0.0, 0.5 * vn], r),
+                ],
+            )
+        } else {
+            (
+                vec![Wall::plane([0.0; 3], [0.0, 0.0, 1.0], 0)],
+                vec![sphere(1, [0.0, 0.0, r + gap], [vt, 0.0, -vn], r)],
+            )
+        };
+        let mut cfg = config(dt, [0.0; 3], 1.0, NeighborMethod::Brute);
+        cfg.margin = 0.5 * r;
+        let mut sim = Simulation::new(cfg, vec![material(prm)], walls, &spheres).unwrap();
+        let steps = ((gap / vn + 2.0 * prm.contact_time(meff)) / dt) as u64;
+        sim.run(steps).unwrap();
+        let ps = &sim.particles;
+        // The store is in Morton order: sphere 1 by its id.
+        let p = ps.index_of(1).unwrap();
+        let (v, w) = (at(&ps.vel, p), at(&ps.omega, p));
+        let what = format!("two spheres {two_spheres}, mu {mu}: v = {v:?}, omega = {w:?}");
+        // Normal: back with e = 1 (relative to the other sphere's, which mirrors it).
+        let vn_in = if two_spheres { 0.5 * vn } else { vn };
+        assert!((v[2] - vn_in).abs() < 0.01 * vn_in, "{what}");
+        // The contact point of sphere 1 is at -r z: its velocity v + omega x (-r z) has
+        // x component v_x - omega_y r.
+        let vt_in = if two_spheres { 0.5 * vt } else { vt };
+        if mu == big_mu {
+            let vcp = v[0] - w[1] * r;
+            assert!(
+                (vcp + vt_in).abs() < 0.01 * vt_in,
+                "sticking: contact point at {vcp}, {what}"
+            );
+        } else {
+            let dv = 2.0 * mu * vn * meff / m;
+            assert!(
+                (vt_in - v[0] - dv).abs() < 0.01 * dv,
+                "sliding: dv_t {} against {dv}, {what}",
+                vt_in - v[0]
+            );
+            let dw = 5.0 * mu * vn * meff / (m * r);
+            // The friction on sphere 1 is along -x at its bottom, -r z: a torque along +y.
+            assert!(
+                (w[1] - dw).abs() < 0.01 * dw,
+                "sliding: omega_y {} against {dw}, {what}",
+                w[1]
+            );
         }
     }
 }
