@@ -16,6 +16,7 @@ mod dim2;
 mod dim3;
 mod folder_lock;
 mod neighbors;
+mod neighbors3d;
 mod parallel_opts;
 mod plot;
 mod restart;

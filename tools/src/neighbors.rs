@@ -29,7 +29,9 @@ pub struct NeighborsArgs {
     /// velocities, passing through one another at 2 % of a radius per step, over --sizes),
     /// test1-dem (the same square as a DEM run: the discs collide, at the time step of
     /// the contact law, over --sizes), test2 (Perkins' Test 2: size ratios --ratios at
-    /// --test2-n discs), muth (Muth et al.'s 2D polydisperse series, over --sizes), drum
+    /// --test2-n discs), muth (Muth et al.'s 2D polydisperse series, over --sizes), muth3d
+    /// (the same in 3D: spheres at volume fraction 0.5 with the 3D build's methods, the
+    /// quadtree being an octree there; over --sizes), drum
     /// (random 5-8-gons in a rotating drum, the whole simulation, over --drum-sizes),
     /// tree-update (the quadtree's incremental update against rebuilding it, at --tree-n)
     #[arg(
@@ -309,6 +311,7 @@ pub fn neighbors(a: NeighborsArgs) -> Result<(), String> {
             }
             "drum" => drum_series(&a)?,
             "test1-dem" => test1_dem_series(&a)?,
+            "muth3d" => muth3d_series(&a),
             "tree-update" => {
                 let text = tree_update(&a)?;
                 print!("{text}");
@@ -317,7 +320,7 @@ pub fn neighbors(a: NeighborsArgs) -> Result<(), String> {
             }
             other => {
                 return Err(format!(
-                    "unknown experiment {other:?} (test1, test1-dem, test2, muth, drum, tree-update)"
+                    "unknown experiment {other:?} (test1, test1-dem, test2, muth, muth3d, drum, tree-update)"
                 ))
             }
         };
@@ -356,6 +359,31 @@ fn kinematic_series(
         }
     }
     Ok(rows)
+}
+
+/// Muth et al.'s polydisperse series in 3D (`neighbors3d.rs`): the methods of the 3D
+/// build among those asked for (the quadtree is an octree there, and so named).
+fn muth3d_series(a: &NeighborsArgs) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for &n in &a.sizes {
+        let sys = crate::neighbors3d::Spheres::muth(n, 0.5, 7);
+        for &m in &a.methods {
+            if m == NeighborMethod::Brute && n > a.brute_max {
+                continue;
+            }
+            if let Some((t, z)) = crate::neighbors3d::time_method(m.name(), &sys, a.steps, a.repeats, a.leaf_capacity) {
+                rows.push(Row {
+                    experiment: "muth3d",
+                    method: if m == NeighborMethod::Quadtree { "octree" } else { m.name() },
+                    x: n as f64,
+                    n,
+                    secs_per_step: t,
+                    pairs_per_particle: z,
+                });
+            }
+        }
+    }
+    rows
 }
 
 /// The rotating drum of bench-drum, whole simulation, re-searched every step; the
@@ -694,6 +722,7 @@ fn write_experiment(out: &Path, name: &str, rows: &[Row]) -> Result<String, Stri
         "test1" => "Perkins Test 1: equal discs, alternating velocities",
         "test2" => "Perkins Test 2: size ratios",
         "muth" => "2D polydisperse series (Muth et al.)",
+        "muth3d" => "3D polydisperse series (Muth et al.), spheres",
         "drum" => "rotating drum, random 5-8-gons (whole simulation)",
         "test1-dem" => "Perkins Test 1 as a DEM run (whole simulation)",
         _ => name,
