@@ -427,8 +427,7 @@ impl Simulation {
                     pool.sweep_update(s, &src)?;
                     (&s.adds, &s.removes)
                 }
-                // The quadtree shares its scan and pair search with the pool.
-                #[cfg(not(feature = "dim3"))]
+                // The quadtree (octree) shares its scan and pair search with the pool.
                 Broad::Quadtree(m) => {
                     pool.quadtree_refresh(m, &src, &mut adds, &mut removes)?;
                     (&adds, &removes)

@@ -7,7 +7,8 @@
 //! One source, two builds ([`math`]): `talus-kernels` (2D: discs and convex polygons) and
 //! `talus-kernels3d` (3D: spheres). The 3D build holds, so far, the dimension's algebra, the
 //! sphere contact laws and walls, Gear's integrator, and of the neighbour searches the
-//! incremental sort-and-sweep and the brute-force reference (written against
+//! incremental sort-and-sweep, linked cells, Verlet lists, the incrementally migrated
+//! quadtree (an octree in 3D) and the brute-force reference (written against
 //! [`math::DIM`]); the other searches and the polygon geometry are 2D only so far.
 pub mod contact;
 #[cfg(not(feature = "dim3"))]

@@ -14,10 +14,10 @@ pub struct RunArgs {
     /// Scenario file (TOML). Without it, the built-in default scenario runs
     /// (see `talus default-scenario`).
     pub scenario: Option<PathBuf>,
-    /// Neighbour search (overrides [neighbor] method): sweep, quadtree, cells, verlet,
-    /// hashing, dess, striped, bvh, brute (3D: sweep, cells, verlet, brute), or auto (time
-    /// a short trial of sweep, quadtree, cells and verlet on this scenario, those the build
-    /// has, then run the fastest).
+    /// Neighbour search (overrides [neighbor] method): sweep, quadtree (an octree in 3D,
+    /// where "octree" names it too), cells, verlet, hashing, dess, striped, bvh, brute
+    /// (3D: sweep, quadtree, cells, verlet, brute), or auto (time a short trial of sweep,
+    /// quadtree, cells and verlet on this scenario, then run the fastest).
     #[arg(long)]
     pub neighbor: Option<NeighborChoice>,
     #[command(flatten)]

@@ -7,8 +7,7 @@ impl Workers {
     /// nodes in parallel): the scan for entries that left their leaf and the pair search
     /// are split over the threads by contiguous ranges and concatenated in range order;
     /// the moves themselves, which change the tree, stay on thread 0. The result is the
-    /// serial one exactly.
-    #[cfg(not(feature = "dim3"))]
+    /// serial one exactly. The same for the 3D build's octree.
     pub(crate) fn quadtree_refresh<B: talus_kernels::neighbor::BoxSource>(
         &mut self,
         tree: &mut talus_kernels::neighbor::Quadtree,

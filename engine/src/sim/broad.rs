@@ -5,12 +5,12 @@
 //! `kernels/src/neighbor/` (implementing `NeighborSearch`) plus one line here; the scenario
 //! parser and the `talus` program take the list from here.
 #[cfg(not(feature = "dim3"))]
-use talus_kernels::neighbor::{BoundingVolumes, Dess, Quadtree, SpatialHash, StripedSort};
-use talus_kernels::neighbor::{BruteForce, LinkedCells, SweepAndPrune, VerletLists};
+use talus_kernels::neighbor::{BoundingVolumes, Dess, SpatialHash, StripedSort};
+use talus_kernels::neighbor::{BruteForce, LinkedCells, Quadtree, SweepAndPrune, VerletLists};
 
 use super::Config;
 
-/// Entries a quadtree leaf of the simulation holds before it splits (Watanabe et al.
+/// Entries a quadtree (octree) leaf of the simulation holds before it splits (Watanabe et al.
 /// split at the second; see `talus neighbors --leaf-capacity`).
 pub const QUADTREE_LEAF: u32 = 4;
 
@@ -18,18 +18,17 @@ pub const QUADTREE_LEAF: u32 = 4;
 pub(super) type PairList<'a> = &'a [(u32, u32)];
 
 /// The tree's root is the domain: particles cannot leave it. Leaves of up to
-/// QUADTREE_LEAF entries: measured faster than the paper's one (BENCHMARKS.md, issue 5).
-#[cfg(not(feature = "dim3"))]
+/// QUADTREE_LEAF entries: measured faster than the paper's one in 2D (BENCHMARKS.md, issue
+/// 5; the octree has not been measured apart).
 fn quadtree(config: &Config) -> Box<Quadtree> {
-    Box::new(Quadtree::with_capacity(
-        Some([
-            config.domain_min[0],
-            config.domain_max[0],
-            config.domain_min[1],
-            config.domain_max[1],
-        ]),
-        QUADTREE_LEAF,
-    ))
+    let domain = std::array::from_fn(|k| {
+        if k % 2 == 0 {
+            config.domain_min[k / 2]
+        } else {
+            config.domain_max[k / 2]
+        }
+    });
+    Box::new(Quadtree::with_capacity(Some(domain), QUADTREE_LEAF))
 }
 
 macro_rules! neighbor_methods {
@@ -82,8 +81,8 @@ macro_rules! neighbor_methods {
 neighbor_methods! {
     /// Incremental sort-and-sweep.
     Sweep, "sweep", SweepAndPrune, |_| Box::default();
-    /// Incrementally migrated quadtree over the domain (Watanabe, Krengel & Matuttis).
-    #[cfg(not(feature = "dim3"))]
+    /// An incrementally migrated quadtree (2D) / octree (3D) over the domain (Watanabe,
+    /// Krengel & Matuttis).
     Quadtree, "quadtree", Quadtree, quadtree;
     /// Linked cells, half shell.
     Cells, "cells", LinkedCells, |_| Box::default();
@@ -108,12 +107,22 @@ neighbor_methods! {
 impl std::str::FromStr for NeighborMethod {
     type Err = String;
     fn from_str(s: &str) -> std::result::Result<Self, String> {
+        // In 3D the quadtree is an octree: that name is taken too.
+        if cfg!(feature = "dim3") && s == "octree" {
+            return Ok(NeighborMethod::Quadtree);
+        }
         NeighborMethod::ALL
             .iter()
             .copied()
             .find(|m| m.name() == s)
             .ok_or_else(|| {
-                let names: Vec<&str> = NeighborMethod::ALL.iter().map(|m| m.name()).collect();
+                let names: Vec<&str> = NeighborMethod::ALL
+                    .iter()
+                    .map(|m| match m {
+                        NeighborMethod::Quadtree if cfg!(feature = "dim3") => "quadtree (or octree: in 3D it is one)",
+                        m => m.name(),
+                    })
+                    .collect();
                 format!("unknown neighbour method {s:?} (expected one of: {})", names.join(", "))
             })
     }

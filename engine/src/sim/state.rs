@@ -202,6 +202,19 @@ const CONFIG_WORDS: usize = C_MODEL + 1;
 const INTEGRATOR_CODES: &str = "0 or 1";
 #[cfg(feature = "dim3")]
 const INTEGRATOR_CODES: &str = "0: Verlet, the one integrator of the 3D engine";
+/// The neighbour method's code in the "config" section is its position here: the build's
+/// registry order in 2D; in 3D the order its checkpoints first had, the octree (which
+/// came later, second in the registry) appended, so that older files read unchanged.
+#[cfg(not(feature = "dim3"))]
+pub(super) const METHOD_CODES: &[NeighborMethod] = NeighborMethod::ALL;
+#[cfg(feature = "dim3")]
+pub(super) const METHOD_CODES: &[NeighborMethod] = &[
+    NeighborMethod::Sweep,
+    NeighborMethod::Cells,
+    NeighborMethod::Verlet,
+    NeighborMethod::Brute,
+    NeighborMethod::Quadtree,
+];
 /// Values per wall in the "walls" section: point, normal, velocity (2D lines); a kind (0
 /// plane, 1 cylinder), point, normal or axis, velocity or (radius, spin, 0) (3D).
 #[cfg(not(feature = "dim3"))]
@@ -265,7 +278,7 @@ fn config_words(c: &Config) -> Vec<u64> {
         #[cfg(not(feature = "dim3"))]
         Integrator::Gear => 1,
     };
-    let neighbor = NeighborMethod::ALL
+    let neighbor = METHOD_CODES
         .iter()
         .position(|&m| m == c.neighbor)
         .expect("a listed method") as u64;
@@ -305,7 +318,7 @@ fn config_from(r: &Reader<'_>) -> Result<Config> {
             1 => Integrator::Gear,
             k => return Err(bad_config(format!("integrator code {k} ({INTEGRATOR_CODES})"))),
         },
-        neighbor: *NeighborMethod::ALL
+        neighbor: *METHOD_CODES
             .get(cw[C_NEIGHBOR] as usize)
             .ok_or_else(|| bad_config(format!("neighbour method code {}", cw[C_NEIGHBOR])))?,
         every_step: match cw[C_EVERY_STEP] {

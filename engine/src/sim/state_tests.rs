@@ -285,3 +285,20 @@ fn forged_sections_are_refused_by_name() {
 
 /// The last word of the config section (rejection in 2D, normal model in 3D).
 const CONFIG_LAST: usize = 3 * DIM + 6;
+
+/// Every method of the build has one checkpoint code; in 3D the methods that had
+/// checkpoints before the octree keep their codes.
+#[test]
+fn every_method_has_one_checkpoint_code() {
+    let codes = super::state::METHOD_CODES;
+    assert_eq!(codes.len(), NeighborMethod::ALL.len());
+    for m in NeighborMethod::ALL {
+        assert_eq!(codes.iter().filter(|&c| c == m).count(), 1, "{}", m.name());
+    }
+    if DIM == 3 {
+        let old = ["sweep", "cells", "verlet", "brute"];
+        assert_eq!(codes[..4].iter().map(|m| m.name()).collect::<Vec<_>>(), old);
+    } else {
+        assert_eq!(codes, NeighborMethod::ALL);
+    }
+}

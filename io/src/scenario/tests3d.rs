@@ -100,6 +100,17 @@ fn a_3d_scenario_builds_walls_spheres_and_runs() {
     }
 }
 
+/// The quadtree is an octree in 3D, by either name; a run on it builds and steps.
+#[test]
+fn the_octree_is_named_quadtree_or_octree() {
+    for name in ["quadtree", "octree"] {
+        let s = parse(&format!("{SMALL}[neighbor]\nmethod = \"{name}\"\n")).unwrap();
+        assert_eq!(s.neighbor.method, NeighborMethod::Quadtree, "{name}");
+        let mut b = build(&s, Path::new("small.toml")).unwrap();
+        b.sim.run(50).unwrap();
+    }
+}
+
 #[test]
 fn a_box_is_six_planes_or_five_open_at_the_top() {
     let text = SMALL.replace(
@@ -185,7 +196,7 @@ fn what_is_2d_only_is_refused_by_name() {
         &["neighbor.rejection", "2D only"],
     );
     expect_err(
-        &format!("{SMALL}[neighbor]\nmethod = \"quadtree\"\n"),
+        &format!("{SMALL}[neighbor]\nmethod = \"hashing\"\n"),
         &["neighbor.method"],
     );
     expect_err(

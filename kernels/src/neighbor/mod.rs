@@ -32,7 +32,6 @@ pub mod cells;
 pub mod dess;
 #[cfg(not(feature = "dim3"))]
 pub mod hashing;
-#[cfg(not(feature = "dim3"))]
 pub mod quadtree;
 #[cfg(not(feature = "dim3"))]
 pub mod striped;
@@ -48,7 +47,6 @@ pub use cells::LinkedCells;
 pub use dess::Dess;
 #[cfg(not(feature = "dim3"))]
 pub use hashing::SpatialHash;
-#[cfg(not(feature = "dim3"))]
 pub use quadtree::{Quadtree, SearchScratch};
 #[cfg(not(feature = "dim3"))]
 pub use striped::StripedSort;
@@ -498,5 +496,10 @@ mod any_dimension {
         check(SweepAndPrune::new());
         check(LinkedCells::new());
         check(VerletLists::new());
+        check(Quadtree::new(None));
+        check(Quadtree::with_capacity(
+            Some(std::array::from_fn(|k| (k % 2) as f64)),
+            4,
+        ));
     }
 }

@@ -25,7 +25,7 @@ impl Quadtree {
         for e in range {
             let c = self.centre[e];
             let b = self.leaf_box[e].map(f64::from);
-            if c[0] >= b[0] && c[0] < b[1] && c[1] >= b[2] && c[1] < b[3] {
+            if (0..DIM).all(|a| c[a] >= b[2 * a] && c[a] < b[2 * a + 1]) {
                 continue;
             }
             if !walk {
@@ -43,7 +43,7 @@ impl Quadtree {
 
     /// The lowest proper ancestor of node n that holds key k.
     #[inline]
-    pub(super) fn holder_above(&self, n: u32, k: [f64; 2]) -> u32 {
+    pub(super) fn holder_above(&self, n: u32, k: Vector) -> u32 {
         let mut n = self.nodes[n as usize].parent;
         while !self.holds(n, k) {
             n = self.nodes[n as usize].parent;
@@ -53,7 +53,7 @@ impl Quadtree {
 
     /// The leaf under node n (which holds key k) that holds k.
     #[inline]
-    pub(super) fn leaf_below(&self, mut n: u32, k: [f64; 2]) -> u32 {
+    pub(super) fn leaf_below(&self, mut n: u32, k: Vector) -> u32 {
         loop {
             let ch = self.nodes[n as usize].child;
             if ch == NONE {
@@ -63,7 +63,7 @@ impl Quadtree {
         }
     }
 
-    /// Is node n in the tree (not in a freed block)? Blocks of four start at 1 + 4j; a
+    /// Is node n in the tree (not in a freed block)? Blocks of 2^DIM start at 1 + 2^DIM j; a
     /// node is live when its parent's children are its block. A freed node's parent has
     /// either merged it away (no children) or been freed itself (freed nodes have no
     /// children), unless the block was taken again, and then it is live again.
@@ -72,7 +72,7 @@ impl Quadtree {
         if n == 0 {
             return true;
         }
-        let base = n - (n - 1) % 4;
+        let base = n - (n - 1) % CHILDREN as u32;
         self.nodes[self.nodes[n as usize].parent as usize].child == base
     }
 

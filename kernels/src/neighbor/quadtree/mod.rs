@@ -1,13 +1,14 @@
 //! The incrementally migrated quadtree (Watanabe, Krengel & Matuttis, "Tree code based
-//! neighborhood algorithms for DEM", sections 2.3-2.5).
+//! neighborhood algorithms for DEM", sections 2.3-2.5); in the 3D build the same source
+//! is an octree (2^DIM children per node, each split on every axis).
 //!
-//! A fixed square root is split recursively; a leaf holds one entry (it splits when a
+//! A fixed square (cube) root is split recursively; a leaf holds one entry (it splits when a
 //! second one arrives; below `MAX_DEPTH` a leaf keeps a chain, for coincident centres).
 //! The tree is never rebuilt during a run: after each step an entry whose centre has left
 //! its leaf is lifted to the lowest ancestor that contains its new centre (the "highest
 //! node it can reach" of their Fig. 4) and descends from there. A leaf left empty stays,
 //! to be reused by the next entry that arrives in its square (empty siblings are reused);
-//! only when all four children of a node are empty leaves are they given back, to a free
+//! only when all 2^DIM children of a node are empty leaves are they given back, to a free
 //! list from which later splits take them. Merging as soon as the children would fit in
 //! one leaf made every migration a merge plus a split (2.8x faster than a rebuild at 10^5
 //! instead of 5x). Per entry the tree keeps only its leaf and its chain links; no particle
@@ -26,15 +27,20 @@
 mod migrate;
 mod nodes;
 mod pairs;
+#[cfg(test)]
+mod tests;
 mod tiles;
 mod validate;
 
 use super::{
-    boxes_overlap, diff_pairs, renumber_boxes, renumber_pairs, round_down, round_up, store_boxes, BoxSource,
-    NeighborSearch, EMPTY_BOX,
+    boxes_overlap, diff_pairs, renumber_boxes, renumber_pairs, round_down, round_up, store_boxes, Aabb, Box64,
+    BoxSource, NeighborSearch, DIM, EMPTY_BOX,
 };
+use crate::math::Vector;
 
 const NONE: u32 = u32::MAX;
+/// Children of an interior node: 4 in 2D (a quadtree), 8 in 3D (an octree).
+const CHILDREN: usize = 1 << DIM;
 
 /// Deeper than this a leaf chains its entries instead of splitting (coincident centres).
 const MAX_DEPTH: u8 = 40;
@@ -63,10 +69,10 @@ pub struct SearchScratch {
 /// `parent`, of the same node (one or two cache lines instead of one per field).
 #[derive(Debug, Default, Clone, Copy)]
 struct Node {
-    lo: [f64; 2],
-    hi: [f64; 2],
-    mid: [f64; 2],
-    /// First of the four children, or NONE for a leaf.
+    lo: Vector,
+    hi: Vector,
+    mid: Vector,
+    /// First of the 2^DIM children, or NONE for a leaf.
     child: u32,
     parent: u32,
     /// First entry of a leaf's chain, and the chain's length.
@@ -77,34 +83,35 @@ struct Node {
 
 #[derive(Debug, Default, Clone)]
 pub struct Quadtree {
-    /// Fixed root square, if the caller gives one (the simulation domain); otherwise the
-    /// square around the entries at the last rebuild, padded.
-    domain: Option<[f64; 4]>,
-    boxes: Vec<[f32; 4]>,
+    /// Fixed root square (cube), if the caller gives one (the simulation domain);
+    /// otherwise the square around the entries at the last rebuild, padded.
+    domain: Option<Box64>,
+    boxes: Vec<Aabb>,
     // Entries (tiles): owner particle, centre, half-size.
     owner: Vec<u32>,
-    centre: Vec<[f64; 2]>,
-    half: Vec<[f64; 2]>,
+    centre: Vec<Vector>,
+    half: Vec<Vector>,
     /// Per particle: its entries are `first_entry[p]..first_entry[p + 1]`, and how many
     /// tiles per axis its box was cut into.
     first_entry: Vec<u32>,
-    tiles: Vec<[u16; 2]>,
+    tiles: Vec<[u16; DIM]>,
     /// Largest entry half-size on each axis: how far the search reaches out.
-    reach: [f64; 2],
+    reach: Vector,
     /// Half-size above which a box is tiled.
     tile_limit: f64,
     // Entry chains of the leaves.
     leaf: Vec<u32>,
-    /// The square of each entry's leaf [lo_x, hi_x, lo_y, hi_y], kept with the entry so
+    /// The square of each entry's leaf [lo_x, hi_x, lo_y, hi_y (, lo_z, hi_z)], kept with the entry so
     /// that the per-step "still inside?" scan reads entries in order instead of jumping to
     /// each one's leaf (at 10^5 entries that scan was as costly as the moves). In f32,
     /// rounded inwards (by at most two f32 steps): half the bytes to stream, and a centre
     /// inside it is inside the leaf; the few centres within f32 rounding of an edge are
     /// flagged and then found still at home by the exact test of the move.
-    leaf_box: Vec<[f32; 4]>,
+    leaf_box: Vec<Aabb>,
     next: Vec<u32>,
     prev: Vec<u32>,
-    /// Nodes; children come in blocks of four (quadrant = (x >= mid) + 2 (y >= mid)).
+    /// Nodes; children come in blocks of 2^DIM (child = (x >= mid) + 2 (y >= mid) (+ 4 (z
+    /// >= mid))), the root alone at 0.
     nodes: Vec<Node>,
     free_blocks: Vec<u32>,
     pairs: Vec<(u32, u32)>,
@@ -122,17 +129,18 @@ pub struct Quadtree {
 }
 
 impl Quadtree {
-    /// A tree over a fixed square containing `domain` ([lo_x, hi_x, lo_y, hi_y]), or, with
+    /// A tree over a fixed square (cube) containing `domain` ([lo_x, hi_x, lo_y, hi_y (,
+    /// lo_z, hi_z)]), or, with
     /// `None`, over the entries found at each rebuild. Centres outside the root are
     /// placed as if clamped to it: always correct, only slower if many are outside.
-    pub fn new(domain: Option<[f64; 4]>) -> Self {
+    pub fn new(domain: Option<Box64>) -> Self {
         Self::with_capacity(domain, 1)
     }
 
     /// A tree whose leaves split when entry `capacity + 1` arrives (Watanabe et al. split
     /// at the second: `capacity` 1; larger buckets make the tree shallower and the pair
     /// search cheaper).
-    pub fn with_capacity(domain: Option<[f64; 4]>, capacity: u32) -> Self {
+    pub fn with_capacity(domain: Option<Box64>, capacity: u32) -> Self {
         Quadtree {
             domain,
             capacity: capacity.max(1),
@@ -155,7 +163,7 @@ impl Quadtree {
 
     /// Live nodes (allocated minus free).
     pub fn nodes(&self) -> usize {
-        self.nodes.len() - 4 * self.free_blocks.len()
+        self.nodes.len() - CHILDREN * self.free_blocks.len()
     }
 
     /// Entries (tiles) in the tree.
@@ -194,7 +202,7 @@ impl NeighborSearch for Quadtree {
     /// The tree is built anew from the saved boxes: its shape may differ from the migrated
     /// tree of the saved run, but its pair set is the same, and the changes are reported
     /// sorted (a diff of sorted sets), so the run continues exactly.
-    fn restore(&mut self, boxes: &[[f32; 4]], _ends: [&[u64]; 2]) -> Result<Option<usize>, String> {
+    fn restore(&mut self, boxes: &[Aabb], _ends: [&[u64]; DIM]) -> Result<Option<usize>, String> {
         super::check_stored_boxes(boxes)?;
         self.boxes = boxes.to_vec();
         self.make_entries();
@@ -223,17 +231,18 @@ impl NeighborSearch for Quadtree {
         self.stats.refreshes += 1;
     }
 
-    fn query(&self, r: &[f32; 4], out: &mut Vec<u32>) {
+    fn query(&self, r: &Aabb, out: &mut Vec<u32>) {
         out.clear();
         if self.nodes.is_empty() {
             return;
         }
-        let s = self.clamp_rect([
-            r[0] as f64 - self.reach[0],
-            r[1] as f64 + self.reach[0],
-            r[2] as f64 - self.reach[1],
-            r[3] as f64 + self.reach[1],
-        ]);
+        let s = self.clamp_rect(std::array::from_fn(|k| {
+            if k % 2 == 0 {
+                r[k] as f64 - self.reach[k / 2]
+            } else {
+                r[k] as f64 + self.reach[k / 2]
+            }
+        }));
         let mut stack = Vec::new();
         self.search(0, s, &mut stack, |f| {
             let q = self.owner[f as usize];
@@ -245,7 +254,7 @@ impl NeighborSearch for Quadtree {
         out.dedup();
     }
 
-    fn stored_boxes(&self) -> &[[f32; 4]] {
+    fn stored_boxes(&self) -> &[Aabb] {
         &self.boxes
     }
 
@@ -260,16 +269,17 @@ impl NeighborSearch for Quadtree {
     }
 
     fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
         let entries = self.owner.capacity() * 4
-            + (self.centre.capacity() + self.half.capacity()) * 16
+            + (self.centre.capacity() + self.half.capacity()) * size_of::<Vector>()
             + (self.leaf.capacity() + self.next.capacity() + self.prev.capacity()) * 4
-            + self.leaf_box.capacity() * 16;
-        let nodes = self.nodes.capacity() * std::mem::size_of::<Node>();
-        self.boxes.capacity() * 16
+            + self.leaf_box.capacity() * size_of::<Aabb>();
+        let nodes = self.nodes.capacity() * size_of::<Node>();
+        self.boxes.capacity() * size_of::<Aabb>()
             + entries
             + nodes
             + (self.first_entry.capacity() + self.free_blocks.capacity()) * 4
-            + self.tiles.capacity() * 4
+            + self.tiles.capacity() * size_of::<[u16; DIM]>()
             + (self.pairs.capacity() + self.scratch.capacity()) * 8
     }
 }

@@ -1,14 +1,15 @@
-//! The tree itself: nodes over squares of the domain, splitting a leaf when a second entry
-//! arrives, linking and unlinking entries, giving back four empty children (sections 2.3-2.4).
+//! The tree itself: nodes over squares (cubes) of the domain, splitting a leaf when a second
+//! entry arrives, linking and unlinking entries, giving back 2^DIM empty children (sections
+//! 2.3-2.4).
 use super::*;
 
 impl Quadtree {
-    pub(super) fn new_node(&mut self, lo: [f64; 2], hi: [f64; 2], parent: u32, depth: u8) -> u32 {
+    pub(super) fn new_node(&mut self, lo: Vector, hi: Vector, parent: u32, depth: u8) -> u32 {
         let k = self.nodes.len() as u32;
         self.nodes.push(Node {
             lo,
             hi,
-            mid: [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])],
+            mid: std::array::from_fn(|a| 0.5 * (lo[a] + hi[a])),
             child: NONE,
             parent,
             head: NONE,
@@ -18,32 +19,33 @@ impl Quadtree {
         k
     }
 
-    /// The root square and nothing else.
+    /// The root square (cube) and nothing else.
     pub(super) fn clear_tree(&mut self) {
-        let (lo, hi) = match self.domain {
-            Some(d) => ([d[0], d[2]], [d[1], d[3]]),
+        let (lo, hi): (Vector, Vector) = match self.domain {
+            Some(d) => (std::array::from_fn(|a| d[2 * a]), std::array::from_fn(|a| d[2 * a + 1])),
             None => {
-                let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+                let (mut lo, mut hi) = ([f64::INFINITY; DIM], [f64::NEG_INFINITY; DIM]);
                 for c in &self.centre {
-                    for a in 0..2 {
+                    for a in 0..DIM {
                         lo[a] = lo[a].min(c[a]);
                         hi[a] = hi[a].max(c[a]);
                     }
                 }
                 if self.centre.is_empty() {
-                    ([0.0; 2], [1.0; 2])
+                    ([0.0; DIM], [1.0; DIM])
                 } else {
                     (lo, hi)
                 }
             }
         };
-        // A square, padded a little so that the extreme centres are inside.
-        let side = (hi[0] - lo[0]).max(hi[1] - lo[1]).max(f64::MIN_POSITIVE) * 1.01;
-        let c = [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])];
-        let (lo, hi) = (
-            [c[0] - 0.5 * side, c[1] - 0.5 * side],
-            [c[0] + 0.5 * side, c[1] + 0.5 * side],
-        );
+        // A square (cube), padded a little so that the extreme centres are inside.
+        let mut side = hi[0] - lo[0];
+        for a in 1..DIM {
+            side = side.max(hi[a] - lo[a]);
+        }
+        let side = side.max(f64::MIN_POSITIVE) * 1.01;
+        let c: Vector = std::array::from_fn(|a| 0.5 * (lo[a] + hi[a]));
+        let (lo, hi) = (c.map(|x| x - 0.5 * side), c.map(|x| x + 0.5 * side));
         self.nodes.clear();
         self.free_blocks.clear();
         self.new_node(lo, hi, NONE, 0);
@@ -52,41 +54,36 @@ impl Quadtree {
     /// Where the tree files a centre: clamped into the root's half-open square, so that a
     /// centre outside the root lives in a border leaf and stays there.
     #[inline(always)]
-    pub(super) fn key(&self, c: [f64; 2]) -> [f64; 2] {
+    pub(super) fn key(&self, c: Vector) -> Vector {
         let (lo, hi) = (self.nodes[0].lo, self.nodes[0].hi);
-        [
-            c[0].clamp(lo[0], hi[0].next_down()),
-            c[1].clamp(lo[1], hi[1].next_down()),
-        ]
+        std::array::from_fn(|a| c[a].clamp(lo[a], hi[a].next_down()))
     }
 
     /// A search rectangle clamped into the root (closed), to match [`Quadtree::key`]: a key
     /// lies in the clamped rectangle whenever its centre lies in the original one.
     #[inline]
-    pub(super) fn clamp_rect(&self, r: [f64; 4]) -> [f64; 4] {
+    pub(super) fn clamp_rect(&self, r: Box64) -> Box64 {
         let (lo, hi) = (self.nodes[0].lo, self.nodes[0].hi);
-        [
-            r[0].clamp(lo[0], hi[0]),
-            r[1].clamp(lo[0], hi[0]),
-            r[2].clamp(lo[1], hi[1]),
-            r[3].clamp(lo[1], hi[1]),
-        ]
+        std::array::from_fn(|k| r[k].clamp(lo[k / 2], hi[k / 2]))
     }
 
+    /// Which of node n's children holds c: bit a set when c is on the upper side of the
+    /// middle on axis a (a quadrant in 2D, an octant in 3D).
     #[inline(always)]
-    pub(super) fn quadrant(&self, n: u32, c: [f64; 2]) -> u32 {
+    pub(super) fn quadrant(&self, n: u32, c: Vector) -> u32 {
         let m = self.nodes[n as usize].mid;
-        (c[0] >= m[0]) as u32 + 2 * (c[1] >= m[1]) as u32
+        let mut q = 0;
+        for a in 0..DIM {
+            q |= ((c[a] >= m[a]) as u32) << a;
+        }
+        q
     }
 
-    /// Is the key inside node n's half-open square?
+    /// Is the key inside node n's half-open square (cube)?
     #[inline(always)]
-    pub(super) fn holds(&self, n: u32, k: [f64; 2]) -> bool {
-        let n = n as usize;
-        k[0] >= self.nodes[n].lo[0]
-            && k[0] < self.nodes[n].hi[0]
-            && k[1] >= self.nodes[n].lo[1]
-            && k[1] < self.nodes[n].hi[1]
+    pub(super) fn holds(&self, n: u32, k: Vector) -> bool {
+        let node = &self.nodes[n as usize];
+        (0..DIM).all(|a| k[a] >= node.lo[a] && k[a] < node.hi[a])
     }
 
     pub(super) fn link(&mut self, e: u32, n: u32) {
@@ -106,10 +103,16 @@ impl Quadtree {
 
     /// Node n's square as stored in `leaf_box`.
     #[inline]
-    pub(super) fn leaf_square(&self, n: u32) -> [f32; 4] {
+    pub(super) fn leaf_square(&self, n: u32) -> Aabb {
         let (lo, hi) = (self.nodes[n as usize].lo, self.nodes[n as usize].hi);
         // Rounded inwards: up from the lower edges, down from the upper ones.
-        [round_up(lo[0]), round_down(hi[0]), round_up(lo[1]), round_down(hi[1])]
+        std::array::from_fn(|k| {
+            if k % 2 == 0 {
+                round_up(lo[k / 2])
+            } else {
+                round_down(hi[k / 2])
+            }
+        })
     }
 
     pub(super) fn unlink(&mut self, e: u32) {
@@ -127,7 +130,7 @@ impl Quadtree {
         self.leaf[e as usize] = NONE;
     }
 
-    /// Four children for leaf n (from the free list if there is a block), its chain
+    /// 2^DIM children for leaf n (from the free list if there is a block), its chain
     /// handed down.
     pub(super) fn split(&mut self, n: u32) {
         let (lo, hi, m) = (
@@ -136,19 +139,21 @@ impl Quadtree {
             self.nodes[n as usize].mid,
         );
         let d = self.nodes[n as usize].depth + 1;
-        let quads = [
-            ([lo[0], lo[1]], [m[0], m[1]]),
-            ([m[0], lo[1]], [hi[0], m[1]]),
-            ([lo[0], m[1]], [m[0], hi[1]]),
-            ([m[0], m[1]], [hi[0], hi[1]]),
-        ];
+        // Child k: the upper half on the axes whose bit is set in k (see `quadrant`).
+        let quads: [(Vector, Vector); CHILDREN] = std::array::from_fn(|k| {
+            let up = |a: usize| (k >> a) & 1 == 1;
+            (
+                std::array::from_fn(|a| if up(a) { m[a] } else { lo[a] }),
+                std::array::from_fn(|a| if up(a) { hi[a] } else { m[a] }),
+            )
+        });
         let block = match self.free_blocks.pop() {
             Some(b) => {
                 for (k, (l, h)) in quads.into_iter().enumerate() {
                     let c = (b + k as u32) as usize;
                     self.nodes[c].lo = l;
                     self.nodes[c].hi = h;
-                    self.nodes[c].mid = [0.5 * (l[0] + h[0]), 0.5 * (l[1] + h[1])];
+                    self.nodes[c].mid = std::array::from_fn(|a| 0.5 * (l[a] + h[a]));
                     self.nodes[c].child = NONE;
                     self.nodes[c].parent = n;
                     self.nodes[c].depth = d;
@@ -195,7 +200,7 @@ impl Quadtree {
         }
     }
 
-    /// Node n gives back its four children if they are empty leaves; then the same for its
+    /// Node n gives back its 2^DIM children if they are empty leaves; then the same for its
     /// parent.
     pub(super) fn merge_up(&mut self, mut n: u32) {
         while n != NONE {
@@ -204,7 +209,7 @@ impl Quadtree {
                 n = self.nodes[n as usize].parent;
                 continue;
             }
-            let kids = b as usize..b as usize + 4;
+            let kids = b as usize..b as usize + CHILDREN;
             if kids.clone().any(|c| self.nodes[c].child != NONE) || kids.clone().any(|c| self.nodes[c].count > 0) {
                 return;
             }

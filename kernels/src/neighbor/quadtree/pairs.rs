@@ -6,33 +6,25 @@ impl Quadtree {
     /// Every entry filed in a leaf whose square meets the closed rectangle `r` (clamped),
     /// starting from the lowest ancestor of `from` whose square contains `r`.
     #[inline]
-    pub(super) fn search(&self, from: u32, r: [f64; 4], stack: &mut Vec<u32>, mut visit: impl FnMut(u32)) {
+    pub(super) fn search(&self, from: u32, r: Box64, stack: &mut Vec<u32>, mut visit: impl FnMut(u32)) {
         let mut n = from as usize;
-        while self.nodes[n].parent != NONE
-            && !(self.nodes[n].lo[0] <= r[0]
-                && r[1] < self.nodes[n].hi[0]
-                && self.nodes[n].lo[1] <= r[2]
-                && r[3] < self.nodes[n].hi[1])
-        {
+        let contains = |node: &Node| (0..DIM).all(|a| node.lo[a] <= r[2 * a] && r[2 * a + 1] < node.hi[a]);
+        while self.nodes[n].parent != NONE && !contains(&self.nodes[n]) {
             n = self.nodes[n].parent as usize;
         }
         stack.clear();
         stack.push(n as u32);
         while let Some(n) = stack.pop() {
-            let n = n as usize;
-            if self.nodes[n].hi[0] < r[0]
-                || self.nodes[n].lo[0] > r[1]
-                || self.nodes[n].hi[1] < r[2]
-                || self.nodes[n].lo[1] > r[3]
-            {
+            let node = &self.nodes[n as usize];
+            if (0..DIM).any(|a| node.hi[a] < r[2 * a] || node.lo[a] > r[2 * a + 1]) {
                 continue;
             }
-            let ch = self.nodes[n].child;
+            let ch = node.child;
             if ch != NONE {
-                stack.extend(ch..ch + 4);
+                stack.extend(ch..ch + CHILDREN as u32);
                 continue;
             }
-            let mut f = self.nodes[n].head;
+            let mut f = node.head;
             while f != NONE {
                 visit(f);
                 f = self.next[f as usize];
@@ -60,12 +52,14 @@ impl Quadtree {
                 let (c, h) = (self.centre[e as usize], self.half[e as usize]);
                 // Centres of entries that can meet this one (their Fig. 7: the reach of
                 // the largest tile widens the search).
-                let r = self.clamp_rect([
-                    c[0] - h[0] - self.reach[0],
-                    c[0] + h[0] + self.reach[0],
-                    c[1] - h[1] - self.reach[1],
-                    c[1] + h[1] + self.reach[1],
-                ]);
+                let r = self.clamp_rect(std::array::from_fn(|k| {
+                    let a = k / 2;
+                    if k % 2 == 0 {
+                        c[a] - h[a] - self.reach[a]
+                    } else {
+                        c[a] + h[a] + self.reach[a]
+                    }
+                }));
                 self.search(self.leaf[e as usize], r, stack, |f| {
                     let q = self.owner[f as usize];
                     if q as usize > p && boxes_overlap(&bp, &self.boxes[q as usize]) {

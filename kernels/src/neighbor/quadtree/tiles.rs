@@ -9,10 +9,10 @@ impl Quadtree {
 
     /// The tiles of box `b` cut `t` times per axis: tile k spans [edge(k), edge(k + 1)]
     /// with edge(0) = lo and edge(t) = hi exactly, so that neighbours share their edge.
-    pub(super) fn tile_of(b: &[f32; 4], t: [u16; 2], k: [u16; 2]) -> ([f64; 2], [f64; 2]) {
-        let mut c = [0.0; 2];
-        let mut h = [0.0; 2];
-        for a in 0..2 {
+    pub(super) fn tile_of(b: &Aabb, t: [u16; DIM], k: [u16; DIM]) -> (Vector, Vector) {
+        let mut c = [0.0; DIM];
+        let mut h = [0.0; DIM];
+        for a in 0..DIM {
             let (lo, hi) = (b[2 * a] as f64, b[2 * a + 1] as f64);
             let n = t[a] as f64;
             let edge = |i: u16| {
@@ -34,8 +34,8 @@ impl Quadtree {
     /// Tiles of box `b` per axis, at most [`MAX_TILES_PER_AXIS`] (a box of a thousand
     /// typical sizes gets larger tiles rather than a million of them; the search reaches
     /// out by the largest tile, so only speed suffers).
-    pub(super) fn tiles_for(&self, b: &[f32; 4]) -> [u16; 2] {
-        [0, 1].map(|a| {
+    pub(super) fn tiles_for(&self, b: &Aabb) -> [u16; DIM] {
+        std::array::from_fn(|a| {
             let h = 0.5 * (b[2 * a + 1] as f64 - b[2 * a] as f64);
             if h > self.tile_limit && self.tile_limit > 0.0 {
                 ((h / self.tile_limit).ceil() as usize).clamp(1, MAX_TILES_PER_AXIS) as u16
@@ -51,7 +51,13 @@ impl Quadtree {
         let mut halves: Vec<f64> = self
             .boxes
             .iter()
-            .map(|b| 0.5 * (b[1] - b[0]).max(b[3] - b[2]) as f64)
+            .map(|b| {
+                let mut w = b[1] - b[0];
+                for a in 1..DIM {
+                    w = w.max(b[2 * a + 1] - b[2 * a]);
+                }
+                0.5 * w as f64
+            })
             .filter(|h| h.is_finite())
             .collect();
         let typical = if halves.is_empty() {
@@ -66,20 +72,19 @@ impl Quadtree {
         self.half.clear();
         self.first_entry.clear();
         self.tiles.clear();
-        self.reach = [0.0; 2];
+        self.reach = [0.0; DIM];
         for p in 0..n {
             let b = self.boxes[p];
             let t = self.tiles_for(&b);
             self.first_entry.push(self.owner.len() as u32);
             self.tiles.push(t);
-            for ky in 0..t[1] {
-                for kx in 0..t[0] {
-                    let (c, h) = Self::tile_of(&b, t, [kx, ky]);
-                    self.owner.push(p as u32);
-                    self.centre.push(c);
-                    self.half.push(h);
-                    self.reach[0] = self.reach[0].max(h[0]);
-                    self.reach[1] = self.reach[1].max(h[1]);
+            for k in tile_indices(t) {
+                let (c, h) = Self::tile_of(&b, t, k);
+                self.owner.push(p as u32);
+                self.centre.push(c);
+                self.half.push(h);
+                for a in 0..DIM {
+                    self.reach[a] = self.reach[a].max(h[a]);
                 }
             }
         }
@@ -99,17 +104,34 @@ impl Quadtree {
                 return false;
             }
             let mut e = self.first_entry[p] as usize;
-            for ky in 0..t[1] {
-                for kx in 0..t[0] {
-                    let (c, h) = Self::tile_of(&b, t, [kx, ky]);
-                    self.centre[e] = c;
-                    self.half[e] = h;
-                    self.reach[0] = self.reach[0].max(h[0]);
-                    self.reach[1] = self.reach[1].max(h[1]);
-                    e += 1;
+            for k in tile_indices(t) {
+                let (c, h) = Self::tile_of(&b, t, k);
+                self.centre[e] = c;
+                self.half[e] = h;
+                for a in 0..DIM {
+                    self.reach[a] = self.reach[a].max(h[a]);
                 }
+                e += 1;
             }
         }
         true
     }
+}
+
+/// The tile indices of a box cut `t` times per axis, x fastest (then y, then z): the
+/// order of its entries.
+fn tile_indices(t: [u16; DIM]) -> impl Iterator<Item = [u16; DIM]> {
+    let count: usize = t.iter().map(|&n| n as usize).product();
+    let mut k = [0u16; DIM];
+    (0..count).map(move |_| {
+        let here = k;
+        for a in 0..DIM {
+            k[a] += 1;
+            if k[a] < t[a] {
+                break;
+            }
+            k[a] = 0;
+        }
+        here
+    })
 }

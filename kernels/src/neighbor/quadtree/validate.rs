@@ -8,7 +8,8 @@ impl Quadtree {
     /// them), free blocks unreachable. Err names the first problem.
     pub fn validate(&self) -> Result<(), String> {
         let nodes = self.nodes.len();
-        let freed: std::collections::HashSet<u32> = self.free_blocks.iter().flat_map(|&b| b..b + 4).collect();
+        let freed: std::collections::HashSet<u32> =
+            self.free_blocks.iter().flat_map(|&b| b..b + CHILDREN as u32).collect();
         let mut seen = vec![false; self.owner.len()];
         let mut reach = vec![false; nodes];
         let mut stack = vec![0u32];
@@ -23,7 +24,7 @@ impl Quadtree {
                 if self.nodes[nu].head != NONE || self.nodes[nu].count != 0 {
                     return Err(format!("interior node {n} holds entries"));
                 }
-                let kids = ch as usize..ch as usize + 4;
+                let kids = ch as usize..ch as usize + CHILDREN;
                 for c in kids.clone() {
                     if self.nodes[c].parent != n {
                         return Err(format!("node {c} does not name {n} as its parent"));
@@ -33,9 +34,9 @@ impl Quadtree {
                     .clone()
                     .all(|c| self.nodes[c].child == NONE && self.nodes[c].count == 0)
                 {
-                    return Err(format!("node {n} has four empty leaf children: not merged"));
+                    return Err(format!("node {n} has {CHILDREN} empty leaf children: not merged"));
                 }
-                stack.extend(ch..ch + 4);
+                stack.extend(ch..ch + CHILDREN as u32);
                 continue;
             }
             let mut e = self.nodes[nu].head;
