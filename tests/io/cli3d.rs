@@ -257,3 +257,40 @@ fn scale_sweeps_3d_beds_and_scenarios() {
         describe(&out)
     );
 }
+
+/// `talus neighbors --experiments muth3d`: the 3D build's searches on the same spheres
+/// find the same pairs (the octree named as such; the 2D-only hashing left out).
+#[test]
+fn neighbors_muth3d_series_methods_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "neighbors",
+        "--experiments",
+        "muth3d",
+        "--sizes",
+        "500,2000",
+        "--methods",
+        "sweep,quadtree,cells,verlet,brute,hashing",
+        "--steps",
+        "3",
+        "--repeats",
+        "1",
+        "--out",
+        "nb",
+    ];
+    let out = run(&args, dir.path());
+    assert!(out.status.success(), "{}", describe(&out));
+    let csv = std::fs::read_to_string(dir.path().join("nb/muth3d.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 10, "{csv}");
+    for n in ["500", "2000"] {
+        let of_n: Vec<&Vec<&str>> = rows.iter().filter(|r| r[3] == n).collect();
+        let methods: Vec<&str> = of_n.iter().map(|r| r[1]).collect();
+        assert_eq!(methods, ["sweep", "octree", "cells", "verlet", "brute"], "{csv}");
+        assert!(
+            of_n.iter().all(|r| r[6] == of_n[0][6]),
+            "pairs per particle differ: {csv}"
+        );
+    }
+    assert!(dir.path().join("nb/muth3d.png").exists());
+}

@@ -374,7 +374,11 @@ fn muth3d_series(a: &NeighborsArgs) -> Vec<Row> {
             if let Some((t, z)) = crate::neighbors3d::time_method(m.name(), &sys, a.steps, a.repeats, a.leaf_capacity) {
                 rows.push(Row {
                     experiment: "muth3d",
-                    method: if m == NeighborMethod::Quadtree { "octree" } else { m.name() },
+                    method: if m == NeighborMethod::Quadtree {
+                        "octree"
+                    } else {
+                        m.name()
+                    },
                     x: n as f64,
                     n,
                     secs_per_step: t,

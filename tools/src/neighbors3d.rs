@@ -7,7 +7,9 @@ use std::time::Instant;
 
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use talus_kernels3d::neighbor::{BallBoxes, BruteForce, LinkedCells, NeighborSearch, Quadtree, SweepAndPrune, VerletLists};
+use talus_kernels3d::neighbor::{
+    BallBoxes, BruteForce, LinkedCells, NeighborSearch, Quadtree, SweepAndPrune, VerletLists,
+};
 
 /// Spheres in the cube [0, side]^3.
 #[derive(Clone)]
@@ -125,7 +127,12 @@ pub fn time_method(method: &str, sys: &Spheres, steps: usize, repeats: usize, le
     let mut s = sys.clone();
     Some(match method {
         "sweep" => time_refresh(SweepAndPrune::new(), &mut s, steps, repeats),
-        "quadtree" => time_refresh(Quadtree::with_capacity(Some(sys.domain()), leaf), &mut s, steps, repeats),
+        "quadtree" => time_refresh(
+            Quadtree::with_capacity(Some(sys.domain()), leaf),
+            &mut s,
+            steps,
+            repeats,
+        ),
         "cells" => time_refresh(LinkedCells::new(), &mut s, steps, repeats),
         "verlet" => time_refresh(VerletLists::new(), &mut s, steps, repeats),
         "brute" => time_refresh(BruteForce::new(), &mut s, steps, repeats),
