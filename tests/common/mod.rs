@@ -63,6 +63,16 @@ pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// Exit status and both streams of a run, for assertion messages.
+pub fn describe(out: &Output) -> String {
+    format!(
+        "exit status {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        out.status.code(),
+        text(&out.stdout),
+        text(&out.stderr)
+    )
+}
+
 /// A closed box of `size` (m) with `count` grains (discs, or random 5-8-gons with
 /// `polygons`) of radius 0.8 mm +- 30 % on a lattice, given random velocities of up to
 /// 1 m/s, so that contacts open, close and slide from the first steps; no output files.

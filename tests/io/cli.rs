@@ -5,17 +5,7 @@ mod common;
 use std::path::Path;
 use std::process::Output;
 
-use common::{run, text};
-
-/// Both streams, for assertion messages.
-fn describe(out: &Output) -> String {
-    format!(
-        "exit status {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        out.status.code(),
-        text(&out.stdout),
-        text(&out.stderr)
-    )
-}
+use common::{describe, run, text};
 
 /// 1-based number of the first line of `text` that contains `needle`.
 fn line_of(text: &str, needle: &str) -> usize {

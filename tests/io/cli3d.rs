@@ -7,16 +7,7 @@ mod common;
 use std::path::Path;
 use std::process::Output;
 
-use common::{run, text};
-
-fn describe(out: &Output) -> String {
-    format!(
-        "exit status {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        out.status.code(),
-        text(&out.stdout),
-        text(&out.stderr)
-    )
-}
+use common::{describe, run, text};
 
 /// 300 spheres on a lattice in a turning drum (a cylinder about z) with a floor, falling
 /// under gravity; 300 steps, output every 100, checkpoints every 100 into `out`.

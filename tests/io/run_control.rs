@@ -9,16 +9,7 @@ use std::time::{Duration, Instant};
 
 #[path = "../common/mod.rs"]
 mod common;
-use common::{grain_box, run, talus, text};
-
-fn describe(out: &Output) -> String {
-    format!(
-        "exit status {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        out.status.code(),
-        text(&out.stdout),
-        text(&out.stderr)
-    )
-}
+use common::{describe, grain_box, run, talus, text};
 
 /// Every file under `dir`, recursively, relative to it, sorted.
 fn tree(dir: &Path) -> Vec<String> {

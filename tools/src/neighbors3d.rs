@@ -5,6 +5,7 @@
 //! skin, on identical motion for every method (as the 2D kinematic experiments).
 use std::time::Instant;
 
+use crate::neighbors::median;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use talus_kernels3d::neighbor::{
@@ -93,11 +94,6 @@ impl Spheres {
     pub fn len(&self) -> usize {
         self.r.len()
     }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// Median seconds per refresh over `repeats` runs of `steps` steps (the motion goes on
