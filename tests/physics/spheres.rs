@@ -1,8 +1,9 @@
 //! Spheres in 3D through the whole engine (`talus::engine3d`, the 3D build of the same
 //! source): binary impacts against the damped oscillator, a sliding sphere on a plane
 //! against Cundall-Strack's rolling limit, energy conservation of an elastic gas in a box of
-//! planes for every 3D neighbour method, a sphere carried by a turning cylinder, and the
-//! pool's strategies against the pool of one.
+//! planes for every 3D neighbour method, a sphere carried by a turning cylinder, the pool's
+//! strategies against the pool of one (each with both integrators, Verlet and Gear), and
+//! the two integrators on one settling bed.
 use std::f64::consts::PI;
 
 use rand::{RngExt, SeedableRng};
@@ -28,13 +29,15 @@ fn material(contact: ContactParams) -> Material {
     }
 }
 
-fn config(dt: f64, gravity: [f64; 3], half: f64, neighbor: NeighborMethod) -> Config {
+const BOTH: [Integrator; 2] = [Integrator::Verlet, Integrator::Gear];
+
+fn config(dt: f64, gravity: [f64; 3], half: f64, neighbor: NeighborMethod, integrator: Integrator) -> Config {
     Config {
         dt,
         gravity,
         domain_min: [-half; 3],
         domain_max: [half; 3],
-        integrator: Integrator::Verlet,
+        integrator,
         neighbor,
         margin: 0.1e-3,
         every_step: false,
@@ -115,12 +118,12 @@ fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
 
 /// Two equal spheres meet head-on along a direction off every axis: the contact lasts the
 /// damped oscillator's half period and the normal velocity comes back scaled by the
-/// restitution, both within 1 % (dt = t_c / 1000).
+/// restitution, both within 1 % (dt = t_c / 1000), with either integrator.
 #[test]
 fn head_on_impact_lasts_the_contact_time_and_rebounds_with_the_restitution() {
     let r = 1e-3;
     let meff = sphere_mass(r) / 2.0;
-    for e in [1.0, 0.8, 0.5] {
+    for (integrator, e) in BOTH.into_iter().flat_map(|i| [1.0, 0.8, 0.5].map(|e| (i, e))) {
         let prm = frictional(meff, e, 0.5);
         let tc = prm.contact_time(meff);
         let dt = tc / 1000.0;
@@ -133,7 +136,7 @@ fn head_on_impact_lasts_the_contact_time_and_rebounds_with_the_restitution() {
             sphere(2, n.map(|a| c * a), n.map(|a| -v0 * a), r),
         ];
         let mut sim = Simulation::new(
-            config(dt, [0.0; 3], 0.1, NeighborMethod::Sweep),
+            config(dt, [0.0; 3], 0.1, NeighborMethod::Sweep, integrator),
             vec![material(prm)],
             vec![],
             &inits,
@@ -150,22 +153,31 @@ fn head_on_impact_lasts_the_contact_time_and_rebounds_with_the_restitution() {
             }
             was = now;
         }
+        // Free flight: Verlet's velocities stay as they are, Gear's corrector rings out in
+        // the two steps after the force vanished.
+        sim.run(5).unwrap();
         let ps = &sim.particles;
         let (a, b) = (ps.index_of(1).unwrap(), ps.index_of(2).unwrap());
         let (va, vb) = (at(&ps.vel, a), at(&ps.vel, b));
         let rebound = dot([vb[0] - va[0], vb[1] - va[1], vb[2] - va[2]], n) / (2.0 * v0);
         let duration = touching_steps as f64 * dt;
-        assert!((rebound - e).abs() < 0.01 * e, "e = {e}: rebound {rebound}");
+        assert!(
+            (rebound - e).abs() < 0.01 * e,
+            "{integrator:?}, e = {e}: rebound {rebound}"
+        );
         assert!(
             (duration - tc).abs() < 0.01 * tc,
-            "e = {e}: contact {duration} s, t_c {tc} s"
+            "{integrator:?}, e = {e}: contact {duration} s, t_c {tc} s"
         );
         // A head-on impact leaves no spin and no velocity across the line of centres.
         for p in [a, b] {
             let v = at(&ps.vel, p);
+            // The part across n, taken directly (|v|^2 - along^2 would leave rounding of
+            // sqrt(eps) |v|).
             let along = dot(v, n);
-            let across = (dot(v, v) - along * along).max(0.0).sqrt();
-            assert!(across < 1e-12, "e = {e}: sideways {across}");
+            let w = [0, 1, 2].map(|k| v[k] - along * n[k]);
+            let across = dot(w, w).sqrt();
+            assert!(across < 1e-12, "{integrator:?}, e = {e}: sideways {across}");
             assert!(at(&ps.omega, p).iter().all(|w| w.abs() < 1e-9));
         }
     }
@@ -173,9 +185,15 @@ fn head_on_impact_lasts_the_contact_time_and_rebounds_with_the_restitution() {
 
 /// A sphere launched sliding (v0, no spin) on a plane with friction: kinetic friction
 /// slows it and spins it up until it rolls, at v = 5/7 v0 (Cundall-Strack spring and
-/// Coulomb cap; the plane a wall with its own spring), within 1 %.
+/// Coulomb cap; the plane a wall with its own spring), within 1 %, with either integrator.
 #[test]
 fn sliding_sphere_on_a_plane_ends_rolling_at_five_sevenths() {
+    for integrator in BOTH {
+        sliding_sphere(integrator);
+    }
+}
+
+fn sliding_sphere(integrator: Integrator) {
     let r = 1e-3;
     let m = sphere_mass(r);
     let prm = frictional(m, 0.5, 0.3);
@@ -184,7 +202,7 @@ fn sliding_sphere_on_a_plane_ends_rolling_at_five_sevenths() {
     let rest = m * g / KN;
     let v0 = 0.1;
     let floor = Wall::plane([0.0; 3], [0.0, 0.0, 1.0], 0);
-    let mut cfg = config(dt, [0.0, 0.0, -g], 1.0, NeighborMethod::Sweep);
+    let mut cfg = config(dt, [0.0, 0.0, -g], 1.0, NeighborMethod::Sweep, integrator);
     cfg.domain_min[2] = -0.1;
     let mut sim = Simulation::new(
         cfg,
@@ -198,15 +216,18 @@ fn sliding_sphere_on_a_plane_ends_rolling_at_five_sevenths() {
     sim.run(steps).unwrap();
     let ps = &sim.particles;
     let (v, w) = (at(&ps.vel, 0), at(&ps.omega, 0));
-    assert!((v[0] - 5.0 / 7.0 * v0).abs() < 0.01 * v0, "v = {v:?}");
+    assert!((v[0] - 5.0 / 7.0 * v0).abs() < 0.01 * v0, "{integrator:?}: v = {v:?}");
     // Rolling without slip: v = -omega_y r (the contact point at -r z at rest).
-    assert!((v[0] - w[1] * r).abs() < 1e-3 * v0, "v = {v:?}, omega = {w:?}");
+    assert!(
+        (v[0] - w[1] * r).abs() < 1e-3 * v0,
+        "{integrator:?}: v = {v:?}, omega = {w:?}"
+    );
     assert!(v[1].abs() < 1e-12 && w[0].abs() < 1e-9 && w[2].abs() < 1e-9);
 }
 
 /// An elastic gas (no damping, no friction, no gravity) in a box of six planes: the
 /// kinetic plus elastic energy stays within 0.1 % over a few hundred collisions, for every
-/// neighbour method of the 3D build.
+/// neighbour method of the 3D build, with either integrator.
 #[test]
 fn elastic_gas_in_a_box_keeps_its_energy_with_every_method() {
     let prm = ContactParams {
@@ -223,8 +244,12 @@ fn elastic_gas_in_a_box_keeps_its_energy_with_every_method() {
     let side = 8;
     let inits = lattice(side, half, r, 0.3, 0.8..1.2, &mut rng);
     let walls = box_of_planes(half);
-    for method in NeighborMethod::ALL {
-        let mut cfg = config(dt, [0.0; 3], 2.0 * half, *method);
+    for (method, integrator) in BOTH
+        .into_iter()
+        .flat_map(|i| NeighborMethod::ALL.iter().map(move |m| (m, i)))
+    {
+        let what = format!("{} {integrator:?}", method.name());
+        let mut cfg = config(dt, [0.0; 3], 2.0 * half, *method, integrator);
         cfg.margin = 0.2 * r;
         let mut sim = Simulation::new(cfg, vec![material(prm)], walls.clone(), &inits).unwrap();
         let e0 = sim.energies().total();
@@ -236,15 +261,11 @@ fn elastic_gas_in_a_box_keeps_its_energy_with_every_method() {
             touching += sim.last_contacts;
             if k % 500 == 0 {
                 let e = sim.energies().total();
-                assert!((e - e0).abs() < 1e-3 * e0, "{}: energy {e} from {e0}", method.name());
+                assert!((e - e0).abs() < 1e-3 * e0, "{what}: energy {e} from {e0}");
             }
         }
         let collisions = touching / 50;
-        assert!(
-            collisions > 200,
-            "{}: the gas barely collided ({collisions})",
-            method.name()
-        );
+        assert!(collisions > 200, "{what}: the gas barely collided ({collisions})");
     }
 }
 
@@ -253,9 +274,15 @@ fn elastic_gas_in_a_box_keeps_its_energy_with_every_method() {
 /// friction mu m g pushes it along and spins it up until its contact point moves with the
 /// wall (speed Omega R), as on a moving floor: then v = 2/7 Omega R and omega r = 5/7
 /// Omega R (the 5/7 rule seen from the wall). Within 2 % (the sphere has moved 1e-3 of the
-/// drum's radius by then: the floor is flat enough).
+/// drum's radius by then: the floor is flat enough). With either integrator.
 #[test]
 fn sphere_in_a_turning_drum_is_spun_up_to_rolling() {
+    for integrator in BOTH {
+        sphere_in_a_drum(integrator);
+    }
+}
+
+fn sphere_in_a_drum(integrator: Integrator) {
     let r = 1e-3;
     let m = sphere_mass(r);
     let (mu, big, spin, g) = (0.8, 0.01, 2.0, 9.81);
@@ -264,7 +291,7 @@ fn sphere_in_a_turning_drum_is_spun_up_to_rolling() {
     let drum = Wall::cylinder([0.0; 3], [0.0, 0.0, 1.0], big, spin, 0);
     let rest = m * g / KN;
     let mut sim = Simulation::new(
-        config(dt, [0.0, -g, 0.0], 0.02, NeighborMethod::Sweep),
+        config(dt, [0.0, -g, 0.0], 0.02, NeighborMethod::Sweep, integrator),
         vec![material(prm)],
         vec![drum],
         &[sphere(1, [0.0, -(big - r + rest), 0.0], [0.0; 3], r)],
@@ -276,19 +303,28 @@ fn sphere_in_a_turning_drum_is_spun_up_to_rolling() {
     let ps = &sim.particles;
     let (v, w) = (at(&ps.vel, 0), at(&ps.omega, 0));
     let wall = spin * big;
-    assert!((v[0] - 2.0 / 7.0 * wall).abs() < 0.02 * 2.0 / 7.0 * wall, "v = {v:?}");
+    assert!(
+        (v[0] - 2.0 / 7.0 * wall).abs() < 0.02 * 2.0 / 7.0 * wall,
+        "{integrator:?}: v = {v:?}"
+    );
     assert!(
         (w[2] * r - 5.0 / 7.0 * wall).abs() < 0.02 * 5.0 / 7.0 * wall,
-        "omega = {w:?}"
+        "{integrator:?}: omega = {w:?}"
     );
     assert!(v[2].abs() < 1e-12 && w[0].abs() < 1e-9 && w[1].abs() < 1e-9);
 }
 
 /// A bed of spheres settling with friction and damping in a box of planes: 2 and 3
 /// threads summing deterministically give the one-thread run bit for bit; the per-thread
-/// and mutex strategies agree to 1e-9 of the box.
+/// and mutex strategies agree to 1e-9 of the box. With either integrator.
 #[test]
 fn strategies_agree_with_the_pool_of_one() {
+    for integrator in BOTH {
+        strategies_agree(integrator);
+    }
+}
+
+fn strategies_agree(integrator: Integrator) {
     let r = 1e-3;
     let m = sphere_mass(r);
     let prm = frictional(m / 2.0, 0.5, 0.5);
@@ -300,7 +336,7 @@ fn strategies_agree_with_the_pool_of_one() {
     let inits = lattice(side, half, r, 0.1, 0.95..1.0, &mut rng);
     let walls = box_of_planes(half);
     let run = |threads: usize, strategy: ForceStrategy| {
-        let mut cfg = config(dt, [0.0, 0.0, -9.81], 2.0 * half, NeighborMethod::Sweep);
+        let mut cfg = config(dt, [0.0, 0.0, -9.81], 2.0 * half, NeighborMethod::Sweep, integrator);
         cfg.every_step = true;
         let mut sim = Simulation::new(cfg, vec![material(prm)], walls.clone(), &inits).unwrap();
         sim.set_parallel(&vec![None; threads], strategy).unwrap();
@@ -330,7 +366,7 @@ fn strategies_agree_with_the_pool_of_one() {
             one.iter()
                 .zip(&det)
                 .all(|(a, b)| a.1.iter().zip(&b.1).all(|(x, y)| x.to_bits() == y.to_bits())),
-            "{threads} threads, deterministic: not bitwise the one-thread run"
+            "{integrator:?}, {threads} threads, deterministic: not bitwise the one-thread run"
         );
         for strategy in [ForceStrategy::PerThread, ForceStrategy::Mutex] {
             let (other, _) = run(threads, strategy);
@@ -339,7 +375,10 @@ fn strategies_agree_with_the_pool_of_one() {
                 .zip(&other)
                 .flat_map(|(a, b)| a.1[..3].iter().zip(&b.1[..3]).map(|(x, y)| (x - y).abs()))
                 .fold(0.0, f64::max);
-            assert!(worst < 1e-9 * half, "{threads} threads, {strategy:?}: {worst} m apart");
+            assert!(
+                worst < 1e-9 * half,
+                "{integrator:?}, {threads} threads, {strategy:?}: {worst} m apart"
+            );
         }
     }
 }
