@@ -382,3 +382,109 @@ fn strategies_agree(integrator: Integrator) {
         }
     }
 }
+
+/// 128 spheres (radii 0.9 to 1 mm, a few cm/s each way) on a 4 x 4 x 8 lattice 2.2 mm
+/// apart, the lowest 1 mm above the floor of a box of planes as wide as the lattice,
+/// dropped with friction 0.5 and e = 0.5, soft (kn = 1e3 N/m: the bed settles within
+/// 50,000 steps of t_c/50). Returns the kinetic energy (translation and rotation) every
+/// 500 steps, and the final simulation.
+fn dropped_bed(integrator: Integrator, steps: usize) -> (Vec<f64>, Simulation) {
+    let (r, spacing, kn) = (1e-3, 2.2e-3, 1e3);
+    let half = 2.0 * spacing;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    let inits: Vec<ParticleInit> = (0..128)
+        .map(|k| {
+            let cell = [k % 4, k / 4 % 4, k / 16];
+            let mut pos = cell.map(|c| -half + (c as f64 + 0.5) * spacing);
+            pos[2] = 2.0 * r + cell[2] as f64 * spacing;
+            let vel = [0; 3].map(|_| rng.random_range(-0.05..0.05));
+            sphere(k as u64 + 1, pos, vel, r * rng.random_range(0.9..1.0))
+        })
+        .collect();
+    let m_min = inits.iter().map(|p| p.mass).fold(f64::INFINITY, f64::min);
+    let gamma_n = ContactParams::gamma_for_restitution(kn, sphere_mass(r) / 2.0, 0.5);
+    let prm = ContactParams {
+        kn,
+        kt: 2.0 / 7.0 * kn,
+        gamma_n,
+        gamma_t: 0.5 * gamma_n,
+        mu: 0.5,
+    };
+    let dt = prm.contact_time(0.5 * m_min) / 50.0;
+    // The floor z = 0 and the box's sides.
+    let mut walls = box_of_planes(half);
+    walls.truncate(4);
+    walls.push(Wall::plane([0.0; 3], [0.0, 0.0, 1.0], 0));
+    let mut cfg = config(dt, [0.0, 0.0, -9.81], 0.03, NeighborMethod::Sweep, integrator);
+    cfg.domain_min[2] = -1e-3;
+    let mut sim = Simulation::new(cfg, vec![material(prm)], walls, &inits).unwrap();
+    let mut ke = Vec::new();
+    for _ in 0..steps / 500 {
+        sim.run(500).unwrap();
+        let e = sim.energies();
+        ke.push(e.kinetic + e.rotational);
+    }
+    (ke, sim)
+}
+
+/// Verlet and Gear on the same dropped bed of spheres for the same simulated time (60,000
+/// steps, about 0.25 s), as the 2D test on a bed of discs:
+/// - while the bed falls and lands (every sample above 20 % of the peak) the two kinetic
+///   energies agree within 10 % (measured: at most 6.9 % apart, peaks 1.568e-5 and
+///   1.572e-5 J);
+/// - at the end both beds are at rest: the kinetic energy averaged over the last 10
+///   samples is below 1e-3 of the peak (measured 3e-7 and 9e-5 of it);
+/// - the mean heights agree within half a radius (measured 6.312 and 6.307 mm);
+/// - no sphere sinks into the floor by more than 2 % of its radius (measured 0.25 %).
+#[test]
+fn integrators_agree_on_a_dropped_bed() {
+    let steps = 60_000;
+    let (ke_v, sim_v) = dropped_bed(Integrator::Verlet, steps);
+    let (ke_g, sim_g) = dropped_bed(Integrator::Gear, steps);
+    assert_eq!(sim_v.time, sim_g.time);
+    let peak = |ke: &[f64]| ke.iter().copied().fold(0.0, f64::max);
+    let (peak_v, peak_g) = (peak(&ke_v), peak(&ke_g));
+    let tail = |ke: &[f64]| ke[ke.len() - 10..].iter().sum::<f64>() / 10.0;
+    let (end_v, end_g) = (tail(&ke_v), tail(&ke_g));
+    let mean_z = |s: &Simulation| s.particles.pos[2].iter().sum::<f64>() / s.len() as f64;
+    let (h_v, h_g) = (mean_z(&sim_v), mean_z(&sim_g));
+    let sink = |s: &Simulation| {
+        let ps = &s.particles;
+        (0..s.len())
+            .map(|p| (ps.radius[p] - ps.pos[2][p]) / ps.radius[p])
+            .fold(f64::MIN, f64::max)
+    };
+    let (sink_v, sink_g) = (sink(&sim_v), sink(&sim_g));
+    let mut worst = 0.0f64;
+    for (k, (&a, &b)) in ke_v.iter().zip(&ke_g).enumerate() {
+        if a.max(b) > 0.2 * peak_v.max(peak_g) {
+            let dev = (a - b) / a.max(b);
+            worst = worst.max(dev.abs());
+            assert!(
+                dev.abs() < 0.1,
+                "step {}: kinetic energy Verlet {a:.5e} J, Gear {b:.5e} J",
+                500 * (k + 1)
+            );
+        }
+    }
+    println!(
+        "kinetic energies during the landing at most {:.2} % apart; peaks: Verlet {peak_v:.4e} J, Gear \
+         {peak_g:.4e} J; final (mean of the last 10 samples): Verlet {end_v:.3e} J, Gear {end_g:.3e} J; mean \
+         height: Verlet {h_v:.5e} m, Gear {h_g:.5e} m; deepest floor overlap / r: Verlet {sink_v:.3e}, Gear \
+         {sink_g:.3e}",
+        100.0 * worst
+    );
+    assert!(
+        end_v < 1e-3 * peak_v && end_g < 1e-3 * peak_g,
+        "not at rest: final kinetic energy Verlet {end_v:.3e} J, Gear {end_g:.3e} J (peaks {peak_v:.3e} J, \
+         {peak_g:.3e} J)"
+    );
+    assert!(
+        (h_v - h_g).abs() < 0.5e-3,
+        "mean heights differ: Verlet {h_v:.5e} m, Gear {h_g:.5e} m"
+    );
+    assert!(
+        sink_v < 0.02 && sink_g < 0.02,
+        "a sphere sank into the floor: overlap / r = {sink_v:.3e} (Verlet), {sink_g:.3e} (Gear)"
+    );
+}
