@@ -206,8 +206,8 @@ impl Simulation {
             let ps = &self.particles;
             for p in 0..ps.len() {
                 let gm = if ps.inv_mass[p] > 0.0 { 1.0 } else { 0.0 };
-                for a in 0..DIM {
-                    gh.a[a][p] = ps.force[a][p] * ps.inv_mass[p] + gm * g[a];
+                for (a, ga) in g.iter().enumerate() {
+                    gh.a[a][p] = ps.force[a][p] * ps.inv_mass[p] + gm * ga;
                 }
                 for k in 0..ANG {
                     gh.a[DIM + k][p] = ps.torque[k][p] * ps.inv_inertia[p];
