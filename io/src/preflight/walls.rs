@@ -290,6 +290,8 @@ impl Walls {
     }
 
     /// The engine's walls (lines, planes, cylinders).
+    // In 3D every wall is a surface (no wall bodies yet).
+    #[cfg_attr(feature = "dim3", allow(clippy::unnecessary_filter_map))]
     pub fn surfaces(&self) -> impl Iterator<Item = Wall> + '_ {
         self.0.iter().filter_map(|(_, w)| match w {
             WallShape::Surface(l) => Some(l.clone()),
