@@ -11,10 +11,9 @@ use std::time::Instant;
 #[cfg(not(feature = "dim3"))]
 use talus_kernels::contact::law::elastic_energy;
 use talus_kernels::contact::ContactParams;
-#[cfg(not(feature = "dim3"))]
 use talus_kernels::integrate::gear::Derivatives;
 use talus_kernels::integrate::verlet::Check;
-use talus_kernels::math::{Aabb, Vector, DIM};
+use talus_kernels::math::{Aabb, Vector, ANG, DIM};
 use talus_kernels::neighbor::{BallBoxes, NeighborSearch};
 
 use crate::contacts::ContactTable;
@@ -45,7 +44,6 @@ use talus_kernels::geometry::polygon::to_world;
 #[macro_use]
 mod broad;
 mod config;
-#[cfg(not(feature = "dim3"))]
 mod gear_history;
 #[cfg(not(feature = "dim3"))]
 mod insertion;
@@ -55,7 +53,6 @@ use broad::{Broad, PairList};
 pub use broad::{NeighborMethod, QUADTREE_LEAF};
 use config::{check_config, check_radius};
 pub use config::{Config, Integrator, MAX_MATERIALS};
-#[cfg(not(feature = "dim3"))]
 use gear_history::GearHistory;
 pub use measure::Energies;
 mod state;
@@ -84,7 +81,6 @@ pub struct Simulation {
     pub materials: Vec<Material>,
     params: PairTable,
     broad: Broad,
-    #[cfg(not(feature = "dim3"))]
     gear: Option<GearHistory>,
     pub step: u64,
     pub time: f64,
@@ -151,7 +147,6 @@ impl Simulation {
         let broad = Broad::new(config.neighbor, &config);
         let mut sim = Simulation {
             params: PairTable::new(&materials),
-            #[cfg(not(feature = "dim3"))]
             gear: (config.integrator == Integrator::Gear).then(GearHistory::default),
             config,
             particles: ParticleStore::default(),
@@ -200,21 +195,23 @@ impl Simulation {
     /// Compute the forces of the current state without advancing any spring: needed once
     /// before the first step (and after particles were added).
     pub fn prime(&mut self) -> Result<()> {
-        #[cfg(not(feature = "dim3"))]
         let g = self.config.gravity;
         let ps = &mut self.particles;
         ps.force.iter_mut().chain(&mut ps.torque).for_each(|f| f.fill(0.0));
         self.check_positions()?;
         self.update_neighbors()?;
         self.forces(0.0)?;
-        #[cfg(not(feature = "dim3"))]
         if let Some(gh) = &mut self.gear {
+            // The accelerations of the current state: the axes, then the angular components.
             let ps = &self.particles;
             for p in 0..ps.len() {
                 let gm = if ps.inv_mass[p] > 0.0 { 1.0 } else { 0.0 };
-                gh.a[0][p] = ps.force[0][p] * ps.inv_mass[p] + gm * g[0];
-                gh.a[1][p] = ps.force[1][p] * ps.inv_mass[p] + gm * g[1];
-                gh.a[2][p] = ps.torque[0][p] * ps.inv_inertia[p];
+                for (a, ga) in g.iter().enumerate() {
+                    gh.a[a][p] = ps.force[a][p] * ps.inv_mass[p] + gm * ga;
+                }
+                for k in 0..ANG {
+                    gh.a[DIM + k][p] = ps.torque[k][p] * ps.inv_inertia[p];
+                }
             }
         }
         self.primed = true;
@@ -284,7 +281,6 @@ impl Simulation {
         }
         let left = match self.config.integrator {
             Integrator::Verlet => self.kick_drift_check(pending_kick)?,
-            #[cfg(not(feature = "dim3"))]
             Integrator::Gear => {
                 self.predict()?;
                 self.check_positions()?
@@ -299,7 +295,6 @@ impl Simulation {
             self.update_neighbors()?;
         }
         self.forces(dt)?;
-        #[cfg(not(feature = "dim3"))]
         if self.config.integrator == Integrator::Gear {
             self.correct()?;
         }
@@ -359,28 +354,25 @@ impl Simulation {
     }
 
     /// Gear: predict, loads zeroed.
-    #[cfg(not(feature = "dim3"))]
     fn predict(&mut self) -> Result<()> {
         let dt = self.config.dt;
         let Some(gh) = &mut self.gear else {
             return Ok(());
         };
-        let (pos, vel, [fx, fy, torque], _) = self.particles.gear_views();
-        self.workers.gear_predict(gh.dofs(pos, vel), [fx, fy, torque], dt)
+        let (values, rates, loads, _) = self.particles.gear_views();
+        self.workers.gear_predict(gh.dofs(values, rates), loads, dt)
     }
 
     /// Verlet: the second half kick; Gear: the correction.
     fn correct(&mut self) -> Result<()> {
         let dt = self.config.dt;
         let g = self.config.gravity;
-        #[cfg(not(feature = "dim3"))]
         if let Some(gh) = &mut self.gear {
-            let (pos, vel, [fx, fy, torque], [inv_mass, inv_inertia]) = self.particles.gear_views();
-            let loads = [&fx[..], &fy[..], &torque[..]];
-            let inv = [&inv_mass[..], &inv_mass[..], &inv_inertia[..]];
+            let (values, rates, loads, inv) = self.particles.gear_views();
+            let bias = std::array::from_fn(|k| if k < DIM { g[k] } else { 0.0 });
             return self
                 .workers
-                .gear_correct(gh.dofs(pos, vel), loads, inv, [g[0], g[1], 0.0], dt);
+                .gear_correct(gh.dofs(values, rates), loads.map(|l| &*l), inv, bias, dt);
         }
         self.workers.kick(&mut self.particles, dt, g)
     }

@@ -252,25 +252,38 @@ impl ParticleStore {
     }
 
     /// Views for the Gear kernels, one array per degree of freedom (the axes, then the
-    /// angle in 2D): positions, velocities, loads; and the inverse masses (mass, inertia).
-    #[cfg(not(feature = "dim3"))]
+    /// angular components): the values (the positions, and the angle in 2D; none for a
+    /// sphere's rotations, whose orientation is not state), the rates (velocities, angular
+    /// velocities), the loads (forces, torques) and the inverse masses (mass per axis,
+    /// inertia per angular component).
     #[allow(clippy::type_complexity)]
     pub fn gear_views(
         &mut self,
     ) -> (
-        [&mut Vec<f64>; 3],
-        [&mut Vec<f64>; 3],
-        [&mut Vec<f64>; 3],
-        [&Vec<f64>; 2],
+        [Option<&mut [f64]>; LOADS],
+        [&mut [f64]; LOADS],
+        [&mut [f64]; LOADS],
+        [&[f64]; LOADS],
     ) {
-        let [x, y] = &mut self.pos;
-        let [vx, vy] = &mut self.vel;
-        let [fx, fy] = &mut self.force;
+        let angle: &mut [Vec<f64>] = std::slice::from_mut(&mut self.angle);
+        let mut values = self
+            .pos
+            .iter_mut()
+            .chain(angle.iter_mut().take(ANGLE_FIELDS))
+            .map(|v| Some(v.as_mut_slice()));
+        let mut rates = self.vel.iter_mut().chain(&mut self.omega).map(Vec::as_mut_slice);
+        let mut loads = self.force.iter_mut().chain(&mut self.torque).map(Vec::as_mut_slice);
         (
-            [x, y, &mut self.angle],
-            [vx, vy, &mut self.omega[0]],
-            [fx, fy, &mut self.torque[0]],
-            [&self.inv_mass, &self.inv_inertia],
+            std::array::from_fn(|_| values.next().flatten()),
+            std::array::from_fn(|_| rates.next().expect("LOADS rates")),
+            std::array::from_fn(|_| loads.next().expect("LOADS loads")),
+            std::array::from_fn(|k| {
+                if k < DIM {
+                    &self.inv_mass[..]
+                } else {
+                    &self.inv_inertia[..]
+                }
+            }),
         )
     }
 

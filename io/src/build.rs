@@ -248,11 +248,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         domain_max: scenario.domain.max,
         integrator: match scenario.integrator.scheme {
             sc::Scheme::Verlet => Integrator::Verlet,
-            #[cfg(not(feature = "dim3"))]
             sc::Scheme::Gear => Integrator::Gear,
-            // Refused by the scenario's checks.
-            #[cfg(feature = "dim3")]
-            sc::Scheme::Gear => return Err(invalid("Gear is 2D only so far".into())),
         },
         neighbor: scenario.neighbor.method,
         margin: scenario.neighbor.margin * mean_r,

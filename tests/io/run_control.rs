@@ -4,7 +4,7 @@
 //! run's files from any checkpoint, and the command line's argument checks.
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 #[path = "../common/mod.rs"]

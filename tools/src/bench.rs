@@ -24,7 +24,7 @@ pub struct BenchArgs {
     /// discs, 5832,58320,583200 for spheres].
     #[arg(long, value_delimiter = ',')]
     pub sizes: Vec<usize>,
-    /// Integrators to run: verlet, gear (2D only so far) [default: verlet,gear for discs,
+    /// Integrators to run: verlet, gear [default: verlet,gear for discs,
     /// verlet for spheres].
     #[arg(long, value_delimiter = ',')]
     pub integrators: Vec<String>,
@@ -133,7 +133,12 @@ pub fn peer_dt3d() -> f64 {
 
 /// A simulation of the tiled 3D bed with the peer's walls (planes at the box's x and y
 /// faces, the floor z = 0).
-pub fn peer_sim3d(bed: &LammpsData3d, margin: f64, every_step: bool) -> Result<talus_engine3d::Simulation, String> {
+pub fn peer_sim3d(
+    bed: &LammpsData3d,
+    integrator: Integrator,
+    margin: f64,
+    every_step: bool,
+) -> Result<talus_engine3d::Simulation, String> {
     use talus_engine3d::Wall as Wall3d;
     let (lo, hi) = (bed.box_lo, bed.box_hi);
     let walls = vec![
@@ -148,7 +153,10 @@ pub fn peer_sim3d(bed: &LammpsData3d, margin: f64, every_step: bool) -> Result<t
         gravity: [0.0, 0.0, -9.81],
         domain_min: [lo[0] - 0.01, lo[1] - 0.01, -0.01],
         domain_max: [hi[0] + 0.01, hi[1] + 0.01, 0.2],
-        integrator: talus_engine3d::Integrator::Verlet,
+        integrator: match integrator {
+            Integrator::Verlet => talus_engine3d::Integrator::Verlet,
+            Integrator::Gear => talus_engine3d::Integrator::Gear,
+        },
         neighbor: talus_engine3d::NeighborMethod::Sweep,
         margin,
         every_step,
@@ -284,7 +292,7 @@ fn measure(
         Base::Spheres(d) => {
             let (rx, ry) = tiling3d(k);
             let bed = d.tile(rx, ry);
-            let sim = peer_sim3d(&bed, a.margin, every_step)?;
+            let sim = peer_sim3d(&bed, integrator, a.margin, every_step)?;
             drop(bed);
             measure_sim(sim, n, iname, mname, a)
         }
@@ -455,9 +463,6 @@ pub fn bench(mut a: BenchArgs) -> Result<(), String> {
         for integ in &a.integrators {
             let (integrator, iname) = match integ.as_str() {
                 "verlet" => (Integrator::Verlet, "verlet"),
-                "gear" if spheres => {
-                    return Err("the Gear integrator is 2D only so far: use --integrators verlet".into())
-                }
                 "gear" => (Integrator::Gear, "gear"),
                 other => return Err(format!("unknown integrator '{other}' (verlet, gear)")),
             };

@@ -60,7 +60,8 @@ impl Beds {
                     return Err(format!("--n {n} is not a multiple of the base bed ({})", base.len()));
                 }
                 let (rx, ry) = crate::bench::tiling3d(n / base.len());
-                let sim = crate::bench::peer_sim3d(&base.tile(rx, ry), 0.1e-3, false)?;
+                let sim =
+                    crate::bench::peer_sim3d(&base.tile(rx, ry), talus_engine::Integrator::Verlet, 0.1e-3, false)?;
                 Ok((sim, format!("LAMMPS S3D bed of spheres tiled to {n} ({rx} x {ry})")))
             }
             (other, _) => Err(format!("unknown --bed {other:?} in 3D (spheres)")),

@@ -66,7 +66,6 @@ use talus_kernels::contact::{ContactForce, Spring};
 use talus_kernels::geometry::overlap::OverlapScratch;
 #[cfg(not(feature = "dim3"))]
 use talus_kernels::geometry::polygon::to_world;
-#[cfg(not(feature = "dim3"))]
 use talus_kernels::integrate::gear::{self, Derivatives};
 use talus_kernels::integrate::position_check::check_positions;
 use talus_kernels::integrate::verlet::{self, Check, CheckResult, Inertia, Kinematics, Loads};

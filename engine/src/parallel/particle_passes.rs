@@ -80,10 +80,14 @@ impl Workers {
         })
     }
 
-    /// Gear prediction of the three degrees of freedom, and the loads zeroed, one chunk of
-    /// particles per thread.
-    #[cfg(not(feature = "dim3"))]
-    pub(crate) fn gear_predict(&mut self, dofs: [Derivatives; 3], loads: [&mut [f64]; 3], dt: f64) -> Result<()> {
+    /// Gear prediction of the degrees of freedom (the axes, then the angular components),
+    /// and the loads zeroed, one chunk of particles per thread.
+    pub(crate) fn gear_predict(
+        &mut self,
+        dofs: [Derivatives; LOADS],
+        loads: [&mut [f64]; LOADS],
+        dt: f64,
+    ) -> Result<()> {
         let lens: Vec<usize> = self.ranges(loads[0].len()).iter().map(|r| r.len()).collect();
         let parts = gear_parts(dofs, &lens);
         let loads = split_arrays(loads, &lens);
@@ -100,15 +104,15 @@ impl Workers {
         })
     }
 
-    /// Gear correction of the three degrees of freedom by their loads (`inv`: inverse
-    /// mass, mass, inertia; `bias`: gravity, none for the angle), one chunk per thread.
-    #[cfg(not(feature = "dim3"))]
+    /// Gear correction of the degrees of freedom by their loads (`inv`: inverse mass per
+    /// axis, inverse inertia per angular component; `bias`: gravity, none for rotations),
+    /// one chunk per thread.
     pub(crate) fn gear_correct(
         &mut self,
-        dofs: [Derivatives; 3],
-        loads: [&[f64]; 3],
-        inv: [&[f64]; 3],
-        bias: [f64; 3],
+        dofs: [Derivatives; LOADS],
+        loads: [&[f64]; LOADS],
+        inv: [&[f64]; LOADS],
+        bias: [f64; LOADS],
         dt: f64,
     ) -> Result<()> {
         let ranges = self.ranges(loads[0].len());
@@ -196,16 +200,15 @@ fn verlet_parts<'a>(ps: &'a mut ParticleStore, lens: &[usize]) -> (Vec<VerletPar
     (parts, split_ref(&radius[..n], lens.iter().copied()))
 }
 
-/// The three Gear degrees of freedom cut into per-thread chunks of `lens`.
-#[cfg(not(feature = "dim3"))]
-fn gear_parts<'a>(dofs: [Derivatives<'a>; 3], lens: &[usize]) -> Vec<[Derivatives<'a>; 3]> {
-    let [a, b, c] = dofs.map(|d| {
+/// The Gear degrees of freedom cut into per-thread chunks of `lens`.
+fn gear_parts<'a>(dofs: [Derivatives<'a>; LOADS], lens: &[usize]) -> Vec<[Derivatives<'a>; LOADS]> {
+    let mut chunks = dofs.map(|d| {
         let sp = |s: &'a mut [f64]| split_lengths(s, lens.iter().copied()).into_iter();
-        let (mut x, mut v, mut a) = (sp(d.x), sp(d.v), sp(d.a));
+        let (mut x, mut v, mut a) = (d.x.map(sp), sp(d.v), sp(d.a));
         let (mut b, mut c, mut dd) = (sp(d.b), sp(d.c), sp(d.d));
         (0..lens.len())
             .map(|_| Derivatives {
-                x: x.next().unwrap(),
+                x: x.as_mut().map(|x| x.next().unwrap()),
                 v: v.next().unwrap(),
                 a: a.next().unwrap(),
                 b: b.next().unwrap(),
@@ -213,6 +216,9 @@ fn gear_parts<'a>(dofs: [Derivatives<'a>; 3], lens: &[usize]) -> Vec<[Derivative
                 d: dd.next().unwrap(),
             })
             .collect::<Vec<_>>()
+            .into_iter()
     });
-    a.into_iter().zip(b).zip(c).map(|((a, b), c)| [a, b, c]).collect()
+    (0..lens.len())
+        .map(|_| chunks.each_mut().map(|c| c.next().expect("one chunk per length")))
+        .collect()
 }

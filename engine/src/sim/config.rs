@@ -7,8 +7,7 @@ use super::*;
 pub enum Integrator {
     /// Velocity Verlet (kick-drift-kick), second order, symplectic.
     Verlet,
-    /// Gear's 6-value predictor-corrector (2D so far).
-    #[cfg(not(feature = "dim3"))]
+    /// Gear's 6-value predictor-corrector.
     Gear,
 }
 

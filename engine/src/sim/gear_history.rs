@@ -1,15 +1,17 @@
 //! The Gear predictor-corrector's history of each degree of freedom (its higher time
 //! derivatives), kept beside the particle store and renumbered with it.
 use super::*;
+use crate::store::LOADS;
 
-/// History of the Gear predictor for the three degrees of freedom (x, y, angle):
+/// History of the Gear predictor for the degrees of freedom, the axes then the angular
+/// components (x, y, angle in 2D; x, y, z and the rotations about them in 3D):
 /// acceleration and the third to fifth derivatives.
 #[derive(Debug, Default, Clone)]
 pub(super) struct GearHistory {
-    pub(super) a: [Vec<f64>; 3],
-    pub(super) b: [Vec<f64>; 3],
-    pub(super) c: [Vec<f64>; 3],
-    pub(super) d: [Vec<f64>; 3],
+    pub(super) a: [Vec<f64>; LOADS],
+    pub(super) b: [Vec<f64>; LOADS],
+    pub(super) c: [Vec<f64>; LOADS],
+    pub(super) d: [Vec<f64>; LOADS],
 }
 
 impl GearHistory {
@@ -21,23 +23,23 @@ impl GearHistory {
             .chain(&mut self.d)
     }
 
-    /// The three degrees of freedom (x, y, angle) as views for the Gear kernels.
+    /// The degrees of freedom as views for the Gear kernels, from the store's values and
+    /// rates ([`crate::store::ParticleStore::gear_views`]).
     pub(super) fn dofs<'a>(
         &'a mut self,
-        pos: [&'a mut Vec<f64>; 3],
-        vel: [&'a mut Vec<f64>; 3],
-    ) -> [Derivatives<'a>; 3] {
-        let [a0, a1, a2] = &mut self.a;
-        let [b0, b1, b2] = &mut self.b;
-        let [c0, c1, c2] = &mut self.c;
-        let [d0, d1, d2] = &mut self.d;
-        let [x0, x1, x2] = pos;
-        let [v0, v1, v2] = vel;
-        let dof = |x, v, a, b, c, d| Derivatives { x, v, a, b, c, d };
-        [
-            dof(x0, v0, a0, b0, c0, d0),
-            dof(x1, v1, a1, b1, c1, d1),
-            dof(x2, v2, a2, b2, c2, d2),
-        ]
+        values: [Option<&'a mut [f64]>; LOADS],
+        rates: [&'a mut [f64]; LOADS],
+    ) -> [Derivatives<'a>; LOADS] {
+        let (mut x, mut v) = (values.into_iter(), rates.into_iter());
+        let (mut a, mut b) = (self.a.iter_mut(), self.b.iter_mut());
+        let (mut c, mut d) = (self.c.iter_mut(), self.d.iter_mut());
+        std::array::from_fn(|_| Derivatives {
+            x: x.next().expect("LOADS values"),
+            v: v.next().expect("LOADS rates"),
+            a: a.next().expect("LOADS arrays"),
+            b: b.next().expect("LOADS arrays"),
+            c: c.next().expect("LOADS arrays"),
+            d: d.next().expect("LOADS arrays"),
+        })
     }
 }

@@ -162,9 +162,6 @@ impl Simulation {
         let shapes = self.shapes.as_ref().map_or(0, |s| s.memory_bytes());
         #[cfg(feature = "dim3")]
         let shapes = 0;
-        #[cfg(feature = "dim3")]
-        let gear = 0;
-        #[cfg(not(feature = "dim3"))]
         let gear = self.gear.as_ref().map_or(0, |g| {
             g.a.iter()
                 .chain(&g.b)

@@ -104,7 +104,6 @@ impl Simulation {
             with_broad!(&mut self.broad, m => NeighborSearch::push_particle(&mut **m));
         }
         self.contacts.grow_particles(self.len());
-        #[cfg(not(feature = "dim3"))]
         if let Some(g) = &mut self.gear {
             let n = self.particles.len();
             g.arrays().for_each(|a| a.resize(n, 0.0));
@@ -201,7 +200,6 @@ impl Simulation {
         }
         #[cfg(not(feature = "dim3"))]
         self.driven.remap(map);
-        #[cfg(not(feature = "dim3"))]
         if let Some(g) = &mut self.gear {
             for a in g.arrays() {
                 let mut na = vec![0.0; n];

@@ -9,8 +9,9 @@
 //!
 //! Written once for both builds: each array per axis or angular component is a section of
 //! its own (`p.x` .. `p.z`; `p.omega` in 2D, `p.omega.x` .. `p.omega.z` in 3D), springs are
-//! `Spring`s (one f64 or three); what one dimension only has (polygons, Gear, drives,
-//! insertion, line walls or planes and cylinders) sits behind `#[cfg]`.
+//! `Spring`s (one f64 or three), the Gear history one section per derivative and degree of
+//! freedom; what one dimension only has (polygons, drives, insertion, line walls or planes
+//! and cylinders) sits behind `#[cfg]`.
 //!
 //! Left out on purpose: scratch buffers, caches rebuilt on first use, the worker pool (a
 //! restart starts its own), phase timings, and the chains of the contact table (rebuilt
@@ -31,9 +32,9 @@ use talus_kernels::geometry::polygon::is_convex_ccw;
 use talus_kernels::math::{Aabb, DIM};
 use talus_kernels::neighbor::NeighborSearch;
 
-use super::{Broad, Config, Integrator, NeighborMethod, Simulation};
+use super::{Broad, Config, GearHistory, Integrator, NeighborMethod, Simulation};
 #[cfg(not(feature = "dim3"))]
-use super::{GearHistory, NarrowStats, Rejection};
+use super::{NarrowStats, Rejection};
 use crate::contacts::{ContactTable, FREE};
 #[cfg(not(feature = "dim3"))]
 use crate::drive::{Drive, Driven};
@@ -139,6 +140,13 @@ pub(super) mod names {
     pub const OMEGA: [&str; 1] = ["p.omega"];
     pub const TORQUE: [&str; 1] = ["p.torque"];
     pub const ENDS: [&str; 2] = ["broad.ends.x", "broad.ends.y"];
+    /// Gear history: derivative order (a, b, c, d) by degree of freedom (x, y, angle).
+    pub const GEAR: [[&str; 3]; 4] = [
+        ["gear.a.x", "gear.a.y", "gear.a.angle"],
+        ["gear.b.x", "gear.b.y", "gear.b.angle"],
+        ["gear.c.x", "gear.c.y", "gear.c.angle"],
+        ["gear.d.x", "gear.d.y", "gear.d.angle"],
+    ];
 }
 #[cfg(feature = "dim3")]
 pub(super) mod names {
@@ -148,8 +156,17 @@ pub(super) mod names {
     pub const OMEGA: [&str; 3] = ["p.omega.x", "p.omega.y", "p.omega.z"];
     pub const TORQUE: [&str; 3] = ["p.torque.x", "p.torque.y", "p.torque.z"];
     pub const ENDS: [&str; 3] = ["broad.ends.x", "broad.ends.y", "broad.ends.z"];
+    /// Gear history: derivative order (a, b, c, d) by degree of freedom: the axes, then
+    /// the rotations about them (as the 2D angle; their rate is `p.omega.x` ..).
+    #[rustfmt::skip]
+    pub const GEAR: [[&str; 6]; 4] = [
+        ["gear.a.x", "gear.a.y", "gear.a.z", "gear.a.angle.x", "gear.a.angle.y", "gear.a.angle.z"],
+        ["gear.b.x", "gear.b.y", "gear.b.z", "gear.b.angle.x", "gear.b.angle.y", "gear.b.angle.z"],
+        ["gear.c.x", "gear.c.y", "gear.c.z", "gear.c.angle.x", "gear.c.angle.y", "gear.c.angle.z"],
+        ["gear.d.x", "gear.d.y", "gear.d.z", "gear.d.angle.x", "gear.d.angle.y", "gear.d.angle.z"],
+    ];
 }
-use names::{ENDS, FORCE, OMEGA, POS, TORQUE, VEL};
+use names::{ENDS, FORCE, GEAR, OMEGA, POS, TORQUE, VEL};
 
 /// Names of [`ParticleStore::f64_fields`], in its order.
 fn particle_f64() -> [&'static str; F64_FIELDS] {
@@ -165,15 +182,6 @@ fn particle_f64() -> [&'static str; F64_FIELDS] {
         .copied();
     std::array::from_fn(|_| all.next().expect("F64_FIELDS names"))
 }
-
-/// Gear history: derivative order (a, b, c, d) by degree of freedom (x, y, angle).
-#[cfg(not(feature = "dim3"))]
-const GEAR: [[&str; 3]; 4] = [
-    ["gear.a.x", "gear.a.y", "gear.a.angle"],
-    ["gear.b.x", "gear.b.y", "gear.b.angle"],
-    ["gear.c.x", "gear.c.y", "gear.c.angle"],
-    ["gear.d.x", "gear.d.y", "gear.d.angle"],
-];
 
 // Positions in the "scalars" section.
 const S_N: usize = 0;
@@ -198,10 +206,7 @@ const C_EVERY_STEP: usize = C_MARGIN + 3;
 const C_SORT_EVERY: usize = C_MARGIN + 4;
 const C_MODEL: usize = C_MARGIN + 5;
 const CONFIG_WORDS: usize = C_MODEL + 1;
-#[cfg(not(feature = "dim3"))]
 const INTEGRATOR_CODES: &str = "0 or 1";
-#[cfg(feature = "dim3")]
-const INTEGRATOR_CODES: &str = "0: Verlet, the one integrator of the 3D engine";
 /// The neighbour method's code in the "config" section is its position here: the build's
 /// registry order in 2D; in 3D the order its checkpoints first had, the octree (which
 /// came later, second in the registry) appended, so that older files read unchanged.
@@ -275,7 +280,6 @@ fn narrow_from(w: &[u64]) -> NarrowStats {
 fn config_words(c: &Config) -> Vec<u64> {
     let integrator = match c.integrator {
         Integrator::Verlet => 0,
-        #[cfg(not(feature = "dim3"))]
         Integrator::Gear => 1,
     };
     let neighbor = METHOD_CODES
@@ -314,7 +318,6 @@ fn config_from(r: &Reader<'_>) -> Result<Config> {
         margin: f(C_MARGIN),
         integrator: match cw[C_INTEGRATOR] {
             0 => Integrator::Verlet,
-            #[cfg(not(feature = "dim3"))]
             1 => Integrator::Gear,
             k => return Err(bad_config(format!("integrator code {k} ({INTEGRATOR_CODES})"))),
         },
@@ -494,15 +497,15 @@ impl Simulation {
         s.push(borrowed("p.material", Elem::U16, &ps.material));
         s.push(borrowed("p.ptype", Elem::U16, &ps.ptype));
         s.push(borrowed("p.flags", Elem::U8, &ps.flags));
-        #[cfg(not(feature = "dim3"))]
-        {
-            if let Some(g) = &self.gear {
-                for (names, arrays) in GEAR.iter().zip([&g.a, &g.b, &g.c, &g.d]) {
-                    for (name, v) in names.iter().zip(arrays) {
-                        s.push(borrowed(name, Elem::F64, v));
-                    }
+        if let Some(g) = &self.gear {
+            for (names, arrays) in GEAR.iter().zip([&g.a, &g.b, &g.c, &g.d]) {
+                for (name, v) in names.iter().zip(arrays) {
+                    s.push(borrowed(name, Elem::F64, v));
                 }
             }
+        }
+        #[cfg(not(feature = "dim3"))]
+        {
             if let Some(sh) = &self.shapes {
                 s.push(borrowed("shape.start", Elem::U32, &sh.start));
                 s.push(borrowed("shape.body", Elem::F64, &sh.body));
@@ -684,7 +687,6 @@ impl Simulation {
                 return Err(r.err("p.radius", format!("particle id {}: {msg}", ps.id[p])));
             }
         }
-        #[cfg(not(feature = "dim3"))]
         let gear = match config.integrator {
             Integrator::Verlet => None,
             Integrator::Gear => {
@@ -908,7 +910,6 @@ impl Simulation {
         let params = PairTable::new(&materials);
         let sim = Simulation {
             params,
-            #[cfg(not(feature = "dim3"))]
             gear,
             particles: ps,
             contacts: ct,

@@ -11,7 +11,7 @@ use talus_kernels::contact::{spring_components, Spring};
 #[cfg(not(feature = "dim3"))]
 use talus_kernels::geometry::polygon::{area, centroid, polar_moment, to_world};
 
-use super::state::names::{FORCE, OMEGA, TORQUE, VEL};
+use super::state::names::{FORCE, GEAR, OMEGA, TORQUE, VEL};
 use super::state::{wall_words, WALL_WORDS};
 use super::Simulation;
 use crate::error::{EngineError, Result};
@@ -129,15 +129,11 @@ fn check_particles(sim: &Simulation) -> Result<()> {
             ));
         }
     }
-    #[cfg(not(feature = "dim3"))]
     if let Some(g) = &sim.gear {
-        for (order, arrays) in ["a", "b", "c", "d"].iter().zip([&g.a, &g.b, &g.c, &g.d]) {
-            for (dof, v) in ["x", "y", "angle"].iter().zip(arrays) {
+        for (names, arrays) in GEAR.iter().zip([&g.a, &g.b, &g.c, &g.d]) {
+            for (name, v) in names.iter().zip(arrays) {
                 if let Some(p) = v.iter().position(|x| !x.is_finite()) {
-                    return Err(err(
-                        &format!("gear.{order}.{dof}"),
-                        format!("particle index {p}: {} is not finite", v[p]),
-                    ));
+                    return Err(err(name, format!("particle index {p}: {} is not finite", v[p])));
                 }
             }
         }

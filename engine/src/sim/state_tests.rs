@@ -10,6 +10,7 @@ use talus_kernels::math::{ANG, DIM};
 
 use super::state::names;
 use super::*;
+use crate::store::LOADS;
 
 /// Sections copied out (as a file holds them).
 struct Saved(HashMap<&'static str, Vec<u8>>);
@@ -126,7 +127,7 @@ fn walls() -> Vec<Wall> {
     ]
 }
 
-fn bed(neighbor: NeighborMethod) -> Simulation {
+fn bed(neighbor: NeighborMethod, integrator: Integrator) -> Simulation {
     let m = mass(R);
     let gamma_n = ContactParams::gamma_for_restitution(KN, m / 2.0, 0.5);
     let contact = ContactParams {
@@ -145,7 +146,7 @@ fn bed(neighbor: NeighborMethod) -> Simulation {
         gravity,
         domain_min,
         domain_max: [0.04; DIM],
-        integrator: Integrator::Verlet,
+        integrator,
         neighbor,
         margin: 0.1e-3,
         every_step: false,
@@ -169,9 +170,12 @@ const M: u64 = 400;
 
 #[test]
 fn restart_from_sections_is_bitwise_the_straight_run() {
-    for &method in NeighborMethod::ALL {
-        let what = method.name();
-        let mut first = bed(method);
+    let runs = [Integrator::Verlet, Integrator::Gear]
+        .into_iter()
+        .flat_map(|i| NeighborMethod::ALL.iter().map(move |&m| (m, i)));
+    for (method, integrator) in runs {
+        let what = &format!("{} {integrator:?}", method.name());
+        let mut first = bed(method, integrator);
         first.run(N).unwrap();
         // The state carries what a restart must not lose: springs that slipped, of pairs
         // and of wall contacts.
@@ -183,10 +187,13 @@ fn restart_from_sections_is_bitwise_the_straight_run() {
         assert!(slipped(&first.contacts.xi) > 10, "{what}: too few pair springs");
         assert!(slipped(&first.wall_contacts.xi) > 5, "{what}: too few wall springs");
         let saved = save(&first);
+        let gear = saved.0.keys().filter(|k| k.starts_with("gear.")).count();
+        let expected = if integrator == Integrator::Gear { 4 * LOADS } else { 0 };
+        assert_eq!(gear, expected, "{what}: Gear history sections");
         drop(first);
         let mut restored = Simulation::from_sections(&saved).unwrap();
         restored.run(M).unwrap();
-        let mut straight = bed(method);
+        let mut straight = bed(method, integrator);
         straight.run(N + M).unwrap();
         assert!(straight.neighbor_updates > 2, "{what}: the broad phase never moved");
         let (a, b) = (&restored.particles, &straight.particles);
@@ -218,7 +225,7 @@ fn set_f64(saved: &mut Saved, name: &str, k: usize, v: f64) {
 
 #[test]
 fn forged_sections_are_refused_by_name() {
-    let mut sim = bed(NeighborMethod::Sweep);
+    let mut sim = bed(NeighborMethod::Sweep, Integrator::Verlet);
     sim.run(N).unwrap();
     let good = save(&sim);
     assert!(Simulation::from_sections(&good).is_ok());
@@ -281,6 +288,28 @@ fn forged_sections_are_refused_by_name() {
     let mut bad = Saved(good.0.clone());
     bad.0.get_mut("wallc.w").unwrap()[..2].copy_from_slice(&9u16.to_ne_bytes());
     assert!(refused(&bad).contains("wall 9 of"), "{}", refused(&bad));
+}
+
+/// The Gear history is checked as the store is: a NaN or a missing array is refused by
+/// the name of its section (the last rotational degree of freedom: `gear.b.angle` in 2D,
+/// `gear.b.angle.z` in 3D).
+#[test]
+fn forged_gear_history_is_refused_by_name() {
+    let mut sim = bed(NeighborMethod::Sweep, Integrator::Gear);
+    sim.run(N).unwrap();
+    let good = save(&sim);
+    assert!(Simulation::from_sections(&good).is_ok());
+    let name = names::GEAR[1][LOADS - 1];
+    let mut bad = Saved(good.0.clone());
+    set_f64(&mut bad, name, 7, f64::NAN);
+    let msg = refused(&bad);
+    assert!(
+        msg.starts_with(&format!("{name}: particle index 7")) && msg.contains("not finite"),
+        "{msg}"
+    );
+    let mut bad = Saved(good.0.clone());
+    bad.0.remove(names::GEAR[3][0]);
+    assert_eq!(refused(&bad), format!("{}: missing", names::GEAR[3][0]));
 }
 
 /// The last word of the config section (rejection in 2D, normal model in 3D).

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use talus_engine::sim::Shape;
-use talus_engine::store::BYTES_PER_PARTICLE;
+use talus_engine::store::{BYTES_PER_PARTICLE, LOADS};
 use talus_engine::ParticleInit;
 use talus_kernels::contact::Spring;
 use talus_kernels::math::DIM;
@@ -33,7 +33,7 @@ pub struct Footprint {
     /// The neighbour search (sort-and-sweep: four box ends of 8 bytes, a box of four
     /// `f32`, positions in the sorted lists).
     pub neighbor: u64,
-    /// Gear's history (four derivatives of three degrees of freedom), polygon corners
+    /// Gear's history (four derivatives of each degree of freedom), polygon corners
     /// (body and world frame).
     pub extra: u64,
     /// What building the scenario holds at the same time (the particle list, the shapes,
@@ -51,7 +51,7 @@ impl Footprint {
         // in the list and as many in its rebuild buffers.
         let contacts = PAIRS_PER_PARTICLE * slot + 4 + 5;
         let neighbor = (2 * DIM * 8 + 2 * DIM * 4 + 8) as u64;
-        let extra = if gear { 12 * 8 } else { 0 } + if polygon { 4 + vertices * 2 * 16 } else { 0 };
+        let extra = if gear { 4 * LOADS as u64 * 8 } else { 0 } + if polygon { 4 + vertices * 2 * 16 } else { 0 };
         let setup = (std::mem::size_of::<ParticleInit>()
             + std::mem::size_of::<Option<Shape>>()
             + std::mem::size_of::<talus_engine::generate::Ball>()) as u64

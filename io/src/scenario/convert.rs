@@ -271,13 +271,7 @@ impl Ctx<'_> {
             (None, None) if model == NormalModel::Hertz => return Err(self.err(0..0, HERTZ_DT)),
             (None, None) => TimeStep::Fraction(DEFAULT_DT_FRACTION),
         };
-        let scheme = match i.scheme {
-            Some(s) if DIM == 3 && *s.get_ref() == Scheme::Gear => {
-                return Err(self.err(s.span(), "\"gear\" is 2D only so far; use \"verlet\""))
-            }
-            Some(s) => s.into_inner(),
-            None => Scheme::Verlet,
-        };
+        let scheme = i.scheme.map_or(Scheme::Verlet, |s| s.into_inner());
         Ok(Integrator { scheme, time_step })
     }
 

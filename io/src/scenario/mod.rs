@@ -236,7 +236,7 @@ pub struct Integrator {
 pub enum Scheme {
     /// Velocity Verlet.
     Verlet,
-    /// 6-value Gear predictor-corrector (2D so far).
+    /// 6-value Gear predictor-corrector.
     Gear,
 }
 

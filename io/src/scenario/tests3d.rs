@@ -188,10 +188,6 @@ fn what_is_2d_only_is_refused_by_name() {
         &["particles[0].shape", "spheres"],
     );
     expect_err(
-        &format!("{SMALL}[integrator]\nscheme = \"gear\"\n"),
-        &["integrator.scheme", "2D only"],
-    );
-    expect_err(
         &format!("{SMALL}[neighbor]\nrejection = \"projection\"\n"),
         &["neighbor.rejection", "2D only"],
     );
@@ -207,6 +203,13 @@ fn what_is_2d_only_is_refused_by_name() {
         &SMALL.replace("axis = [0.0, 0.0, 2.0]", "normal = [0.0, 0.0, 2.0]"),
         &["normal", "not allowed"],
     );
+    // Gear is in both builds: accepted, built and run.
+    let s = parse(&format!("{SMALL}[integrator]\nscheme = \"gear\"\n")).unwrap();
+    assert_eq!(s.integrator.scheme, Scheme::Gear);
+    let mut b = build(&s, Path::new("gear.toml")).unwrap();
+    assert_eq!(b.sim.config.integrator, talus_engine::Integrator::Gear);
+    b.sim.run(100).unwrap();
+    assert!(b.sim.particles.pos[2].iter().all(|&z| z > 0.0));
 }
 
 #[test]
