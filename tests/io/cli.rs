@@ -3,7 +3,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 use std::path::Path;
-use std::process::Output;
 
 use common::{describe, run, text};
 
