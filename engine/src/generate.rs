@@ -182,8 +182,8 @@ pub fn random(count: usize, radii: &RadiusDist, min: Vector, max: Vector, seed: 
                 grid[flat].iter().all(|&q| {
                     let b = &out[q as usize];
                     let mut s = (b.centre[0] - x[0]).powi(2);
-                    for d in 1..DIM {
-                        s += (b.centre[d] - x[d]).powi(2);
+                    for (bc, xc) in b.centre[1..].iter().zip(&x[1..]) {
+                        s += (bc - xc).powi(2);
                     }
                     s >= (b.r + r).powi(2)
                 })
