@@ -178,8 +178,9 @@ impl Quadtree {
     }
 }
 
-/// Most tiles of one box along one axis.
-pub const MAX_TILES_PER_AXIS: usize = 512;
+/// Most tiles of one box along one axis: 2^18 tiles per box at most in either dimension
+/// (512 per axis in 3D would allow 10^8).
+pub const MAX_TILES_PER_AXIS: usize = if DIM == 2 { 512 } else { 64 };
 
 impl NeighborSearch for Quadtree {
     fn name(&self) -> &'static str {

@@ -293,6 +293,26 @@ fn a_box_as_large_as_the_domain() {
     }
 }
 
+/// A box ten thousand times the others' size: its tiles per axis are capped (2^18 tiles
+/// in all), larger tiles widen the search, and the set is still exact.
+#[test]
+fn a_huge_box_gets_capped_tiles() {
+    let mut b: Vec<Box64> = (0..20)
+        .map(|k| {
+            let x = 0.03 * k as f64;
+            std::array::from_fn(|j| if j % 2 == 0 { x } else { x + 0.02 })
+        })
+        .collect();
+    b.push(std::array::from_fn(|j| if j % 2 == 0 { -100.0 } else { 100.0 }));
+    let mut t = Quadtree::new(None);
+    let mut pairs = Vec::new();
+    t.rebuild(&Boxes(&b), &mut pairs);
+    assert_eq!(pairs, brute_force_pairs(&Boxes(&b)));
+    assert_eq!(t.entries(), 20 + MAX_TILES_PER_AXIS.pow(DIM as u32));
+    assert!(t.entries() <= 20 + (1 << 18));
+    t.validate().unwrap();
+}
+
 /// Many entries at exactly one point: a leaf at the depth limit chains them (splitting
 /// would never separate them); they then spread out and gather again.
 #[test]

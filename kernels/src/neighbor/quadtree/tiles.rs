@@ -83,8 +83,8 @@ impl Quadtree {
                 self.owner.push(p as u32);
                 self.centre.push(c);
                 self.half.push(h);
-                for a in 0..DIM {
-                    self.reach[a] = self.reach[a].max(h[a]);
+                for (r, x) in self.reach.iter_mut().zip(h) {
+                    *r = r.max(x);
                 }
             }
         }
@@ -103,15 +103,13 @@ impl Quadtree {
             if self.tiles_for(&b) != t {
                 return false;
             }
-            let mut e = self.first_entry[p] as usize;
-            for k in tile_indices(t) {
+            for (e, k) in (self.first_entry[p] as usize..).zip(tile_indices(t)) {
                 let (c, h) = Self::tile_of(&b, t, k);
                 self.centre[e] = c;
                 self.half[e] = h;
-                for a in 0..DIM {
-                    self.reach[a] = self.reach[a].max(h[a]);
+                for (r, x) in self.reach.iter_mut().zip(h) {
+                    *r = r.max(x);
                 }
-                e += 1;
             }
         }
         true
