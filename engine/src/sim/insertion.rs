@@ -1,4 +1,4 @@
-//! Insertion streams on a simulation (2D): particles poured into a region over time, each
+//! Insertion streams on a simulation (both builds): particles poured into a region over time, each
 //! event placed clear of everything present ([`crate::insert`]), the shortfalls kept for
 //! the caller.
 use super::*;
@@ -7,7 +7,6 @@ impl Simulation {
     /// Pour particles in over time (see [`crate::insert`]): from the next step on, the
     /// stream inserts at its scheduled steps (events before the current step are skipped).
     /// Returns the stream's index.
-    #[cfg(not(feature = "dim3"))]
     pub fn add_insertion(&mut self, spec: InsertSpec) -> Result<usize> {
         let c = &self.config;
         let setup = |m: String| EngineError::Setup(format!("insertion: {m}"));
@@ -18,7 +17,9 @@ impl Simulation {
         }
         // A shape specification that cannot make polygons is a setup error, not one of
         // the run: draw a few.
+        #[cfg(not(feature = "dim3"))]
         let mut rng = crate::generate::rng(spec.seed);
+        #[cfg(not(feature = "dim3"))]
         for _ in 0..16 {
             let r = spec.radius.max();
             if let Some(v) = crate::generate::polygon_vertices(&spec.shape, r, &mut rng) {
@@ -32,20 +33,17 @@ impl Simulation {
     }
 
     /// The insertion streams and their counts.
-    #[cfg(not(feature = "dim3"))]
     pub fn insertions(&self) -> &[Inserter] {
         &self.inserts
     }
 
     /// The insertion events that fell short since the last call (the region was too full
     /// for all the particles asked for), oldest first.
-    #[cfg(not(feature = "dim3"))]
     pub fn take_shortfalls(&mut self) -> Vec<Shortfall> {
         std::mem::take(&mut self.shortfalls)
     }
 
     /// Is some insertion stream due before the next step?
-    #[cfg(not(feature = "dim3"))]
     pub(super) fn insertion_due(&self) -> bool {
         self.inserts.iter().any(|i| i.next_step() == Some(self.step))
     }
@@ -54,7 +52,6 @@ impl Simulation {
     /// the particles of the ones before); `run` does them itself, so calling this first
     /// changes nothing but lets the caller see the particles as they were inserted. The
     /// state must be synchronised (it is between calls of `run`).
-    #[cfg(not(feature = "dim3"))]
     pub fn insert_due(&mut self) -> Result<()> {
         let t = Instant::now();
         for s in 0..self.inserts.len() {
@@ -69,7 +66,6 @@ impl Simulation {
     }
 
     /// One event of stream `s`.
-    #[cfg(not(feature = "dim3"))]
     fn insert_event(&mut self, s: usize) -> Result<()> {
         let ins = &self.inserts[s];
         let want = ins
@@ -87,12 +83,15 @@ impl Simulation {
             let mut obstacles = crate::insert::Obstacles::default();
             let mut next_id = self.next_id;
             for p in 0..ps.len() {
-                let (x, y, r) = (ps.pos[0][p], ps.pos[1][p], ps.radius[p]);
-                if x + r >= lo[0] && x - r <= hi[0] && y + r >= lo[1] && y - r <= hi[1] {
+                let (c, r): (Vector, f64) = (std::array::from_fn(|a| ps.pos[a][p]), ps.radius[p]);
+                if (0..DIM).all(|a| c[a] + r >= lo[a] && c[a] - r <= hi[a]) {
+                    #[cfg(not(feature = "dim3"))]
                     match self.shapes.as_ref().filter(|sh| sh.is_polygon(p)) {
-                        Some(sh) => obstacles.polygon(x, y, r, ps.angle[p], &sh.body[sh.range(p)]),
-                        None => obstacles.disc(x, y, r),
+                        Some(sh) => obstacles.polygon(c, r, ps.angle[p], &sh.body[sh.range(p)]),
+                        None => obstacles.ball(c, r),
                     }
+                    #[cfg(feature = "dim3")]
+                    obstacles.ball(c, r);
                 }
                 next_id = next_id.max(ps.id[p].saturating_add(1));
             }
@@ -119,6 +118,7 @@ impl Simulation {
         let Some(p) = placed.filter(|p| !p.inits.is_empty()) else {
             return Ok(());
         };
+        #[cfg(not(feature = "dim3"))]
         let before = self.len();
         self.append(&p.inits, &p.shapes)?;
         // Nothing touches a new particle: its force is zero, so what `prime` would give it
