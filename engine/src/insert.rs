@@ -572,7 +572,12 @@ pub(crate) fn encode_specs(ins: &[Inserter]) -> Vec<u64> {
             RadiusDist::Uniform { mean, width } => (1, *mean, *width, &[]),
             RadiusDist::List(v) => (2, 0.0, 0.0, v),
         };
-        let vectors = s.region_min.iter().chain(&s.region_max).chain(&s.velocity).map(|v| b(*v));
+        let vectors = s
+            .region_min
+            .iter()
+            .chain(&s.region_max)
+            .chain(&s.velocity)
+            .map(|v| b(*v));
         let words: [u64; SPEC_WORDS - V] = [
             b(s.velocity_jitter),
             amount_kind,
@@ -631,7 +636,10 @@ pub(crate) fn decode_specs(w: &[u64]) -> Result<Vec<InsertSpec>, String> {
         };
         #[cfg(feature = "dim3")]
         if rec[V + 11] != 0 {
-            return Err(format!("stream {k}: shape kind {} (spheres only in 3D: 0)", rec[V + 11]));
+            return Err(format!(
+                "stream {k}: shape kind {} (spheres only in 3D: 0)",
+                rec[V + 11]
+            ));
         }
         #[cfg(not(feature = "dim3"))]
         let corners = |i: usize| small(i, "corner count", MAX_VERTICES as u64).map(|v| v as usize);
@@ -642,7 +650,9 @@ pub(crate) fn decode_specs(w: &[u64]) -> Result<Vec<InsertSpec>, String> {
                 vertices: [corners(V + 12)?, corners(V + 13)?],
                 aspect: f(V + 14),
             },
-            2 => ShapeSpec::Regular { vertices: corners(V + 12)? },
+            2 => ShapeSpec::Regular {
+                vertices: corners(V + 12)?,
+            },
             3 => ShapeSpec::Ellipse {
                 vertices: corners(V + 12)?,
                 aspect: f(V + 14),
@@ -652,7 +662,11 @@ pub(crate) fn decode_specs(w: &[u64]) -> Result<Vec<InsertSpec>, String> {
         };
         let list = &rec[SPEC_WORDS..];
         if rec[V + 19] as usize != list.len() {
-            return Err(format!("stream {k}: {} radii listed, {} stored", rec[V + 19], list.len()));
+            return Err(format!(
+                "stream {k}: {} radii listed, {} stored",
+                rec[V + 19],
+                list.len()
+            ));
         }
         let radius = match rec[V + 16] {
             0 => RadiusDist::Fixed(f(V + 17)),
