@@ -187,9 +187,6 @@ pub struct SummaryExtras {
     pub narrow_phase: Option<String>,
 }
 
-/// An insertion event that fell short (2D: the engine's own type).
-pub use talus_engine::Shortfall;
-
 /// `talus run`: the scenario's dimension picks the build (a file that cannot be read or
 /// parsed goes to the 2D build, whose error names the problem).
 pub fn run(a: RunArgs) -> Result<(), String> {
