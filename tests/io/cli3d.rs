@@ -234,9 +234,9 @@ rate = 20000.0
 total = 150
 every = 20
 [run]
-steps = 6000
+steps = 40000
 [output]
-every = 3000
+every = 20000
 dir = "out"
 "#;
 
@@ -275,10 +275,10 @@ fn spheres_poured_into_a_box_stay_in_it_apart() {
             x[0].abs() + r < 0.01 + slack && x[1].abs() + r < 0.01 + slack && x[2] - r > -slack,
             "outside the box: {f:?}"
         );
-        // Settled: on the floor's side of the region's top, and slow.
+        // Settled (0.32 s): below the region, at rest.
         assert!(
-            x[2] < 0.02 && f[5].hypot(f[6]).hypot(f[7]) < 0.1,
-            "still falling: {f:?}"
+            x[2] < 0.01 && f[5].hypot(f[6]).hypot(f[7]) < 0.01,
+            "still moving: {f:?}"
         );
     }
     for (k, a) in rows.iter().enumerate() {
@@ -286,7 +286,7 @@ fn spheres_poured_into_a_box_stay_in_it_apart() {
             let d = (a[2] - b[2]).hypot(a[3] - b[3]).hypot(a[4] - b[4]);
             let rs = a[14] + b[14];
             assert!(
-                d > 0.95 * rs,
+                d > 0.99 * rs,
                 "{} and {} overlap by {:.3} of their radii",
                 a[0],
                 b[0],
