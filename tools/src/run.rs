@@ -179,8 +179,8 @@ impl std::str::FromStr for NeighborChoice {
     }
 }
 
-/// What a run summary says that one dimension only has: a line per insertion stream, and
-/// the polygon narrow phase's statistics.
+/// What a run summary says beside the common lines: a line per insertion stream, and the
+/// polygon narrow phase's statistics (2D).
 #[derive(Debug, Default)]
 pub struct SummaryExtras {
     pub insertions: Vec<String>,
