@@ -679,7 +679,7 @@ pub(crate) fn decode_specs(w: &[u64]) -> Result<Vec<InsertSpec>, String> {
         };
         let opt = |v: u64| (v != u64::MAX).then_some(v);
         out.push(InsertSpec {
-            region_min: std::array::from_fn(|a| f(a)),
+            region_min: std::array::from_fn(f),
             region_max: std::array::from_fn(|a| f(DIM + a)),
             radius,
             #[cfg(not(feature = "dim3"))]

@@ -346,7 +346,11 @@ fn a_restart_in_the_middle_of_a_stream_continues_it_bitwise() {
         same_bits(&a.pos, &b.pos, &format!("{what}: positions"));
         same_bits(&a.vel, &b.vel, &format!("{what}: velocities"));
         same_bits(&a.omega, &b.omega, &format!("{what}: spins"));
-        same_bits(&[a.radius.clone()], &[b.radius.clone()], &format!("{what}: radii"));
+        same_bits(
+            std::slice::from_ref(&a.radius),
+            std::slice::from_ref(&b.radius),
+            &format!("{what}: radii"),
+        );
         assert_eq!(restored.insertions(), straight.insertions(), "{what}: streams");
         assert_same_state(&restored, &straight, &what);
     }
