@@ -1,6 +1,7 @@
 //! Particle insertion over time, as LAMMPS' `fix pour` and LIGGGHTS' `fix
-//! insert/rate/region` fill a drum, a hopper or a silo: a stream of discs or polygons
-//! poured into a box-shaped region at scheduled steps.
+//! insert/rate/region` fill a drum, a hopper or a silo: a stream of discs or polygons (2D)
+//! or spheres (3D) poured into a box-shaped region at scheduled steps. One source for both
+//! builds: the polygon parts are 2D only.
 //!
 //! A stream inserts at steps `start_step`, `start_step + every`, ... (an *event*), each
 //! time the particles its [`Amount`] schedules (a fixed count, or a rate in particles per
@@ -15,8 +16,9 @@
 //! each particle, in order: its radius, its shape and orientation (polygons), then up to
 //! `attempts` centres uniform over the positions that keep its bounding circle inside the
 //! region, the first one where its bounding circle overlaps no particle (grains, wall
-//! bodies, the particles inserted just before) and no line wall being taken, then the
-//! velocity spread. A disc obstacle is its circle; a polygon obstacle is its real shape
+//! bodies, the particles inserted just before) and is on the particles' side of every wall
+//! (3D: inside every cylinder), clear of it, then the velocity spread. The draws per
+//! particle are the same in both builds, one per axis. A disc obstacle is its circle; a polygon obstacle is its real shape
 //! (the distance from the candidate's centre to its corners' polygon), the bounding
 //! circles only the grid's broad phase: a long wall plate's circle covers much of a
 //! hopper's funnel, where the plate itself is far. The candidate's own bounding circle is
@@ -30,10 +32,16 @@
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+#[cfg(not(feature = "dim3"))]
 use talus_kernels::geometry::point_distance::signed_distance;
+#[cfg(not(feature = "dim3"))]
 use talus_kernels::geometry::polygon::to_world;
+use talus_kernels::math::{norm2, Vector, ANG, DIM};
 
-use crate::generate::{polygon_vertices, RadiusDist, ShapeSpec};
+use crate::generate::RadiusDist;
+#[cfg(not(feature = "dim3"))]
+use crate::generate::{polygon_vertices, ShapeSpec};
+#[cfg(not(feature = "dim3"))]
 use crate::shapes::{PolygonShape, MAX_VERTICES, MIN_VERTICES};
 use crate::store::ParticleInit;
 use crate::walls::Wall;
@@ -52,16 +60,18 @@ pub enum Amount {
 /// One insertion stream, in steps (the scenario's times are converted by the caller).
 #[derive(Debug, Clone, PartialEq)]
 pub struct InsertSpec {
-    /// The region (a box) the particles' bounding circles must lie in.
-    pub region_min: [f64; 2],
-    pub region_max: [f64; 2],
+    /// The region (a box) the particles' bounding circles (spheres) must lie in.
+    pub region_min: Vector,
+    pub region_max: Vector,
     /// Radius (polygons: circumradius) distribution.
     pub radius: RadiusDist,
+    /// Discs or polygons (spheres only in 3D).
+    #[cfg(not(feature = "dim3"))]
     pub shape: ShapeSpec,
     pub material: u16,
     /// The `type` column of outputs.
     pub ptype: u16,
-    pub velocity: [f64; 2],
+    pub velocity: Vector,
     /// Each velocity component gets a uniform random number in [-j, j].
     pub velocity_jitter: f64,
     pub amount: Amount,
@@ -137,12 +147,12 @@ impl InsertSpec {
     }
 
     /// The settings a stream needs to make sense, independent of the simulation.
-    pub fn check(&self, domain_min: [f64; 2], domain_max: [f64; 2], materials: usize) -> Result<(), String> {
+    pub fn check(&self, domain_min: Vector, domain_max: Vector, materials: usize) -> Result<(), String> {
         let (lo, hi) = (self.region_min, self.region_max);
-        if !(lo.iter().chain(&hi).all(|v| v.is_finite()) && lo[0] < hi[0] && lo[1] < hi[1]) {
+        if !(lo.iter().chain(&hi).all(|v| v.is_finite()) && (0..DIM).all(|k| lo[k] < hi[k])) {
             return Err(format!("region {lo:?}..{hi:?}: min must be below max, both finite"));
         }
-        if !(0..2).all(|k| lo[k] >= domain_min[k] && hi[k] <= domain_max[k]) {
+        if !(0..DIM).all(|k| lo[k] >= domain_min[k] && hi[k] <= domain_max[k]) {
             return Err(format!(
                 "region {lo:?}..{hi:?} must lie inside the domain {domain_min:?}..{domain_max:?}"
             ));
@@ -162,12 +172,13 @@ impl InsertSpec {
             return Err(format!("radius {r} must be positive and finite"));
         }
         let rmax = self.radius.max();
-        let room = (hi[0] - lo[0]).min(hi[1] - lo[1]);
+        let room = (0..DIM).map(|k| hi[k] - lo[k]).fold(f64::INFINITY, f64::min);
         if 2.0 * rmax >= room {
             return Err(format!(
                 "the largest particle (radius {rmax}) does not fit in the region {lo:?}..{hi:?} ({room} across)"
             ));
         }
+        #[cfg(not(feature = "dim3"))]
         match self.shape {
             ShapeSpec::Disc => {}
             ShapeSpec::Random {
@@ -285,118 +296,142 @@ fn event_rng(seed: u64, k: u64) -> Xoshiro256PlusPlus {
 /// The particles of one event.
 pub(crate) struct Placed {
     pub inits: Vec<ParticleInit>,
-    pub shapes: Vec<Option<PolygonShape>>,
+    /// Per particle its polygon, if it is one (always None in 3D).
+    pub shapes: Vec<Option<crate::sim::Shape>>,
 }
 
 /// What poured particles must not overlap: the particles near the region, each as its
-/// bounding circle and, for a polygon, its world-frame corners.
+/// bounding circle (sphere) and, for a polygon, its world-frame corners.
 #[derive(Debug, Default)]
 pub(crate) struct Obstacles {
-    /// [x, y, r] of each obstacle.
-    circles: Vec<[f64; 3]>,
+    centres: Vec<Vector>,
+    radii: Vec<f64>,
     /// Per obstacle the range of its corners in `corners` (empty: a disc).
+    #[cfg(not(feature = "dim3"))]
     ranges: Vec<std::ops::Range<usize>>,
+    #[cfg(not(feature = "dim3"))]
     corners: Vec<[f64; 2]>,
 }
 
 impl Obstacles {
-    /// A disc at (x, y) of radius r.
-    pub fn disc(&mut self, x: f64, y: f64, r: f64) {
-        self.circles.push([x, y, r]);
+    /// A disc (sphere) at `c` of radius r.
+    pub fn ball(&mut self, c: Vector, r: f64) {
+        self.centres.push(c);
+        self.radii.push(r);
+        #[cfg(not(feature = "dim3"))]
         self.ranges.push(0..0);
     }
 
     /// A polygon of bounding radius `r` whose body-frame corners `body` are placed at
-    /// (x, y) turned by `angle`.
-    pub fn polygon(&mut self, x: f64, y: f64, r: f64, angle: f64, body: &[[f64; 2]]) {
+    /// `c` turned by `angle`.
+    #[cfg(not(feature = "dim3"))]
+    pub fn polygon(&mut self, c: Vector, r: f64, angle: f64, body: &[[f64; 2]]) {
         let from = self.corners.len();
         self.corners.resize(from + body.len(), [0.0; 2]);
-        to_world(body, [x, y], angle, &mut self.corners[from..]);
-        self.circles.push([x, y, r]);
+        to_world(body, c, angle, &mut self.corners[from..]);
+        self.centres.push(c);
+        self.radii.push(r);
         self.ranges.push(from..self.corners.len());
     }
 
-    /// Does the circle at (x, y) of radius r overlap obstacle `k`? Touching is allowed.
-    fn overlap(&self, k: usize, x: f64, y: f64, r: f64) -> bool {
-        let c = self.circles[k];
-        let (dx, dy, rs) = (c[0] - x, c[1] - y, c[2] + r);
-        if dx * dx + dy * dy >= rs * rs {
+    fn len(&self) -> usize {
+        self.centres.len()
+    }
+
+    /// Does the ball at `c` of radius r overlap obstacle `k`? Touching is allowed.
+    fn overlap(&self, k: usize, c: Vector, r: f64) -> bool {
+        let o = self.centres[k];
+        let d: Vector = std::array::from_fn(|a| o[a] - c[a]);
+        let rs = self.radii[k] + r;
+        if norm2(d) >= rs * rs {
             return false;
         }
-        let corners = &self.corners[self.ranges[k].clone()];
-        corners.is_empty() || signed_distance([x, y], corners) < r
+        #[cfg(not(feature = "dim3"))]
+        {
+            let corners = &self.corners[self.ranges[k].clone()];
+            corners.is_empty() || signed_distance(c, corners) < r
+        }
+        #[cfg(feature = "dim3")]
+        true
     }
 }
 
 /// A uniform grid over the region holding the obstacles' indices, each in every cell its
-/// bounding circle's box touches: an obstacle overlapping a candidate's circle shares a
-/// cell with it (the broad phase).
+/// bounding ball's box touches: an obstacle overlapping a candidate's ball shares a cell
+/// with it (the broad phase).
 struct Grid {
-    lo: [f64; 2],
+    lo: Vector,
     cell: f64,
-    n: [usize; 2],
+    n: [usize; DIM],
     cells: Vec<Vec<u32>>,
 }
 
 impl Grid {
-    fn new(lo: [f64; 2], hi: [f64; 2], cell: f64) -> Grid {
-        // At most 2^16 cells, however small the particles (made anew at every insertion).
-        let extent = (hi[0] - lo[0]).max(hi[1] - lo[1]);
-        let cell = cell.max(extent / 256.0);
-        let n = [
-            (((hi[0] - lo[0]) / cell).ceil() as usize).max(1),
-            (((hi[1] - lo[1]) / cell).ceil() as usize).max(1),
-        ];
+    fn new(lo: Vector, hi: Vector, cell: f64) -> Grid {
+        // At most 2^16 cells in 2D, 2^18 in 3D, however small the particles (made anew at
+        // every insertion).
+        let extent = (0..DIM).map(|k| hi[k] - lo[k]).fold(0.0, f64::max);
+        let per_axis = if DIM == 2 { 256.0 } else { 64.0 };
+        let cell = cell.max(extent / per_axis);
+        let n: [usize; DIM] = std::array::from_fn(|k| (((hi[k] - lo[k]) / cell).ceil() as usize).max(1));
         Grid {
             lo,
             cell,
             n,
-            cells: vec![Vec::new(); n[0] * n[1]],
+            cells: vec![Vec::new(); n.iter().product()],
         }
     }
 
-    /// Cells touched by the box of a circle, clipped to the grid.
-    fn span(&self, x: f64, y: f64, r: f64) -> Option<[std::ops::Range<usize>; 2]> {
+    /// Cells touched by the box of a ball, clipped to the grid.
+    fn span(&self, c: Vector, r: f64) -> Option<[std::ops::Range<usize>; DIM]> {
         let idx = |v: f64, k: usize| ((v - self.lo[k]) / self.cell).floor();
-        let (x0, x1, y0, y1) = (idx(x - r, 0), idx(x + r, 0), idx(y - r, 1), idx(y + r, 1));
-        if x1 < 0.0 || y1 < 0.0 || x0 >= self.n[0] as f64 || y0 >= self.n[1] as f64 {
+        let lo: [f64; DIM] = std::array::from_fn(|k| idx(c[k] - r, k));
+        let hi: [f64; DIM] = std::array::from_fn(|k| idx(c[k] + r, k));
+        if (0..DIM).any(|k| hi[k] < 0.0 || lo[k] >= self.n[k] as f64) {
             return None;
         }
         let clip = |v: f64, k: usize| (v.max(0.0) as usize).min(self.n[k] - 1);
-        Some([clip(x0, 0)..clip(x1, 0) + 1, clip(y0, 1)..clip(y1, 1) + 1])
+        Some(std::array::from_fn(|k| clip(lo[k], k)..clip(hi[k], k) + 1))
+    }
+
+    /// The cells of a span, by their index in `cells` (x fastest).
+    fn cells_of(&self, span: [std::ops::Range<usize>; DIM]) -> impl Iterator<Item = usize> + '_ {
+        let count: usize = span.iter().map(|r| r.len()).product();
+        (0..count).map(move |mut i| {
+            let (mut at, mut stride) = (0, 1);
+            for (k, r) in span.iter().enumerate() {
+                at += (r.start + i % r.len()) * stride;
+                i /= r.len();
+                stride *= self.n[k];
+            }
+            at
+        })
     }
 
     /// File obstacle `k`.
     fn add(&mut self, obstacles: &Obstacles, k: usize) {
-        let c = obstacles.circles[k];
-        if let Some([xs, ys]) = self.span(c[0], c[1], c[2]) {
-            for gy in ys {
-                for gx in xs.clone() {
-                    self.cells[gy * self.n[0] + gx].push(k as u32);
-                }
+        if let Some(span) = self.span(obstacles.centres[k], obstacles.radii[k]) {
+            let cells: Vec<usize> = self.cells_of(span).collect();
+            for c in cells {
+                self.cells[c].push(k as u32);
             }
         }
     }
 
-    /// Does the circle at (x, y) of radius r overlap an obstacle? Touching is allowed.
-    fn overlaps(&self, obstacles: &Obstacles, x: f64, y: f64, r: f64) -> bool {
-        let Some([xs, ys]) = self.span(x, y, r) else {
+    /// Does the ball at `c` of radius r overlap an obstacle? Touching is allowed.
+    fn overlaps(&self, obstacles: &Obstacles, c: Vector, r: f64) -> bool {
+        let Some(span) = self.span(c, r) else {
             return false;
         };
-        ys.into_iter().any(|gy| {
-            xs.clone().any(|gx| {
-                self.cells[gy * self.n[0] + gx]
-                    .iter()
-                    .any(|&k| obstacles.overlap(k as usize, x, y, r))
-            })
-        })
+        self.cells_of(span)
+            .any(|cell| self.cells[cell].iter().any(|&k| obstacles.overlap(k as usize, c, r)))
     }
 }
 
 /// Place the particles of event `k` of `ins` (up to `want`): `obstacles` are the particles
-/// near the region (the particles placed are added to them), `density` the areal density
-/// of the stream's material, ids from `next_id` on. A polygon the shape specification
-/// cannot make is an error.
+/// near the region (the particles placed are added to them), `density` the density of the
+/// stream's material (areal in 2D), ids from `next_id` on. A polygon the shape
+/// specification cannot make is an error.
 pub(crate) fn place(
     ins: &Inserter,
     want: u64,
@@ -409,7 +444,7 @@ pub(crate) fn place(
     let mut rng = event_rng(s.seed, ins.counts.events);
     let (lo, hi) = (s.region_min, s.region_max);
     let mut grid = Grid::new(lo, hi, 2.0 * s.radius.max());
-    for k in 0..obstacles.circles.len() {
+    for k in 0..obstacles.len() {
         grid.add(obstacles, k);
     }
     let mut out = Placed {
@@ -423,6 +458,7 @@ pub(crate) fn place(
         }
         let k = (ins.counts.inserted as usize).wrapping_add(out.inits.len());
         let r = s.radius.draw(k, &mut rng);
+        #[cfg(not(feature = "dim3"))]
         let (shape, angle) = match polygon_vertices(&s.shape, r, &mut rng) {
             Some(v) => {
                 let sh = PolygonShape::new(&v).map_err(|e| format!("a polygon of radius {r}: {e}"))?;
@@ -431,54 +467,68 @@ pub(crate) fn place(
             None => (None, 0.0),
         };
         // The bounding radius the engine will store.
+        #[cfg(not(feature = "dim3"))]
         let rb = shape.as_ref().map_or(r, |sh| sh.radius);
-        let (xr, yr) = (lo[0] + rb..hi[0] - rb, lo[1] + rb..hi[1] - rb);
-        if xr.is_empty() || yr.is_empty() {
+        #[cfg(feature = "dim3")]
+        let (rb, angle) = (r, 0.0);
+        let range: [std::ops::Range<f64>; DIM] = std::array::from_fn(|a| lo[a] + rb..hi[a] - rb);
+        if range.iter().any(|x| x.is_empty()) {
             failed_in_a_row += 1;
             continue;
         }
         let mut at = None;
         for _ in 0..s.attempts {
-            let (x, y) = (rng.random_range(xr.clone()), rng.random_range(yr.clone()));
-            let clear = !grid.overlaps(obstacles, x, y, rb) && walls.iter().all(|w| w.line.distance(x, y) >= rb);
+            // One draw per axis, in order (2D: x then y, as before 3D).
+            let c: Vector = std::array::from_fn(|a| rng.random_range(range[a].clone()));
+            let clear = !grid.overlaps(obstacles, c, rb) && walls.iter().all(|w| w.distance(c) >= rb);
             if clear {
-                at = Some((x, y));
+                at = Some(c);
                 break;
             }
         }
-        let Some((x, y)) = at else {
+        let Some(c) = at else {
             failed_in_a_row += 1;
             continue;
         };
         failed_in_a_row = 0;
         let j = s.velocity_jitter;
-        let (jx, jy) = if j > 0.0 {
-            (rng.random_range(-j..=j), rng.random_range(-j..=j))
+        let jit: Vector = if j > 0.0 {
+            std::array::from_fn(|_| rng.random_range(-j..=j))
         } else {
-            (0.0, 0.0)
+            [0.0; DIM]
         };
+        #[cfg(not(feature = "dim3"))]
         match &shape {
-            Some(sh) => obstacles.polygon(x, y, rb, angle, &sh.vertices),
-            None => obstacles.disc(x, y, rb),
+            Some(sh) => obstacles.polygon(c, rb, angle, &sh.vertices),
+            None => obstacles.ball(c, rb),
         }
-        grid.add(obstacles, obstacles.circles.len() - 1);
+        #[cfg(feature = "dim3")]
+        obstacles.ball(c, rb);
+        grid.add(obstacles, obstacles.len() - 1);
+        #[cfg(not(feature = "dim3"))]
         let mass = match &shape {
             Some(sh) => density * sh.area,
             None => density * std::f64::consts::PI * r * r,
         };
+        // As the io builder's spheres.
+        #[cfg(feature = "dim3")]
+        let mass = density * 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
         out.inits.push(ParticleInit {
             id: next_id + out.inits.len() as u64,
-            pos: [x, y],
+            pos: c,
             angle,
-            vel: [s.velocity[0] + jx, s.velocity[1] + jy],
-            omega: [0.0],
+            vel: std::array::from_fn(|a| s.velocity[a] + jit[a]),
+            omega: [0.0; ANG],
             radius: rb,
             mass,
             material: s.material,
             ptype: s.ptype,
             flags: 0,
         });
+        #[cfg(not(feature = "dim3"))]
         out.shapes.push(shape);
+        #[cfg(feature = "dim3")]
+        out.shapes.push(None);
     }
     Ok(out)
 }
@@ -486,8 +536,12 @@ pub(crate) fn place(
 // ---------------------------------------------------------------------------------------
 // Checkpoint records: a stream as u64 words (floats by their bits), and its counts.
 
+/// Where a record's fields after the region and velocity begin: the vectors first, a
+/// word per axis (2D: the layout of format 2).
+const V: usize = 3 * DIM;
+
 /// Words of a stream's record before its radius list.
-const SPEC_WORDS: usize = 27;
+const SPEC_WORDS: usize = V + 21;
 
 /// The streams as one array of words: per stream its length, then its fields.
 pub(crate) fn encode_specs(ins: &[Inserter]) -> Vec<u64> {
@@ -499,6 +553,10 @@ pub(crate) fn encode_specs(ins: &[Inserter]) -> Vec<u64> {
             Amount::PerInsert(n) => (0, n),
             Amount::Rate(r) => (1, b(r)),
         };
+        // 3D: spheres, recorded as 2D's discs.
+        #[cfg(feature = "dim3")]
+        let (shape_kind, sa, sb, aspect, jitter): (u64, usize, usize, f64, f64) = (0, 0, 0, 0.0, 0.0);
+        #[cfg(not(feature = "dim3"))]
         let (shape_kind, sa, sb, aspect, jitter) = match s.shape {
             ShapeSpec::Disc => (0, 0, 0, 0.0, 0.0),
             ShapeSpec::Random { vertices, aspect } => (1, vertices[0], vertices[1], aspect, 0.0),
@@ -514,13 +572,13 @@ pub(crate) fn encode_specs(ins: &[Inserter]) -> Vec<u64> {
             RadiusDist::Uniform { mean, width } => (1, *mean, *width, &[]),
             RadiusDist::List(v) => (2, 0.0, 0.0, v),
         };
-        let words: [u64; SPEC_WORDS] = [
-            b(s.region_min[0]),
-            b(s.region_min[1]),
-            b(s.region_max[0]),
-            b(s.region_max[1]),
-            b(s.velocity[0]),
-            b(s.velocity[1]),
+        let vectors = s
+            .region_min
+            .iter()
+            .chain(&s.region_max)
+            .chain(&s.velocity)
+            .map(|v| b(*v));
+        let words: [u64; SPEC_WORDS - V] = [
             b(s.velocity_jitter),
             amount_kind,
             amount,
@@ -544,6 +602,7 @@ pub(crate) fn encode_specs(ins: &[Inserter]) -> Vec<u64> {
             0,
         ];
         out.push((SPEC_WORDS + list.len()) as u64);
+        out.extend(vectors);
         out.extend_from_slice(&words);
         out.extend(list.iter().map(|v| v.to_bits()));
     }
@@ -570,56 +629,72 @@ pub(crate) fn decode_specs(w: &[u64]) -> Result<Vec<InsertSpec>, String> {
                 Err(format!("stream {k}: {what} {} is out of range", rec[i]))
             }
         };
-        let amount = match rec[7] {
-            0 => Amount::PerInsert(rec[8]),
-            1 => Amount::Rate(f(8)),
+        let amount = match rec[V + 1] {
+            0 => Amount::PerInsert(rec[V + 2]),
+            1 => Amount::Rate(f(V + 2)),
             c => return Err(format!("stream {k}: amount kind {c} (0 or 1)")),
         };
+        #[cfg(feature = "dim3")]
+        if rec[V + 11] != 0 {
+            return Err(format!(
+                "stream {k}: shape kind {} (spheres only in 3D: 0)",
+                rec[V + 11]
+            ));
+        }
+        #[cfg(not(feature = "dim3"))]
         let corners = |i: usize| small(i, "corner count", MAX_VERTICES as u64).map(|v| v as usize);
-        let shape = match rec[17] {
+        #[cfg(not(feature = "dim3"))]
+        let shape = match rec[V + 11] {
             0 => ShapeSpec::Disc,
             1 => ShapeSpec::Random {
-                vertices: [corners(18)?, corners(19)?],
-                aspect: f(20),
+                vertices: [corners(V + 12)?, corners(V + 13)?],
+                aspect: f(V + 14),
             },
-            2 => ShapeSpec::Regular { vertices: corners(18)? },
+            2 => ShapeSpec::Regular {
+                vertices: corners(V + 12)?,
+            },
             3 => ShapeSpec::Ellipse {
-                vertices: corners(18)?,
-                aspect: f(20),
-                jitter: f(21),
+                vertices: corners(V + 12)?,
+                aspect: f(V + 14),
+                jitter: f(V + 15),
             },
             c => return Err(format!("stream {k}: shape kind {c} (0 to 3)")),
         };
         let list = &rec[SPEC_WORDS..];
-        if rec[25] as usize != list.len() {
-            return Err(format!("stream {k}: {} radii listed, {} stored", rec[25], list.len()));
+        if rec[V + 19] as usize != list.len() {
+            return Err(format!(
+                "stream {k}: {} radii listed, {} stored",
+                rec[V + 19],
+                list.len()
+            ));
         }
-        let radius = match rec[22] {
-            0 => RadiusDist::Fixed(f(23)),
+        let radius = match rec[V + 16] {
+            0 => RadiusDist::Fixed(f(V + 17)),
             1 => RadiusDist::Uniform {
-                mean: f(23),
-                width: f(24),
+                mean: f(V + 17),
+                width: f(V + 18),
             },
             2 => RadiusDist::List(list.iter().map(|v| f64::from_bits(*v)).collect()),
             c => return Err(format!("stream {k}: radius kind {c} (0 to 2)")),
         };
         let opt = |v: u64| (v != u64::MAX).then_some(v);
         out.push(InsertSpec {
-            region_min: [f(0), f(1)],
-            region_max: [f(2), f(3)],
+            region_min: std::array::from_fn(f),
+            region_max: std::array::from_fn(|a| f(DIM + a)),
             radius,
+            #[cfg(not(feature = "dim3"))]
             shape,
-            material: small(15, "material", u16::MAX as u64)? as u16,
-            ptype: small(16, "type", u16::MAX as u64)? as u16,
-            velocity: [f(4), f(5)],
-            velocity_jitter: f(6),
+            material: small(V + 9, "material", u16::MAX as u64)? as u16,
+            ptype: small(V + 10, "type", u16::MAX as u64)? as u16,
+            velocity: std::array::from_fn(|a| f(2 * DIM + a)),
+            velocity_jitter: f(V),
             amount,
-            every: rec[9],
-            start_step: rec[10],
-            stop_step: opt(rec[11]),
-            total: opt(rec[12]),
-            seed: rec[13],
-            attempts: small(14, "attempts", u32::MAX as u64)? as u32,
+            every: rec[V + 3],
+            start_step: rec[V + 4],
+            stop_step: opt(rec[V + 5]),
+            total: opt(rec[V + 6]),
+            seed: rec[V + 7],
+            attempts: small(V + 8, "attempts", u32::MAX as u64)? as u32,
         });
     }
     Ok(out)
@@ -663,11 +738,17 @@ pub(crate) fn decode_counts(w: &[u64], streams: usize) -> Result<(u64, Vec<Inser
 mod tests {
     use super::*;
 
+    /// The first DIM of (x, y, z).
+    fn v(x: f64, y: f64, z: f64) -> Vector {
+        std::array::from_fn(|k| [x, y, z][k])
+    }
+
     fn spec() -> InsertSpec {
         InsertSpec {
-            region_min: [0.0, 0.5],
-            region_max: [1.0, 1.0],
+            region_min: v(0.0, 0.5, 0.1),
+            region_max: v(1.0, 1.0, 0.9),
             radius: RadiusDist::List(vec![0.01, 0.02]),
+            #[cfg(not(feature = "dim3"))]
             shape: ShapeSpec::Ellipse {
                 vertices: 7,
                 aspect: 1.5,
@@ -675,7 +756,7 @@ mod tests {
             },
             material: 1,
             ptype: 3,
-            velocity: [0.5, -1.0],
+            velocity: v(0.5, -1.0, 0.25),
             velocity_jitter: 0.1,
             amount: Amount::Rate(1234.5),
             every: 17,
@@ -698,6 +779,7 @@ mod tests {
         };
         let mut b = Inserter::new(InsertSpec {
             radius: RadiusDist::Uniform { mean: 0.01, width: 0.2 },
+            #[cfg(not(feature = "dim3"))]
             shape: ShapeSpec::Random {
                 vertices: [5, 8],
                 aspect: 1.3,
@@ -763,9 +845,9 @@ mod tests {
 
     #[test]
     fn bad_settings_are_named() {
-        let check = |s: InsertSpec| s.check([0.0, 0.0], [1.0, 1.0], 2).unwrap_err();
+        let check = |s: InsertSpec| s.check([0.0; DIM], [1.0; DIM], 2).unwrap_err();
         assert!(check(InsertSpec {
-            region_max: [1.5, 1.0],
+            region_max: v(1.5, 1.0, 0.9),
             ..spec()
         })
         .contains("inside the domain"));
@@ -785,10 +867,11 @@ mod tests {
         })
         .contains("after the start"));
         assert!(check(InsertSpec { material: 2, ..spec() }).contains("material"));
-        assert!(spec().check([0.0, 0.0], [1.0, 1.0], 2).is_ok());
+        assert!(spec().check([0.0; DIM], [1.0; DIM], 2).is_ok());
     }
 
     #[test]
+    #[cfg(not(feature = "dim3"))]
     fn a_polygon_obstacle_is_its_shape_a_disc_its_circle() {
         // The left plate of scenarios/hopper.toml about its centroid, turned so that its
         // long faces (0.1345 long, 0.0067 apart) lie along y either side of x = 0, placed
@@ -796,18 +879,18 @@ mod tests {
         let plate = PolygonShape::new(&[[0.05, 0.24], [0.14, 0.14], [0.14, 0.15], [0.05, 0.25]]).unwrap();
         let turn = std::f64::consts::FRAC_PI_2 - 0.1f64.atan2(-0.09);
         let mut obs = Obstacles::default();
-        obs.polygon(0.0, 0.0, plate.radius, turn, &plate.vertices);
-        obs.disc(1.0, 0.0, 0.1);
+        obs.polygon([0.0, 0.0], plate.radius, turn, &plate.vertices);
+        obs.ball([1.0, 0.0], 0.1);
         // Beside the plate, 0.0217 from its face: clear for radius 0.01, not for 0.03.
-        assert!(!obs.overlap(0, 0.025, 0.0, 0.01));
-        assert!(obs.overlap(0, 0.025, 0.0, 0.03));
-        assert!(!obs.overlap(0, -0.025, 0.03, 0.02));
-        assert!(obs.overlap(0, 0.0, 0.05, 0.001), "on the plate");
+        assert!(!obs.overlap(0, [0.025, 0.0], 0.01));
+        assert!(obs.overlap(0, [0.025, 0.0], 0.03));
+        assert!(!obs.overlap(0, [-0.025, 0.03], 0.02));
+        assert!(obs.overlap(0, [0.0, 0.05], 0.001), "on the plate");
         // Past its end (0.067 along its axis, slanted at 42 degrees): 0.002 away.
-        assert!(!obs.overlap(0, 0.0, 0.07, 0.001));
-        assert!(obs.overlap(0, 0.0, 0.07, 0.0025));
+        assert!(!obs.overlap(0, [0.0, 0.07], 0.001));
+        assert!(obs.overlap(0, [0.0, 0.07], 0.0025));
         // The disc: its circle.
-        assert!(!obs.overlap(1, 0.85, 0.0, 0.0499));
-        assert!(obs.overlap(1, 0.85, 0.0, 0.0501));
+        assert!(!obs.overlap(1, [0.85, 0.0], 0.0499));
+        assert!(obs.overlap(1, [0.85, 0.0], 0.0501));
     }
 }

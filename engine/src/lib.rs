@@ -10,7 +10,6 @@ pub mod drive;
 pub mod error;
 mod forces;
 pub mod generate;
-#[cfg(not(feature = "dim3"))]
 pub mod insert;
 pub mod material;
 #[cfg(not(feature = "dim3"))]
@@ -28,7 +27,6 @@ pub mod walls;
 #[cfg(not(feature = "dim3"))]
 pub use drive::Drive;
 pub use error::{EngineError, Result};
-#[cfg(not(feature = "dim3"))]
 pub use insert::{Amount, InsertCounts, InsertSpec, Inserter, Shortfall};
 pub use material::Material;
 pub use parallel::ForceStrategy;

@@ -25,7 +25,6 @@ use crate::forces::polygon_body;
 use crate::forces::walls::WallWork;
 #[cfg(not(feature = "dim3"))]
 pub use crate::forces::{NarrowStats, Rejection, SEPARATING_LINE_ITERATIONS};
-#[cfg(not(feature = "dim3"))]
 use crate::insert::{InsertSpec, Inserter, Shortfall};
 use crate::material::{Material, PairTable};
 use crate::parallel::{ForceStrategy, PairWork, Workers};
@@ -45,7 +44,6 @@ use talus_kernels::geometry::polygon::to_world;
 mod broad;
 mod config;
 mod gear_history;
-#[cfg(not(feature = "dim3"))]
 mod insertion;
 mod measure;
 mod particles;
@@ -106,13 +104,10 @@ pub struct Simulation {
     #[cfg(not(feature = "dim3"))]
     pub driven: Driven,
     /// Insertion streams (particles poured in over time) and what they have done.
-    #[cfg(not(feature = "dim3"))]
     inserts: Vec<Inserter>,
     /// The id the next inserted particle gets (at least one more than any id present).
-    #[cfg(not(feature = "dim3"))]
     next_id: u64,
     /// Insertion events that fell short since the caller last took them.
-    #[cfg(not(feature = "dim3"))]
     shortfalls: Vec<Shortfall>,
 }
 
@@ -170,11 +165,8 @@ impl Simulation {
             workers: Box::new(Workers::new(&[None], ForceStrategy::Deterministic)?),
             #[cfg(not(feature = "dim3"))]
             driven: Driven::default(),
-            #[cfg(not(feature = "dim3"))]
             inserts: Vec::new(),
-            #[cfg(not(feature = "dim3"))]
             next_id: 1,
-            #[cfg(not(feature = "dim3"))]
             shortfalls: Vec::new(),
         };
         sim.append(particles, shapes)?;
@@ -234,9 +226,7 @@ impl Simulation {
             self.prime()?;
         }
         for k in 0..steps {
-            #[cfg_attr(feature = "dim3", allow(unused_mut))]
             let mut pending = k > 0;
-            #[cfg(not(feature = "dim3"))]
             if self.insertion_due() {
                 // Particles are inserted in a synchronised state: the pending half kick
                 // first (bitwise what the fused kick would do), so that a batch split at

@@ -1,6 +1,6 @@
 //! From a parsed scenario to a ready simulation: materials with their damping resolved,
-//! walls, particles from generators or LAMMPS data files, the time step. Both dimensions:
-//! polygons, wall bodies, drums and insertion streams are 2D only so far.
+//! walls, particles from generators or LAMMPS data files, insertion streams, the time step.
+//! Both dimensions: polygons, wall bodies and drums are 2D only so far.
 use std::path::{Path, PathBuf};
 
 use talus_engine::generate;
@@ -145,10 +145,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
     #[cfg(not(feature = "dim3"))]
     let drives = add_bodies(scenario, &mut inits, &mut shapes, &mut sources, &mut next_id).map_err(invalid)?;
     // Particles poured in later count for the reference sizes and masses below.
-    #[cfg(not(feature = "dim3"))]
     let poured = insert_population(scenario);
-    #[cfg(feature = "dim3")]
-    let poured: Vec<Poured> = Vec::new();
 
     if inits.is_empty() && poured.is_empty() {
         return Err(invalid("the scenario makes no particles".into()));
@@ -195,7 +192,6 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
     //    and no insertion region reaching into one.
     let all_walls = preflight::Walls::of(scenario);
     preflight::check_placement(&sources, &inits, &shapes, &scenario.domain, &all_walls).map_err(invalid)?;
-    #[cfg(not(feature = "dim3"))]
     preflight::check_insert_regions(&scenario.inserts, &all_walls).map_err(invalid)?;
     let walls: Vec<Wall> = all_walls.surfaces().collect();
 
@@ -272,10 +268,10 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
             sim.drive_particles(d, &ids).map_err(|e| invalid(e.to_string()))?;
         }
         warnings.extend(preflight::overlap_warnings(&sim, &sources, &inits));
-        for (k, i) in scenario.inserts.iter().enumerate() {
-            sim.add_insertion(insert_spec(i, k, scenario.seed, dt))
-                .map_err(|e| invalid(format!("insert[{k}]: {e}")))?;
-        }
+    }
+    for (k, i) in scenario.inserts.iter().enumerate() {
+        sim.add_insertion(insert_spec(i, k, scenario.seed, dt))
+            .map_err(|e| invalid(format!("insert[{k}]: {e}")))?;
     }
     Ok(Built {
         sim,
@@ -393,7 +389,6 @@ struct Poured {
     min_mass: f64,
 }
 
-#[cfg(not(feature = "dim3"))]
 fn insert_population(scenario: &Scenario) -> Vec<Poured> {
     scenario
         .inserts
@@ -402,13 +397,21 @@ fn insert_population(scenario: &Scenario) -> Vec<Poured> {
         .map(|(k, i)| {
             let density = scenario.materials[i.material].density;
             let rmin = i.radius.min();
-            let mut rng = generate::rng(scenario.seed.wrapping_add(k as u64));
-            let min_mass = (0..64)
-                .map(|_| match generate::polygon_vertices(&i.shape, rmin, &mut rng) {
-                    Some(v) => PolygonShape::new(&v).map_or(f64::INFINITY, |sh| density * sh.area),
-                    None => density * std::f64::consts::PI * rmin * rmin,
-                })
-                .fold(f64::INFINITY, f64::min);
+            #[cfg(not(feature = "dim3"))]
+            let min_mass = {
+                let mut rng = generate::rng(scenario.seed.wrapping_add(k as u64));
+                (0..64)
+                    .map(|_| match generate::polygon_vertices(&i.shape, rmin, &mut rng) {
+                        Some(v) => PolygonShape::new(&v).map_or(f64::INFINITY, |sh| density * sh.area),
+                        None => density * std::f64::consts::PI * rmin * rmin,
+                    })
+                    .fold(f64::INFINITY, f64::min)
+            };
+            #[cfg(feature = "dim3")]
+            let min_mass = {
+                let _ = k;
+                ball_mass(density, rmin)
+            };
             let duration = i.stop.map(|t| t - i.start);
             let weight = match (i.total, i.amount, duration) {
                 (Some(t), sc::Amount::Rate(r), Some(d)) => (t as f64).min(r * d),
@@ -446,7 +449,6 @@ fn mean_radius(inits: &[ParticleInit], poured: &[Poured], material: Option<usize
 /// The engine's stream of an `[[insert]]` (the `k`-th), its times turned into steps of `dt`:
 /// the first insertion at the first step at or after `start`, none at or after `stop`;
 /// with a `rate` and no `every`, one insertion every 1/rate seconds (at least every step).
-#[cfg(not(feature = "dim3"))]
 fn insert_spec(i: &sc::Insert, k: usize, seed: u64, dt: f64) -> talus_engine::InsertSpec {
     let steps = |t: f64| (t / dt).ceil().min(u64::MAX as f64) as u64;
     let every = i.every.unwrap_or(match i.amount {
@@ -457,6 +459,7 @@ fn insert_spec(i: &sc::Insert, k: usize, seed: u64, dt: f64) -> talus_engine::In
         region_min: i.region_min,
         region_max: i.region_max,
         radius: i.radius.clone(),
+        #[cfg(not(feature = "dim3"))]
         shape: i.shape.clone(),
         material: i.material as u16,
         ptype: i.type_id,

@@ -3,7 +3,7 @@
 //!
 //! One source, two builds (as the engine): `talus-io` (2D) and `talus-io3d` (`io3d/`,
 //! feature `dim3`: 3D scenarios, spheres' output and checkpoints). What is 2D only
-//! (polygons, bodies, drums, insertion streams) sits behind `#[cfg]` in the modules.
+//! (polygons, bodies, drums) sits behind `#[cfg]` in the modules.
 pub mod error;
 pub use error::{IoError, Result};
 pub mod build;

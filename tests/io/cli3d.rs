@@ -284,3 +284,109 @@ fn neighbors_muth3d_series_methods_agree() {
     }
     assert!(dir.path().join("nb/muth3d.png").exists());
 }
+
+/// 150 spheres poured into an open box of planes (2 cm square, floor at z = 0) from a
+/// region in its upper part, then left to fall and settle.
+const POUR: &str = r#"dimension = 3
+title = "cli test: 150 spheres poured into a box"
+gravity = [0.0, 0.0, -9.81]
+[domain]
+min = [-0.011, -0.011, -0.001]
+max = [0.011, 0.011, 0.04]
+[[material]]
+name = "glass"
+density = 2500.0
+kn = 200.0
+restitution = 0.5
+friction = 0.5
+[[wall]]
+kind = "plane"
+point = [0.0, 0.0, 0.0]
+normal = [0.0, 0.0, 1.0]
+[[wall]]
+kind = "plane"
+point = [-0.01, 0.0, 0.0]
+normal = [1.0, 0.0, 0.0]
+[[wall]]
+kind = "plane"
+point = [0.01, 0.0, 0.0]
+normal = [-1.0, 0.0, 0.0]
+[[wall]]
+kind = "plane"
+point = [0.0, -0.01, 0.0]
+normal = [0.0, 1.0, 0.0]
+[[wall]]
+kind = "plane"
+point = [0.0, 0.01, 0.0]
+normal = [0.0, -1.0, 0.0]
+[[insert]]
+material = "glass"
+region = { min = [-0.0095, -0.0095, 0.02], max = [0.0095, 0.0095, 0.035] }
+radius = { kind = "uniform", mean = 1.0e-3, width = 0.15 }
+velocity = [0.0, 0.0, -0.5]
+velocity_jitter = 0.1
+rate = 20000.0
+total = 150
+every = 20
+[run]
+steps = 40000
+[output]
+every = 20000
+dir = "out"
+"#;
+
+#[test]
+fn spheres_poured_into_a_box_stay_in_it_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pour.toml"), POUR).unwrap();
+    let out = run(&["run", "-q", "pour.toml"], dir.path());
+    assert!(out.status.success(), "{}", describe(&out));
+    let stdout = text(&out.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("inserted "))
+        .unwrap_or_else(|| panic!("no insertion line: {stdout}"));
+    assert!(
+        line.contains("insert[0]: 150 particles of 150 requested in ") && line.ends_with("(done)"),
+        "{line}"
+    );
+    assert!(!text(&out.stderr).contains("warning"), "{}", describe(&out));
+    let dump = std::fs::read_to_string(dir.path().join("out/particles.dump")).unwrap();
+    let last = dump.rsplit("ITEM: ATOMS").next().unwrap();
+    // id type x y z vx vy vz fx fy fz omegax omegay omegaz radius
+    let rows: Vec<Vec<f64>> = last
+        .lines()
+        .skip(1)
+        .map(|row| row.split_whitespace().map(|x| x.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 150, "the stream's total");
+    let mut ids: Vec<u64> = rows.iter().map(|f| f[0] as u64).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (1..=150).collect::<Vec<u64>>());
+    for f in &rows {
+        let (x, r) = ([f[2], f[3], f[4]], f[14]);
+        let slack = 0.05 * r;
+        assert!(
+            x[0].abs() + r < 0.01 + slack && x[1].abs() + r < 0.01 + slack && x[2] - r > -slack,
+            "outside the box: {f:?}"
+        );
+        // Settled (0.32 s): below the region, at rest.
+        assert!(
+            x[2] < 0.01 && f[5].hypot(f[6]).hypot(f[7]) < 0.01,
+            "still moving: {f:?}"
+        );
+    }
+    for (k, a) in rows.iter().enumerate() {
+        for b in &rows[k + 1..] {
+            let d = (a[2] - b[2]).hypot(a[3] - b[3]).hypot(a[4] - b[4]);
+            let rs = a[14] + b[14];
+            assert!(
+                d > 0.99 * rs,
+                "{} and {} overlap by {:.3} of their radii",
+                a[0],
+                b[0],
+                1.0 - d / rs
+            );
+        }
+    }
+}

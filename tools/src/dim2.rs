@@ -1,6 +1,6 @@
 //! The 2D build of the commands that step a scenario (discs and convex polygons): the
-//! same sources as `dim3.rs` (`stepping.rs`, `resume.rs`, `scaling.rs`, `profile.rs`, `thermo.rs`) on the 2D
-//! crates, and what only 2D runs report (insertion streams, the polygon narrow phase).
+//! same sources as `dim3.rs` (`stepping.rs`, `resume.rs`, `scaling.rs`, `profile.rs`,
+//! `thermo.rs`, `streams.rs`) on the 2D crates, and what only 2D runs report (the polygon narrow phase).
 pub use talus_engine as engine;
 pub use talus_io as io;
 
@@ -12,48 +12,25 @@ pub mod resume;
 pub mod scaling;
 #[path = "stepping.rs"]
 pub mod stepping;
+#[path = "streams.rs"]
+pub mod streams;
 #[path = "thermo.rs"]
 pub mod thermo;
 
 use std::path::Path;
 
-use talus_engine::{Integrator, Shortfall, Simulation};
+use talus_engine::{Integrator, Simulation};
 use talus_io::lammps_data::{read_lammps_data, LammpsData};
 
 use crate::scale::ScaleArgs;
 
 pub use crate::run::SummaryExtras;
+pub use streams::take_shortfalls;
 
 /// The run summary's lines of this dimension: the insertion streams and the polygon
 /// narrow phase.
 pub fn summary_extras(sim: &Simulation) -> SummaryExtras {
-    let insertions = sim
-        .insertions()
-        .iter()
-        .enumerate()
-        .map(|(k, ins)| {
-            let c = &ins.counts;
-            let next = match ins.next_step() {
-                Some(s) => format!("next insertion at step {s}"),
-                None => "done".into(),
-            };
-            format!(
-                "insert[{k}]: {} particles of {} requested in {} insertions{} ({next})",
-                c.inserted,
-                c.requested,
-                c.events,
-                if c.short_events > 0 {
-                    format!(
-                        ", {} short by {} in all (the region was full)",
-                        c.short_events,
-                        c.requested - c.inserted
-                    )
-                } else {
-                    String::new()
-                }
-            )
-        })
-        .collect();
+    let insertions = streams::insertion_lines(sim);
     let narrow_phase = sim.shapes.is_some().then(|| {
         let ns = sim.narrow;
         let pct = |x: u64| 100.0 * x as f64 / ns.candidates.max(1) as f64;
@@ -83,11 +60,6 @@ pub fn summary_extras(sim: &Simulation) -> SummaryExtras {
         insertions,
         narrow_phase,
     }
-}
-
-/// Insertion events that fell short since the last call.
-pub fn take_shortfalls(sim: &mut Simulation) -> Vec<Shortfall> {
-    sim.take_shortfalls()
 }
 
 /// The built-in beds of `talus scale` in 2D: the LAMMPS-settled discs (tiled along x) or

@@ -1,5 +1,7 @@
 //! The 3D build of the commands that step a scenario (spheres): the same sources as
-//! `dim2.rs` (`stepping.rs`, `resume.rs`, `scaling.rs`, `profile.rs`, `thermo.rs`) on the 3D crates.
+//! `dim2.rs` (`stepping.rs`, `resume.rs`, `scaling.rs`, `profile.rs`,
+//! `thermo.rs`, `streams.rs`) on the
+//! 3D crates.
 pub use talus_engine3d as engine;
 pub use talus_io3d as io;
 
@@ -11,6 +13,8 @@ pub mod resume;
 pub mod scaling;
 #[path = "stepping.rs"]
 pub mod stepping;
+#[path = "streams.rs"]
+pub mod streams;
 #[path = "thermo.rs"]
 pub mod thermo;
 
@@ -21,18 +25,15 @@ use talus_io3d::lammps_data::{read_lammps_data, LammpsData};
 
 use crate::scale::ScaleArgs;
 
-pub use crate::run::{Shortfall, SummaryExtras};
+pub use crate::run::SummaryExtras;
+pub use streams::take_shortfalls;
 
-/// The run summary's lines of this dimension: none yet (insertion streams and polygons
-/// are 2D only).
-pub fn summary_extras(_sim: &Simulation) -> SummaryExtras {
-    SummaryExtras::default()
-}
-
-/// Insertion events that fell short since the last call: there are no insertion streams
-/// in 3D yet.
-pub fn take_shortfalls(_sim: &mut Simulation) -> Vec<Shortfall> {
-    Vec::new()
+/// The run summary's lines of this dimension: the insertion streams (no polygons in 3D).
+pub fn summary_extras(sim: &Simulation) -> SummaryExtras {
+    SummaryExtras {
+        insertions: streams::insertion_lines(sim),
+        narrow_phase: None,
+    }
 }
 
 /// The built-in bed of `talus scale` in 3D: the LAMMPS S3D bed of spheres, tiled as the

@@ -179,16 +179,13 @@ impl std::str::FromStr for NeighborChoice {
     }
 }
 
-/// What a run summary says that one dimension only has: a line per insertion stream, and
-/// the polygon narrow phase's statistics.
+/// What a run summary says beside the common lines: a line per insertion stream, and the
+/// polygon narrow phase's statistics (2D).
 #[derive(Debug, Default)]
 pub struct SummaryExtras {
     pub insertions: Vec<String>,
     pub narrow_phase: Option<String>,
 }
-
-/// An insertion event that fell short (2D: the engine's own type).
-pub use talus_engine::Shortfall;
 
 /// `talus run`: the scenario's dimension picks the build (a file that cannot be read or
 /// parsed goes to the 2D build, whose error names the problem).

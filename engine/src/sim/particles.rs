@@ -111,7 +111,6 @@ impl Simulation {
         if new.len() * 4 > before {
             self.needs_rebuild = true;
         }
-        #[cfg(not(feature = "dim3"))]
         if let Some(m) = new.iter().map(|p| p.id).max() {
             self.next_id = self.next_id.max(m.saturating_add(1));
         }

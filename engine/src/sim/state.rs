@@ -10,8 +10,8 @@
 //! Written once for both builds: each array per axis or angular component is a section of
 //! its own (`p.x` .. `p.z`; `p.omega` in 2D, `p.omega.x` .. `p.omega.z` in 3D), springs are
 //! `Spring`s (one f64 or three), the Gear history one section per derivative and degree of
-//! freedom; what one dimension only has (polygons, drives, insertion, line walls or planes
-//! and cylinders) sits behind `#[cfg]`.
+//! freedom; what one dimension only has (polygons, drives, line walls or planes and
+//! cylinders) sits behind `#[cfg]`.
 //!
 //! Left out on purpose: scratch buffers, caches rebuilt on first use, the worker pool (a
 //! restart starts its own), phase timings, and the chains of the contact table (rebuilt
@@ -125,10 +125,10 @@ pub const SETTINGS_SECTIONS: [&str; 7] = [
     "drives.motion",
     "insert.spec",
 ];
-/// The sections that hold the settings that decide results in 3D (no drives or insertion
-/// streams there yet).
+/// The sections that hold the settings that decide results in 3D (no drives there yet;
+/// files from before insertion lack the last).
 #[cfg(feature = "dim3")]
-pub const SETTINGS_SECTIONS: [&str; 4] = ["config", "materials", "material.names", "walls"];
+pub const SETTINGS_SECTIONS: [&str; 5] = ["config", "materials", "material.names", "walls", "insert.spec"];
 
 /// Section names of the arrays per axis and per angular component (the 2D ones as format 1
 /// named them).
@@ -477,18 +477,18 @@ impl Simulation {
             // When each drive starts and how long it takes to reach full speed (format 2).
             let motion: Vec<f64> = self.driven.drives.iter().flat_map(|d| [d.start, d.ramp]).collect();
             s.push(owned("drives.motion", Elem::F64, motion));
-            // Insertion streams: their settings, and what they have done (format 2).
-            s.push(owned(
-                "insert.spec",
-                Elem::U64,
-                crate::insert::encode_specs(&self.inserts),
-            ));
-            s.push(owned(
-                "insert.state",
-                Elem::U64,
-                crate::insert::encode_counts(self.next_id, &self.inserts),
-            ));
         }
+        // Insertion streams: their settings, and what they have done (2D: format 2).
+        s.push(owned(
+            "insert.spec",
+            Elem::U64,
+            crate::insert::encode_specs(&self.inserts),
+        ));
+        s.push(owned(
+            "insert.state",
+            Elem::U64,
+            crate::insert::encode_counts(self.next_id, &self.inserts),
+        ));
         // The particle store, field by field.
         for (name, v) in particle_f64().into_iter().zip(ps.f64_fields()) {
             s.push(borrowed(name, Elem::F64, v));
@@ -884,8 +884,7 @@ impl Simulation {
             check_table_is_the_set(&ct, &boxes, pairs).map_err(|msg| r.err("contact.i", msg))?;
         }
 
-        // Insertion streams: files of format 1 have none.
-        #[cfg(not(feature = "dim3"))]
+        // Insertion streams: files of format 1 (3D: before insertion) have none.
         let (inserts, next_id) = match r.src.section("insert.spec") {
             None => (Vec::new(), 1),
             Some(_) => {
@@ -904,7 +903,6 @@ impl Simulation {
         };
         // Above every id present (so it is for files without the section too; an event
         // takes the same maximum anyway).
-        #[cfg(not(feature = "dim3"))]
         let next_id = ps.id.iter().fold(next_id, |m, &id| m.max(id.saturating_add(1)));
 
         let params = PairTable::new(&materials);
@@ -940,11 +938,8 @@ impl Simulation {
             )?),
             #[cfg(not(feature = "dim3"))]
             driven,
-            #[cfg(not(feature = "dim3"))]
             inserts,
-            #[cfg(not(feature = "dim3"))]
             next_id,
-            #[cfg(not(feature = "dim3"))]
             shortfalls: Vec::new(),
             config,
         };

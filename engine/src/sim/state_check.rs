@@ -70,6 +70,7 @@ pub(super) fn check_contents(sim: &Simulation) -> Result<()> {
     }
     #[cfg(not(feature = "dim3"))]
     check_drives(sim)?;
+    check_inserts(sim)?;
     // Finite values first: the shape and mass checks compute with them.
     check_particles(sim)?;
     #[cfg(not(feature = "dim3"))]
@@ -100,7 +101,7 @@ fn check_drives(sim: &Simulation) -> Result<()> {
             ));
         }
     }
-    check_inserts(sim)
+    Ok(())
 }
 
 fn check_particles(sim: &Simulation) -> Result<()> {
@@ -330,7 +331,6 @@ fn check_driven(sim: &Simulation) -> Result<()> {
 
 /// Insertion streams: settings a scenario could have made, counts that fit together, the
 /// next event not before the current step.
-#[cfg(not(feature = "dim3"))]
 fn check_inserts(sim: &Simulation) -> Result<()> {
     let c = &sim.config;
     for (k, ins) in sim.inserts.iter().enumerate() {

@@ -331,3 +331,92 @@ fn every_method_has_one_checkpoint_code() {
         assert_eq!(codes, NeighborMethod::ALL);
     }
 }
+
+/// A stream poured over the bed: 2 grains every 100 steps from step 10, 16 in all (the
+/// last event at step 710), into a box above it (between the side walls, inside the
+/// cylinder in 3D).
+fn poured_bed() -> Simulation {
+    let mut sim = bed(NeighborMethod::ALL[0], Integrator::Verlet);
+    let (lo, hi) = if DIM == 2 {
+        ([-13e-3, 31.5e-3, 0.0], [13e-3, 39.5e-3, 0.0])
+    } else {
+        ([-4.5e-3, -4.5e-3, 24e-3], [4.5e-3, 4.5e-3, 36e-3])
+    };
+    let mut velocity = [0.0; DIM];
+    velocity[DIM - 1] = -0.5;
+    sim.add_insertion(crate::insert::InsertSpec {
+        region_min: std::array::from_fn(|a| lo[a]),
+        region_max: std::array::from_fn(|a| hi[a]),
+        radius: crate::generate::RadiusDist::Uniform { mean: R, width: 0.1 },
+        #[cfg(not(feature = "dim3"))]
+        shape: crate::generate::ShapeSpec::Disc,
+        material: 0,
+        ptype: 2,
+        velocity,
+        velocity_jitter: 0.1,
+        amount: crate::insert::Amount::PerInsert(2),
+        every: 100,
+        start_step: 10,
+        stop_step: None,
+        total: Some(16),
+        seed: 17,
+        attempts: 50,
+    })
+    .unwrap();
+    sim
+}
+
+#[test]
+fn a_restart_in_the_middle_of_a_stream_continues_it_bitwise() {
+    let end = 800;
+    let mut straight = poured_bed();
+    straight.run(end).unwrap();
+    assert_eq!(straight.len(), 216, "the stream's 16 are in");
+    let c = straight.insertions()[0].counts;
+    assert_eq!((c.events, c.inserted, c.short_events), (8, 16, 0));
+    let mut ids: Vec<u64> = straight.particles.id.clone();
+    ids.sort_unstable();
+    assert_eq!(ids, (1..=216).collect::<Vec<u64>>(), "ids go on from the bed's");
+    // Between events, and at an event's step (saved before it inserts).
+    for at in [400, 410] {
+        let mut first = poured_bed();
+        first.run(at).unwrap();
+        assert!(first.len() > 200 && first.len() < 216, "{at}: mid-stream");
+        let saved = save(&first);
+        drop(first);
+        let mut restored = Simulation::from_sections(&saved).unwrap();
+        restored.run(end - at).unwrap();
+        let what = format!("restart at {at}");
+        let (a, b) = (&restored.particles, &straight.particles);
+        assert_eq!(a.id, b.id, "{what}: ids");
+        same_bits(&a.pos, &b.pos, &format!("{what}: positions"));
+        same_bits(&a.vel, &b.vel, &format!("{what}: velocities"));
+        same_bits(&a.omega, &b.omega, &format!("{what}: spins"));
+        same_bits(
+            std::slice::from_ref(&a.radius),
+            std::slice::from_ref(&b.radius),
+            &format!("{what}: radii"),
+        );
+        assert_eq!(restored.insertions(), straight.insertions(), "{what}: streams");
+        assert_same_state(&restored, &straight, &what);
+    }
+}
+
+#[test]
+fn forged_insertion_sections_are_refused_by_name() {
+    let mut sim = poured_bed();
+    sim.run(200).unwrap();
+    let good = save(&sim);
+    // More inserted than requested.
+    let mut bad = Saved(good.0.clone());
+    bad.0.get_mut("insert.state").unwrap()[8 * 2..8 * 3].copy_from_slice(&99u64.to_ne_bytes());
+    assert!(refused(&bad).starts_with("insert.state: "), "{}", refused(&bad));
+    // A region out of the domain (its first word: the low x).
+    let mut bad = Saved(good.0.clone());
+    bad.0.get_mut("insert.spec").unwrap()[8..16].copy_from_slice(&(-1.0f64).to_bits().to_ne_bytes());
+    assert!(refused(&bad).contains("inside the domain"), "{}", refused(&bad));
+    // A record cut short.
+    let mut bad = Saved(good.0.clone());
+    bad.0.get_mut("insert.spec").unwrap().truncate(8 * 10);
+    assert!(refused(&bad).starts_with("insert.spec: "), "{}", refused(&bad));
+}

@@ -238,13 +238,14 @@ pub fn generated_demand(scenario: &sc::Scenario) -> Option<(String, Vec<(u64, Fo
             }
         }
     }
-    #[allow(unused_mut)]
     let mut poured = 0u64;
-    #[cfg(not(feature = "dim3"))]
     for i in &scenario.inserts {
         let n = i.total.unwrap_or(0);
         poured = poured.saturating_add(n);
+        #[cfg(not(feature = "dim3"))]
         add(corners(&i.shape), n);
+        #[cfg(feature = "dim3")]
+        add(0, n);
     }
     #[cfg(not(feature = "dim3"))]
     for b in &scenario.bodies {

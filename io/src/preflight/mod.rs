@@ -22,7 +22,6 @@ pub mod memory;
 #[cfg(not(feature = "dim3"))]
 pub mod overlaps;
 pub mod placement;
-#[cfg(not(feature = "dim3"))]
 pub mod regions;
 pub mod timestep;
 pub mod walls;
@@ -33,7 +32,6 @@ pub use memory::{
 #[cfg(not(feature = "dim3"))]
 pub use overlaps::{overlap_warnings, DEEP_OVERLAP};
 pub use placement::{check_placement, WALL_OVERLAP};
-#[cfg(not(feature = "dim3"))]
 pub use regions::check_insert_regions;
 pub use timestep::{dt_warnings, DT_FRACTION_WARN, DT_TINY};
 #[cfg(not(feature = "dim3"))]

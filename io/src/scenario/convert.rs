@@ -104,15 +104,7 @@ impl Ctx<'_> {
                     particles.push(self.particles(p, &domain, &lookup)?);
                 }
             }
-            #[cfg(not(feature = "dim3"))]
             None if raw.insert.is_empty() => {
-                return Err(self.err(
-                    0..0,
-                    "at least one [[particles]] source or [[insert]] stream is required",
-                ));
-            }
-            #[cfg(feature = "dim3")]
-            None if raw.insert.is_none() => {
                 return Err(self.err(
                     0..0,
                     "at least one [[particles]] source or [[insert]] stream is required",
@@ -120,7 +112,6 @@ impl Ctx<'_> {
             }
             None => {}
         }
-        #[cfg(not(feature = "dim3"))]
         let inserts = {
             let mut inserts = Vec::with_capacity(raw.insert.len());
             for i in raw.insert {
@@ -133,7 +124,7 @@ impl Ctx<'_> {
         #[cfg(feature = "dim3")]
         {
             let later = "is 2D only so far (the 3D engine has spheres, planes and cylinders)";
-            for (key, v) in [("insert", &raw.insert), ("body", &raw.body), ("drum", &raw.drum)] {
+            for (key, v) in [("body", &raw.body), ("drum", &raw.drum)] {
                 if let Some(v) = v {
                     let hint = if key == "drum" {
                         "; a turning cylinder is a [[wall]] with kind = \"cylinder\""
@@ -214,7 +205,6 @@ impl Ctx<'_> {
             materials,
             walls,
             particles,
-            #[cfg(not(feature = "dim3"))]
             inserts,
             #[cfg(not(feature = "dim3"))]
             bodies,

@@ -1,7 +1,7 @@
 //! `[[insert]]`: particles poured into a region over time (LAMMPS `fix pour`, LIGGGHTS
 //! `fix insert/rate/region`). A child module of `scenario`, so that it shares its
 //! validating newtypes, the radius and shape parsing of `[[particles]]` and its errors
-//! with the key path and line.
+//! with the key path and line. Both builds: discs and polygons in 2D, spheres in 3D.
 use super::*;
 
 /// One insertion stream, as the scenario gives it (times in seconds: the builder turns
@@ -12,10 +12,11 @@ pub struct Insert {
     pub material: usize,
     /// The `type` column in outputs, >= 1.
     pub type_id: u16,
-    /// The box the particles' bounding circles are placed in (inside the domain).
+    /// The box the particles' bounding circles (spheres) are placed in (inside the domain).
     pub region_min: Vector,
     pub region_max: Vector,
     pub radius: RadiusDist,
+    #[cfg(not(feature = "dim3"))]
     pub shape: ShapeSpec,
     pub velocity: Vector,
     /// Each velocity component gets a uniform random number in [-j, j].
@@ -46,7 +47,11 @@ pub(super) struct RawInsert {
     type_id: Option<TypeId>,
     region: Option<Spanned<RawRegion>>,
     radius: Option<Spanned<RawRadius>>,
+    #[cfg(not(feature = "dim3"))]
     shape: Option<Spanned<RawShape>>,
+    // Spheres only in 3D: read to be refused by name.
+    #[cfg(feature = "dim3")]
+    shape: Option<Spanned<toml::Value>>,
     velocity: Option<Spanned<Coords>>,
     velocity_jitter: Option<Spanned<NonNegative>>,
     rate: Option<Spanned<Positive>>,
@@ -69,6 +74,8 @@ impl Ctx<'_> {
         let span = raw.span();
         let p = raw.into_inner();
         let material = lookup(&p.material)?;
+        #[cfg(feature = "dim3")]
+        self.forbidden(&p.shape, "in 3D: the particles are spheres (polygon shapes are 2D)")?;
         let radius = p
             .radius
             .ok_or_else(|| self.err(span.clone(), "`radius` is required for an [[insert]]"))?;
@@ -80,7 +87,7 @@ impl Ctx<'_> {
         let region = region.into_inner();
         self.check_min_max(region.min.0, &region.max, "region.min")?;
         let (rmin, rmax) = (region.min.0, region.max.get_ref().0);
-        if !(0..2).all(|k| rmin[k] >= domain.min[k] && rmax[k] <= domain.max[k]) {
+        if !(0..DIM).all(|k| rmin[k] >= domain.min[k] && rmax[k] <= domain.max[k]) {
             return Err(self.err(
                 region_span,
                 format!(
@@ -89,7 +96,7 @@ impl Ctx<'_> {
                 ),
             ));
         }
-        let room = (rmax[0] - rmin[0]).min(rmax[1] - rmin[1]);
+        let room = (0..DIM).map(|k| rmax[k] - rmin[k]).fold(f64::INFINITY, f64::min);
         if 2.0 * radius.max() >= room {
             return Err(self.err(
                 region_span,
@@ -142,11 +149,12 @@ impl Ctx<'_> {
             region_min: rmin,
             region_max: rmax,
             radius,
+            #[cfg(not(feature = "dim3"))]
             shape: match p.shape {
                 Some(sh) => self.shape(sh)?,
                 None => ShapeSpec::Disc,
             },
-            velocity: p.velocity.map_or([0.0, 0.0], |v| v.into_inner().0),
+            velocity: p.velocity.map_or([0.0; DIM], |v| v.into_inner().0),
             velocity_jitter: p.velocity_jitter.map_or(0.0, |j| j.into_inner().0),
             amount,
             every: p.every.map(|e| e.into_inner().0),
@@ -159,7 +167,7 @@ impl Ctx<'_> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(feature = "dim3")))]
 mod tests {
     use super::*;
 

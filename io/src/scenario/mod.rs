@@ -22,9 +22,7 @@ use talus_kernels::math::{norm2, Vector, DIM};
 
 use crate::{IoError, Result};
 
-#[cfg(not(feature = "dim3"))]
 mod insert;
-#[cfg(not(feature = "dim3"))]
 pub use insert::{Amount, Insert};
 
 /// The built-in default scenario (also an annotated example of the format).
@@ -44,8 +42,7 @@ pub struct Scenario {
     pub walls: Vec<Wall>,
     /// Particle sources (at least one of them or of `inserts`).
     pub particles: Vec<Particles>,
-    /// Particles poured in over time (`[[insert]]`, 2D so far).
-    #[cfg(not(feature = "dim3"))]
+    /// Particles poured in over time (`[[insert]]`).
     pub inserts: Vec<Insert>,
     /// Single polygons given by their vertices (walls, obstacles, hopper sides).
     #[cfg(not(feature = "dim3"))]

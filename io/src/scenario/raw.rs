@@ -13,7 +13,6 @@ pub(super) struct RawScenario {
     #[serde(default)]
     pub(super) wall: Vec<Spanned<RawWall>>,
     pub(super) particles: Option<Spanned<Vec<Spanned<RawParticles>>>>,
-    #[cfg(not(feature = "dim3"))]
     #[serde(default)]
     pub(super) insert: Vec<Spanned<insert::RawInsert>>,
     #[cfg(not(feature = "dim3"))]
@@ -23,8 +22,6 @@ pub(super) struct RawScenario {
     #[serde(default)]
     pub(super) drum: Vec<Spanned<RawDrum>>,
     // 2D only so far: read in 3D to be refused by name.
-    #[cfg(feature = "dim3")]
-    pub(super) insert: Option<Spanned<toml::Value>>,
     #[cfg(feature = "dim3")]
     pub(super) body: Option<Spanned<toml::Value>>,
     #[cfg(feature = "dim3")]

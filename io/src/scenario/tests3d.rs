@@ -54,6 +54,7 @@ fn shipped_3d_scenarios_parse_and_build() {
         ("bed3d.toml", include_str!("../../../scenarios/bed3d.toml")),
         ("drum3d.toml", include_str!("../../../scenarios/drum3d.toml")),
         ("column3d.toml", include_str!("../../../scenarios/column3d.toml")),
+        ("drum3d_pour.toml", include_str!("../../../scenarios/drum3d_pour.toml")),
     ] {
         assert_eq!(scenario_dimension(text, Path::new(name)).unwrap(), 3);
         let s = parse_scenario(text, Path::new(name)).unwrap_or_else(|e| panic!("{e}"));
@@ -67,7 +68,62 @@ fn shipped_3d_scenarios_parse_and_build() {
             })
             .sum();
         assert_eq!(b.sim.len() as u64, count, "{name}");
+        assert_eq!(b.sim.insertions().len(), s.inserts.len(), "{name}");
     }
+}
+
+/// A stream over SMALL's spheres, inside its cylinder.
+const POUR: &str = r#"[[insert]]
+material = "glass"
+type = 2
+region = { min = [-0.008, -0.008, 0.032], max = [0.008, 0.008, 0.038] }
+radius = { kind = "uniform", mean = 1.0e-3, width = 0.1 }
+velocity = [0.0, 0.1, -0.5]
+velocity_jitter = 0.05
+rate = 20000.0
+total = 40
+"#;
+
+#[test]
+fn an_insert_stream_in_3d_is_read_and_built() {
+    let s = parse(&format!("{SMALL}{POUR}")).unwrap();
+    let i = &s.inserts[0];
+    assert_eq!(
+        (i.region_min, i.region_max),
+        ([-0.008, -0.008, 0.032], [0.008, 0.008, 0.038])
+    );
+    assert_eq!((i.velocity, i.velocity_jitter, i.type_id), ([0.0, 0.1, -0.5], 0.05, 2));
+    assert_eq!((i.amount, i.total), (Amount::Rate(20000.0), Some(40)));
+    let mut b = build(&s, Path::new("pour.toml")).unwrap();
+    let spec = &b.sim.insertions()[0].spec;
+    assert_eq!((spec.region_min, spec.velocity), (i.region_min, [0.0, 0.1, -0.5]));
+    b.sim.run(b.steps).unwrap();
+    // 20000 /s over 100 steps: 40 if dt >= 2e-5 s (rounded to whole steps).
+    let n = b.sim.insertions()[0].counts.inserted;
+    assert!(n > 0 && n <= 40 && b.sim.len() as u64 == 300 + n, "{n} inserted");
+    // Bad settings are named, in 3D terms.
+    expect_err(
+        &format!(
+            "{SMALL}{}",
+            POUR.replace("velocity = [0.0, 0.1, -0.5]", "velocity = [0.0, -0.5]")
+        ),
+        &["insert[0].velocity", "[x, y, z]"],
+    );
+    expect_err(
+        &format!("{SMALL}{}", POUR.replace("0.038] }", "0.05] }")),
+        &["insert[0].region", "inside the domain"],
+    );
+    expect_err(
+        &format!("{SMALL}{}", POUR.replace("0.032], max", "0.0375], max")),
+        &["insert[0].region", "too small"],
+    );
+    // Without [[particles]] a stream alone makes a scenario.
+    let alone = SMALL.split("[[particles]]").next().unwrap().to_string()
+        + POUR
+        + "[run]
+steps = 10
+";
+    assert!(parse(&alone).unwrap().particles.is_empty());
 }
 
 #[test]
@@ -177,8 +233,8 @@ fn what_is_2d_only_is_refused_by_name() {
         &["[[body]] is 2D only"],
     );
     expect_err(
-        &format!("{SMALL}[[insert]]\nmaterial = \"glass\"\n"),
-        &["[[insert]] is 2D only"],
+        &format!("{SMALL}{POUR}shape = {{ kind = \"regular\", vertices = [6] }}\n"),
+        &["insert[0].shape", "spheres"],
     );
     expect_err(
         &SMALL.replace(
