@@ -41,9 +41,11 @@ pub struct BenchArgs {
     /// Untimed warm-up steps.
     #[arg(long, default_value_t = 50)]
     pub warmup: u64,
-    /// Verlet skin in m (0.1 x the mean radius, talus' default; the peer's skin is 0.3 mm).
-    #[arg(long, default_value_t = 0.1e-3)]
-    pub margin: f64,
+    /// Verlet skin in m (default: 0.1 x the bed's mean radius, talus' own default, so
+    /// 0.1 mm on the S2D discs and 0.05 mm on the S3D spheres; the peers' decks use
+    /// 0.3 mm and 0.1 mm).
+    #[arg(long)]
+    pub margin: Option<f64>,
     /// Also write the rows as CSV to this file.
     #[arg(long)]
     pub csv: Option<PathBuf>,
@@ -269,6 +271,17 @@ impl Base {
             Base::Spheres(d) => d.len(),
         }
     }
+
+    /// The skin: `--margin`, else 0.1 x the mean radius (talus' default, as a scenario's
+    /// `[neighbor] margin`).
+    fn margin(&self, a: &BenchArgs) -> f64 {
+        let r = match self {
+            Base::Discs(d) => &d.radius,
+            Base::Spheres(d) => &d.radius,
+        };
+        a.margin
+            .unwrap_or_else(|| 0.1 * r.iter().sum::<f64>() / r.len().max(1) as f64)
+    }
 }
 
 /// Run one configuration in this process and measure it.
@@ -285,14 +298,14 @@ fn measure(
     match base {
         Base::Discs(d) => {
             let bed = d.tile_x(k);
-            let sim = peer_sim(&bed, integrator, a.margin, every_step)?;
+            let sim = peer_sim(&bed, integrator, base.margin(a), every_step)?;
             drop(bed);
             measure_sim(sim, n, iname, mname, a)
         }
         Base::Spheres(d) => {
             let (rx, ry) = tiling3d(k);
             let bed = d.tile(rx, ry);
-            let sim = peer_sim3d(&bed, integrator, a.margin, every_step)?;
+            let sim = peer_sim3d(&bed, integrator, base.margin(a), every_step)?;
             drop(bed);
             measure_sim(sim, n, iname, mname, a)
         }
@@ -354,7 +367,8 @@ fn measure_in_child(n: usize, integ: &str, mode: &str, a: &BenchArgs) -> Result<
         .args(["--base", &a.base.display().to_string()])
         .args(["--sizes", &n.to_string(), "--integrators", integ, "--modes", mode])
         .args(["--updates", &a.updates.to_string(), "--repeats", &a.repeats.to_string()])
-        .args(["--warmup", &a.warmup.to_string(), "--margin", &a.margin.to_string()])
+        .args(["--warmup", &a.warmup.to_string()])
+        .args(a.margin.map(|m| ["--margin".to_string(), m.to_string()]).into_iter().flatten())
         .output()
         .map_err(|e| format!("cannot run the benchmark child: {e}"))?;
     let text = String::from_utf8_lossy(&out.stdout);
@@ -428,12 +442,12 @@ pub fn bench(mut a: BenchArgs) -> Result<(), String> {
         .unwrap_or_default();
     if !a.row_only {
         println!(
-            "talus bench: bed tiled from {} ({} {}), 1 thread, commit {commit}, dt = {:.4e} s, skin {} m, {} build",
+            "talus bench: bed tiled from {} ({} {}), 1 thread, commit {commit}, dt = {:.4e} s, skin {:.4e} m, {} build",
             a.base.display(),
             base.len(),
             if spheres { "spheres, 3D" } else { "discs" },
             if spheres { peer_dt3d() } else { peer_dt() },
-            a.margin,
+            base.margin(&a),
             talus_kernels::vector_build::Build::detect().name()
         );
         println!(
