@@ -12,7 +12,6 @@ mod forces;
 pub mod generate;
 pub mod insert;
 pub mod material;
-#[cfg(not(feature = "dim3"))]
 pub mod overlaps;
 mod owner_sum;
 pub mod parallel;

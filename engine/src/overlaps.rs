@@ -1,11 +1,14 @@
 //! A census of the overlaps a simulation starts with: coincident particles (two sources
-//! in one region, two LAMMPS atoms at one x, y) and pairs overlapping by more than a
+//! in one region, two LAMMPS atoms at one place) and pairs overlapping by more than a
 //! fraction of the smaller one's radius. A settled bed's contacts overlap by a few
 //! percent at most; much more is stored energy that will throw the particles apart.
 //! Read-only, over the contact table's candidate pairs (so after the first neighbour
 //! update, which `Simulation::new` does).
+#[cfg(not(feature = "dim3"))]
 use talus_kernels::contact::polygon_polygon::disc_polygon;
+#[cfg(not(feature = "dim3"))]
 use talus_kernels::geometry::overlap::overlap;
+use talus_kernels::math::{Vector, DIM};
 
 use crate::Simulation;
 
@@ -14,7 +17,7 @@ use crate::Simulation;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct OverlapPair {
     pub ids: [u64; 2],
-    pub centres: [[f64; 2]; 2],
+    pub centres: [Vector; 2],
     pub radii: [f64; 2],
     pub depth: f64,
 }
@@ -43,9 +46,12 @@ pub struct OverlapCensus {
 /// Pairs of two infinite masses (wall bodies) exert no force and are left out.
 pub fn census(sim: &Simulation, fraction: f64) -> OverlapCensus {
     let ps = &sim.particles;
+    #[cfg(not(feature = "dim3"))]
     let shapes = sim.shapes.as_ref();
-    let mut out = OverlapCensus::default();
+    #[cfg(not(feature = "dim3"))]
     let body = |p: usize| crate::forces::polygon_body(ps, shapes.expect("a polygon has a shape"), p);
+    let mut out = OverlapCensus::default();
+    #[cfg_attr(feature = "dim3", allow(unused_variables))]
     for (s, i, j) in sim.contacts.iter() {
         let (i, j) = (i as usize, j as usize);
         let inv = ps.inv_mass[i] + ps.inv_mass[j];
@@ -54,14 +60,24 @@ pub fn census(sim: &Simulation, fraction: f64) -> OverlapCensus {
         }
         let (ri, rj) = (ps.radius[i], ps.radius[j]);
         let rmin = ri.min(rj);
-        let (dx, dy) = (ps.pos[0][j] - ps.pos[0][i], ps.pos[1][j] - ps.pos[1][i]);
-        let d = dx.hypot(dy);
+        let d = if DIM == 2 {
+            (ps.pos[0][j] - ps.pos[0][i]).hypot(ps.pos[1][j] - ps.pos[1][i])
+        } else {
+            (0..DIM)
+                .map(|a| (ps.pos[a][j] - ps.pos[a][i]).powi(2))
+                .sum::<f64>()
+                .sqrt()
+        };
         let circles = ri + rj - d;
         if d > 0.0 && circles <= fraction * rmin {
             // Bounding circles overlap too little for any deep overlap.
             continue;
         }
+        #[cfg(not(feature = "dim3"))]
         let (pi, pj) = shapes.map_or((false, false), |sh| (sh.is_polygon(i), sh.is_polygon(j)));
+        #[cfg(feature = "dim3")]
+        let depth = circles;
+        #[cfg(not(feature = "dim3"))]
         let depth = if d == 0.0 {
             circles
         } else {
@@ -88,7 +104,7 @@ pub fn census(sim: &Simulation, fraction: f64) -> OverlapCensus {
         let (a, b) = if ps.id[i] < ps.id[j] { (i, j) } else { (j, i) };
         let pair = OverlapPair {
             ids: [ps.id[a], ps.id[b]],
-            centres: [[ps.pos[0][a], ps.pos[1][a]], [ps.pos[0][b], ps.pos[1][b]]],
+            centres: [a, b].map(|p| std::array::from_fn(|k| ps.pos[k][p])),
             radii: [ps.radius[a], ps.radius[b]],
             depth,
         };
@@ -111,7 +127,7 @@ pub fn census(sim: &Simulation, fraction: f64) -> OverlapCensus {
     out
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(feature = "dim3")))]
 mod tests {
     use super::*;
     use crate::{Config, ContactParams, Integrator, Material, NeighborMethod, ParticleInit};

@@ -234,7 +234,6 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
             format!("dt = t_c/{f} = {:.4e} s (t_c = {tc:.4e} s, lightest contact)", tc / f),
         ),
     };
-    #[allow(unused_mut)]
     let mut warnings = preflight::dt_warnings(dt, tc, scenario.run.steps);
     let mean_r = mean_radius(&inits, &poured, None).unwrap_or(0.0);
     let config = Config {
@@ -259,16 +258,13 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         #[cfg(feature = "dim3")]
         normal_model: scenario.normal_model,
     };
-    #[allow(unused_mut)]
     let mut sim =
         Simulation::new_with_shapes(config, materials, walls, &inits, &shapes).map_err(|e| invalid(e.to_string()))?;
     #[cfg(not(feature = "dim3"))]
-    {
-        for (d, ids) in drives {
-            sim.drive_particles(d, &ids).map_err(|e| invalid(e.to_string()))?;
-        }
-        warnings.extend(preflight::overlap_warnings(&sim, &sources, &inits));
+    for (d, ids) in drives {
+        sim.drive_particles(d, &ids).map_err(|e| invalid(e.to_string()))?;
     }
+    warnings.extend(preflight::overlap_warnings(&sim, &sources, &inits));
     for (k, i) in scenario.inserts.iter().enumerate() {
         sim.add_insertion(insert_spec(i, k, scenario.seed, dt))
             .map_err(|e| invalid(format!("insert[{k}]: {e}")))?;

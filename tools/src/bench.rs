@@ -368,7 +368,12 @@ fn measure_in_child(n: usize, integ: &str, mode: &str, a: &BenchArgs) -> Result<
         .args(["--sizes", &n.to_string(), "--integrators", integ, "--modes", mode])
         .args(["--updates", &a.updates.to_string(), "--repeats", &a.repeats.to_string()])
         .args(["--warmup", &a.warmup.to_string()])
-        .args(a.margin.map(|m| ["--margin".to_string(), m.to_string()]).into_iter().flatten())
+        .args(
+            a.margin
+                .map(|m| ["--margin".to_string(), m.to_string()])
+                .into_iter()
+                .flatten(),
+        )
         .output()
         .map_err(|e| format!("cannot run the benchmark child: {e}"))?;
     let text = String::from_utf8_lossy(&out.stdout);

@@ -8,7 +8,7 @@
 //!   (lines, planes, cylinders, wall bodies, drums) or deep in it are refused ([`check_placement`]);
 //! - [`regions`] (2D): `[[insert]]` regions reaching behind or into a wall are refused
 //!   ([`check_insert_regions`]);
-//! - [`overlaps`] (2D so far): coincident and deeply overlapping pairs are warned about
+//! - [`overlaps`]: coincident and deeply overlapping pairs are warned about
 //!   ([`overlap_warnings`]);
 //! - [`timestep`]: a dt that is a large fraction of the contact duration, or absurdly
 //!   small, is warned about ([`dt_warnings`]).
@@ -19,7 +19,6 @@ use std::ops::Range;
 use crate::scenario as sc;
 
 pub mod memory;
-#[cfg(not(feature = "dim3"))]
 pub mod overlaps;
 pub mod placement;
 pub mod regions;
@@ -29,7 +28,6 @@ pub mod walls;
 pub use memory::{
     available_memory, check_generated_memory, check_memory, parse_meminfo, Footprint, MAX_PARTICLES, PAIRS_PER_PARTICLE,
 };
-#[cfg(not(feature = "dim3"))]
 pub use overlaps::{overlap_warnings, DEEP_OVERLAP};
 pub use placement::{check_placement, WALL_OVERLAP};
 pub use regions::check_insert_regions;

@@ -20,16 +20,15 @@ pub fn overlap_warnings(sim: &Simulation, sources: &[Source], inits: &[ParticleI
             .find(|s| inits[s.range.clone()].iter().any(|p| p.id == id))
             .map_or(String::new(), |s| format!(", {}", s.label))
     };
+    let at = |c: &[f64]| c.iter().map(f64::to_string).collect::<Vec<_>>().join(", ");
     let pair = |e: &OverlapPair| {
         format!(
-            "ids {} at ({}, {}){} and {} at ({}, {}){}",
+            "ids {} at ({}){} and {} at ({}){}",
             e.ids[0],
-            e.centres[0][0],
-            e.centres[0][1],
+            at(&e.centres[0]),
             from(e.ids[0]),
             e.ids[1],
-            e.centres[1][0],
-            e.centres[1][1],
+            at(&e.centres[1]),
             from(e.ids[1])
         )
     };

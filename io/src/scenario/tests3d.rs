@@ -280,3 +280,35 @@ fn hertz_needs_gamma_n_and_a_time_step() {
     assert_eq!(b.sim.config.normal_model, NormalModel::Hertz);
     assert_eq!(b.sim.config.dt, 1e-6);
 }
+
+/// Spheres of a data file that start at one centre, or deep in one another, are warned
+/// about by the build (ids, centres with z, the source), as in 2D.
+#[test]
+fn coincident_and_deep_spheres_of_a_data_file_are_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = "LAMMPS data file\n\n4 atoms\n1 atom types\n\n-0.01 0.01 xlo xhi\n-0.01 0.01 ylo yhi\n\
+                0 0.02 zlo zhi\n\nAtoms # sphere\n\n\
+                1 1 0.002 2500 0.0 0.0 0.005 0 0 0\n\
+                2 1 0.002 2500 0.0 0.0 0.005 0 0 0\n\
+                3 1 0.002 2500 0.005 0.005 0.005 0 0 0\n\
+                4 1 0.002 2500 0.005 0.005 0.0065 0 0 0\n";
+    std::fs::write(dir.path().join("bed.data"), data).unwrap();
+    let text = "dimension = 3\n[domain]\nmin = [-0.01, -0.01, 0.0]\nmax = [0.01, 0.01, 0.02]\n\
+         [[material]]\nname = \"glass\"\ndensity = 2500.0\nkn = 200.0\nrestitution = 0.5\nfriction = 0.5\n\
+         [[particles]]\nmaterial = \"glass\"\nsource = \"lammps\"\nfile = \"bed.data\"\n[run]\nsteps = 10\n";
+    let path = dir.path().join("s.toml");
+    std::fs::write(&path, text).unwrap();
+    let s = load_scenario(&path).unwrap();
+    let w = build(&s, &path).unwrap().warnings;
+    assert!(
+        w.iter().any(|m| m.contains("1 pair of particles start at the same centre")
+            && m.contains("ids 1 at (0, 0, 0.005)")),
+        "{w:?}"
+    );
+    // Centres 1.5 mm apart, radii 1 mm: 0.5 mm deep, half a radius.
+    assert!(
+        w.iter()
+            .any(|m| m.contains("1 pair of particles start overlapping") && m.contains("the deepest 50 % (5.000e-4 m)")),
+        "{w:?}"
+    );
+}
