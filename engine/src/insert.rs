@@ -508,11 +508,10 @@ pub(crate) fn place(
         #[cfg(not(feature = "dim3"))]
         let mass = match &shape {
             Some(sh) => density * sh.area,
-            None => density * std::f64::consts::PI * r * r,
+            None => crate::store::ball_mass(density, r),
         };
-        // As the io builder's spheres.
         #[cfg(feature = "dim3")]
-        let mass = density * 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
+        let mass = crate::store::ball_mass(density, r);
         out.inits.push(ParticleInit {
             id: next_id + out.inits.len() as u64,
             pos: c,

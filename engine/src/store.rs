@@ -53,6 +53,16 @@ pub const BYTES_PER_PARTICLE: usize = F64_FIELDS * 8 + 8 + 2 * 2 + 1;
 /// Moment of inertia over mass r^2: a disc's 1/2, a sphere's 2/5.
 pub(crate) const INERTIA_FACTOR: f64 = if DIM == 2 { 0.5 } else { 0.4 };
 
+/// The mass of a ball of radius `r`: a disc of areal `density` in 2D (pi r^2), a sphere
+/// in 3D (4/3 pi r^3).
+pub fn ball_mass(density: f64, r: f64) -> f64 {
+    if DIM == 2 {
+        density * std::f64::consts::PI * r * r
+    } else {
+        density * 4.0 / 3.0 * std::f64::consts::PI * r * r * r
+    }
+}
+
 #[derive(Debug, Default, Clone)]
 pub struct ParticleStore {
     // Hot: one array per axis (parry's per-axis layout: the kernels and the dimension

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use talus_engine::generate;
 use talus_engine::sim::Shape;
+use talus_engine::store::ball_mass;
 use talus_engine::{Config, ContactParams, Integrator, Material, ParticleInit, Simulation, Wall};
 #[cfg(not(feature = "dim3"))]
 use talus_engine::{Drive, PolygonShape, Rejection};
@@ -363,15 +364,6 @@ fn add_bodies(
     Ok(drives)
 }
 
-/// The mass of a disc (areal `density`) or a sphere of radius `r`.
-fn ball_mass(density: f64, r: f64) -> f64 {
-    if DIM == 2 {
-        density * std::f64::consts::PI * r * r
-    } else {
-        density * 4.0 / 3.0 * std::f64::consts::PI * r * r * r
-    }
-}
-
 /// What an insertion stream adds to the reference sizes and masses of the build: its
 /// material, the mean radius of its distribution counted `weight` times (its total, or
 /// what its rate pours until its stop; a `per_insert` stream with only a stop counts as
@@ -399,7 +391,7 @@ fn insert_population(scenario: &Scenario) -> Vec<Poured> {
                 (0..64)
                     .map(|_| match generate::polygon_vertices(&i.shape, rmin, &mut rng) {
                         Some(v) => PolygonShape::new(&v).map_or(f64::INFINITY, |sh| density * sh.area),
-                        None => density * std::f64::consts::PI * rmin * rmin,
+                        None => ball_mass(density, rmin),
                     })
                     .fold(f64::INFINITY, f64::min)
             };

@@ -436,8 +436,6 @@ impl SectionSource for Checkpoint {
     }
 }
 
-/// The complete checkpoints in `dir` with this prefix, oldest first (by step: the names
-/// carry it zero-padded).
 /// The dimension (2 or 3) a checkpoint file's header records, read alone so that the
 /// program can pick the build that opens it; None where the file is not a readable
 /// checkpoint of this byte order (opening it then says why).
@@ -450,6 +448,8 @@ pub fn file_dimension(path: &Path) -> Option<u32> {
         .then_some(header.dimension)
 }
 
+/// The complete checkpoints in `dir` with this prefix, oldest first (by step: the names
+/// carry it zero-padded).
 pub fn list(dir: &Path, prefix: &str) -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     let rd = std::fs::read_dir(dir).map_err(|e| IoError::os(dir, e))?;

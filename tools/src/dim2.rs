@@ -80,14 +80,18 @@ impl Beds {
         Ok(Beds { discs })
     }
 
-    pub fn make(&self, name: &str, n: usize) -> Result<(Simulation, String), String> {
+    /// The bed `name` of `n` particles (default 100,000).
+    pub fn make(&self, name: &str, n: Option<usize>) -> Result<(Simulation, String), String> {
+        let n = n.unwrap_or(100_000);
         match (name, &self.discs) {
             ("discs", Some(base)) => {
                 if !n.is_multiple_of(base.len()) {
                     return Err(format!("--n {n} is not a multiple of the base bed ({})", base.len()));
                 }
                 let bed = base.tile_x(n / base.len());
-                let sim = crate::bench::peer_sim(&bed, Integrator::Verlet, 0.1e-3, false)?;
+                // talus' default skin: 0.1 x the mean radius (as `talus bench`).
+                let skin = 0.1 * base.radius.iter().sum::<f64>() / base.len() as f64;
+                let sim = crate::bench::peer_sim(&bed, Integrator::Verlet, skin, false)?;
                 Ok((sim, format!("LAMMPS bed of discs tiled to {n}")))
             }
             ("polygons", _) => Ok((

@@ -54,15 +54,18 @@ impl Beds {
         Ok(Beds { spheres })
     }
 
-    pub fn make(&self, name: &str, n: usize) -> Result<(Simulation, String), String> {
+    /// The bed `name` of `n` particles (default 58,320: 5 x 2 copies of the base bed).
+    pub fn make(&self, name: &str, n: Option<usize>) -> Result<(Simulation, String), String> {
+        let n = n.unwrap_or(58_320);
         match (name, &self.spheres) {
             ("spheres", Some(base)) => {
                 if !n.is_multiple_of(base.len()) {
                     return Err(format!("--n {n} is not a multiple of the base bed ({})", base.len()));
                 }
                 let (rx, ry) = crate::bench::tiling3d(n / base.len());
-                let sim =
-                    crate::bench::peer_sim3d(&base.tile(rx, ry), talus_engine::Integrator::Verlet, 0.1e-3, false)?;
+                // talus' default skin: 0.1 x the mean radius (as `talus bench`).
+                let skin = 0.1 * base.radius.iter().sum::<f64>() / base.len() as f64;
+                let sim = crate::bench::peer_sim3d(&base.tile(rx, ry), talus_engine::Integrator::Verlet, skin, false)?;
                 Ok((sim, format!("LAMMPS S3D bed of spheres tiled to {n} ({rx} x {ry})")))
             }
             (other, _) => Err(format!("unknown --bed {other:?} in 3D (spheres)")),

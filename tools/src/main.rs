@@ -47,8 +47,9 @@ enum Command {
     /// Print a checkpoint's header and section table (a file, or the newest in a folder) and
     /// verify every checksum.
     Inspect(restart::InspectArgs),
-    /// Measure particle-updates per second on dense polydisperse beds tiled from the
-    /// LAMMPS-settled bed, per integrator and neighbour-update mode.
+    /// Measure particle-updates per second on dense beds tiled from the LAMMPS-settled beds
+    /// (2D discs, or 3D spheres with --base data/s3d_base.data), per integrator and
+    /// neighbour-update mode.
     Bench(bench::BenchArgs),
     /// What checkpoints cost a run (the stop, against one memory copy of the state) and how
     /// fast a run restarts, for 10^6 discs and 10^5 polygons.
@@ -62,11 +63,13 @@ enum Command {
     /// Measure particle-updates per second in a rotating drum (a ring of driven wall
     /// polygons) filled with random convex polygons.
     BenchDrum(bench_polygons::DrumArgs),
-    /// Run one scenario over thread counts, placements and force strategies: updates per
-    /// second, speedup, efficiency, per-phase times and barrier wait; CSV and a speedup plot.
+    /// Run one scenario (2D or 3D) or built-in bed (discs, polygons, spheres) over thread
+    /// counts, placements and force strategies: updates per second, speedup, efficiency,
+    /// per-phase times and barrier wait; CSV and a speedup plot.
     Scale(scale::ScaleArgs),
     /// Compare the neighbour-search methods on the literature's experiments (Perkins'
-    /// Tests 1 and 2, a polydisperse series, the rotating drum, the quadtree's update):
+    /// Tests 1 and 2, polydisperse series in 2D and 3D, the rotating drum, the quadtree's
+    /// update):
     /// tables, CSV and log-log plots with fitted exponents.
     Neighbors(neighbors::NeighborsArgs),
     /// Describe the machine (packages, NUMA nodes, cores, processing units, read with

@@ -61,15 +61,20 @@ pub fn none_in(dir: &Path) -> String {
     )
 }
 
-/// The dimension of the checkpoint `path` names (a file, or the newest in a folder); 2
-/// where it cannot tell (the 2D build's error then says why).
+/// The dimension of the checkpoint `path` names (a file, or in a folder the newest whose
+/// header can be read, as the restart falls back past a damaged newest one); 2 where it
+/// cannot tell (the 2D build's error then says why).
 fn dimension_of(path: &Path) -> u32 {
-    let file = if path.is_dir() {
-        candidates(path).ok().and_then(|mut c| c.pop())
+    let found = if path.is_dir() {
+        candidates(path)
+            .unwrap_or_default()
+            .iter()
+            .rev()
+            .find_map(|f| file_dimension(f))
     } else {
-        Some(path.to_path_buf())
+        file_dimension(path)
     };
-    file.and_then(|f| file_dimension(&f)).unwrap_or(2)
+    found.unwrap_or(2)
 }
 
 pub fn restart(a: RestartArgs) -> Result<(), String> {

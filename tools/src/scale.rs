@@ -22,9 +22,10 @@ pub struct ScaleArgs {
     /// copies, other counts in a row).
     #[arg(long)]
     pub bed: Option<String>,
-    /// Particles of the built-in bed (discs: a multiple of 10,000; spheres: of 5,832).
-    #[arg(long, default_value_t = 100_000)]
-    pub n: usize,
+    /// Particles of the built-in bed (discs: a multiple of 10,000, default 100,000;
+    /// polygons: default 100,000; spheres: a multiple of 5,832, default 58,320).
+    #[arg(long)]
+    pub n: Option<usize>,
     /// Thread counts.
     #[arg(long, value_delimiter = ',', default_value = "1,2")]
     pub threads: Vec<usize>,

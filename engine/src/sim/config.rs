@@ -45,7 +45,9 @@ pub const MAX_MATERIALS: usize = 1024;
 /// the domain would give boxes mostly made of rounding (and a domain 2^40 times larger
 /// than its particles would put them all in one quadtree leaf).
 pub(super) fn check_radius(r: f64, c: &Config) -> std::result::Result<(), String> {
-    let extent = (c.domain_max[0] - c.domain_min[0]).max(c.domain_max[1] - c.domain_min[1]);
+    let extent = (1..DIM).fold(c.domain_max[0] - c.domain_min[0], |e, a| {
+        e.max(c.domain_max[a] - c.domain_min[a])
+    });
     let coord = c
         .domain_min
         .iter()

@@ -30,8 +30,8 @@ pub struct Footprint {
     pub store: u64,
     /// The contact table at [`PAIRS_PER_PARTICLE`] slots, its chains' heads, the wall list.
     pub contacts: u64,
-    /// The neighbour search (sort-and-sweep: four box ends of 8 bytes, a box of four
-    /// `f32`, positions in the sorted lists).
+    /// The neighbour search (sort-and-sweep: two box ends of 8 bytes per axis, a box of
+    /// two `f32` per axis, positions in the sorted lists).
     pub neighbor: u64,
     /// Gear's history (four derivatives of each degree of freedom), polygon corners
     /// (body and world frame).

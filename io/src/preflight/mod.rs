@@ -6,7 +6,7 @@
 //!   particle indices) is refused before anything is allocated ([`check_memory`]);
 //! - [`placement`]: particles that start outside the domain, behind or inside a wall
 //!   (lines, planes, cylinders, wall bodies, drums) or deep in it are refused ([`check_placement`]);
-//! - [`regions`] (2D): `[[insert]]` regions reaching behind or into a wall are refused
+//! - [`regions`]: `[[insert]]` regions reaching behind or into a wall are refused
 //!   ([`check_insert_regions`]);
 //! - [`overlaps`]: coincident and deeply overlapping pairs are warned about
 //!   ([`overlap_warnings`]);

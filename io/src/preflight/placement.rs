@@ -1,5 +1,6 @@
 //! Placement: particles that start outside the domain, with their centre behind or inside
-//! a wall (a line wall, a wall body, a drum's ring), or reaching into one by more than
+//! a wall (a line or plane, outside a cylinder, in a wall body or a drum's ring), or
+//! reaching into one by more than
 //! [`WALL_OVERLAP`] of their radius are refused: such a bed explodes at the first step.
 use talus_engine::sim::Shape;
 use talus_engine::ParticleInit;

@@ -12,10 +12,17 @@ pub(super) const DEFAULT_KEEP: usize = 3;
 /// Default number of output frames over a run.
 pub(super) const DEFAULT_FRAMES: u64 = 20;
 
-/// `v / |v|` (non-zero `v`).
+/// `v / |v|` (non-zero `v`). In 3D scaled by the largest component first, so that no
+/// finite input overflows or underflows the length (as `hypot` does in 2D).
 fn unit<const N: usize>(v: [f64; N]) -> [f64; N] {
-    let len = if N == 2 { v[0].hypot(v[1]) } else { norm2(v).sqrt() };
-    v.map(|c| c / len)
+    if N == 2 {
+        let len = v[0].hypot(v[1]);
+        return v.map(|c| c / len);
+    }
+    let big = v.iter().fold(0.0f64, |m, c| m.max(c.abs()));
+    let w = v.map(|c| c / big);
+    let len = norm2(w).sqrt();
+    w.map(|c| c / len)
 }
 
 pub(super) struct Ctx<'a> {

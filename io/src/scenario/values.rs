@@ -107,7 +107,7 @@ pub(super) struct Direction(pub(super) Vector);
 impl<'de> Deserialize<'de> for Direction {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         let Coords(v) = Coords::deserialize(d)?;
-        if norm2(v) > 0.0 {
+        if v.iter().any(|&c| c != 0.0) {
             Ok(Direction(v))
         } else {
             Err(D::Error::custom(format!("must be a non-zero vector, got {v:?}")))
