@@ -55,6 +55,7 @@ use gear_history::GearHistory;
 pub use measure::Energies;
 mod state;
 mod state_check;
+mod state_records;
 #[cfg(test)]
 mod state_tests;
 pub use state::{Elem, Section, SectionSource, SETTINGS_SECTIONS};

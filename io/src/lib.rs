@@ -15,6 +15,7 @@ pub mod lammps_data;
 mod number_text;
 pub mod output;
 pub mod preflight;
+pub mod pvd;
 pub mod scenario;
 pub mod series;
 pub mod vtk;

@@ -6,10 +6,11 @@ use talus_engine::Simulation;
 use talus_kernels::math::{ANG, DIM};
 
 use crate::dump::DumpWriter;
+use crate::pvd::PvdSeries;
 use crate::series::{gravitational_potential, EnergySeries};
+use crate::vtk::Frame;
 #[cfg(not(feature = "dim3"))]
 use crate::vtk::Polygons;
-use crate::vtk::{Frame, PvdSeries};
 use crate::walls_vtu::{has_walls, write_walls_vtu};
 use crate::{IoError, Result};
 

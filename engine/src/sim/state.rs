@@ -13,6 +13,9 @@
 //! freedom; what one dimension only has (polygons, drives, line walls or planes and
 //! cylinders) sits behind `#[cfg]`.
 //!
+//! The small assembled records (scalars, config, walls) and the typed reading of sections
+//! are in `state_records.rs`; the checks of what was read back in `state_check.rs`.
+//!
 //! Left out on purpose: scratch buffers, caches rebuilt on first use, the worker pool (a
 //! restart starts its own), phase timings, and the chains of the contact table (rebuilt
 //! from the pairs: they only serve lookups; the slot order and the free list, which decide
@@ -20,32 +23,26 @@
 use std::borrow::Cow;
 
 use bytemuck::Pod;
-#[cfg(not(feature = "dim3"))]
-use talus_kernels::contact::disc_wall::LineWall;
-#[cfg(feature = "dim3")]
-use talus_kernels::contact::law::NormalModel;
-#[cfg(feature = "dim3")]
-use talus_kernels::contact::sphere_wall::{CylinderWall, PlaneWall};
 use talus_kernels::contact::{ContactParams, Spring};
 #[cfg(not(feature = "dim3"))]
 use talus_kernels::geometry::polygon::is_convex_ccw;
 use talus_kernels::math::{Aabb, DIM};
 use talus_kernels::neighbor::NeighborSearch;
 
-use super::{Broad, Config, GearHistory, Integrator, NeighborMethod, Simulation};
+use super::state_check::{check_boxes_fit, check_table_is_the_set};
+use super::state_records::*;
 #[cfg(not(feature = "dim3"))]
-use super::{NarrowStats, Rejection};
+use super::NarrowStats;
+use super::{Broad, GearHistory, Integrator, Simulation};
 use crate::contacts::{ContactTable, FREE};
 #[cfg(not(feature = "dim3"))]
 use crate::drive::{Drive, Driven};
-use crate::error::{EngineError, Result};
+use crate::error::Result;
 use crate::material::{Material, PairTable};
 #[cfg(not(feature = "dim3"))]
 use crate::shapes::{Shapes, MAX_VERTICES, MIN_VERTICES};
 use crate::store::{ParticleStore, F64_FIELDS};
-#[cfg(feature = "dim3")]
-use crate::walls::Surface;
-use crate::walls::{Wall, WallContacts};
+use crate::walls::WallContacts;
 
 /// Element type of a section (the code is stored in checkpoint files: never renumber).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,50 +180,6 @@ fn particle_f64() -> [&'static str; F64_FIELDS] {
     std::array::from_fn(|_| all.next().expect("F64_FIELDS names"))
 }
 
-// Positions in the "scalars" section.
-const S_N: usize = 0;
-const S_STEP: usize = 1;
-const S_TIME: usize = 2;
-const S_NEIGHBOR_UPDATES: usize = 3;
-const S_NEEDS_REBUILD: usize = 4;
-const S_PRIMED: usize = 5;
-const S_LAST_CONTACTS: usize = 6;
-const S_GENERATION: usize = 7;
-const S_POLYGONS: usize = 8;
-const S_CHURN: usize = 9;
-const S_SHAPES: usize = 10;
-const S_NARROW: usize = 11;
-const SCALARS: usize = S_NARROW + 10;
-// Positions in the "config" section: the time step, gravity, domain_min, domain_max per
-// axis, the margin, then the words below, then rejection (2D) or normal_model (3D).
-const C_MARGIN: usize = 1 + 3 * DIM;
-const C_INTEGRATOR: usize = C_MARGIN + 1;
-const C_NEIGHBOR: usize = C_MARGIN + 2;
-const C_EVERY_STEP: usize = C_MARGIN + 3;
-const C_SORT_EVERY: usize = C_MARGIN + 4;
-const C_MODEL: usize = C_MARGIN + 5;
-const CONFIG_WORDS: usize = C_MODEL + 1;
-const INTEGRATOR_CODES: &str = "0 or 1";
-/// The neighbour method's code in the "config" section is its position here: the build's
-/// registry order in 2D; in 3D the order its checkpoints first had, the octree (which
-/// came later, second in the registry) appended, so that older files read unchanged.
-#[cfg(not(feature = "dim3"))]
-pub(super) const METHOD_CODES: &[NeighborMethod] = NeighborMethod::ALL;
-#[cfg(feature = "dim3")]
-pub(super) const METHOD_CODES: &[NeighborMethod] = &[
-    NeighborMethod::Sweep,
-    NeighborMethod::Cells,
-    NeighborMethod::Verlet,
-    NeighborMethod::Brute,
-    NeighborMethod::Quadtree,
-];
-/// Values per wall in the "walls" section: point, normal, velocity (2D lines); a kind (0
-/// plane, 1 cylinder), point, normal or axis, velocity or (radius, spin, 0) (3D).
-#[cfg(not(feature = "dim3"))]
-pub(super) const WALL_WORDS: usize = 7;
-#[cfg(feature = "dim3")]
-pub(super) const WALL_WORDS: usize = 11;
-
 fn borrowed<'a, T: Pod>(name: &'static str, elem: Elem, v: &'a [T]) -> Section<'a> {
     Section {
         name,
@@ -240,182 +193,6 @@ fn owned<T: Pod>(name: &'static str, elem: Elem, v: Vec<T>) -> Section<'static> 
         name,
         elem,
         bytes: Cow::Owned(bytemuck::cast_slice(&v).to_vec()),
-    }
-}
-
-#[cfg(not(feature = "dim3"))]
-fn narrow_words(n: &NarrowStats) -> [u64; 10] {
-    [
-        n.candidates,
-        n.circle_rejected,
-        n.projection_tested,
-        n.projection_rejected,
-        n.line_rejected,
-        n.line_iterations,
-        n.separated,
-        n.touching,
-        n.walk_steps,
-        n.fallbacks,
-    ]
-}
-
-#[cfg(not(feature = "dim3"))]
-fn narrow_from(w: &[u64]) -> NarrowStats {
-    NarrowStats {
-        candidates: w[0],
-        circle_rejected: w[1],
-        projection_tested: w[2],
-        projection_rejected: w[3],
-        line_rejected: w[4],
-        line_iterations: w[5],
-        separated: w[6],
-        touching: w[7],
-        walk_steps: w[8],
-        fallbacks: w[9],
-        ..NarrowStats::default()
-    }
-}
-
-/// The "config" section: see the `C_*` positions.
-fn config_words(c: &Config) -> Vec<u64> {
-    let integrator = match c.integrator {
-        Integrator::Verlet => 0,
-        Integrator::Gear => 1,
-    };
-    let neighbor = METHOD_CODES
-        .iter()
-        .position(|&m| m == c.neighbor)
-        .expect("a listed method") as u64;
-    #[cfg(not(feature = "dim3"))]
-    let model = match c.rejection {
-        Rejection::Circle => 0,
-        Rejection::Projection => 1,
-        Rejection::SeparatingLine => 2,
-    };
-    #[cfg(feature = "dim3")]
-    let model = match c.normal_model {
-        NormalModel::Hooke => 0,
-        NormalModel::Hertz => 1,
-    };
-    let mut w = vec![c.dt.to_bits()];
-    let vectors = c.gravity.iter().chain(&c.domain_min).chain(&c.domain_max);
-    w.extend(vectors.chain([&c.margin]).map(|v| v.to_bits()));
-    w.extend([integrator, neighbor, c.every_step as u64, c.sort_every, model]);
-    debug_assert_eq!(w.len(), CONFIG_WORDS);
-    w
-}
-
-fn config_from(r: &Reader<'_>) -> Result<Config> {
-    let cw: Vec<u64> = r.exact("config", CONFIG_WORDS)?;
-    let f = |k: usize| f64::from_bits(cw[k]);
-    let axes = |k: usize| std::array::from_fn(|a| f(k + a));
-    let bad_config = |msg: String| r.err("config", msg);
-    Ok(Config {
-        dt: f(0),
-        gravity: axes(1),
-        domain_min: axes(1 + DIM),
-        domain_max: axes(1 + 2 * DIM),
-        margin: f(C_MARGIN),
-        integrator: match cw[C_INTEGRATOR] {
-            0 => Integrator::Verlet,
-            1 => Integrator::Gear,
-            k => return Err(bad_config(format!("integrator code {k} ({INTEGRATOR_CODES})"))),
-        },
-        neighbor: *METHOD_CODES
-            .get(cw[C_NEIGHBOR] as usize)
-            .ok_or_else(|| bad_config(format!("neighbour method code {}", cw[C_NEIGHBOR])))?,
-        every_step: match cw[C_EVERY_STEP] {
-            0 => false,
-            1 => true,
-            k => return Err(bad_config(format!("every_step {k} (0 or 1)"))),
-        },
-        sort_every: cw[C_SORT_EVERY],
-        #[cfg(not(feature = "dim3"))]
-        rejection: match cw[C_MODEL] {
-            0 => Rejection::Circle,
-            1 => Rejection::Projection,
-            2 => Rejection::SeparatingLine,
-            k => return Err(bad_config(format!("rejection code {k} (0 to 2)"))),
-        },
-        #[cfg(feature = "dim3")]
-        normal_model: match cw[C_MODEL] {
-            0 => NormalModel::Hooke,
-            1 => NormalModel::Hertz,
-            k => return Err(bad_config(format!("normal model code {k} (0 Hooke or 1 Hertz)"))),
-        },
-    })
-}
-
-/// The "walls" section: [`WALL_WORDS`] values per wall, the material last.
-pub(super) fn wall_words(walls: &[Wall]) -> Vec<f64> {
-    walls
-        .iter()
-        .flat_map(|w| {
-            let mut v = [0.0; WALL_WORDS];
-            #[cfg(not(feature = "dim3"))]
-            {
-                let l = &w.line;
-                v[..6].copy_from_slice(&[
-                    l.point[0],
-                    l.point[1],
-                    l.normal[0],
-                    l.normal[1],
-                    l.velocity[0],
-                    l.velocity[1],
-                ]);
-            }
-            #[cfg(feature = "dim3")]
-            {
-                let (kind, point, dir, rest) = match &w.surface {
-                    Surface::Plane(p) => (0.0, p.point, p.normal, p.velocity),
-                    Surface::Cylinder(c) => (1.0, c.point, c.axis, [c.radius, c.spin, 0.0]),
-                };
-                v[0] = kind;
-                v[1..4].copy_from_slice(&point);
-                v[4..7].copy_from_slice(&dir);
-                v[7..10].copy_from_slice(&rest);
-            }
-            v[WALL_WORDS - 1] = w.material as f64;
-            v
-        })
-        .collect()
-}
-
-/// One wall from its [`WALL_WORDS`] values (the material checked by the caller).
-fn wall_from(w: &[f64], material: u16) -> std::result::Result<Wall, String> {
-    #[cfg(not(feature = "dim3"))]
-    return Ok(Wall {
-        line: LineWall {
-            point: [w[0], w[1]],
-            normal: [w[2], w[3]],
-            velocity: [w[4], w[5]],
-        },
-        material,
-    });
-    #[cfg(feature = "dim3")]
-    {
-        let v3 = |k: usize| [w[k], w[k + 1], w[k + 2]];
-        let surface = if w[0] == 0.0 {
-            Surface::Plane(PlaneWall {
-                point: v3(1),
-                normal: v3(4),
-                velocity: v3(7),
-            })
-        } else if w[0] == 1.0 && w[9] == 0.0 {
-            // One encoding per cylinder: the unused value is zero.
-            Surface::Cylinder(CylinderWall {
-                point: v3(1),
-                axis: v3(4),
-                radius: w[7],
-                spin: w[8],
-            })
-        } else {
-            return Err(format!(
-                "kind {} with {} (0: a plane; 1: a cylinder, its tenth value 0)",
-                w[0], w[9]
-            ));
-        };
-        Ok(Wall { surface, material })
     }
 }
 
@@ -945,105 +722,5 @@ impl Simulation {
         };
         super::state_check::check_contents(&sim)?;
         Ok(sim)
-    }
-}
-
-/// Every stored box is a particle's box at some earlier step: as wide as its radius and
-/// the margin allow (rounded outward), and within the reach of the domain.
-fn check_boxes_fit(boxes: &[Aabb], radius: &[f64], c: &Config) -> std::result::Result<(), String> {
-    let (lo, hi) = (c.domain_min, c.domain_max);
-    let extent = (0..DIM).map(|a| hi[a] - lo[a]).fold(0.0, f64::max);
-    for (p, (b, &r)) in boxes.iter().zip(radius).enumerate() {
-        if *b == talus_kernels::neighbor::EMPTY_BOX {
-            continue;
-        }
-        let e = (r + c.margin) * (1.0 + 1e-5) + 1e-6 * extent;
-        let fits = (0..DIM).all(|a| {
-            let (l, h) = (b[2 * a] as f64, b[2 * a + 1] as f64);
-            h - l <= 2.0 * e && l >= lo[a] - e && h <= hi[a] + e
-        });
-        if !fits {
-            return Err(format!(
-                "stored box of particle index {p} {b:?} is not a box of radius {r} plus the margin inside the domain"
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The live pairs of the table are distinct and each pair's stored boxes overlap; where
-/// the neighbour search counted its set (`found`), the table has as many pairs: then it is
-/// exactly that set. (The sweep does not count: it only ever adds pairs whose old boxes
-/// did not overlap, so the first two conditions keep it from adding a pair twice.)
-fn check_table_is_the_set(ct: &ContactTable, boxes: &[Aabb], found: Option<usize>) -> std::result::Result<(), String> {
-    use talus_kernels::neighbor::boxes_overlap;
-    for (s, (&i, &j)) in ct.i.iter().zip(&ct.j).enumerate() {
-        if i != FREE && !boxes_overlap(&boxes[i as usize], &boxes[j as usize]) {
-            return Err(format!(
-                "slot {s}: pair ({i}, {j}) is in the table but its stored boxes do not overlap"
-            ));
-        }
-    }
-    // Duplicates: along each first particle's chain, a stamp per second particle
-    // (O(pairs + particles)). The chains were rebuilt from the slots, so they end.
-    let mut stamp = vec![u32::MAX; boxes.len()];
-    for i in 0..boxes.len() {
-        let mut s = ct.head[i];
-        while s != u32::MAX {
-            let j = ct.j[s as usize] as usize;
-            if stamp[j] == i as u32 {
-                return Err(format!("pair ({i}, {j}) is in the table twice"));
-            }
-            stamp[j] = i as u32;
-            s = ct.next[s as usize];
-        }
-    }
-    match found {
-        Some(found) if found != ct.live => Err(format!(
-            "{} pairs in the table, but the neighbour search finds {found} pairs of overlapping stored boxes",
-            ct.live
-        )),
-        _ => Ok(()),
-    }
-}
-
-/// Typed, length-checked copies of sections.
-struct Reader<'a> {
-    src: &'a dyn SectionSource,
-}
-
-impl Reader<'_> {
-    fn err(&self, section: &str, msg: String) -> EngineError {
-        EngineError::State {
-            section: section.to_string(),
-            msg,
-        }
-    }
-
-    /// The whole section as a vector of `T` (one copy; an unaligned source is copied
-    /// bytewise).
-    fn get<T: Pod>(&self, name: &str) -> Result<Vec<T>> {
-        let b = self.src.section(name).ok_or_else(|| self.err(name, "missing".into()))?;
-        let size = std::mem::size_of::<T>();
-        if b.len() % size != 0 {
-            return Err(self.err(name, format!("{} bytes, not a multiple of {size}", b.len())));
-        }
-        Ok(match bytemuck::try_cast_slice::<u8, T>(b) {
-            Ok(v) => v.to_vec(),
-            Err(_) => {
-                let mut v = vec![T::zeroed(); b.len() / size];
-                bytemuck::cast_slice_mut::<T, u8>(&mut v).copy_from_slice(b);
-                v
-            }
-        })
-    }
-
-    /// As `get`, and exactly `len` elements.
-    fn exact<T: Pod>(&self, name: &str, len: usize) -> Result<Vec<T>> {
-        let v = self.get::<T>(name)?;
-        if v.len() != len {
-            return Err(self.err(name, format!("{} elements, expected {len}", v.len())));
-        }
-        Ok(v)
     }
 }

@@ -12,12 +12,14 @@ use talus_kernels::contact::{spring_components, Spring};
 use talus_kernels::geometry::polygon::{area, centroid, polar_moment, to_world};
 
 use super::state::names::{FORCE, GEAR, OMEGA, TORQUE, VEL};
-use super::state::{wall_words, WALL_WORDS};
-use super::Simulation;
+use super::state_records::{wall_words, WALL_WORDS};
+use super::{Config, Simulation};
+use crate::contacts::{ContactTable, FREE};
 use crate::error::{EngineError, Result};
 #[cfg(not(feature = "dim3"))]
 use crate::shapes::MAX_VERTICES;
 use crate::store::{flags, INERTIA_FACTOR};
+use talus_kernels::math::{Aabb, DIM};
 
 /// Relative tolerance of the mass properties recomputed from the shape (they were
 /// computed by the same formulas; only the order of operations may differ).
@@ -361,4 +363,67 @@ fn check_inserts(sim: &Simulation) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Every stored box is a particle's box at some earlier step: as wide as its radius and
+/// the margin allow (rounded outward), and within the reach of the domain.
+pub(super) fn check_boxes_fit(boxes: &[Aabb], radius: &[f64], c: &Config) -> std::result::Result<(), String> {
+    let (lo, hi) = (c.domain_min, c.domain_max);
+    let extent = (0..DIM).map(|a| hi[a] - lo[a]).fold(0.0, f64::max);
+    for (p, (b, &r)) in boxes.iter().zip(radius).enumerate() {
+        if *b == talus_kernels::neighbor::EMPTY_BOX {
+            continue;
+        }
+        let e = (r + c.margin) * (1.0 + 1e-5) + 1e-6 * extent;
+        let fits = (0..DIM).all(|a| {
+            let (l, h) = (b[2 * a] as f64, b[2 * a + 1] as f64);
+            h - l <= 2.0 * e && l >= lo[a] - e && h <= hi[a] + e
+        });
+        if !fits {
+            return Err(format!(
+                "stored box of particle index {p} {b:?} is not a box of radius {r} plus the margin inside the domain"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The live pairs of the table are distinct and each pair's stored boxes overlap; where
+/// the neighbour search counted its set (`found`), the table has as many pairs: then it is
+/// exactly that set. (The sweep does not count: it only ever adds pairs whose old boxes
+/// did not overlap, so the first two conditions keep it from adding a pair twice.)
+pub(super) fn check_table_is_the_set(
+    ct: &ContactTable,
+    boxes: &[Aabb],
+    found: Option<usize>,
+) -> std::result::Result<(), String> {
+    use talus_kernels::neighbor::boxes_overlap;
+    for (s, (&i, &j)) in ct.i.iter().zip(&ct.j).enumerate() {
+        if i != FREE && !boxes_overlap(&boxes[i as usize], &boxes[j as usize]) {
+            return Err(format!(
+                "slot {s}: pair ({i}, {j}) is in the table but its stored boxes do not overlap"
+            ));
+        }
+    }
+    // Duplicates: along each first particle's chain, a stamp per second particle
+    // (O(pairs + particles)). The chains were rebuilt from the slots, so they end.
+    let mut stamp = vec![u32::MAX; boxes.len()];
+    for i in 0..boxes.len() {
+        let mut s = ct.head[i];
+        while s != u32::MAX {
+            let j = ct.j[s as usize] as usize;
+            if stamp[j] == i as u32 {
+                return Err(format!("pair ({i}, {j}) is in the table twice"));
+            }
+            stamp[j] = i as u32;
+            s = ct.next[s as usize];
+        }
+    }
+    match found {
+        Some(found) if found != ct.live => Err(format!(
+            "{} pairs in the table, but the neighbour search finds {found} pairs of overlapping stored boxes",
+            ct.live
+        )),
+        _ => Ok(()),
+    }
 }

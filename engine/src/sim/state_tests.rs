@@ -319,7 +319,7 @@ const CONFIG_LAST: usize = 3 * DIM + 6;
 /// checkpoints before the octree keep their codes.
 #[test]
 fn every_method_has_one_checkpoint_code() {
-    let codes = super::state::METHOD_CODES;
+    let codes = super::state_records::METHOD_CODES;
     assert_eq!(codes.len(), NeighborMethod::ALL.len());
     for m in NeighborMethod::ALL {
         assert_eq!(codes.iter().filter(|&c| c == m).count(), 1, "{}", m.name());

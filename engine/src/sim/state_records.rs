@@ -1,0 +1,281 @@
+//! The small records of a checkpoint that are assembled rather than borrowed (`state.rs`
+//! borrows the arrays): the scalars' positions, the "config" and "walls" sections, the
+//! narrow phase's counters, and the typed, length-checked reading of sections.
+use bytemuck::Pod;
+#[cfg(not(feature = "dim3"))]
+use talus_kernels::contact::disc_wall::LineWall;
+#[cfg(feature = "dim3")]
+use talus_kernels::contact::law::NormalModel;
+#[cfg(feature = "dim3")]
+use talus_kernels::contact::sphere_wall::{CylinderWall, PlaneWall};
+use talus_kernels::math::DIM;
+
+use super::state::SectionSource;
+use super::{Config, Integrator, NeighborMethod};
+#[cfg(not(feature = "dim3"))]
+use super::{NarrowStats, Rejection};
+use crate::error::{EngineError, Result};
+#[cfg(feature = "dim3")]
+use crate::walls::Surface;
+use crate::walls::Wall;
+
+// Positions in the "scalars" section.
+pub(super) const S_N: usize = 0;
+pub(super) const S_STEP: usize = 1;
+pub(super) const S_TIME: usize = 2;
+pub(super) const S_NEIGHBOR_UPDATES: usize = 3;
+pub(super) const S_NEEDS_REBUILD: usize = 4;
+pub(super) const S_PRIMED: usize = 5;
+pub(super) const S_LAST_CONTACTS: usize = 6;
+pub(super) const S_GENERATION: usize = 7;
+pub(super) const S_POLYGONS: usize = 8;
+pub(super) const S_CHURN: usize = 9;
+pub(super) const S_SHAPES: usize = 10;
+pub(super) const S_NARROW: usize = 11;
+pub(super) const SCALARS: usize = S_NARROW + 10;
+// Positions in the "config" section: the time step, gravity, domain_min, domain_max per
+// axis, the margin, then the words below, then rejection (2D) or normal_model (3D).
+pub(super) const C_MARGIN: usize = 1 + 3 * DIM;
+pub(super) const C_INTEGRATOR: usize = C_MARGIN + 1;
+pub(super) const C_NEIGHBOR: usize = C_MARGIN + 2;
+pub(super) const C_EVERY_STEP: usize = C_MARGIN + 3;
+pub(super) const C_SORT_EVERY: usize = C_MARGIN + 4;
+pub(super) const C_MODEL: usize = C_MARGIN + 5;
+pub(super) const CONFIG_WORDS: usize = C_MODEL + 1;
+pub(super) const INTEGRATOR_CODES: &str = "0 or 1";
+/// The neighbour method's code in the "config" section is its position here: the build's
+/// registry order in 2D; in 3D the order its checkpoints first had, the octree (which
+/// came later, second in the registry) appended, so that older files read unchanged.
+#[cfg(not(feature = "dim3"))]
+pub(super) const METHOD_CODES: &[NeighborMethod] = NeighborMethod::ALL;
+#[cfg(feature = "dim3")]
+pub(super) const METHOD_CODES: &[NeighborMethod] = &[
+    NeighborMethod::Sweep,
+    NeighborMethod::Cells,
+    NeighborMethod::Verlet,
+    NeighborMethod::Brute,
+    NeighborMethod::Quadtree,
+];
+/// Values per wall in the "walls" section: point, normal, velocity (2D lines); a kind (0
+/// plane, 1 cylinder), point, normal or axis, velocity or (radius, spin, 0) (3D).
+#[cfg(not(feature = "dim3"))]
+pub(super) const WALL_WORDS: usize = 7;
+#[cfg(feature = "dim3")]
+pub(super) const WALL_WORDS: usize = 11;
+
+#[cfg(not(feature = "dim3"))]
+pub(super) fn narrow_words(n: &NarrowStats) -> [u64; 10] {
+    [
+        n.candidates,
+        n.circle_rejected,
+        n.projection_tested,
+        n.projection_rejected,
+        n.line_rejected,
+        n.line_iterations,
+        n.separated,
+        n.touching,
+        n.walk_steps,
+        n.fallbacks,
+    ]
+}
+
+#[cfg(not(feature = "dim3"))]
+pub(super) fn narrow_from(w: &[u64]) -> NarrowStats {
+    NarrowStats {
+        candidates: w[0],
+        circle_rejected: w[1],
+        projection_tested: w[2],
+        projection_rejected: w[3],
+        line_rejected: w[4],
+        line_iterations: w[5],
+        separated: w[6],
+        touching: w[7],
+        walk_steps: w[8],
+        fallbacks: w[9],
+        ..NarrowStats::default()
+    }
+}
+
+/// The "config" section: see the `C_*` positions.
+pub(super) fn config_words(c: &Config) -> Vec<u64> {
+    let integrator = match c.integrator {
+        Integrator::Verlet => 0,
+        Integrator::Gear => 1,
+    };
+    let neighbor = METHOD_CODES
+        .iter()
+        .position(|&m| m == c.neighbor)
+        .expect("a listed method") as u64;
+    #[cfg(not(feature = "dim3"))]
+    let model = match c.rejection {
+        Rejection::Circle => 0,
+        Rejection::Projection => 1,
+        Rejection::SeparatingLine => 2,
+    };
+    #[cfg(feature = "dim3")]
+    let model = match c.normal_model {
+        NormalModel::Hooke => 0,
+        NormalModel::Hertz => 1,
+    };
+    let mut w = vec![c.dt.to_bits()];
+    let vectors = c.gravity.iter().chain(&c.domain_min).chain(&c.domain_max);
+    w.extend(vectors.chain([&c.margin]).map(|v| v.to_bits()));
+    w.extend([integrator, neighbor, c.every_step as u64, c.sort_every, model]);
+    debug_assert_eq!(w.len(), CONFIG_WORDS);
+    w
+}
+
+pub(super) fn config_from(r: &Reader<'_>) -> Result<Config> {
+    let cw: Vec<u64> = r.exact("config", CONFIG_WORDS)?;
+    let f = |k: usize| f64::from_bits(cw[k]);
+    let axes = |k: usize| std::array::from_fn(|a| f(k + a));
+    let bad_config = |msg: String| r.err("config", msg);
+    Ok(Config {
+        dt: f(0),
+        gravity: axes(1),
+        domain_min: axes(1 + DIM),
+        domain_max: axes(1 + 2 * DIM),
+        margin: f(C_MARGIN),
+        integrator: match cw[C_INTEGRATOR] {
+            0 => Integrator::Verlet,
+            1 => Integrator::Gear,
+            k => return Err(bad_config(format!("integrator code {k} ({INTEGRATOR_CODES})"))),
+        },
+        neighbor: *METHOD_CODES
+            .get(cw[C_NEIGHBOR] as usize)
+            .ok_or_else(|| bad_config(format!("neighbour method code {}", cw[C_NEIGHBOR])))?,
+        every_step: match cw[C_EVERY_STEP] {
+            0 => false,
+            1 => true,
+            k => return Err(bad_config(format!("every_step {k} (0 or 1)"))),
+        },
+        sort_every: cw[C_SORT_EVERY],
+        #[cfg(not(feature = "dim3"))]
+        rejection: match cw[C_MODEL] {
+            0 => Rejection::Circle,
+            1 => Rejection::Projection,
+            2 => Rejection::SeparatingLine,
+            k => return Err(bad_config(format!("rejection code {k} (0 to 2)"))),
+        },
+        #[cfg(feature = "dim3")]
+        normal_model: match cw[C_MODEL] {
+            0 => NormalModel::Hooke,
+            1 => NormalModel::Hertz,
+            k => return Err(bad_config(format!("normal model code {k} (0 Hooke or 1 Hertz)"))),
+        },
+    })
+}
+
+/// The "walls" section: [`WALL_WORDS`] values per wall, the material last.
+pub(super) fn wall_words(walls: &[Wall]) -> Vec<f64> {
+    walls
+        .iter()
+        .flat_map(|w| {
+            let mut v = [0.0; WALL_WORDS];
+            #[cfg(not(feature = "dim3"))]
+            {
+                let l = &w.line;
+                v[..6].copy_from_slice(&[
+                    l.point[0],
+                    l.point[1],
+                    l.normal[0],
+                    l.normal[1],
+                    l.velocity[0],
+                    l.velocity[1],
+                ]);
+            }
+            #[cfg(feature = "dim3")]
+            {
+                let (kind, point, dir, rest) = match &w.surface {
+                    Surface::Plane(p) => (0.0, p.point, p.normal, p.velocity),
+                    Surface::Cylinder(c) => (1.0, c.point, c.axis, [c.radius, c.spin, 0.0]),
+                };
+                v[0] = kind;
+                v[1..4].copy_from_slice(&point);
+                v[4..7].copy_from_slice(&dir);
+                v[7..10].copy_from_slice(&rest);
+            }
+            v[WALL_WORDS - 1] = w.material as f64;
+            v
+        })
+        .collect()
+}
+
+/// One wall from its [`WALL_WORDS`] values (the material checked by the caller).
+pub(super) fn wall_from(w: &[f64], material: u16) -> std::result::Result<Wall, String> {
+    #[cfg(not(feature = "dim3"))]
+    return Ok(Wall {
+        line: LineWall {
+            point: [w[0], w[1]],
+            normal: [w[2], w[3]],
+            velocity: [w[4], w[5]],
+        },
+        material,
+    });
+    #[cfg(feature = "dim3")]
+    {
+        let v3 = |k: usize| [w[k], w[k + 1], w[k + 2]];
+        let surface = if w[0] == 0.0 {
+            Surface::Plane(PlaneWall {
+                point: v3(1),
+                normal: v3(4),
+                velocity: v3(7),
+            })
+        } else if w[0] == 1.0 && w[9] == 0.0 {
+            // One encoding per cylinder: the unused value is zero.
+            Surface::Cylinder(CylinderWall {
+                point: v3(1),
+                axis: v3(4),
+                radius: w[7],
+                spin: w[8],
+            })
+        } else {
+            return Err(format!(
+                "kind {} with {} (0: a plane; 1: a cylinder, its tenth value 0)",
+                w[0], w[9]
+            ));
+        };
+        Ok(Wall { surface, material })
+    }
+}
+
+/// Typed, length-checked copies of sections.
+pub(super) struct Reader<'a> {
+    pub(super) src: &'a dyn SectionSource,
+}
+
+impl Reader<'_> {
+    pub(super) fn err(&self, section: &str, msg: String) -> EngineError {
+        EngineError::State {
+            section: section.to_string(),
+            msg,
+        }
+    }
+
+    /// The whole section as a vector of `T` (one copy; an unaligned source is copied
+    /// bytewise).
+    pub(super) fn get<T: Pod>(&self, name: &str) -> Result<Vec<T>> {
+        let b = self.src.section(name).ok_or_else(|| self.err(name, "missing".into()))?;
+        let size = std::mem::size_of::<T>();
+        if b.len() % size != 0 {
+            return Err(self.err(name, format!("{} bytes, not a multiple of {size}", b.len())));
+        }
+        Ok(match bytemuck::try_cast_slice::<u8, T>(b) {
+            Ok(v) => v.to_vec(),
+            Err(_) => {
+                let mut v = vec![T::zeroed(); b.len() / size];
+                bytemuck::cast_slice_mut::<T, u8>(&mut v).copy_from_slice(b);
+                v
+            }
+        })
+    }
+
+    /// As `get`, and exactly `len` elements.
+    pub(super) fn exact<T: Pod>(&self, name: &str, len: usize) -> Result<Vec<T>> {
+        let v = self.get::<T>(name)?;
+        if v.len() != len {
+            return Err(self.err(name, format!("{} elements, expected {len}", v.len())));
+        }
+        Ok(v)
+    }
+}
