@@ -53,6 +53,7 @@ use config::{check_config, check_radius};
 pub use config::{Config, Integrator, MAX_MATERIALS};
 use gear_history::GearHistory;
 pub use measure::Energies;
+pub use particles::{morton_key, MORTON_CELLS};
 mod state;
 mod state_check;
 mod state_records;

@@ -12,6 +12,8 @@ pub use talus_kernels::contact::disc_wall::LineWall;
 pub use talus_kernels::contact::sphere_wall::{CylinderWall, PlaneWall};
 use talus_kernels::contact::{Spring, SPRING_ZERO};
 use talus_kernels::math::Aabb;
+#[cfg(feature = "dim3")]
+use talus_kernels::math::DIM;
 
 /// The surface of a wall in 3D.
 #[cfg(feature = "dim3")]
@@ -88,22 +90,16 @@ impl Wall {
     /// towards a line or plane, or farthest from a cylinder's axis (a convex function is
     /// largest at a corner), is on or past it.
     fn reached_by(&self, b: &Aabb) -> bool {
+        // The corner deepest along a normal: the low end of each axis the normal points up.
+        let deepest = |normal: &[f64]| std::array::from_fn(|a| b[2 * a + usize::from(normal[a] <= 0.0)] as f64);
         #[cfg(not(feature = "dim3"))]
-        {
-            let n = self.line.normal;
-            let cx = if n[0] > 0.0 { b[0] } else { b[1] } as f64;
-            let cy = if n[1] > 0.0 { b[2] } else { b[3] } as f64;
-            self.line.distance(cx, cy) <= 0.0
-        }
+        return self.distance(deepest(&self.line.normal)) <= 0.0;
         #[cfg(feature = "dim3")]
         match &self.surface {
-            Surface::Plane(pl) => {
-                let c = std::array::from_fn(|a| if pl.normal[a] > 0.0 { b[2 * a] } else { b[2 * a + 1] } as f64);
-                pl.distance(c) <= 0.0
-            }
-            Surface::Cylinder(cy) => (0..8).any(|k: usize| {
+            Surface::Plane(pl) => self.distance(deepest(&pl.normal)) <= 0.0,
+            Surface::Cylinder(_) => (0..1usize << DIM).any(|k| {
                 let c = std::array::from_fn(|a| b[2 * a + (k >> a & 1)] as f64);
-                cy.distance(c) <= 0.0
+                self.distance(c) <= 0.0
             }),
         }
     }

@@ -143,19 +143,10 @@ impl Kinematic {
     /// Renumber along a Z-order curve, as the simulation does every 1000 steps: random
     /// indices would measure cache misses rather than the methods.
     fn morton_order(&mut self) {
-        let spread = |mut v: u32| {
-            v &= 0xffff;
-            v = (v | (v << 8)) & 0x00ff_00ff;
-            v = (v | (v << 4)) & 0x0f0f_0f0f;
-            v = (v | (v << 2)) & 0x3333_3333;
-            (v | (v << 1)) & 0x5555_5555
-        };
-        let s = 65535.0 / self.side;
-        let mut order: Vec<(u32, usize)> = (0..self.x.len())
-            .map(|p| {
-                let (cx, cy) = ((self.x[p] * s) as u32, (self.y[p] * s) as u32);
-                (spread(cx) | (spread(cy) << 1), p)
-            })
+        use talus_engine::sim::{morton_key, MORTON_CELLS};
+        let s = MORTON_CELLS as f64 / self.side;
+        let mut order: Vec<(u64, usize)> = (0..self.x.len())
+            .map(|p| (morton_key([(self.x[p] * s) as u32, (self.y[p] * s) as u32]), p))
             .collect();
         order.sort_unstable();
         for v in [&mut self.x, &mut self.y, &mut self.r, &mut self.vx, &mut self.vy] {

@@ -8,6 +8,7 @@ use std::time::Instant;
 use crate::neighbors::median;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use talus_engine3d::sim::{morton_key, MORTON_CELLS};
 use talus_kernels3d::neighbor::{
     BallBoxes, BruteForce, LinkedCells, NeighborSearch, Quadtree, SweepAndPrune, VerletLists,
 };
@@ -40,21 +41,10 @@ impl Spheres {
                 s.vel[a].push(rng.random_range(-v..v));
             }
         }
-        // Morton order on 21 bits per axis: random indices would measure cache misses.
-        let spread = |v: u64| {
-            let mut x = v & 0x1f_ffff;
-            x = (x | x << 32) & 0x1f_0000_0000_ffff;
-            x = (x | x << 16) & 0x1f_0000_ff00_00ff;
-            x = (x | x << 8) & 0x100f_00f0_0f00_f00f;
-            x = (x | x << 4) & 0x10c3_0c30_c30c_30c3;
-            (x | x << 2) & 0x1249_2492_4924_9249
-        };
-        let scale = 2_097_151.0 / side;
+        // The engine's Morton order: random indices would measure cache misses.
+        let scale = MORTON_CELLS as f64 / side;
         let mut order: Vec<(u64, usize)> = (0..n)
-            .map(|p| {
-                let key = (0..3).fold(0, |k, a| k | spread((s.pos[a][p] * scale) as u64) << a);
-                (key, p)
-            })
+            .map(|p| (morton_key(std::array::from_fn(|a| (s.pos[a][p] * scale) as u32)), p))
             .collect();
         order.sort_unstable();
         let pick = |v: &Vec<f64>| order.iter().map(|&(_, p)| v[p]).collect::<Vec<f64>>();

@@ -224,10 +224,10 @@ impl Simulation {
 
 /// Cells per axis of the Morton curve, less one: 16 bits an axis in 2D, 21 in 3D (a key
 /// of 32 or 63 bits).
-const MORTON_CELLS: u32 = if DIM == 2 { 0xffff } else { 0x1f_ffff };
+pub const MORTON_CELLS: u32 = if DIM == 2 { 0xffff } else { 0x1f_ffff };
 
 /// The Morton (Z-order) key of a cell: the bits of its coordinates interleaved, x lowest.
-fn morton_key(cell: [u32; DIM]) -> u64 {
+pub fn morton_key(cell: [u32; DIM]) -> u64 {
     let mut key = 0u64;
     for (a, &c) in cell.iter().enumerate() {
         key |= spread_bits(c) << a;

@@ -227,15 +227,21 @@ impl Ctx<'_> {
         })
     }
 
+    /// The dimension a file asks for: 2 when it says nothing, else 2 or 3.
+    pub(super) fn dimension(&self, d: &Option<Spanned<i64>>) -> Result<usize> {
+        match d {
+            None => Ok(2),
+            Some(d) if matches!(*d.get_ref(), 2 | 3) => Ok(*d.get_ref() as usize),
+            Some(d) => Err(self.err(d.span(), format!("must be 2 or 3, got {}", d.get_ref()))),
+        }
+    }
+
     /// The scenario's dimension must be the build's: 2D files say nothing or
     /// `dimension = 2`, 3D files `dimension = 3`.
     fn check_dimension(&self, d: &Option<Spanned<i64>>) -> Result<()> {
-        let asked = d.as_ref().map_or(2, |d| *d.get_ref());
+        let asked = self.dimension(d)?;
         let span = d.as_ref().map_or(0..0, |d| d.span());
-        if !matches!(asked, 2 | 3) {
-            return Err(self.err(span, format!("must be 2 or 3, got {asked}")));
-        }
-        if asked as usize != DIM {
+        if asked != DIM {
             let msg = if DIM == 2 {
                 "this is a 3D scenario: the 2D build of talus-io reads 2D ones (the talus program runs both)"
                     .to_string()

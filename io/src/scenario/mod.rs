@@ -319,11 +319,7 @@ pub fn scenario_dimension(text: &str, path: &Path) -> Result<usize> {
     }
     let ctx = Ctx { text, path };
     let only: Only = toml::from_str(text).map_err(|e| ctx.toml_error(&e))?;
-    match only.dimension {
-        None => Ok(2),
-        Some(d) if matches!(*d.get_ref(), 2 | 3) => Ok(*d.get_ref() as usize),
-        Some(d) => Err(ctx.err(d.span(), format!("must be 2 or 3, got {}", d.get_ref()))),
-    }
+    ctx.dimension(&only.dimension)
 }
 
 /// Parses and validates scenario text. `path` is only used in error messages; relative
