@@ -282,20 +282,36 @@ impl ContactTable {
 
     /// Replace the whole set by `pairs` (each i < j, no duplicates), keeping the spring of
     /// every pair that was already present. Used after a full rebuild of the broad phase.
-    pub fn reset_from_pairs(&mut self, pairs: &[(u32, u32)]) {
+    /// Takes the list to free it as soon as the table's pair arrays are built: at 10^5-10^6
+    /// particles this is the run's peak of memory (list, old table and new table at once).
+    pub fn reset_from_pairs(&mut self, pairs: Vec<(u32, u32)>) {
         self.generation += 1;
-        let old: Vec<Option<usize>> = pairs.iter().map(|&(i, j)| self.find(i, j)).collect();
-        let xi: Vec<Spring> = old.iter().map(|o| o.map_or(SPRING_ZERO, |s| self.xi[s])).collect();
+        let n = pairs.len();
+        // The per-pair state first, looked up through the old table's chains.
+        let mut xi = Vec::with_capacity(n);
+        let (mut features, mut area) = (Vec::new(), Vec::new());
         if self.polygons {
-            self.features = old.iter().map(|o| o.map_or(0, |s| self.features[s])).collect();
-            self.area = old.iter().map(|o| o.map_or(0.0, |s| self.area[s])).collect();
+            features.reserve_exact(n);
+            area.reserve_exact(n);
         }
+        for &(i, j) in &pairs {
+            let old = self.find(i, j);
+            xi.push(old.map_or(SPRING_ZERO, |s| self.xi[s]));
+            if self.polygons {
+                features.push(old.map_or(0, |s| self.features[s]));
+                area.push(old.map_or(0.0, |s| self.area[s]));
+            }
+        }
+        self.xi = xi;
+        self.features = features;
+        self.area = area;
+        self.next = Vec::new();
         self.i = pairs.iter().map(|p| p.0).collect();
         self.j = pairs.iter().map(|p| p.1).collect();
-        self.xi = xi;
-        self.live = pairs.len();
+        drop(pairs);
+        self.live = n;
         self.free.clear();
-        self.churn = pairs.len();
+        self.churn = n;
         self.compact();
     }
 

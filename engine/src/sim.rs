@@ -402,7 +402,7 @@ impl Simulation {
                 || with_broad!(&mut self.broad, m => NeighborSearch::rebuild(&mut **m, &src, &mut pairs)),
             );
             pool.pool
-                .serial(Phase::Contacts, || self.contacts.reset_from_pairs(&pairs));
+                .serial(Phase::Contacts, || self.contacts.reset_from_pairs(pairs));
         } else {
             let (mut adds, mut removes) = (std::mem::take(&mut self.adds), std::mem::take(&mut self.removes));
             let (adds_of, removes_of): (PairList, PairList) = match &mut self.broad {

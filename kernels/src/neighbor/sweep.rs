@@ -157,11 +157,15 @@ impl SweepAndPrune {
         let n = src.len();
         assert!(n <= MAX_PARTICLES, "sweep: at most {MAX_PARTICLES} particles");
         self.boxes.clear();
+        self.boxes.shrink_to(n);
         self.boxes.reserve_exact(n);
         self.boxes.extend((0..n).map(|p| rounded_box(src.bbox(p))));
         for axis in 0..DIM {
+            // Exactly the room needed: particles appended one by one (`push_particle`) grew
+            // these arrays by doubling, up to twice their length at 10^5-10^6 particles.
             let ends = &mut self.ends[axis];
             ends.clear();
+            ends.shrink_to(2 * n + 2);
             ends.reserve_exact(2 * n + 2);
             ends.push(0);
             for (p, b) in self.boxes.iter().enumerate() {
@@ -175,9 +179,11 @@ impl SweepAndPrune {
         self.adds.clear();
         self.removes.clear();
         self.full_sweep(pairs);
-        // The sweep's work arrays are only needed here: give the memory back.
+        // The sweep's work arrays are only needed here: give the memory back. The staged
+        // boxes are sized anew, exactly, by the next update.
         self.active = Vec::new();
         self.pos = Vec::new();
+        self.staged_axis = Default::default();
     }
 
     /// Continue from saved boxes and their sorted ends (a restart: no sort, one pass per
