@@ -4,6 +4,7 @@
 //! One source, two builds (as the kernels): `talus-engine` (2D: discs and convex polygons)
 //! and `talus-engine3d` (`engine3d/Cargo.toml`, feature `dim3`: spheres). The modules of
 //! one dimension only sit behind `#[cfg]`; 3D does not have yet what is marked 2D here.
+pub mod contact_log;
 pub mod contacts;
 #[cfg(not(feature = "dim3"))]
 pub mod drive;
@@ -31,7 +32,7 @@ pub use material::Material;
 pub use parallel::ForceStrategy;
 #[cfg(not(feature = "dim3"))]
 pub use shapes::PolygonShape;
-pub use sim::{Config, Energies, Integrator, NeighborMethod, Simulation};
+pub use sim::{Analysis, Config, Energies, Integrator, NeighborMethod, Region, Simulation};
 pub use sim::{Elem, Section, SectionSource, SETTINGS_SECTIONS};
 #[cfg(not(feature = "dim3"))]
 pub use sim::{NarrowStats, Rejection};

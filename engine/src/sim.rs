@@ -16,6 +16,7 @@ use talus_kernels::integrate::verlet::Check;
 use talus_kernels::math::{Aabb, Vector, ANG, DIM};
 use talus_kernels::neighbor::{BallBoxes, NeighborSearch};
 
+use crate::contact_log::ContactLog;
 use crate::contacts::ContactTable;
 #[cfg(not(feature = "dim3"))]
 use crate::drive::{Drive, Driven};
@@ -42,11 +43,13 @@ use talus_kernels::geometry::polygon::to_world;
 
 #[macro_use]
 mod broad;
+mod analysis;
 mod config;
 mod gear_history;
 mod insertion;
 mod measure;
 mod particles;
+pub use analysis::{Analysis, Region};
 use broad::{Broad, PairList};
 pub use broad::{NeighborMethod, QUADTREE_LEAF};
 use config::{check_config, check_radius};
@@ -111,6 +114,10 @@ pub struct Simulation {
     next_id: u64,
     /// Insertion events that fell short since the caller last took them.
     shortfalls: Vec<Shortfall>,
+    /// Log the contact forces of the next run's last step ([`Simulation::log_next_run`]).
+    log_requested: bool,
+    /// The contact forces of the last logged step.
+    contact_log: Option<ContactLog>,
 }
 
 impl Simulation {
@@ -170,6 +177,8 @@ impl Simulation {
             inserts: Vec::new(),
             next_id: 1,
             shortfalls: Vec::new(),
+            log_requested: false,
+            contact_log: None,
         };
         sim.append(particles, shapes)?;
         sim.primed = false;
@@ -194,7 +203,7 @@ impl Simulation {
         ps.force.iter_mut().chain(&mut ps.torque).for_each(|f| f.fill(0.0));
         self.check_positions()?;
         self.update_neighbors()?;
-        self.forces(0.0)?;
+        self.forces(0.0, false)?;
         if let Some(gh) = &mut self.gear {
             // The accelerations of the current state: the axes, then the angular components.
             let ps = &self.particles;
@@ -222,6 +231,10 @@ impl Simulation {
     /// two); the state returned is synchronised, and bitwise the same as `steps` calls of
     /// [`Simulation::step`].
     pub fn run(&mut self, steps: u64) -> Result<()> {
+        let logging = std::mem::take(&mut self.log_requested) && steps > 0;
+        if steps > 0 {
+            self.contact_log = None;
+        }
         // Another pool made since this one may have moved the calling thread.
         self.workers.pool.pin_caller()?;
         if !self.primed {
@@ -239,7 +252,7 @@ impl Simulation {
                 }
                 self.insert_due()?;
             }
-            if let Err(e) = self.advance(pending) {
+            if let Err(e) = self.advance(pending, logging && k + 1 == steps) {
                 // Keep the state synchronised; the first error is the one to report. The
                 // bodies may have moved without the gap budgets being charged: drop them.
                 let _ = self.finish_kick();
@@ -253,8 +266,9 @@ impl Simulation {
         Ok(())
     }
 
-    /// One step up to the forces; the Verlet second half kick is left pending.
-    fn advance(&mut self, pending_kick: bool) -> Result<()> {
+    /// One step up to the forces (their log kept when `log`); the Verlet second half kick
+    /// is left pending.
+    fn advance(&mut self, pending_kick: bool, log: bool) -> Result<()> {
         let t = Instant::now();
         if self.config.sort_every > 0 && self.step > 0 && self.step.is_multiple_of(self.config.sort_every) {
             self.reorder();
@@ -286,11 +300,14 @@ impl Simulation {
         if left || self.config.every_step || self.needs_rebuild {
             self.update_neighbors()?;
         }
-        self.forces(dt)?;
+        self.forces(dt, log)?;
         if self.config.integrator == Integrator::Gear {
             self.correct()?;
         }
         self.step += 1;
+        if let Some(l) = self.contact_log.as_mut().filter(|_| log) {
+            l.step = self.step;
+        }
         self.time += dt;
         self.workers.pool.profile.stepping += t.elapsed().as_secs_f64();
         Ok(())
@@ -449,8 +466,9 @@ impl Simulation {
         Ok(())
     }
 
-    /// Pair and wall forces. `dt` advances the tangential springs (0 = evaluate only).
-    fn forces(&mut self, dt: f64) -> Result<()> {
+    /// Pair and wall forces. `dt` advances the tangential springs (0 = evaluate only);
+    /// `log` keeps each contact's force in `contact_log`.
+    fn forces(&mut self, dt: f64, log: bool) -> Result<()> {
         let walls = WallWork {
             walls: &self.walls,
             params: &self.params,
@@ -473,6 +491,7 @@ impl Simulation {
             normal_model: self.config.normal_model,
         };
         // The pool adds the wall forces after the pair forces, in its reduction.
+        let mut contact_log = log.then(ContactLog::default);
         self.last_contacts = self.workers.pair_forces(
             &mut self.particles,
             &mut self.contacts,
@@ -481,7 +500,11 @@ impl Simulation {
             &mut self.narrow,
             &mut self.wall_contacts,
             &walls,
+            contact_log.as_mut(),
         )?;
+        if log {
+            self.contact_log = contact_log;
+        }
         Ok(())
     }
 
@@ -532,6 +555,19 @@ impl Simulation {
     /// Start the profile afresh (after a warm-up).
     pub fn reset_times(&mut self) {
         self.workers.pool.profile.clear();
+    }
+
+    /// Keep the contact forces of the last step of the next [`Simulation::run`] (or
+    /// [`Simulation::step`]), for [`Simulation::contact_log`]: a step without it runs the
+    /// force loop it always runs.
+    pub fn log_next_run(&mut self) {
+        self.log_requested = true;
+    }
+
+    /// The contact forces of the step that led to the current state, if that step was
+    /// logged ([`Simulation::log_next_run`]).
+    pub fn contact_log(&self) -> Option<&ContactLog> {
+        self.contact_log.as_ref().filter(|l| l.step == self.step)
     }
 
     /// The contact coefficients of a pair of materials.

@@ -86,6 +86,31 @@ impl Wall {
         }
     }
 
+    /// The wall's unit normal towards the particles where it is nearest to `p` (a
+    /// cylinder's: towards its axis; +x for a point on the axis).
+    pub fn normal_at(&self, p: talus_kernels::math::Vector) -> talus_kernels::math::Vector {
+        #[cfg(not(feature = "dim3"))]
+        {
+            let _ = p;
+            self.line.normal
+        }
+        #[cfg(feature = "dim3")]
+        match &self.surface {
+            Surface::Plane(pl) => pl.normal,
+            Surface::Cylinder(cy) => {
+                use talus_kernels::math::{dot, norm2, scale, sub};
+                let d = sub(p, cy.point);
+                let radial = sub(d, scale(dot(d, cy.axis), cy.axis));
+                let r = norm2(radial).sqrt();
+                if r > 0.0 {
+                    scale(-1.0 / r, radial)
+                } else {
+                    [1.0, 0.0, 0.0]
+                }
+            }
+        }
+    }
+
     /// Can a particle whose stored box is `b` touch the wall? The box's corner deepest
     /// towards a line or plane, or farthest from a cylinder's axis (a convex function is
     /// largest at a corner), is on or past it.

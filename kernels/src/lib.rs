@@ -10,6 +10,7 @@
 //! incremental sort-and-sweep, linked cells, Verlet lists, the incrementally migrated
 //! quadtree (an octree in 3D) and the brute-force reference (written against
 //! [`math::DIM`]); the other searches and the polygon geometry are 2D only so far.
+pub mod analysis;
 pub mod contact;
 #[cfg(not(feature = "dim3"))]
 pub mod geometry;

@@ -72,6 +72,32 @@ pub(crate) trait ForceSink {
     fn none(&mut self, _o: usize) {}
 }
 
+/// A logged step's sink (see `contact_log.rs`): every force also kept with its slot
+/// (`start` + the loop's slot), in slot order.
+pub(crate) struct Logged<'a, S> {
+    pub inner: S,
+    pub start: u32,
+    pub log: &'a mut Vec<(u32, ContactForce)>,
+}
+
+impl<S: ForceSink> ForceSink for Logged<'_, S> {
+    #[inline(always)]
+    fn fit(&mut self, n: usize) {
+        self.inner.fit(n);
+    }
+
+    #[inline(always)]
+    fn add(&mut self, o: usize, i: usize, j: usize, f: &ContactForce) {
+        self.log.push((self.start + o as u32, *f));
+        self.inner.add(o, i, j, f);
+    }
+
+    #[inline(always)]
+    fn none(&mut self, o: usize) {
+        self.inner.none(o);
+    }
+}
+
 /// Where a wall's force on a particle goes (walls take no reaction): the loads, or the
 /// loads shared by the pool's threads, each particle's written by one.
 pub(crate) trait WallSink {

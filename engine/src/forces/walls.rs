@@ -12,6 +12,7 @@ use talus_kernels::contact::{Spring, SPRING_ZERO};
 #[cfg(not(feature = "dim3"))]
 use super::polygon_body;
 use super::WallSink;
+use crate::contact_log::WallForce;
 use crate::material::PairTable;
 #[cfg(not(feature = "dim3"))]
 use crate::shapes::Shapes;
@@ -42,9 +43,10 @@ impl WallWork<'_> {
 
     /// The forces of a run of wall contacts (`p`, `w`, `xi`, `area` start at the same
     /// contact), each added into its particle's loads through `sink`, in list order: after
-    /// the particle's pair forces. A run of particles' contacts is taken by one thread.
+    /// the particle's pair forces; on a logged step also into `log`. A run of particles' contacts is taken by one thread.
     // (`area` is the polygons' state: unused by spheres.)
     #[cfg_attr(feature = "dim3", allow(unused_variables))]
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn contacts<S: WallSink>(
         &self,
         ps: &ParticleStore,
@@ -53,6 +55,7 @@ impl WallWork<'_> {
         xi: &mut [Spring],
         area: &mut [f64],
         sink: &mut S,
+        mut log: Option<&mut Vec<WallForce>>,
     ) {
         let n = xi.len();
         let (p, w, area) = (&p[..n], &w[..n], &mut area[..n]);
@@ -98,7 +101,16 @@ impl WallWork<'_> {
                 ),
             };
             match c {
-                Some(c) => sink.wall(q, &c),
+                Some(c) => {
+                    sink.wall(q, &c);
+                    if let Some(log) = log.as_deref_mut() {
+                        log.push(WallForce {
+                            p: q as u32,
+                            wall: w[k],
+                            c,
+                        });
+                    }
+                }
                 None => xi[k] = SPRING_ZERO,
             }
         }

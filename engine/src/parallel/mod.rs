@@ -38,6 +38,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use parking_lot::Mutex;
 
+use crate::contact_log::{ContactLog, PairForce, WallForce};
 use crate::contacts::ContactTable;
 #[cfg(not(feature = "dim3"))]
 use crate::contacts::FREE;
@@ -49,7 +50,7 @@ use crate::forces::pair_with_shapes::pair_with_shapes;
 #[cfg(feature = "dim3")]
 use crate::forces::sphere_sphere::{sphere_slots, SphereView as RoundView};
 use crate::forces::walls::WallWork;
-use crate::forces::{load_i, load_j, ForceSink, Load, LoadSink, OneMaterial, SlotRecord, WallSink};
+use crate::forces::{load_i, load_j, ForceSink, Load, LoadSink, Logged, OneMaterial, SlotRecord, WallSink};
 #[cfg(not(feature = "dim3"))]
 use crate::forces::{NarrowStats, NarrowWork, Rejection, SlotState};
 use crate::owner_sum::{fix_up, OwnerPlan, OwnerSink, SharedLoads, SharedLoadsSink};

@@ -178,6 +178,8 @@ struct SlotChunk<'a> {
     features: &'a mut [u32],
     out: &'a mut [SlotRecord],
     defer: &'a [u8],
+    /// A logged step's forces of this chunk (slot, force), in slot order.
+    log: Vec<(u32, ContactForce)>,
 }
 
 impl Workers {
@@ -186,6 +188,7 @@ impl Workers {
     /// thread that completes its pair sum: the loads are summed in the serial step's order
     /// (pairs, then walls), and the walls are shared by the threads. Returns the touching
     /// pairs; narrow-phase counts (2D) are added to `stats`.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn pair_forces(
         &mut self,
         ps: &mut ParticleStore,
@@ -194,18 +197,31 @@ impl Workers {
         #[cfg(not(feature = "dim3"))] stats: &mut NarrowStats,
         wc: &mut WallContacts,
         ww: &WallWork,
+        log: Option<&mut ContactLog>,
     ) -> Result<u64> {
+        let logging = log.is_some();
         // The phases read the store while they add into the loads.
-        ps.with_loads(|ps, loads| {
+        let (slot_log, wall_log) = ps.with_loads(|ps, loads| {
             if self.strategy == ForceStrategy::Deterministic {
                 let loads = SharedLoads::new(loads);
-                self.force_phase(ps, ct, work, Some(loads))
-                    .and_then(|()| self.fix_up_phase(ps, &loads, wc, ww))
+                let pairs = self.force_phase(ps, ct, work, Some(loads), logging)?;
+                Ok((pairs, self.fix_up_phase(ps, &loads, wc, ww, logging)?))
             } else {
-                self.force_phase(ps, ct, work, None)
-                    .and_then(|()| self.reduce_phase(ps, loads, wc, ww))
+                let pairs = self.force_phase(ps, ct, work, None, logging)?;
+                Ok((pairs, self.reduce_phase(ps, loads, wc, ww, logging)?))
             }
         })?;
+        if let Some(log) = log {
+            log.pairs = slot_log
+                .into_iter()
+                .map(|(s, c)| PairForce {
+                    i: ct.i[s as usize],
+                    j: ct.j[s as usize],
+                    c,
+                })
+                .collect();
+            log.walls = wall_log;
+        }
         let mut touching = 0;
         for t in &self.threads {
             #[cfg_attr(feature = "dim3", allow(unused_mut))]
@@ -218,14 +234,16 @@ impl Workers {
     }
 
     /// The pairs of the contact table in dynamically claimed chunks, into each strategy's
-    /// sink (`loads`: the deterministic sum's).
+    /// sink (`loads`: the deterministic sum's). Logging: returns each touching slot's
+    /// force, in slot order.
     fn force_phase(
         &mut self,
         ps: &ParticleStore,
         ct: &mut ContactTable,
         w: &PairWork,
         loads: Option<SharedLoads>,
-    ) -> Result<()> {
+        logging: bool,
+    ) -> Result<Vec<(u32, ContactForce)>> {
         let n = ps.len();
         #[cfg(not(feature = "dim3"))]
         let polygons = w.shapes.is_some();
@@ -300,6 +318,7 @@ impl Workers {
                     features,
                     out,
                     defer,
+                    log: Vec::new(),
                 })
             })
             .collect();
@@ -342,13 +361,14 @@ impl Workers {
                     features,
                     out,
                     defer,
+                    log,
                 } = &mut *guard;
                 let r = *start..*start + xi.len();
                 let (ci, cj) = (&ci[r.clone()], &cj[r]);
                 // One monomorphised loop per (shape case, strategy): no per-slot branch
                 // on either.
                 #[cfg(not(feature = "dim3"))]
-                macro_rules! pairs_into {
+                macro_rules! pairs_into_sink {
                     ($sink:expr) => {
                         chunk_forces(
                             ps,
@@ -366,11 +386,26 @@ impl Workers {
                     };
                 }
                 #[cfg(feature = "dim3")]
-                macro_rules! pairs_into {
+                macro_rules! pairs_into_sink {
                     ($sink:expr) => {{
-                        let _ = (area, features);
+                        let _ = (&area, &features);
                         chunk_forces(&view, one.as_ref(), w, ci, cj, xi, $sink)
                     }};
+                }
+                // A logged step: the same loop with the log's sink around the strategy's.
+                macro_rules! pairs_into {
+                    ($sink:expr) => {
+                        if logging {
+                            let start = *start as u32;
+                            pairs_into_sink!(Logged {
+                                inner: $sink,
+                                start,
+                                log
+                            })
+                        } else {
+                            pairs_into_sink!($sink)
+                        }
+                    };
                 }
                 touching += match (strategy, loads) {
                     (ForceStrategy::Deterministic, Some(loads)) if chunks == 1 => {
@@ -388,7 +423,15 @@ impl Workers {
                 };
             }
             ts.touching = touching;
-        })
+        })?;
+        // Chunks in table order, each in slot order: the table's order.
+        let mut slots_log = Vec::new();
+        for c in work {
+            let mut log = c.into_inner().log;
+            log.sort_by_key(|&(s, _)| s);
+            slots_log.append(&mut log);
+        }
+        Ok(slots_log)
     }
 
     /// Deterministic: the deferred contributions, then the wall forces, of runs of
@@ -402,9 +445,10 @@ impl Workers {
         loads: &SharedLoads,
         wc: &mut WallContacts,
         ww: &WallWork,
-    ) -> Result<()> {
+        logging: bool,
+    ) -> Result<Vec<WallForce>> {
         if self.owners.fix.is_empty() && wc.is_empty() {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let (n, threads) = (ps.len(), self.threads());
         let owners = &self.owners;
@@ -418,10 +462,12 @@ impl Workers {
             while let Some(k) = dynamic.claim() {
                 fix_up(owners.fix_piece(cuts[k]..cuts[k + 1]), slot_force, loads);
                 let mut piece = walls[k].lock();
-                let WallPiece { p, w, xi, area } = &mut *piece;
-                ww.contacts(ps, p, w, xi, area, &mut SharedLoadsSink { loads: *loads });
+                let WallPiece { p, w, xi, area, log } = &mut *piece;
+                let log = logging.then_some(log);
+                ww.contacts(ps, p, w, xi, area, &mut SharedLoadsSink { loads: *loads }, log);
             }
-        })
+        })?;
+        Ok(wall_logs(walls))
     }
 
     /// Per-thread and mutex: every particle's loads from the accumulators (the loads are
@@ -433,7 +479,8 @@ impl Workers {
         out: [&mut [f64]; LOADS],
         wc: &mut WallContacts,
         ww: &WallWork,
-    ) -> Result<()> {
+        logging: bool,
+    ) -> Result<Vec<WallForce>> {
         let n = ps.len();
         let strategy = self.strategy;
         // Ranges of whole blocks of touched marks, so that each mark has one reader.
@@ -513,17 +560,17 @@ impl Workers {
                 }
             }
             let mut piece = walls[t].lock();
-            let WallPiece { p, w, xi, area } = &mut *piece;
+            let WallPiece { p, w, xi, area, log } = &mut *piece;
             let mut sink = OffsetSink {
                 base,
                 loads: LoadSink {
                     loads: out.each_mut().map(|o| &mut **o),
                 },
             };
-            ww.contacts(ps, p, w, xi, area, &mut sink);
+            ww.contacts(ps, p, w, xi, area, &mut sink, logging.then_some(log));
         })?;
         drop(guards);
-        Ok(())
+        Ok(wall_logs(walls))
     }
 }
 
@@ -533,6 +580,13 @@ struct WallPiece<'a> {
     w: &'a [u16],
     xi: &'a mut [Spring],
     area: &'a mut [f64],
+    /// A logged step's wall forces of this piece, in list order.
+    log: Vec<WallForce>,
+}
+
+/// The pieces' logged wall forces, in list order.
+fn wall_logs(walls: Vec<Mutex<WallPiece>>) -> Vec<WallForce> {
+    walls.into_iter().flat_map(|w| w.into_inner().log).collect()
 }
 
 /// The wall contacts (sorted by particle: checked on restore, kept by the rebuild) cut at
@@ -550,7 +604,15 @@ fn wall_pieces<'a>(wc: &'a mut WallContacts, cuts: &[usize]) -> Vec<Mutex<WallPi
         .zip(split_ref(&wc.w[at[0]..], lens.clone()))
         .zip(split_lengths(&mut wc.xi[at[0]..], lens.clone()))
         .zip(split_lengths(&mut wc.area[at[0]..], lens))
-        .map(|(((p, w), xi), area)| Mutex::new(WallPiece { p, w, xi, area }))
+        .map(|(((p, w), xi), area)| {
+            Mutex::new(WallPiece {
+                p,
+                w,
+                xi,
+                area,
+                log: Vec::new(),
+            })
+        })
         .collect()
 }
 

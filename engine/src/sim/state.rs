@@ -718,6 +718,8 @@ impl Simulation {
             inserts,
             next_id,
             shortfalls: Vec::new(),
+            log_requested: false,
+            contact_log: None,
             config,
         };
         super::state_check::check_contents(&sim)?;

@@ -1,0 +1,33 @@
+//! The forces of one step, kept per contact for the analysis of a run (stress, coordination,
+//! wall forces, the force network): the force phase writes them only on a step the caller
+//! asked for ([`crate::Simulation::log_next_run`]), so that a step without analysis runs
+//! exactly the loop it ran before (the log is a second sink wrapped around the strategy's,
+//! monomorphised apart).
+use talus_kernels::contact::ContactForce;
+
+/// A touching pair: particles `i < j` (store indices at the logged step) and the force on
+/// `i` with both torques (`c.f`; `j` gets `-c.f`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PairForce {
+    pub i: u32,
+    pub j: u32,
+    pub c: ContactForce,
+}
+
+/// A particle touching a wall: the wall's force on particle `p` (`c.f`, its torque in
+/// `c.ti`); the particle's force on the wall is `-c.f`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WallForce {
+    pub p: u32,
+    pub wall: u16,
+    pub c: ContactForce,
+}
+
+/// The contact forces of the step that ended at `step`, in the contact table's and the
+/// wall-contact list's order.
+#[derive(Debug, Clone, Default)]
+pub struct ContactLog {
+    pub step: u64,
+    pub pairs: Vec<PairForce>,
+    pub walls: Vec<WallForce>,
+}

@@ -1,0 +1,106 @@
+//! Rattlers and the coordination number without them. A particle needs at least DIM + 1
+//! contacts to be held in place (Göncü, Durán & Luding 2010, sec. 2: "rattlers ... have
+//! less than d + 1 contacts"); taking a rattler out takes a contact from each of its
+//! partners, which may make them rattlers in turn, so the rule is applied until nothing
+//! changes (a queue, O(N + contacts)).
+use crate::math::DIM;
+
+/// Contacts a particle needs so as not to be a rattler.
+pub const HELD: u32 = DIM as u32 + 1;
+
+/// Which of `n` particles are rattlers, given the pairs in contact (each pair once, both
+/// particles below `n`) and the contacts each particle has with walls or with bodies that
+/// are not counted as particles (`fixed[p]`, which never go away).
+pub fn rattlers(n: usize, pairs: &[(u32, u32)], fixed: &[u32]) -> Vec<bool> {
+    assert_eq!(fixed.len(), n);
+    // Adjacency in compressed rows: the partners of p are adj[start[p]..start[p + 1]].
+    let mut count: Vec<u32> = fixed.to_vec();
+    let mut start = vec![0usize; n + 1];
+    for &(i, j) in pairs {
+        start[i as usize + 1] += 1;
+        start[j as usize + 1] += 1;
+    }
+    for p in 0..n {
+        count[p] += (start[p + 1]) as u32;
+        start[p + 1] += start[p];
+    }
+    let mut fill = start.clone();
+    let mut adj = vec![0u32; start[n]];
+    for &(i, j) in pairs {
+        adj[fill[i as usize]] = j;
+        fill[i as usize] += 1;
+        adj[fill[j as usize]] = i;
+        fill[j as usize] += 1;
+    }
+    let mut out = vec![false; n];
+    let mut queue: Vec<u32> = (0..n as u32).filter(|&p| count[p as usize] < HELD).collect();
+    for &p in &queue {
+        out[p as usize] = true;
+    }
+    while let Some(p) = queue.pop() {
+        for &q in &adj[start[p as usize]..start[p as usize + 1]] {
+            let q = q as usize;
+            if out[q] {
+                continue;
+            }
+            count[q] -= 1;
+            if count[q] < HELD {
+                out[q] = true;
+                queue.push(q as u32);
+            }
+        }
+    }
+    out
+}
+
+/// Mean contacts per particle, 2 C / N, of the pairs whose particles are both not
+/// excluded (`None`: all), over the particles not excluded. Zero particles: zero.
+pub fn coordination(n: usize, pairs: &[(u32, u32)], excluded: Option<&[bool]>) -> f64 {
+    let out = |p: u32| excluded.is_some_and(|e| e[p as usize]);
+    let kept = n - excluded.map_or(0, |e| e.iter().filter(|&&x| x).count());
+    let c = pairs.iter().filter(|&&(i, j)| !out(i) && !out(j)).count();
+    if kept == 0 {
+        0.0
+    } else {
+        2.0 * c as f64 / kept as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A particle held by DIM cluster members and one more partner that is a rattler: it
+    /// goes once that partner is gone, the cluster (each member touching every other:
+    /// DIM + 1 partners) stays.
+    #[test]
+    fn rattlers_peel_off_until_nothing_changes() {
+        let k = DIM as u32 + 2;
+        let mut pairs = Vec::new();
+        for i in 0..k {
+            for j in i + 1..k {
+                pairs.push((i, j));
+            }
+        }
+        // Particle k: DIM cluster members and particle k + 1 (HELD contacts at first).
+        pairs.extend((0..DIM as u32).map(|m| (m, k)));
+        pairs.push((k, k + 1));
+        let n = k as usize + 2;
+        let r = rattlers(n, &pairs, &vec![0; n]);
+        assert!(r[..k as usize].iter().all(|&x| !x), "{r:?}");
+        assert!(r[k as usize..].iter().all(|&x| x), "{r:?}");
+        // The cluster alone: DIM + 1 partners each.
+        let z = coordination(n, &pairs, Some(&r));
+        assert_eq!(z, (DIM + 1) as f64);
+        // All of them: 2 C / N.
+        assert_eq!(coordination(n, &pairs, None), 2.0 * pairs.len() as f64 / n as f64);
+        assert_eq!(coordination(0, &[], None), 0.0);
+    }
+
+    /// Contacts with walls hold a particle as well as particles do.
+    #[test]
+    fn wall_contacts_hold() {
+        let fixed = vec![HELD, HELD - 1];
+        assert_eq!(rattlers(2, &[], &fixed), vec![false, true]);
+    }
+}
