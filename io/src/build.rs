@@ -21,6 +21,7 @@ pub struct Built {
     pub sim: Simulation,
     pub steps: u64,
     pub output: sc::Output,
+    pub analysis: Option<sc::Analysis>,
     pub checkpoint: sc::CheckpointSettings,
     /// The scenario's text (checkpoints carry it and its hash).
     pub scenario_text: String,
@@ -274,6 +275,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         sim,
         steps: scenario.run.steps,
         output: scenario.output.clone(),
+        analysis: scenario.analysis.clone(),
         checkpoint: scenario.checkpoint.clone(),
         scenario_text: scenario.text.clone(),
         title: scenario.title.clone().unwrap_or_else(|| path.display().to_string()),

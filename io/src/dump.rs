@@ -17,6 +17,20 @@ pub const DUMP_COLUMNS: &str = "id type x y z vx vy vz radius omegaz fx fy angle
 #[cfg(feature = "dim3")]
 pub const DUMP_COLUMNS: &str = "id type x y z vx vy vz fx fy fz omegax omegay omegaz radius";
 
+/// The columns added where the run analyses (`[analysis]`): the grain's contacts and the
+/// symmetric part of its stress, in LAMMPS' order of `compute stress/atom` (xx yy zz xy xz
+/// yz; xx yy xy in 2D).
+#[cfg(not(feature = "dim3"))]
+pub const ANALYSIS_COLUMNS: &str = "contacts sxx syy sxy";
+#[cfg(feature = "dim3")]
+pub const ANALYSIS_COLUMNS: &str = "contacts sxx syy szz sxy sxz syz";
+
+/// The (row, column) pairs of the stress columns.
+#[cfg(not(feature = "dim3"))]
+const STRESS_PAIRS: [(usize, usize); 3] = [(0, 0), (1, 1), (0, 1)];
+#[cfg(feature = "dim3")]
+const STRESS_PAIRS: [(usize, usize); 6] = [(0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)];
+
 /// Appends snapshots to a LAMMPS text dump file.
 #[derive(Debug)]
 pub struct DumpWriter {
@@ -123,7 +137,10 @@ fn write_snapshot_to<W: Write>(
     if DIM == 2 {
         writeln!(w, "-0.5 0.5")?;
     }
-    writeln!(w, "ITEM: ATOMS {DUMP_COLUMNS}")?;
+    match f.analysis {
+        Some(_) => writeln!(w, "ITEM: ATOMS {DUMP_COLUMNS} {ANALYSIS_COLUMNS}")?,
+        None => writeln!(w, "ITEM: ATOMS {DUMP_COLUMNS}")?,
+    }
     // Column a of a vector given per axis, 0 past the frame's axes (z in 2D).
     let at = |v: &[&[f64]], a: usize, i: usize| if a < v.len() { v[a][i] } else { 0.0 };
     for i in 0..n {
@@ -155,6 +172,14 @@ fn write_snapshot_to<W: Write>(
         {
             w.write_all(b" ")?;
             write_f64(w, v)?;
+        }
+        if let Some(a) = &f.analysis {
+            write!(w, " {}", a.contacts[i])?;
+            let s = &a.stress[i];
+            for (r, c) in STRESS_PAIRS {
+                w.write_all(b" ")?;
+                write_f64(w, 0.5 * (s[r][c] + s[c][r]))?;
+            }
         }
         w.write_all(b"\n")?;
     }
@@ -220,6 +245,7 @@ mod tests {
                 angle: &c[COLS - 1],
                 #[cfg(not(feature = "dim3"))]
                 polygons: None,
+                analysis: None,
             }
         }
     }

@@ -6,10 +6,12 @@
 //! (polygons, bodies, drums) sits behind `#[cfg]` in the modules.
 pub mod error;
 pub use error::{IoError, Result};
+pub mod analysis_series;
 pub mod build;
 pub mod checkpoint;
 pub mod checkpoint_validate;
 pub mod checkpointer;
+pub mod contact_network;
 pub mod dump;
 pub mod lammps_data;
 mod number_text;

@@ -1,16 +1,20 @@
 //! Writing a running simulation: ParaView frames (.vtu + .pvd), an OVITO-readable LAMMPS
-//! dump, and the energy time series, every K steps, into one folder.
+//! dump, and the energy time series, every K steps, into one folder; with `[analysis]`
+//! the analysis series (`analysis.csv`), the contact network (`contacts.pvd`), and each
+//! grain's stress and contacts in the frames of logged steps.
 use std::path::{Path, PathBuf};
 
-use talus_engine::Simulation;
+use talus_engine::{Analysis, Region, Simulation};
 use talus_kernels::math::{ANG, DIM};
 
+use crate::analysis_series::AnalysisSeries;
+use crate::contact_network::write_contact_network;
 use crate::dump::DumpWriter;
 use crate::pvd::PvdSeries;
 use crate::series::{gravitational_potential, EnergySeries};
-use crate::vtk::Frame;
 #[cfg(not(feature = "dim3"))]
 use crate::vtk::Polygons;
+use crate::vtk::{Frame, GrainValues};
 use crate::walls_vtu::{has_walls, write_walls_vtu};
 use crate::{IoError, Result};
 
@@ -20,6 +24,28 @@ pub struct OutputKinds {
     pub vtk: bool,
     pub dump: bool,
     pub energy: bool,
+    /// `[analysis]`: None for a run without it.
+    pub analysis: Option<AnalysisKinds>,
+}
+
+/// What the analysis writes besides its series.
+#[derive(Debug, Clone, Copy)]
+pub struct AnalysisKinds {
+    /// The packing fraction's region.
+    pub region: Option<Region>,
+    /// The contact network (`contacts.pvd`).
+    pub network: bool,
+}
+
+/// The analysis' writers: the series is made at the first analysis (its columns come from
+/// it), continued from `resume_step` in a restarted run.
+struct AnalysisOut {
+    kinds: AnalysisKinds,
+    series: Option<AnalysisSeries>,
+    network: Option<PvdSeries>,
+    resume_step: Option<u64>,
+    /// The last analysis made (a frame and the series at the same step share it).
+    last: Option<Analysis>,
 }
 
 pub struct Outputs {
@@ -28,6 +54,7 @@ pub struct Outputs {
     walls: Option<PvdSeries>,
     dump: Option<DumpWriter>,
     energy: Option<EnergySeries>,
+    analysis: Option<AnalysisOut>,
     grains: Grains,
 }
 
@@ -50,10 +77,17 @@ struct Grains {
     start: Vec<u32>,
     #[cfg(not(feature = "dim3"))]
     corners: Vec<[f64; 2]>,
+    /// The grains' analysis, when the frame's step was analysed.
+    stress: Vec<talus_kernels::analysis::stress::Tensor>,
+    contacts: Vec<u32>,
+    analysed: bool,
 }
 
 impl Grains {
-    fn gather(&mut self, sim: &Simulation) {
+    fn gather(&mut self, sim: &Simulation, analysis: Option<&Analysis>) {
+        self.stress.clear();
+        self.contacts.clear();
+        self.analysed = analysis.is_some();
         let ps = &sim.particles;
         let g = sim.config.gravity;
         self.ids.clear();
@@ -72,6 +106,10 @@ impl Grains {
         for p in (0..ps.len()).filter(|&p| !ps.is_wall_body(p)) {
             self.ids.push(ps.id[p]);
             self.types.push(ps.ptype[p] as u32);
+            if let Some(a) = analysis {
+                self.stress.push(a.grain_stress[p]);
+                self.contacts.push(a.contacts[p]);
+            }
             // The store's loads are the contact forces; gravity is added in the kick. The
             // output reports what LAMMPS' fx, fy do: the total force on the grain.
             let m = ps.mass(p);
@@ -111,6 +149,10 @@ impl Grains {
                 start: &self.start,
                 corners: &self.corners,
             }),
+            analysis: self.analysed.then_some(GrainValues {
+                stress: &self.stress,
+                contacts: &self.contacts,
+            }),
         }
     }
 }
@@ -133,6 +175,13 @@ impl Outputs {
             } else {
                 None
             },
+            analysis: kinds.analysis.map(|k| AnalysisOut {
+                kinds: k,
+                series: None,
+                network: k.network.then(|| PvdSeries::new(dir, "contacts")),
+                resume_step: None,
+                last: None,
+            }),
             grains: Grains::default(),
         })
     }
@@ -145,6 +194,9 @@ impl Outputs {
         if kinds.vtk {
             remove_frames_from(dir, "particles", step)?;
             remove_frames_from(dir, "walls", step)?;
+        }
+        if kinds.analysis.is_some_and(|a| a.network) {
+            remove_frames_from(dir, "contacts", step)?;
         }
         Ok(Outputs {
             dir: dir.to_path_buf(),
@@ -168,6 +220,20 @@ impl Outputs {
             } else {
                 None
             },
+            analysis: match kinds.analysis {
+                None => None,
+                Some(k) => Some(AnalysisOut {
+                    kinds: k,
+                    series: None,
+                    network: if k.network {
+                        Some(PvdSeries::resume(dir, "contacts", step)?)
+                    } else {
+                        None
+                    },
+                    resume_step: Some(step),
+                    last: None,
+                }),
+            },
             grains: Grains::default(),
         })
     }
@@ -190,7 +256,75 @@ impl Outputs {
         if let Some(e) = &self.energy {
             v.push(e.path().to_path_buf());
         }
+        if let Some(a) = &self.analysis {
+            v.extend(a.series.as_ref().map(|s| s.path().to_path_buf()));
+            v.extend(a.network.as_ref().filter(|n| !n.is_empty()).map(|n| n.pvd_path()));
+        }
         v
+    }
+
+    /// Does the run analyse (then the step before each frame and each analysis is to be
+    /// logged: [`Simulation::log_next_run`])?
+    pub fn analyses(&self) -> bool {
+        self.analysis.is_some()
+    }
+
+    /// The analysis of the current state, if the run analyses and the step that led to it
+    /// was logged: made once per step, taken out of `self` (to be put back with
+    /// [`Outputs::keep_analysis`]).
+    fn take_analysis(&mut self, sim: &Simulation) -> Result<Option<Analysis>> {
+        let Some(out) = &mut self.analysis else {
+            return Ok(None);
+        };
+        if sim.contact_log().is_none() {
+            return Ok(None);
+        }
+        match out.last.take() {
+            Some(a) if a.step == sim.step => Ok(Some(a)),
+            _ => sim
+                .analyse(out.kinds.region.as_ref())
+                .map(Some)
+                .map_err(|e| IoError::Invalid {
+                    path: self.dir.join("analysis.csv"),
+                    msg: e.to_string(),
+                }),
+        }
+    }
+
+    fn keep_analysis(&mut self, a: Option<Analysis>) {
+        if let Some(out) = &mut self.analysis {
+            out.last = a;
+        }
+    }
+
+    /// Write the analysis of the current state: a row of the series and the contact
+    /// network. The step that led to it must have been logged.
+    pub fn write_analysis(&mut self, sim: &Simulation) -> Result<()> {
+        let dir = self.dir.clone();
+        let Some(a) = self.take_analysis(sim)? else {
+            return Err(IoError::Invalid {
+                path: dir.join("analysis.csv"),
+                msg: format!("step {}: no contact forces were logged for the analysis", sim.step),
+            });
+        };
+        let out = self.analysis.as_mut().expect("analysis_now found the analysis");
+        let series = match &mut out.series {
+            Some(s) => s,
+            None => {
+                let path = dir.join("analysis.csv");
+                let s = match out.resume_step {
+                    Some(step) => AnalysisSeries::resume(path, step, &a)?,
+                    None => AnalysisSeries::create(path, &a)?,
+                };
+                out.series.insert(s)
+            }
+        };
+        series.record(&a)?;
+        if let (Some(net), Some(log)) = (&mut out.network, sim.contact_log()) {
+            net.add_file(sim.step, sim.time, |path| write_contact_network(path, sim, log))?;
+        }
+        out.last = Some(a);
+        Ok(())
     }
 
     /// Write the current state: a frame and an energy row.
@@ -201,7 +335,9 @@ impl Outputs {
 
     /// Write a frame of the particles (and of the walls) and a dump snapshot.
     pub fn write_frame(&mut self, sim: &Simulation) -> Result<()> {
-        self.grains.gather(sim);
+        let analysis = self.take_analysis(sim)?;
+        self.grains.gather(sim, analysis.as_ref());
+        self.keep_analysis(analysis);
         let frame = self.grains.frame();
         if let Some(p) = &mut self.pvd {
             p.add_frame(sim.step, sim.time, &frame)?;
@@ -367,6 +503,7 @@ pub(crate) mod tests {
             vtk: true,
             dump: true,
             energy: true,
+            analysis: None,
         };
         let mut out = Outputs::create(dir.path(), kinds).unwrap();
         out.write(&sim).unwrap();

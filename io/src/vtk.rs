@@ -7,6 +7,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
+use talus_kernels::analysis::stress::Tensor;
 use talus_kernels::math::{ANG, DIM};
 
 use crate::{IoError, Result};
@@ -28,6 +29,16 @@ pub struct Frame<'a> {
     /// The polygons' world-frame corners, if any particle is a polygon.
     #[cfg(not(feature = "dim3"))]
     pub polygons: Option<Polygons<'a>>,
+    /// Each grain's analysis at this frame's step, where the run analyses (`[analysis]`).
+    pub analysis: Option<GrainValues<'a>>,
+}
+
+/// Per grain: the stress (LAMMPS' `compute stress/atom` over the grain's volume, as
+/// [`talus_engine::Analysis::grain_stress`]) and the contacts (walls included).
+#[derive(Debug, Clone, Copy)]
+pub struct GrainValues<'a> {
+    pub stress: &'a [Tensor],
+    pub contacts: &'a [u32],
 }
 
 /// Particle p of a frame is a polygon with corners `corners[start[p]..start[p + 1]]`
@@ -89,7 +100,13 @@ impl<'a> Frame<'a> {
     pub(crate) fn check(&self, path: &Path) -> Result<usize> {
         let n = self.ids.len();
         let lens = std::iter::once(("types".to_string(), self.types.len()))
-            .chain(self.columns().into_iter().map(|(name, c)| (name, c.len())));
+            .chain(self.columns().into_iter().map(|(name, c)| (name, c.len())))
+            .chain(self.analysis.iter().flat_map(|a| {
+                [
+                    ("stress".to_string(), a.stress.len()),
+                    ("contacts".to_string(), a.contacts.len()),
+                ]
+            }));
         for (name, len) in lens {
             if len != n {
                 return Err(IoError::Invalid {
@@ -155,6 +172,10 @@ const OMEGA: Array = arr("omega", "Float64", ANG, 8);
 const FORCE: Array = arr("force", "Float64", 3, 8);
 #[cfg(not(feature = "dim3"))]
 const ANGLE: Array = arr("angle", "Float64", 1, 8);
+/// A grain's stress as ParaView's tensor: 9 components, row by row (z's row and column
+/// zero in 2D).
+const STRESS: Array = arr("stress", "Float64", 9, 8);
+const CONTACTS: Array = arr("contacts", "Int32", 1, 4);
 
 /// The per-particle arrays in the order they are written; `write_vtu_to` follows it.
 #[cfg(not(feature = "dim3"))]
@@ -231,18 +252,23 @@ fn write_vtu_to<W: Write>(w: &mut W, f: &Frame, n: usize) -> std::io::Result<()>
     // same values again). With polygons: the values are cell data, and the points carry
     // only the radius the discs' glyphs need (a copy per corner would double the file).
     let cells = f.polygons().is_some();
+    let analysis_arrays: &[&Array] = if f.analysis.is_some() {
+        &[&STRESS, &CONTACTS]
+    } else {
+        &[]
+    };
     if cells {
         writeln!(w, r#"      <PointData Scalars="radius">"#)?;
         decl(w, &RADIUS, np)?;
         writeln!(w, "      </PointData>")?;
         writeln!(w, r#"      <CellData Scalars="radius" Vectors="velocity">"#)?;
-        for a in POINT_DATA {
+        for a in POINT_DATA.into_iter().chain(analysis_arrays.iter().copied()) {
             decl(w, a, n)?;
         }
         writeln!(w, "      </CellData>")?;
     } else {
         writeln!(w, r#"      <PointData Scalars="radius" Vectors="velocity">"#)?;
-        for a in POINT_DATA {
+        for a in POINT_DATA.into_iter().chain(analysis_arrays.iter().copied()) {
             decl(w, a, np)?;
         }
         writeln!(w, "      </PointData>")?;
@@ -301,6 +327,19 @@ fn write_vtu_to<W: Write>(w: &mut W, f: &Frame, n: usize) -> std::io::Result<()>
         {
             size(w, &ANGLE)?;
             values(w, &[f.angle], 1)?;
+        }
+        if let Some(a) = &f.analysis {
+            size(w, &STRESS)?;
+            (0..count).try_for_each(|k| {
+                let s = &a.stress[owner(k)];
+                (0..9).try_for_each(|c| {
+                    let (r, col) = (c / 3, c % 3);
+                    let v = if r < DIM && col < DIM { s[r][col] } else { 0.0 };
+                    w.write_all(&v.to_le_bytes())
+                })
+            })?;
+            size(w, &CONTACTS)?;
+            (0..count).try_for_each(|k| w.write_all(&(a.contacts[owner(k)] as i32).to_le_bytes()))?;
         }
         Ok(())
     };
@@ -407,6 +446,7 @@ pub(crate) mod tests {
                 angle: &self.angle,
                 #[cfg(not(feature = "dim3"))]
                 polygons: None,
+                analysis: None,
             }
         }
     }

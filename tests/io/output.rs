@@ -96,6 +96,7 @@ fn polygon_frames_show_the_simulated_corners_and_walls_are_walls() {
         vtk: true,
         dump: true,
         energy: true,
+        analysis: None,
     };
     let mut out = Outputs::create(dir.path(), kinds).unwrap();
     out.write(&sim).unwrap();
@@ -196,6 +197,7 @@ steps = 10000
         vtk: false,
         dump: false,
         energy: true,
+        analysis: None,
     };
     let mut out = Outputs::create(dir.path(), kinds).unwrap();
     out.write_energy(&sim).unwrap();

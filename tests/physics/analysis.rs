@@ -144,6 +144,10 @@ mod plane {
         sim.run(1).unwrap();
         let a = sim.analyse(Some(&region)).unwrap();
         close(a.packing.unwrap(), n * PI * R * R / (size[0] * size[1]), "packing");
+        // Every grain's centre is in the region, which is the domain: the same stress.
+        let rs = a.region_stress.unwrap();
+        close(rs[0][0], want, "region stress xx");
+        close(rs[1][1], want, "region stress yy");
     }
 
     /// A column of discs on a floor, settled: the floor carries the column's weight.
@@ -367,8 +371,9 @@ mod space {
             "floor {floor:?}, weight {weight}"
         );
         assert!(floor[0].abs() + floor[1].abs() < 1e-9 * weight);
-        // A vertical column: each sphere touches two others (or one and the floor): all
-        // rattlers by the DIM + 1 rule.
+        // A vertical column of frictional spheres: the top one has one contact, and each
+        // below it is left with one when the one above goes (two hold a frictional grain):
+        // all rattlers.
         assert_eq!(a.rattlers, count);
         assert_eq!(a.coordination_held, 0.0);
     }

@@ -18,10 +18,11 @@ pub struct RestartArgs {
     /// Refuse the checkpoint unless it was made from this scenario file.
     #[arg(long)]
     pub scenario: Option<PathBuf>,
-    /// Continue the output series (.pvd, dump, energy.csv) in the folder of the run it
-    /// continues (or --out) instead of writing new ones in restart-STEP/ there: frames of
-    /// steps before the restart step are kept, later ones (of a run that went further)
-    /// dropped. The restart's checkpoints go where the checkpoint came from (with --out:
+    /// Continue the output series (.pvd, dump, energy.csv, analysis.csv) in the folder of
+    /// the run it continues (or --out) instead of writing new ones in restart-STEP/ there:
+    /// frames of steps before the restart step are kept (with [analysis], of the restart
+    /// step too: its analysis cannot be made again), later ones (of a run that went
+    /// further) dropped. The restart's checkpoints go where the checkpoint came from (with --out:
     /// into its checkpoints/). Either way the run goes on with the intervals, kept count,
     /// output choice and end step it was started with (recorded in the checkpoint), unless
     /// given here.

@@ -122,7 +122,7 @@ pub fn restart(mut a: RestartArgs) -> Result<(), String> {
     let mut plan = a.stepping.plan(
         Defaults {
             steps: scenario.run.steps.saturating_sub(step),
-            output: output_settings(&scenario.output),
+            output: output_settings(&scenario.output, scenario.analysis.as_ref()),
             dir: if a.append {
                 run_dir.clone()
             } else {

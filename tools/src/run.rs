@@ -84,6 +84,17 @@ pub struct OutputSettings {
     pub vtk: bool,
     pub dump: bool,
     pub energy: bool,
+    /// The scenario's `[analysis]`, if any.
+    pub analysis: Option<AnalysisSettings>,
+}
+
+/// The scenario's `[analysis]`, as a [`Plan`] needs it (the region's corners as plain
+/// numbers: this file serves both dimensions).
+#[derive(Clone, Debug)]
+pub struct AnalysisSettings {
+    pub every: u64,
+    pub network: bool,
+    pub region: Option<(Vec<f64>, Vec<f64>)>,
 }
 
 /// The scenario's `[checkpoint]`, as a [`Plan`] needs it.
@@ -146,6 +157,7 @@ impl StepArgs {
                 dump: o.dump && !self.no_output,
                 energy: o.energy && !self.no_output,
             },
+            analysis: o.analysis.filter(|_| !self.no_output),
             checkpoint_every: self.checkpoint_every.unwrap_or(d.checkpoint.every),
             checkpoint_dir,
             keep: self.keep.map_or(d.checkpoint.keep, |k| k as usize),
@@ -222,6 +234,8 @@ pub struct Plan {
     /// run it continues (its output goes there, or into restart-STEP/ in it).
     pub run_dir: PathBuf,
     pub kinds: Kinds,
+    /// `[analysis]` (None: no analysis, or no output at all).
+    pub analysis: Option<AnalysisSettings>,
     /// 0: no checkpoints.
     pub checkpoint_every: u64,
     pub checkpoint_dir: PathBuf,

@@ -7,18 +7,18 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::engine::{NeighborMethod, Simulation};
+use super::engine::{NeighborMethod, Region, Simulation};
 use super::io::build::{build_default, build_file, Built};
 use super::io::checkpoint::fnv1a;
 use super::io::checkpointer::Checkpointer;
-use super::io::output::{OutputKinds, Outputs};
+use super::io::output::{AnalysisKinds, OutputKinds, Outputs};
 use super::profile::{apply_parallel, phase_shares, profile_table, write_profile_csv};
 use super::thermo::Thermo;
 use super::{summary_extras, take_shortfalls};
 use crate::parallel_opts::ParallelArgs;
 use crate::run::{
-    folder_settings, restart_hint, stepping_settings, CheckpointSettings, Defaults, Locks, NeighborChoice,
-    OutputSettings, Plan, RunArgs, CHECKPOINT_PREFIX,
+    folder_settings, restart_hint, stepping_settings, AnalysisSettings, CheckpointSettings, Defaults, Locks,
+    NeighborChoice, OutputSettings, Plan, RunArgs, CHECKPOINT_PREFIX,
 };
 use crate::signals;
 
@@ -95,7 +95,7 @@ pub fn run(a: RunArgs) -> Result<(), String> {
     let plan = a.stepping.plan(
         Defaults {
             steps,
-            output: output_settings(&built.output),
+            output: output_settings(&built.output, built.analysis.as_ref()),
             dir: built.output.dir.clone(),
             run_dir: built.output.dir.clone(),
             checkpoint: checkpoint_settings(&built.checkpoint),
@@ -110,14 +110,19 @@ pub fn run(a: RunArgs) -> Result<(), String> {
     step_and_report(&mut sim, &plan, setup, &a.parallel)
 }
 
-/// The scenario's `[output]` for the plan.
-pub fn output_settings(o: &super::io::scenario::Output) -> OutputSettings {
+/// The scenario's `[output]` and `[analysis]` for the plan.
+pub fn output_settings(o: &super::io::scenario::Output, a: Option<&super::io::scenario::Analysis>) -> OutputSettings {
     OutputSettings {
         every: o.every,
         energy_every: o.energy_every,
         vtk: o.vtk,
         dump: o.dump,
         energy: o.energy,
+        analysis: a.map(|a| AnalysisSettings {
+            every: a.every,
+            network: a.network,
+            region: a.region.map(|r| (r.min.to_vec(), r.max.to_vec())),
+        }),
     }
 }
 
@@ -143,7 +148,9 @@ pub fn step_and_report(
     // From here on Ctrl-C and SIGTERM end the run after the current step, with a final
     // checkpoint and the summary (installed before any temporary file exists).
     signals::install()?;
-    let any_output = plan.kinds.vtk || plan.kinds.dump || plan.kinds.energy;
+    let any_output = plan.kinds.vtk || plan.kinds.dump || plan.kinds.energy || plan.analysis.is_some();
+    // 0: no analysis.
+    let analysis_every = plan.analysis.as_ref().map_or(0, |a| a.every);
     // The folders are locked before anything is written into them: a second run into
     // them is refused. Declared first, so that they are released last, after the
     // checkpoint writer has finished.
@@ -158,10 +165,22 @@ pub fn step_and_report(
         vtk: plan.kinds.vtk,
         dump: plan.kinds.dump,
         energy: plan.kinds.energy,
+        analysis: plan.analysis.as_ref().map(|a| AnalysisKinds {
+            network: a.network,
+            region: a.region.as_ref().map(|(min, max)| Region {
+                min: std::array::from_fn(|k| min[k]),
+                max: std::array::from_fn(|k| max[k]),
+            }),
+        }),
     };
+    // A continued run rewrites the files of its first step, the same again, except with
+    // [analysis]: what was analysed there came from the contact forces of the step before
+    // it, which a restart cannot log again, so the files of that step are kept as the run
+    // that wrote the checkpoint left them (it wrote them before the checkpoint).
+    let keep_first = plan.append && analysis_every > 0;
     let mut out = if any_output {
         let o = if plan.append {
-            Outputs::resume(&plan.dir, kinds, sim.step)
+            Outputs::resume(&plan.dir, kinds, sim.step + u64::from(keep_first))
         } else {
             Outputs::create(&plan.dir, kinds)
         };
@@ -243,8 +262,8 @@ pub fn step_and_report(
         sim,
         &mut out,
         &mut io_time,
-        !plan.append || sim.step.is_multiple_of(plan.every) || at_end,
-        !plan.append || sim.step.is_multiple_of(plan.energy_every) || at_end,
+        !plan.append || (!keep_first && (sim.step.is_multiple_of(plan.every) || at_end)),
+        !plan.append || (!keep_first && (sim.step.is_multiple_of(plan.energy_every) || at_end)),
     )?;
     if let Some(th) = &mut thermo {
         eprintln!("{}", Thermo::header());
@@ -273,9 +292,16 @@ pub fn step_and_report(
         let stop = next_multiple(sim.step, plan.every)
             .min(next_multiple(sim.step, plan.energy_every))
             .min(next_multiple(sim.step, plan.checkpoint_every))
+            .min(next_multiple(sim.step, analysis_every))
             .min(end)
             .min(sim.step + by_time.min(50));
         let batch = stop - sim.step;
+        // The analysis reads the contact forces of the step before it: that step (the
+        // batch's last) is logged where an analysis or, with analysis on, a frame follows.
+        let analysis_due = analysis_every > 0 && (stop.is_multiple_of(analysis_every) || stop == end);
+        if analysis_due || (analysis_every > 0 && stop.is_multiple_of(plan.every)) {
+            sim.log_next_run();
+        }
         let tb = Instant::now();
         let ran = match sim.run(batch) {
             Ok(()) => {
@@ -321,6 +347,11 @@ pub fn step_and_report(
         let frame = sim.step.is_multiple_of(plan.every) || sim.step == end;
         let energy = sim.step.is_multiple_of(plan.energy_every) || sim.step == end;
         write(sim, &mut out, &mut io_time, frame, energy)?;
+        if let Some(o) = out.as_mut().filter(|_| analysis_due) {
+            let t = Instant::now();
+            o.write_analysis(sim).map_err(|e| e.to_string())?;
+            io_time += t.elapsed();
+        }
         if let Some(c) = &mut ckpt {
             if sim.step.is_multiple_of(plan.checkpoint_every) {
                 c.write(sim).map_err(|e| e.to_string())?;

@@ -6,7 +6,7 @@
 //!
 //! Grains are the particles that are not wall bodies (fixed or driven polygons in 2D): a
 //! grain's contact with a wall body counts as a wall contact, as its contact with a wall.
-use talus_kernels::analysis::rattlers::{coordination, rattlers};
+use talus_kernels::analysis::rattlers::{coordination, rattlers, HELD_FRICTIONAL, HELD_FRICTIONLESS};
 use talus_kernels::analysis::stress::{add_scaled, contact_virial, Tensor};
 use talus_kernels::math::{add, norm2, scale, sub, Vector, DIM};
 
@@ -49,8 +49,10 @@ pub struct Analysis {
     pub contacts: Vec<u32>,
     /// Mean contacts between grains per grain, 2 C / N.
     pub coordination: f64,
-    /// The same without rattlers (grains with fewer than DIM + 1 contacts, walls counted,
-    /// removed until none is left): the mechanical coordination number.
+    /// The same without rattlers (grains with fewer contacts than hold them, walls
+    /// counted, removed until none is left: fewer than 2 where any material has friction,
+    /// DIM + 1 where none has; `kernels/src/analysis/rattlers.rs`): the mechanical
+    /// coordination number.
     pub coordination_held: f64,
     pub rattlers: usize,
     /// Per wall: the force the grains exert on it.
@@ -66,6 +68,9 @@ pub struct Analysis {
     pub rotational: f64,
     /// Volume of the grains whose centres lie in the region, over the region's volume.
     pub packing: Option<f64>,
+    /// The stress in the region: the shares of the grains whose centres lie in it, over
+    /// its volume (the domain's stress averages over empty space too).
+    pub region_stress: Option<Tensor>,
 }
 
 impl Simulation {
@@ -142,7 +147,9 @@ impl Simulation {
             .map(|&(i, j)| (index[i as usize], index[j as usize]))
             .collect();
         let held: Vec<u32> = grains.iter().map(|&p| fixed[p]).collect();
-        let rattler = rattlers(grains.len(), &pairs, &held);
+        let frictional = self.materials.iter().any(|m| m.contact.mu > 0.0);
+        let need = if frictional { HELD_FRICTIONAL } else { HELD_FRICTIONLESS };
+        let rattler = rattlers(grains.len(), &pairs, &held, need);
         let volume_of = |p: usize| ps.mass(p) / self.materials[ps.material[p] as usize].density;
         let grain_stress = (0..n)
             .map(|p| {
@@ -176,13 +183,12 @@ impl Simulation {
         };
         let mut stress = [[0.0; DIM]; DIM];
         add_scaled(&mut stress, 1.0 / domain.volume(), &total);
-        let packing = region.map(|r| {
-            let v: f64 = grains
-                .iter()
-                .filter(|&&p| r.contains(x(p)))
-                .map(|&p| volume_of(p))
-                .sum();
-            v / r.volume()
+        let inside = |r: Region| grains.iter().copied().filter(move |&p| r.contains(x(p)));
+        let packing = region.map(|r| inside(*r).map(volume_of).sum::<f64>() / r.volume());
+        let region_stress = region.map(|r| {
+            let mut s = [[0.0; DIM]; DIM];
+            inside(*r).for_each(|p| add_scaled(&mut s, 1.0 / r.volume(), &virial[p]));
+            s
         });
         let e = self.energies();
         Analysis {
@@ -204,6 +210,7 @@ impl Simulation {
             kinetic: e.kinetic,
             rotational: e.rotational,
             packing,
+            region_stress,
         }
     }
 }

@@ -191,6 +191,37 @@ impl Ctx<'_> {
             },
         };
 
+        let analysis = match raw.analysis {
+            None => None,
+            Some(a) => {
+                let a = a.into_inner();
+                let region = match a.region {
+                    None => None,
+                    Some(r) => {
+                        let span = r.span();
+                        let r = r.into_inner();
+                        self.check_min_max(r.min.0, &r.max, "region.min")?;
+                        let (min, max) = (r.min.0, r.max.get_ref().0);
+                        if !(0..DIM).all(|k| min[k] >= domain.min[k] && max[k] <= domain.max[k]) {
+                            return Err(self.err(
+                                span,
+                                format!(
+                                    "must lie inside the domain {:?}..{:?}, got {min:?}..{max:?}",
+                                    domain.min, domain.max
+                                ),
+                            ));
+                        }
+                        Some(talus_engine::Region { min, max })
+                    }
+                };
+                Some(Analysis {
+                    every: a.every.map_or(output.every, |e| e.0),
+                    region,
+                    network: a.network.unwrap_or(true),
+                })
+            }
+        };
+
         let checkpoint = match raw.checkpoint {
             None => CheckpointSettings {
                 every: 0,
@@ -222,6 +253,7 @@ impl Ctx<'_> {
             neighbor,
             run,
             output,
+            analysis,
             checkpoint,
             text: String::new(),
         })

@@ -56,6 +56,8 @@ pub struct Scenario {
     pub neighbor: Neighbor,
     pub run: Run,
     pub output: Output,
+    /// `[analysis]`: None when the section is absent.
+    pub analysis: Option<Analysis>,
     pub checkpoint: CheckpointSettings,
     /// The text the scenario was parsed from (checkpoints carry it and its hash).
     pub text: String,
@@ -307,6 +309,19 @@ pub struct Output {
     pub vtk: bool,
     pub dump: bool,
     pub energy: bool,
+}
+
+/// `[analysis]`: stress, coordination, wall forces and the rest of
+/// [`talus_engine::Analysis`] every `every` steps, into `analysis.csv`, each frame's
+/// per-grain stress and contacts, and (with `network`) the contact network.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Analysis {
+    /// Every this many steps (default: with every frame).
+    pub every: u64,
+    /// The box whose packing fraction is measured (None: not measured).
+    pub region: Option<talus_engine::Region>,
+    /// Write the contact network (`contacts.pvd`) with each analysis.
+    pub network: bool,
 }
 
 /// The dimension a scenario text asks for (`dimension`, 2 when absent), read before

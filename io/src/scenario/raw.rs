@@ -31,7 +31,16 @@ pub(super) struct RawScenario {
     pub(super) neighbor: Option<RawNeighbor>,
     pub(super) run: RawRun,
     pub(super) output: Option<RawOutput>,
+    pub(super) analysis: Option<Spanned<RawAnalysis>>,
     pub(super) checkpoint: Option<RawCheckpoint>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawAnalysis {
+    pub(super) every: Option<PositiveInt>,
+    pub(super) region: Option<Spanned<RawRegion>>,
+    pub(super) network: Option<bool>,
 }
 
 #[derive(Deserialize)]

@@ -648,3 +648,29 @@ fn scenario_dimensions() {
     let t = format!("{FULL}\n[contact]\nmodel = \"hooke\"\n");
     assert_eq!(parse(&t).unwrap().normal_model, NormalModel::Hooke);
 }
+
+#[test]
+fn scenario_analysis() {
+    assert!(parse(FULL).unwrap().analysis.is_none());
+    let t = format!("{FULL}\n[analysis]\nregion = {{ min = [0.0, 0.0], max = [0.3, 0.2] }}\nnetwork = false\n");
+    let a = parse(&t).unwrap().analysis.unwrap();
+    // Every frame by default (FULL's [output] every = 100).
+    assert_eq!((a.every, a.network), (100, false));
+    assert_eq!(a.region.map(|r| (r.min, r.max)), Some(([0.0, 0.0], [0.3, 0.2])));
+    let t = format!("{FULL}\n[analysis]\nevery = 50\nregion = {{ min = [0.0, 0.0], max = [0.3, 0.5] }}\n");
+    expect_err(
+        &t,
+        line_of(&t, "region = { min = [0.0, 0.0], max = [0.3, 0.5]"),
+        &["analysis.region", "domain"],
+    );
+    let t = format!("{FULL}\n[analysis]\nregion = {{ min = [0.2, 0.0], max = [0.1, 0.2] }}\n");
+    expect_err(
+        &t,
+        line_of(&t, "region = { min = [0.2"),
+        &["analysis.region.max", "region.min"],
+    );
+    let t = format!("{FULL}\n[analysis]\nevery = 0\n");
+    expect_err(&t, line_of(&t, "every = 0"), &["analysis.every"]);
+    let t = format!("{FULL}\n[analysis]\nstress = true\n");
+    expect_err(&t, line_of(&t, "stress = true"), &["stress"]);
+}

@@ -1,17 +1,22 @@
-//! Rattlers and the coordination number without them. A particle needs at least DIM + 1
-//! contacts to be held in place (Göncü, Durán & Luding 2010, sec. 2: "rattlers ... have
-//! less than d + 1 contacts"); taking a rattler out takes a contact from each of its
+//! Rattlers and the coordination number without them. By counting constraints, a
+//! frictionless contact blocks one degree of freedom, so a frictionless particle needs
+//! DIM + 1 contacts to be held in place (the rattlers of frictionless packings: fewer than
+//! d + 1 contacts, Göncü, Durán & Luding 2010); a frictional contact blocks DIM, so two
+//! hold a frictional particle. Taking a rattler out takes a contact from each of its
 //! partners, which may make them rattlers in turn, so the rule is applied until nothing
 //! changes (a queue, O(N + contacts)).
 use crate::math::DIM;
 
-/// Contacts a particle needs so as not to be a rattler.
-pub const HELD: u32 = DIM as u32 + 1;
+/// Contacts a frictionless particle needs so as not to be a rattler.
+pub const HELD_FRICTIONLESS: u32 = DIM as u32 + 1;
+/// Contacts a frictional particle needs.
+pub const HELD_FRICTIONAL: u32 = 2;
 
-/// Which of `n` particles are rattlers, given the pairs in contact (each pair once, both
-/// particles below `n`) and the contacts each particle has with walls or with bodies that
-/// are not counted as particles (`fixed[p]`, which never go away).
-pub fn rattlers(n: usize, pairs: &[(u32, u32)], fixed: &[u32]) -> Vec<bool> {
+/// Which of `n` particles are rattlers (fewer than `held` contacts, repeatedly), given the
+/// pairs in contact (each pair once, both particles below `n`) and the contacts each
+/// particle has with walls or with bodies that are not counted as particles (`fixed[p]`,
+/// which never go away).
+pub fn rattlers(n: usize, pairs: &[(u32, u32)], fixed: &[u32], held: u32) -> Vec<bool> {
     assert_eq!(fixed.len(), n);
     // Adjacency in compressed rows: the partners of p are adj[start[p]..start[p + 1]].
     let mut count: Vec<u32> = fixed.to_vec();
@@ -33,7 +38,7 @@ pub fn rattlers(n: usize, pairs: &[(u32, u32)], fixed: &[u32]) -> Vec<bool> {
         fill[j as usize] += 1;
     }
     let mut out = vec![false; n];
-    let mut queue: Vec<u32> = (0..n as u32).filter(|&p| count[p as usize] < HELD).collect();
+    let mut queue: Vec<u32> = (0..n as u32).filter(|&p| count[p as usize] < held).collect();
     for &p in &queue {
         out[p as usize] = true;
     }
@@ -44,7 +49,7 @@ pub fn rattlers(n: usize, pairs: &[(u32, u32)], fixed: &[u32]) -> Vec<bool> {
                 continue;
             }
             count[q] -= 1;
-            if count[q] < HELD {
+            if count[q] < held {
                 out[q] = true;
                 queue.push(q as u32);
             }
@@ -70,9 +75,9 @@ pub fn coordination(n: usize, pairs: &[(u32, u32)], excluded: Option<&[bool]>) -
 mod tests {
     use super::*;
 
-    /// A particle held by DIM cluster members and one more partner that is a rattler: it
-    /// goes once that partner is gone, the cluster (each member touching every other:
-    /// DIM + 1 partners) stays.
+    /// Frictionless: a particle held by DIM cluster members and one more partner that is
+    /// a rattler goes once that partner is gone; the cluster (each member touching every
+    /// other: DIM + 1 partners) stays. Frictional: only the partner (one contact) goes.
     #[test]
     fn rattlers_peel_off_until_nothing_changes() {
         let k = DIM as u32 + 2;
@@ -86,7 +91,7 @@ mod tests {
         pairs.extend((0..DIM as u32).map(|m| (m, k)));
         pairs.push((k, k + 1));
         let n = k as usize + 2;
-        let r = rattlers(n, &pairs, &vec![0; n]);
+        let r = rattlers(n, &pairs, &vec![0; n], HELD_FRICTIONLESS);
         assert!(r[..k as usize].iter().all(|&x| !x), "{r:?}");
         assert!(r[k as usize..].iter().all(|&x| x), "{r:?}");
         // The cluster alone: DIM + 1 partners each.
@@ -95,12 +100,17 @@ mod tests {
         // All of them: 2 C / N.
         assert_eq!(coordination(n, &pairs, None), 2.0 * pairs.len() as f64 / n as f64);
         assert_eq!(coordination(0, &[], None), 0.0);
+        let r = rattlers(n, &pairs, &vec![0; n], HELD_FRICTIONAL);
+        assert_eq!(r.iter().filter(|&&x| x).count(), 1);
+        assert!(r[k as usize + 1]);
     }
 
     /// Contacts with walls hold a particle as well as particles do.
     #[test]
     fn wall_contacts_hold() {
-        let fixed = vec![HELD, HELD - 1];
-        assert_eq!(rattlers(2, &[], &fixed), vec![false, true]);
+        for held in [HELD_FRICTIONLESS, HELD_FRICTIONAL] {
+            let fixed = vec![held, held - 1];
+            assert_eq!(rattlers(2, &[], &fixed, held), vec![false, true]);
+        }
     }
 }
