@@ -24,10 +24,24 @@ pub struct WallForce {
 }
 
 /// The contact forces of the step that ended at `step`, in the contact table's and the
-/// wall-contact list's order.
+/// wall-contact list's order. The pairs come in runs, one per chunk of the force phase
+/// (no copy into one array: at 10^6 particles that copy cost more than the step); their
+/// buffers are reused by the next logged step.
 #[derive(Debug, Clone, Default)]
 pub struct ContactLog {
     pub step: u64,
-    pub pairs: Vec<PairForce>,
+    pub(crate) runs: Vec<Vec<PairForce>>,
     pub walls: Vec<WallForce>,
+}
+
+impl ContactLog {
+    /// The touching pairs, in the table's order.
+    pub fn pairs(&self) -> impl Iterator<Item = &PairForce> + Clone + '_ {
+        self.runs.iter().flatten()
+    }
+
+    /// How many pairs touch.
+    pub fn pair_count(&self) -> usize {
+        self.runs.iter().map(Vec::len).sum()
+    }
 }

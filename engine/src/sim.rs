@@ -231,10 +231,9 @@ impl Simulation {
     /// two); the state returned is synchronised, and bitwise the same as `steps` calls of
     /// [`Simulation::step`].
     pub fn run(&mut self, steps: u64) -> Result<()> {
+        // An earlier log stays (its buffers are reused) but no longer answers once the
+        // step has moved on: `contact_log` checks its step.
         let logging = std::mem::take(&mut self.log_requested) && steps > 0;
-        if steps > 0 {
-            self.contact_log = None;
-        }
         // Another pool made since this one may have moved the calling thread.
         self.workers.pool.pin_caller()?;
         if !self.primed {
@@ -491,7 +490,8 @@ impl Simulation {
             normal_model: self.config.normal_model,
         };
         // The pool adds the wall forces after the pair forces, in its reduction.
-        let mut contact_log = log.then(ContactLog::default);
+        // The last log's buffers are reused: a fresh one would cost its pages again.
+        let mut contact_log = log.then(|| self.contact_log.take().unwrap_or_default());
         self.last_contacts = self.workers.pair_forces(
             &mut self.particles,
             &mut self.contacts,

@@ -53,6 +53,11 @@ pub struct BenchArgs {
     /// its own, so that its peak memory (VmHWM) is not polluted by the ones before.
     #[arg(long)]
     pub in_process: bool,
+    /// Also time what an analysis costs (`[analysis]`): a step with its contact forces
+    /// logged against a plain one, the analysis of its log, and writing the contact
+    /// network; the median of 3 calls, after the timed segments.
+    #[arg(long)]
+    pub analysis: bool,
     /// Internal: print the one row of a single configuration in machine-readable form.
     #[arg(long, hide = true)]
     pub row_only: bool,
@@ -190,10 +195,13 @@ trait Timed {
     fn phases(&self) -> [f64; 4];
     fn coordination(&self) -> f64;
     fn bytes(&self) -> usize;
+    /// Seconds of one plain step, one logged step, its analysis and its contact network
+    /// written (to `path`).
+    fn analysis_call(&mut self, path: &std::path::Path) -> Result<[f64; 4], String>;
 }
 
 macro_rules! timed_simulation {
-    ($sim:ty, $phase:ident) => {
+    ($sim:ty, $phase:ident, $io:ident) => {
         impl Timed for $sim {
             fn run_steps(&mut self, steps: u64) -> Result<(), String> {
                 self.run(steps).map_err(|e| e.to_string())
@@ -222,13 +230,31 @@ macro_rules! timed_simulation {
             fn bytes(&self) -> usize {
                 self.memory_bytes()
             }
+            fn analysis_call(&mut self, path: &std::path::Path) -> Result<[f64; 4], String> {
+                let err = |e: &dyn std::fmt::Display| e.to_string();
+                let t = Instant::now();
+                self.run(1).map_err(|e| err(&e))?;
+                let plain = t.elapsed().as_secs_f64();
+                self.log_next_run();
+                let t = Instant::now();
+                self.run(1).map_err(|e| err(&e))?;
+                let logged = t.elapsed().as_secs_f64();
+                let t = Instant::now();
+                let a = self.analyse(None).map_err(|e| err(&e))?;
+                let analyse = t.elapsed().as_secs_f64();
+                drop(a);
+                let log = self.contact_log().ok_or("the logged step left no log")?;
+                let t = Instant::now();
+                $io::contact_network::write_contact_network(path, self, log).map_err(|e| err(&e))?;
+                Ok([plain, logged, analyse, t.elapsed().as_secs_f64()])
+            }
         }
     };
 }
 
-timed_simulation!(Simulation, Phase);
+timed_simulation!(Simulation, Phase, talus_io);
 use talus_engine3d::pool::Phase as Phase3d;
-timed_simulation!(talus_engine3d::Simulation, Phase3d);
+timed_simulation!(talus_engine3d::Simulation, Phase3d, talus_io3d);
 
 struct Row {
     n: usize,
@@ -246,6 +272,8 @@ struct Row {
     swaps_per_update: f64,
     bytes: f64,
     hwm: f64,
+    /// `--analysis`: seconds of a plain step, a logged step, the analysis, the network.
+    analysis: [f64; 4],
 }
 
 /// The bed of either dimension.
@@ -337,7 +365,7 @@ fn measure_sim<S: Timed>(mut sim: S, n: usize, iname: &str, mname: &str, a: &Ben
     }
     segs.sort_by(|x, y| x.0.total_cmp(&y.0));
     let m = segs[segs.len() / 2];
-    let row = Row {
+    let mut row = Row {
         n,
         integrator: iname.to_string(),
         mode: mname.to_string(),
@@ -353,7 +381,22 @@ fn measure_sim<S: Timed>(mut sim: S, n: usize, iname: &str, mname: &str, a: &Ben
         swaps_per_update: if m.5 > 0 { m.6 as f64 / m.5 as f64 } else { 0.0 },
         bytes: sim.bytes() as f64 / n as f64,
         hwm: peak_rss().unwrap_or(0.0) / n as f64,
+        analysis: [0.0; 4],
     };
+    if a.analysis {
+        let path = std::env::temp_dir().join(format!("talus-bench-contacts-{}.vtu", std::process::id()));
+        let mut calls = Vec::new();
+        for _ in 0..3 {
+            calls.push(sim.analysis_call(&path));
+        }
+        let _ = std::fs::remove_file(&path);
+        let calls = calls.into_iter().collect::<Result<Vec<_>, _>>()?;
+        row.analysis = std::array::from_fn(|k| {
+            let mut v: Vec<f64> = calls.iter().map(|c| c[k]).collect();
+            v.sort_by(f64::total_cmp);
+            v[1]
+        });
+    }
     Ok(row)
 }
 
@@ -368,6 +411,7 @@ fn measure_in_child(n: usize, integ: &str, mode: &str, a: &BenchArgs) -> Result<
         .args(["--sizes", &n.to_string(), "--integrators", integ, "--modes", mode])
         .args(["--updates", &a.updates.to_string(), "--repeats", &a.repeats.to_string()])
         .args(["--warmup", &a.warmup.to_string()])
+        .args(a.analysis.then_some("--analysis"))
         .args(
             a.margin
                 .map(|m| ["--margin".to_string(), m.to_string()])
@@ -405,6 +449,7 @@ fn measure_in_child(n: usize, integ: &str, mode: &str, a: &BenchArgs) -> Result<
         swaps_per_update: num(9)?,
         bytes: num(10)?,
         hwm: num(11)?,
+        analysis: [num(12)?, num(13)?, num(14)?, num(15)?],
     })
 }
 
@@ -498,7 +543,7 @@ pub fn bench(mut a: BenchArgs) -> Result<(), String> {
                 };
                 if a.row_only {
                     println!(
-                        "ROW {} {:e} {:e} {:e} {:e} {:e} {:e} {} {:e} {:e} {:e} {:e}",
+                        "ROW {} {:e} {:e} {:e} {:e} {:e} {:e} {} {:e} {:e} {:e} {:e} {:e} {:e} {:e} {:e}",
                         row.steps,
                         row.wall,
                         row.ups,
@@ -510,7 +555,11 @@ pub fn bench(mut a: BenchArgs) -> Result<(), String> {
                         row.sweep_ms,
                         row.swaps_per_update,
                         row.bytes,
-                        row.hwm
+                        row.hwm,
+                        row.analysis[0],
+                        row.analysis[1],
+                        row.analysis[2],
+                        row.analysis[3]
                     );
                     return Ok(());
                 }
@@ -519,6 +568,14 @@ pub fn bench(mut a: BenchArgs) -> Result<(), String> {
                     row.n, row.integrator, row.mode, row.steps, row.wall, row.ups, row.z, row.neighbor, row.forces,
                     row.integrate, row.updates, row.sweep_ms, row.swaps_per_update, row.bytes, row.hwm
                 );
+                if a.analysis {
+                    let [plain, logged, analyse, network] = row.analysis.map(|s| 1e3 * s);
+                    println!(
+                        "{:>8} analysis: plain step {plain:.1} ms, logged step {logged:.1} ms, analyse {analyse:.1} ms, network {network:.1} ms: {:.2} steps per call beyond the logged step's own",
+                        "",
+                        (logged - plain + analyse + network) / plain
+                    );
+                }
                 rows.push(row);
             }
         }

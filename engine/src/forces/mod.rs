@@ -6,6 +6,7 @@
 //! force phase (`parallel/pair_forces.rs`) runs them over chunks of the contact table.
 use talus_kernels::contact::{ContactForce, ContactParams};
 
+use crate::contact_log::PairForce;
 use crate::material::PairTable;
 use crate::store::LOADS;
 use talus_kernels::math::{ANG, DIM};
@@ -72,12 +73,11 @@ pub(crate) trait ForceSink {
     fn none(&mut self, _o: usize) {}
 }
 
-/// A logged step's sink (see `contact_log.rs`): every force also kept with its slot
-/// (`start` + the loop's slot), in slot order.
+/// A logged step's sink (see `contact_log.rs`): every force also kept with its pair, in
+/// slot order (the pair loops add in slot order).
 pub(crate) struct Logged<'a, S> {
     pub inner: S,
-    pub start: u32,
-    pub log: &'a mut Vec<(u32, ContactForce)>,
+    pub log: &'a mut Vec<PairForce>,
 }
 
 impl<S: ForceSink> ForceSink for Logged<'_, S> {
@@ -88,7 +88,11 @@ impl<S: ForceSink> ForceSink for Logged<'_, S> {
 
     #[inline(always)]
     fn add(&mut self, o: usize, i: usize, j: usize, f: &ContactForce) {
-        self.log.push((self.start + o as u32, *f));
+        self.log.push(PairForce {
+            i: i as u32,
+            j: j as u32,
+            c: *f,
+        });
         self.inner.add(o, i, j, f);
     }
 

@@ -178,8 +178,8 @@ struct SlotChunk<'a> {
     features: &'a mut [u32],
     out: &'a mut [SlotRecord],
     defer: &'a [u8],
-    /// A logged step's forces of this chunk (slot, force), in slot order.
-    log: Vec<(u32, ContactForce)>,
+    /// A logged step's forces of this chunk, in slot order.
+    log: Vec<PairForce>,
 }
 
 impl Workers {
@@ -200,26 +200,22 @@ impl Workers {
         log: Option<&mut ContactLog>,
     ) -> Result<u64> {
         let logging = log.is_some();
+        // A logged step reuses the buffers of the last log.
+        let mut log = log;
+        let runs = log.as_mut().map(|l| std::mem::take(&mut l.runs));
         // The phases read the store while they add into the loads.
-        let (slot_log, wall_log) = ps.with_loads(|ps, loads| {
+        let (runs, wall_log) = ps.with_loads(|ps, loads| {
             if self.strategy == ForceStrategy::Deterministic {
                 let loads = SharedLoads::new(loads);
-                let pairs = self.force_phase(ps, ct, work, Some(loads), logging)?;
-                Ok((pairs, self.fix_up_phase(ps, &loads, wc, ww, logging)?))
+                let runs = self.force_phase(ps, ct, work, Some(loads), runs)?;
+                Ok((runs, self.fix_up_phase(ps, &loads, wc, ww, logging)?))
             } else {
-                let pairs = self.force_phase(ps, ct, work, None, logging)?;
-                Ok((pairs, self.reduce_phase(ps, loads, wc, ww, logging)?))
+                let runs = self.force_phase(ps, ct, work, None, runs)?;
+                Ok((runs, self.reduce_phase(ps, loads, wc, ww, logging)?))
             }
         })?;
         if let Some(log) = log {
-            log.pairs = slot_log
-                .into_iter()
-                .map(|(s, c)| PairForce {
-                    i: ct.i[s as usize],
-                    j: ct.j[s as usize],
-                    c,
-                })
-                .collect();
+            log.runs = runs.unwrap_or_default();
             log.walls = wall_log;
         }
         let mut touching = 0;
@@ -234,16 +230,18 @@ impl Workers {
     }
 
     /// The pairs of the contact table in dynamically claimed chunks, into each strategy's
-    /// sink (`loads`: the deterministic sum's). Logging: returns each touching slot's
-    /// force, in slot order.
+    /// sink (`loads`: the deterministic sum's). `log`: a logged step, with buffers to
+    /// reuse; returns each chunk's touching pairs, in slot order.
     fn force_phase(
         &mut self,
         ps: &ParticleStore,
         ct: &mut ContactTable,
         w: &PairWork,
         loads: Option<SharedLoads>,
-        logging: bool,
-    ) -> Result<Vec<(u32, ContactForce)>> {
+        log: Option<Vec<Vec<PairForce>>>,
+    ) -> Result<Option<Vec<Vec<PairForce>>>> {
+        let logging = log.is_some();
+        let mut spare = log.unwrap_or_default();
         let n = ps.len();
         #[cfg(not(feature = "dim3"))]
         let polygons = w.shapes.is_some();
@@ -304,6 +302,10 @@ impl Workers {
             )
         };
         let (ci, cj) = (&ct.i[..], &ct.j[..]);
+        // Room for each chunk's touching pairs, at the last step's share of touching slots
+        // and a margin: little growth while the loop runs.
+        let last: u64 = self.threads.iter().map(|t| t.lock().touching).sum();
+        let touching_share = (last as f64 / slots.max(1) as f64).min(1.0);
         let work: Vec<Mutex<SlotChunk>> = split_lengths(&mut ct.xi, lens.iter().copied())
             .into_iter()
             .zip(split_or_empty(&mut ct.area, &lens))
@@ -318,7 +320,14 @@ impl Workers {
                     features,
                     out,
                     defer,
-                    log: Vec::new(),
+                    log: if logging {
+                        let mut v = spare.pop().unwrap_or_default();
+                        v.clear();
+                        v.reserve((lens[k] as f64 * touching_share * 1.2) as usize + 16);
+                        v
+                    } else {
+                        Vec::new()
+                    },
                 })
             })
             .collect();
@@ -396,12 +405,7 @@ impl Workers {
                 macro_rules! pairs_into {
                     ($sink:expr) => {
                         if logging {
-                            let start = *start as u32;
-                            pairs_into_sink!(Logged {
-                                inner: $sink,
-                                start,
-                                log
-                            })
+                            pairs_into_sink!(Logged { inner: $sink, log })
                         } else {
                             pairs_into_sink!($sink)
                         }
@@ -425,13 +429,7 @@ impl Workers {
             ts.touching = touching;
         })?;
         // Chunks in table order, each in slot order: the table's order.
-        let mut slots_log = Vec::new();
-        for c in work {
-            let mut log = c.into_inner().log;
-            log.sort_by_key(|&(s, _)| s);
-            slots_log.append(&mut log);
-        }
-        Ok(slots_log)
+        Ok(logging.then(|| work.into_iter().map(|c| c.into_inner().log).collect()))
     }
 
     /// Deterministic: the deferred contributions, then the wall forces, of runs of

@@ -8,7 +8,7 @@
 //! grain's contact with a wall body counts as a wall contact, as its contact with a wall.
 use talus_kernels::analysis::rattlers::{coordination, rattlers, HELD_FRICTIONAL, HELD_FRICTIONLESS};
 use talus_kernels::analysis::stress::{add_scaled, contact_virial, Tensor};
-use talus_kernels::math::{add, norm2, scale, sub, Vector, DIM};
+use talus_kernels::math::{add, norm2, scale, sub, Vector, ANG, DIM};
 
 use super::Simulation;
 use crate::contact_log::ContactLog;
@@ -90,22 +90,33 @@ impl Simulation {
         let ps = &self.particles;
         let n = ps.len();
         let x = |p: usize| -> Vector { std::array::from_fn(|a| ps.pos[a][p]) };
-        let grain = |p: usize| !ps.is_wall_body(p);
-        let mut virial = vec![[[0.0; DIM]; DIM]; n];
+        // Wall bodies are few or none: without them every particle is a grain and the
+        // grains need no numbering of their own.
+        let bodies = ps.wall_bodies() > 0;
+        let grain = |p: usize| !bodies || !ps.is_wall_body(p);
+        // Each grain's stress times volume first, divided by its volume at the end.
+        let mut grain_stress = vec![[[0.0; DIM]; DIM]; n];
         let mut total = [[0.0; DIM]; DIM];
         let mut contacts = vec![0u32; n];
         let mut fixed = vec![0u32; n];
-        let mut grain_pairs = Vec::with_capacity(log.pairs.len());
-        let mut body_force = vec![[0.0; DIM]; n];
+        let mut grain_pairs = Vec::with_capacity(if bodies { log.pair_count() } else { 0 });
+        let mut body_force = vec![[0.0; DIM]; if bodies { n } else { 0 }];
         let mut force_sum = 0.0;
-        for c in &log.pairs {
+        for c in log.pairs() {
             let (i, j) = (c.i as usize, c.j as usize);
             let v = contact_virial(sub(x(i), x(j)), c.c.f);
             add_scaled(&mut total, 1.0, &v);
             force_sum += norm2(c.c.f).sqrt();
+            if !bodies {
+                add_scaled(&mut grain_stress[i], 0.5, &v);
+                add_scaled(&mut grain_stress[j], 0.5, &v);
+                contacts[i] += 1;
+                contacts[j] += 1;
+                continue;
+            }
             for (p, q) in [(i, j), (j, i)] {
                 if grain(p) {
-                    add_scaled(&mut virial[p], 0.5, &v);
+                    add_scaled(&mut grain_stress[p], 0.5, &v);
                     contacts[p] += 1;
                     if !grain(q) {
                         fixed[p] += 1;
@@ -129,53 +140,50 @@ impl Simulation {
             let r = scale(wall.distance(xp) + 0.5 * c.c.overlap, wall.normal_at(xp));
             let v = contact_virial(r, c.c.f);
             add_scaled(&mut total, 1.0, &v);
-            add_scaled(&mut virial[p], 1.0, &v);
+            add_scaled(&mut grain_stress[p], 1.0, &v);
             contacts[p] += 1;
             fixed[p] += 1;
             force_sum += norm2(c.c.f).sqrt();
             let w = &mut wall_forces[c.wall as usize];
             *w = sub(*w, c.c.f);
         }
-        // Grains only from here: the rattlers among them, indexed in the store's order.
-        let grains: Vec<usize> = (0..n).filter(|&p| grain(p)).collect();
-        let mut index = vec![u32::MAX; n];
-        for (k, &p) in grains.iter().enumerate() {
-            index[p] = k as u32;
-        }
-        let pairs: Vec<(u32, u32)> = grain_pairs
-            .iter()
-            .map(|&(i, j)| (index[i as usize], index[j as usize]))
-            .collect();
-        let held: Vec<u32> = grains.iter().map(|&p| fixed[p]).collect();
+        // The rattlers, over the grains numbered apart where there are wall bodies.
         let frictional = self.materials.iter().any(|m| m.contact.mu > 0.0);
         let need = if frictional { HELD_FRICTIONAL } else { HELD_FRICTIONLESS };
-        let rattler = rattlers(grains.len(), &pairs, &held, need);
+        let (grain_count, rattler, pairs) = if bodies {
+            let grains: Vec<usize> = (0..n).filter(|&p| grain(p)).collect();
+            let mut index = vec![u32::MAX; n];
+            for (k, &p) in grains.iter().enumerate() {
+                index[p] = k as u32;
+            }
+            let pairs: Vec<(u32, u32)> = grain_pairs
+                .iter()
+                .map(|&(i, j)| (index[i as usize], index[j as usize]))
+                .collect();
+            let held: Vec<u32> = grains.iter().map(|&p| fixed[p]).collect();
+            (grains.len(), rattlers(grains.len(), &pairs, &held, need), pairs)
+        } else {
+            let pairs: Vec<(u32, u32)> = log.pairs().map(|c| (c.i, c.j)).collect();
+            (n, rattlers(n, &pairs, &fixed, need), pairs)
+        };
         let volume_of = |p: usize| ps.mass(p) / self.materials[ps.material[p] as usize].density;
-        let grain_stress = (0..n)
-            .map(|p| {
-                if grain(p) {
-                    let mut s = [[0.0; DIM]; DIM];
-                    add_scaled(&mut s, 1.0 / volume_of(p), &virial[p]);
-                    s
-                } else {
-                    [[0.0; DIM]; DIM]
-                }
-            })
-            .collect();
+        let inv_volume = |p: usize| ps.inv_mass[p] * self.materials[ps.material[p] as usize].density;
         let g = self.config.gravity;
-        let net: f64 = grains
-            .iter()
-            .map(|&p| {
-                let m = ps.mass(p);
-                let f: Vector = std::array::from_fn(|a| ps.force[a][p] + m * g[a]);
-                norm2(f).sqrt()
-            })
-            .sum();
-        let found = log.pairs.len() + log.walls.len();
-        let unbalanced = if found == 0 || grains.is_empty() {
+        let (mut net, mut kinetic, mut rotational) = (0.0, 0.0, 0.0);
+        for p in (0..n).filter(|&p| grain(p)) {
+            let m = ps.mass(p);
+            let f: Vector = std::array::from_fn(|a| ps.force[a][p] + m * g[a]);
+            net += norm2(f).sqrt();
+            let v: Vector = std::array::from_fn(|a| ps.vel[a][p]);
+            let w: [f64; ANG] = std::array::from_fn(|k| ps.omega[k][p]);
+            kinetic += 0.5 * m * norm2(v);
+            rotational += 0.5 * ps.inertia(p) * norm2(w);
+        }
+        let found = log.pair_count() + log.walls.len();
+        let unbalanced = if found == 0 || grain_count == 0 {
             0.0
         } else {
-            (net / grains.len() as f64) / (force_sum / found as f64)
+            (net / grain_count as f64) / (force_sum / found as f64)
         };
         let domain = Region {
             min: self.config.domain_min,
@@ -183,14 +191,20 @@ impl Simulation {
         };
         let mut stress = [[0.0; DIM]; DIM];
         add_scaled(&mut stress, 1.0 / domain.volume(), &total);
-        let inside = |r: Region| grains.iter().copied().filter(move |&p| r.contains(x(p)));
+        let inside = |r: Region| (0..n).filter(move |&p| grain(p) && r.contains(x(p)));
         let packing = region.map(|r| inside(*r).map(volume_of).sum::<f64>() / r.volume());
         let region_stress = region.map(|r| {
             let mut s = [[0.0; DIM]; DIM];
-            inside(*r).for_each(|p| add_scaled(&mut s, 1.0 / r.volume(), &virial[p]));
+            inside(*r).for_each(|p| add_scaled(&mut s, 1.0 / r.volume(), &grain_stress[p]));
             s
         });
-        let e = self.energies();
+        for (p, s) in grain_stress.iter_mut().enumerate() {
+            if grain(p) {
+                let v = *s;
+                *s = [[0.0; DIM]; DIM];
+                add_scaled(s, inv_volume(p), &v);
+            }
+        }
         Analysis {
             step: self.step,
             time: self.time,
@@ -198,8 +212,8 @@ impl Simulation {
             volume: domain.volume(),
             grain_stress,
             contacts,
-            coordination: coordination(grains.len(), &pairs, None),
-            coordination_held: coordination(grains.len(), &pairs, Some(&rattler)),
+            coordination: coordination(grain_count, &pairs, None),
+            coordination_held: coordination(grain_count, &pairs, Some(&rattler)),
             rattlers: rattler.iter().filter(|&&r| r).count(),
             wall_forces,
             body_forces: (0..n)
@@ -207,8 +221,8 @@ impl Simulation {
                 .map(|p| (ps.id[p], body_force[p]))
                 .collect(),
             unbalanced,
-            kinetic: e.kinetic,
-            rotational: e.rotational,
+            kinetic,
+            rotational,
             packing,
             region_stress,
         }

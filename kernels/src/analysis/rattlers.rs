@@ -18,24 +18,28 @@ pub const HELD_FRICTIONAL: u32 = 2;
 /// which never go away).
 pub fn rattlers(n: usize, pairs: &[(u32, u32)], fixed: &[u32], held: u32) -> Vec<bool> {
     assert_eq!(fixed.len(), n);
-    // Adjacency in compressed rows: the partners of p are adj[start[p]..start[p + 1]].
+    // Adjacency in compressed rows: the partners of p are adj[at[p]..at[p + 1]]. `at`
+    // first holds where each row ends and is counted down as the rows are filled, which
+    // leaves it at their starts.
     let mut count: Vec<u32> = fixed.to_vec();
-    let mut start = vec![0usize; n + 1];
+    let mut at = vec![0u32; n + 1];
     for &(i, j) in pairs {
-        start[i as usize + 1] += 1;
-        start[j as usize + 1] += 1;
+        at[i as usize] += 1;
+        at[j as usize] += 1;
     }
+    let mut total = 0;
     for p in 0..n {
-        count[p] += (start[p + 1]) as u32;
-        start[p + 1] += start[p];
+        count[p] += at[p];
+        total += at[p];
+        at[p] = total;
     }
-    let mut fill = start.clone();
-    let mut adj = vec![0u32; start[n]];
+    at[n] = total;
+    let mut adj = vec![0u32; total as usize];
     for &(i, j) in pairs {
-        adj[fill[i as usize]] = j;
-        fill[i as usize] += 1;
-        adj[fill[j as usize]] = i;
-        fill[j as usize] += 1;
+        at[i as usize] -= 1;
+        adj[at[i as usize] as usize] = j;
+        at[j as usize] -= 1;
+        adj[at[j as usize] as usize] = i;
     }
     let mut out = vec![false; n];
     let mut queue: Vec<u32> = (0..n as u32).filter(|&p| count[p as usize] < held).collect();
@@ -43,7 +47,7 @@ pub fn rattlers(n: usize, pairs: &[(u32, u32)], fixed: &[u32], held: u32) -> Vec
         out[p as usize] = true;
     }
     while let Some(p) = queue.pop() {
-        for &q in &adj[start[p as usize]..start[p as usize + 1]] {
+        for &q in &adj[at[p as usize] as usize..at[p as usize + 1] as usize] {
             let q = q as usize;
             if out[q] {
                 continue;
