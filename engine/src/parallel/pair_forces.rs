@@ -304,8 +304,12 @@ impl Workers {
         let (ci, cj) = (&ct.i[..], &ct.j[..]);
         // Room for each chunk's touching pairs, at the last step's share of touching slots
         // and a margin: little growth while the loop runs.
-        let last: u64 = self.threads.iter().map(|t| t.lock().touching).sum();
-        let touching_share = (last as f64 / slots.max(1) as f64).min(1.0);
+        let touching_share = if logging {
+            let last: u64 = self.threads.iter().map(|t| t.lock().touching).sum();
+            (last as f64 / slots.max(1) as f64).min(1.0)
+        } else {
+            0.0
+        };
         let work: Vec<Mutex<SlotChunk>> = split_lengths(&mut ct.xi, lens.iter().copied())
             .into_iter()
             .zip(split_or_empty(&mut ct.area, &lens))
