@@ -20,6 +20,8 @@ use crate::{IoError, Result};
 pub struct Built {
     pub sim: Simulation,
     pub steps: u64,
+    /// `[run] until`: stop earlier once settled.
+    pub until: Option<sc::Until>,
     pub output: sc::Output,
     pub analysis: Option<sc::Analysis>,
     pub checkpoint: sc::CheckpointSettings,
@@ -274,6 +276,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
     Ok(Built {
         sim,
         steps: scenario.run.steps,
+        until: scenario.run.until,
         output: scenario.output.clone(),
         analysis: scenario.analysis.clone(),
         checkpoint: scenario.checkpoint.clone(),

@@ -538,3 +538,46 @@ fn restart_append_keeps_the_command_line_intervals() {
             .collect::<Vec<_>>()
     );
 }
+
+/// `[run] until`: 300 discs dropped into a box settle, and the run stops at the first check
+/// (every 2,000 steps) where both the kinetic energy and the unbalanced-force ratio are
+/// below their thresholds, long before its million steps; the energy and analysis series
+/// end at that step, whose analysis row shows the ratio below the threshold, and the row
+/// of the check before shows the bed not yet settled.
+#[test]
+fn until_stops_a_settled_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = grain_box(300, false, false, [0.04, 0.04], 1_000_000)
+        .replace("energy = false", "energy = true")
+        .replace(
+            "[run]\nsteps = 1000000",
+            "[run]\nsteps = 1000000\nuntil = { kinetic = 1e-7, unbalanced = 0.05, every = 2000 }",
+        )
+        + "[analysis]\nevery = 2000\nnetwork = false\n";
+    std::fs::write(dir.path().join("s.toml"), &toml).unwrap();
+    let out = run(&["run", "s.toml", "-q", "--out", "o"], dir.path());
+    assert!(out.status.success(), "{}", describe(&out));
+    let summary = text(&out.stdout);
+    let step = now_at(&summary);
+    assert!(summary.contains("settled "), "{summary}");
+    assert!(step < 1_000_000 && step.is_multiple_of(2000), "stopped at {step}");
+    let last_step = |file: &str| -> (Vec<String>, Vec<String>) {
+        let t = std::fs::read_to_string(dir.path().join("o").join(file)).unwrap();
+        let lines: Vec<&str> = t.lines().collect();
+        let cols = |l: &str| l.split(',').map(String::from).collect::<Vec<_>>();
+        (cols(lines[0]), cols(lines[lines.len() - 1]))
+    };
+    let (_, energy) = last_step("energy.csv");
+    assert_eq!(energy[0].parse::<u64>().unwrap(), step);
+    let (header, row) = last_step("analysis.csv");
+    assert_eq!(row[0].parse::<u64>().unwrap(), step);
+    let col = header.iter().position(|h| h == "unbalanced").unwrap();
+    assert!(row[col].parse::<f64>().unwrap() < 0.05);
+    let kinetic: f64 = [2, 3].iter().map(|&k| row[k].parse::<f64>().unwrap()).sum();
+    assert!(kinetic < 1e-7, "kinetic {kinetic}");
+    let csv = std::fs::read_to_string(dir.path().join("o/analysis.csv")).unwrap();
+    let before: Vec<&str> = csv.lines().rev().nth(1).unwrap().split(',').collect();
+    let unsettled = before[col].parse::<f64>().unwrap() >= 0.05
+        || before[2].parse::<f64>().unwrap() + before[3].parse::<f64>().unwrap() >= 1e-7;
+    assert!(unsettled, "the check before was settled already: {before:?}");
+}

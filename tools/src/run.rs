@@ -112,9 +112,20 @@ pub struct Kinds {
     pub energy: bool,
 }
 
+/// `[run] until`, as a [`Plan`] needs it: stop at the first check (every `every` steps)
+/// where the grains' kinetic energy and the unbalanced-force ratio, where given, are below
+/// these.
+#[derive(Clone, Copy, Debug)]
+pub struct UntilSettings {
+    pub kinetic: Option<f64>,
+    pub unbalanced: Option<f64>,
+    pub every: u64,
+}
+
 /// The scenario's settings a [`Plan`] starts from.
 pub struct Defaults {
     pub steps: u64,
+    pub until: Option<UntilSettings>,
     pub output: OutputSettings,
     /// Output folder when `--out` is not given.
     pub dir: PathBuf,
@@ -144,6 +155,7 @@ impl StepArgs {
         };
         Plan {
             steps: self.steps.unwrap_or(d.steps),
+            until: d.until,
             every: self.every.unwrap_or(o.every).max(1),
             energy_every: self
                 .energy_every
@@ -226,6 +238,8 @@ pub fn run_settings(p: &ParallelArgs) -> String {
 /// What to do with a ready simulation: how many steps, what to write where.
 pub struct Plan {
     pub steps: u64,
+    /// Stop earlier once settled (`[run] until`).
+    pub until: Option<UntilSettings>,
     pub every: u64,
     pub energy_every: u64,
     /// Output folder.

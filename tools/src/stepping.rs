@@ -18,7 +18,7 @@ use super::{summary_extras, take_shortfalls};
 use crate::parallel_opts::ParallelArgs;
 use crate::run::{
     folder_settings, restart_hint, stepping_settings, AnalysisSettings, CheckpointSettings, Defaults, Locks,
-    NeighborChoice, OutputSettings, Plan, RunArgs, CHECKPOINT_PREFIX,
+    NeighborChoice, OutputSettings, Plan, RunArgs, UntilSettings, CHECKPOINT_PREFIX,
 };
 use crate::signals;
 
@@ -95,6 +95,7 @@ pub fn run(a: RunArgs) -> Result<(), String> {
     let plan = a.stepping.plan(
         Defaults {
             steps,
+            until: built.until.map(until_settings),
             output: output_settings(&built.output, built.analysis.as_ref()),
             dir: built.output.dir.clone(),
             run_dir: built.output.dir.clone(),
@@ -123,6 +124,36 @@ pub fn output_settings(o: &super::io::scenario::Output, a: Option<&super::io::sc
             network: a.network,
             region: a.region.map(|r| (r.min.to_vec(), r.max.to_vec())),
         }),
+    }
+}
+
+/// Whether the state meets `[run] until` (each quantity given below its threshold): what
+/// was measured, if it does. The unbalanced-force ratio needs the step before logged.
+fn settled_now(sim: &Simulation, u: &UntilSettings) -> Result<Option<String>, String> {
+    let mut said = Vec::new();
+    if let Some(limit) = u.kinetic {
+        let (t, r) = sim.kinetic_energies();
+        if t + r >= limit {
+            return Ok(None);
+        }
+        said.push(format!("kinetic energy {:.4e} J < {limit:e}", t + r));
+    }
+    if let Some(limit) = u.unbalanced {
+        let a = sim.analyse(None).map_err(|e| e.to_string())?;
+        if a.unbalanced >= limit {
+            return Ok(None);
+        }
+        said.push(format!("unbalanced force {:.4e} < {limit:e}", a.unbalanced));
+    }
+    Ok(Some(said.join(", ")))
+}
+
+/// The scenario's `[run] until` for the plan.
+pub fn until_settings(u: super::io::scenario::Until) -> UntilSettings {
+    UntilSettings {
+        kinetic: u.kinetic,
+        unbalanced: u.unbalanced,
+        every: u.every,
     }
 }
 
@@ -218,6 +249,10 @@ pub fn step_and_report(
         None
     };
     let setup = setup + t_setup.elapsed();
+    // `[run] until` may end the run earlier (the checkpoints keep the planned end).
+    let mut end = end;
+    let until_every = plan.until.map_or(0, |u| u.every);
+    let mut settled = None;
     let walls = sim.particles.wall_bodies();
     let counted = if walls > 0 {
         format!("{} particles and {walls} wall bodies", sim.len() - walls)
@@ -293,13 +328,16 @@ pub fn step_and_report(
             .min(next_multiple(sim.step, plan.energy_every))
             .min(next_multiple(sim.step, plan.checkpoint_every))
             .min(next_multiple(sim.step, analysis_every))
+            .min(next_multiple(sim.step, until_every))
             .min(end)
             .min(sim.step + by_time.min(50));
         let batch = stop - sim.step;
         // The analysis reads the contact forces of the step before it: that step (the
         // batch's last) is logged where an analysis or, with analysis on, a frame follows.
         let analysis_due = analysis_every > 0 && (stop.is_multiple_of(analysis_every) || stop == end);
-        if analysis_due || (analysis_every > 0 && stop.is_multiple_of(plan.every)) {
+        let until_check = until_every > 0 && stop.is_multiple_of(until_every);
+        let unbalanced_check = until_check && plan.until.is_some_and(|u| u.unbalanced.is_some());
+        if analysis_due || unbalanced_check || (analysis_every > 0 && stop.is_multiple_of(plan.every)) {
             sim.log_next_run();
         }
         let tb = Instant::now();
@@ -344,6 +382,16 @@ pub fn step_and_report(
                 });
             }
         }
+        if let Some(u) = plan.until.filter(|_| until_check && sim.step < end) {
+            if let Some(why) = settled_now(sim, &u)? {
+                pb.suspend(|| eprintln!("talus: settled at step {}: {why}", sim.step));
+                settled = Some(why);
+                end = sim.step;
+            }
+        }
+        // An early end writes what the run's end writes: the analysis too, where the
+        // step was logged.
+        let analysis_due = analysis_due || (analysis_every > 0 && sim.step == end && sim.contact_log().is_some());
         let frame = sim.step.is_multiple_of(plan.every) || sim.step == end;
         let energy = sim.step.is_multiple_of(plan.energy_every) || sim.step == end;
         write(sim, &mut out, &mut io_time, frame, energy)?;
@@ -410,6 +458,9 @@ pub fn step_and_report(
         "  steps               {done} ({}), now at step {}",
         plan.dt_note, sim.step
     );
+    if let Some(why) = &settled {
+        println!("  settled             {why} (the run's [run] until)");
+    }
     for line in summary_extras(sim).insertions {
         println!("  inserted            {line}");
     }

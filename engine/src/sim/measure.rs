@@ -21,6 +21,20 @@ impl Energies {
 }
 
 impl Simulation {
+    /// Kinetic energy of the free particles: translational and rotational (one pass over
+    /// the particles; [`Simulation::energies`] also walks the contacts).
+    pub fn kinetic_energies(&self) -> (f64, f64) {
+        let ps = &self.particles;
+        let (mut t, mut r) = (0.0, 0.0);
+        for p in (0..ps.len()).filter(|&p| ps.inv_mass[p] > 0.0) {
+            let v: f64 = (0..DIM).map(|a| ps.vel[a][p] * ps.vel[a][p]).sum();
+            let w: f64 = (0..ANG).map(|k| ps.omega[k][p] * ps.omega[k][p]).sum();
+            t += 0.5 * ps.mass(p) * v;
+            r += 0.5 * ps.inertia(p) * w;
+        }
+        (t, r)
+    }
+
     /// Energies of the current state and the number of touching pairs (3D: spheres).
     #[cfg(feature = "dim3")]
     pub fn energies(&self) -> Energies {

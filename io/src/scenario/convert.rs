@@ -170,8 +170,27 @@ impl Ctx<'_> {
 
         let integrator = self.integrator(raw.integrator, normal_model)?;
         let neighbor = self.neighbor(raw.neighbor)?;
-        let run = Run { steps: raw.run.steps.0 };
-        let default_every = (run.steps / DEFAULT_FRAMES).max(1);
+        let steps = raw.run.steps.0;
+        let default_every = (steps / DEFAULT_FRAMES).max(1);
+        let until = match raw.run.until {
+            None => None,
+            Some(u) => {
+                let span = u.span();
+                let u = u.into_inner();
+                if u.kinetic.is_none() && u.unbalanced.is_none() {
+                    return Err(self.err(
+                        span,
+                        "names no condition: give `kinetic` (J) or `unbalanced` (a ratio), or both",
+                    ));
+                }
+                Some(Until {
+                    kinetic: u.kinetic.map(|k| k.0),
+                    unbalanced: u.unbalanced.map(|k| k.0),
+                    every: u.every.map_or(default_every, |e| e.0),
+                })
+            }
+        };
+        let run = Run { steps, until };
         let output = match raw.output {
             None => Output {
                 every: default_every,

@@ -283,7 +283,20 @@ impl<'de> Deserialize<'de> for MethodName {
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Run {
+    /// The most steps.
     pub steps: u64,
+    /// Stop earlier, once settled (`[run] until`).
+    pub until: Option<Until>,
+}
+
+/// `[run] until`: the run stops at the first check (every `every` steps) where each
+/// quantity given is below its threshold: the grains' kinetic energy (translational and
+/// rotational, J) and Yade's unbalanced-force ratio.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Until {
+    pub kinetic: Option<f64>,
+    pub unbalanced: Option<f64>,
+    pub every: u64,
 }
 
 /// `[checkpoint]`: when and where checkpoints are written during `talus run`.

@@ -251,6 +251,15 @@ pub(super) struct RawNeighbor {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawRun {
     pub(super) steps: PositiveInt,
+    pub(super) until: Option<Spanned<RawUntil>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawUntil {
+    pub(super) kinetic: Option<Positive>,
+    pub(super) unbalanced: Option<Positive>,
+    pub(super) every: Option<PositiveInt>,
 }
 
 #[derive(Deserialize)]

@@ -674,3 +674,18 @@ fn scenario_analysis() {
     let t = format!("{FULL}\n[analysis]\nstress = true\n");
     expect_err(&t, line_of(&t, "stress = true"), &["stress"]);
 }
+
+#[test]
+fn scenario_run_until() {
+    assert_eq!(parse(FULL).unwrap().run.until, None);
+    let t = edit(
+        "[run]\nsteps = 1000",
+        "[run]\nsteps = 1000\nuntil = { unbalanced = 0.01, every = 50 }",
+    );
+    let u = parse(&t).unwrap().run.until.unwrap();
+    assert_eq!((u.kinetic, u.unbalanced, u.every), (None, Some(0.01), 50));
+    let t = edit("[run]\nsteps = 1000", "[run]\nsteps = 1000\nuntil = { every = 50 }");
+    expect_err(&t, line_of(&t, "until ="), &["run.until", "kinetic", "unbalanced"]);
+    let t = edit("[run]\nsteps = 1000", "[run]\nsteps = 1000\nuntil = { kinetic = -1.0 }");
+    expect_err(&t, line_of(&t, "until ="), &["run.until.kinetic"]);
+}
