@@ -35,6 +35,30 @@ pub struct ContactLog {
 }
 
 impl ContactLog {
+    /// Renumber with the particles (`map[old] = new`, or `u32::MAX` for one taken out):
+    /// the contacts of particles taken out are dropped.
+    pub(crate) fn remap(&mut self, map: &[u32]) {
+        for run in &mut self.runs {
+            run.retain_mut(|c| {
+                let (a, b) = (map[c.i as usize], map[c.j as usize]);
+                if a == u32::MAX || b == u32::MAX {
+                    return false;
+                }
+                if a > b {
+                    // The force is on the first particle of the pair.
+                    c.c.f = c.c.f.map(|x| -x);
+                    std::mem::swap(&mut c.c.ti, &mut c.c.tj);
+                }
+                (c.i, c.j) = (a.min(b), a.max(b));
+                true
+            });
+        }
+        self.walls.retain_mut(|c| {
+            c.p = map[c.p as usize];
+            c.p != u32::MAX
+        });
+    }
+
     /// The touching pairs, in the table's order.
     pub fn pairs(&self) -> impl Iterator<Item = &PairForce> + Clone + '_ {
         self.runs.iter().flatten()

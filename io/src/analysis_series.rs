@@ -2,15 +2,13 @@
 //! ([`talus_engine::Analysis`]). Its columns depend on the run (the dimension, the walls,
 //! wall bodies, a region), so the header is made from the first analysis, and a restarted
 //! run continues the file only if the header is the same.
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use talus_engine::Analysis;
 use talus_kernels::analysis::stress::pressure;
 use talus_kernels::math::DIM;
 
-use crate::number_text::write_f64;
+use crate::series::CsvSeries;
 use crate::{IoError, Result};
 
 const AXES: [&str; 3] = ["x", "y", "z"];
@@ -51,105 +49,62 @@ pub fn header(a: &Analysis) -> String {
 
 #[derive(Debug)]
 pub struct AnalysisSeries {
-    path: PathBuf,
     header: String,
-    out: BufWriter<File>,
+    csv: CsvSeries,
 }
 
 impl AnalysisSeries {
     /// Creates (or truncates) the file with the header of `a`.
     pub fn create(path: impl AsRef<Path>, a: &Analysis) -> Result<Self> {
-        let path = path.as_ref().to_path_buf();
-        let file = File::create(&path).map_err(|e| IoError::os(&path, e))?;
-        let mut s = AnalysisSeries {
-            out: BufWriter::new(file),
-            header: header(a),
-            path,
-        };
-        writeln!(s.out, "{}", s.header).map_err(|e| IoError::os(&s.path, e))?;
-        s.flush()?;
-        Ok(s)
+        let header = header(a);
+        let csv = CsvSeries::create(path.as_ref(), &header)?;
+        Ok(AnalysisSeries { header, csv })
     }
 
     /// Continue the series in `path` (a restarted run): rows of steps before `step` kept,
     /// later ones dropped. A file of another header (another set-up) is an error; no file
     /// yet: a new series.
     pub fn resume(path: impl AsRef<Path>, step: u64, a: &Analysis) -> Result<Self> {
-        let path = path.as_ref().to_path_buf();
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return AnalysisSeries::create(&path, a),
-            Err(e) => return Err(IoError::os(&path, e)),
-        };
-        let want = header(a);
-        let mut lines = text.lines();
-        if lines.next() != Some(want.as_str()) {
-            return Err(IoError::Parse {
-                path,
-                line: 1,
-                msg: format!("not this run's analysis series (its columns are to be {want:?})"),
-            });
-        }
-        let mut s = AnalysisSeries::create(&path, a)?;
-        for line in lines {
-            let row_step: Option<u64> = line.split(',').next().and_then(|v| v.parse().ok());
-            if row_step.is_some_and(|r| r < step) {
-                writeln!(s.out, "{line}").map_err(|e| IoError::os(&s.path, e))?;
-            }
-        }
-        s.flush()?;
-        Ok(s)
+        let header = header(a);
+        let csv = CsvSeries::resume(path.as_ref(), &header, step, "this run's analysis series")?;
+        Ok(AnalysisSeries { header, csv })
     }
 
     pub fn path(&self) -> &Path {
-        &self.path
+        self.csv.path()
     }
 
     /// Appends the row of `a` and flushes it.
     pub fn record(&mut self, a: &Analysis) -> Result<()> {
         if header(a) != self.header {
             return Err(IoError::Invalid {
-                path: self.path.clone(),
+                path: self.csv.path().to_path_buf(),
                 msg: format!(
                     "the analysis of step {} has other columns than the series' header",
                     a.step
                 ),
             });
         }
-        let w = &mut self.out;
-        let mut row = || -> std::io::Result<()> {
-            write!(w, "{}", a.step)?;
-            let mut values = vec![
-                a.time,
-                a.kinetic,
-                a.rotational,
-                a.coordination,
-                a.coordination_held,
-                a.rattlers as f64,
-                a.unbalanced,
-                pressure(&a.stress),
-            ];
-            values.extend(a.stress.iter().flatten());
-            if let (Some(p), Some(s)) = (a.packing, &a.region_stress) {
-                values.push(p);
-                values.push(pressure(s));
-                values.extend(s.iter().flatten());
-            }
-            values.extend(a.wall_forces.iter().flatten());
-            if !a.body_forces.is_empty() {
-                values.extend((0..DIM).map(|c| a.body_forces.iter().map(|(_, f)| f[c]).sum::<f64>()));
-            }
-            for v in values {
-                w.write_all(b",")?;
-                write_f64(w, v)?;
-            }
-            writeln!(w)
-        };
-        row().map_err(|e| IoError::os(&self.path, e))?;
-        self.flush()
-    }
-
-    pub fn flush(&mut self) -> Result<()> {
-        self.out.flush().map_err(|e| IoError::os(&self.path, e))
+        let mut values = vec![
+            a.time,
+            a.kinetic,
+            a.rotational,
+            a.coordination,
+            a.coordination_held,
+            a.rattlers as f64,
+            a.unbalanced,
+            pressure(&a.stress),
+        ];
+        values.extend(a.stress.iter().flatten());
+        if let (Some(p), Some(s)) = (a.packing, &a.region_stress) {
+            values.push(p);
+            values.push(pressure(s));
+            values.extend(s.iter().flatten());
+        }
+        values.extend(a.wall_forces.iter().flatten());
+        if !a.body_forces.is_empty() {
+            values.extend((0..DIM).map(|c| a.body_forces.iter().map(|(_, f)| f[c]).sum::<f64>()));
+        }
+        self.csv.row(a.step, &values, "")
     }
 }

@@ -22,6 +22,7 @@ pub struct Built {
     pub steps: u64,
     /// `[run] until`: stop earlier once settled.
     pub until: Option<sc::Until>,
+    pub outflows: Vec<sc::Outflow>,
     pub output: sc::Output,
     pub analysis: Option<sc::Analysis>,
     pub checkpoint: sc::CheckpointSettings,
@@ -277,6 +278,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         sim,
         steps: scenario.run.steps,
         until: scenario.run.until,
+        outflows: scenario.outflows.clone(),
         output: scenario.output.clone(),
         analysis: scenario.analysis.clone(),
         checkpoint: scenario.checkpoint.clone(),

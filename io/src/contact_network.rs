@@ -194,6 +194,7 @@ mod tests {
                 region: None,
                 network: true,
             }),
+            outflow: false,
         };
         let mut out = Outputs::create(dir.path(), kinds).unwrap();
         // Not logged: no analysis to write, and a frame without the analysis' arrays.

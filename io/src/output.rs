@@ -11,7 +11,7 @@ use crate::analysis_series::AnalysisSeries;
 use crate::contact_network::write_contact_network;
 use crate::dump::DumpWriter;
 use crate::pvd::PvdSeries;
-use crate::series::{gravitational_potential, EnergySeries};
+use crate::series::{gravitational_potential, EnergySeries, OutflowSeries};
 #[cfg(not(feature = "dim3"))]
 use crate::vtk::Polygons;
 use crate::vtk::{Frame, GrainValues};
@@ -26,6 +26,8 @@ pub struct OutputKinds {
     pub energy: bool,
     /// `[analysis]`: None for a run without it.
     pub analysis: Option<AnalysisKinds>,
+    /// `outflow.csv` (a run with `[[outflow]]` regions).
+    pub outflow: bool,
 }
 
 /// What the analysis writes besides its series.
@@ -54,6 +56,7 @@ pub struct Outputs {
     walls: Option<PvdSeries>,
     dump: Option<DumpWriter>,
     energy: Option<EnergySeries>,
+    outflow: Option<OutflowSeries>,
     analysis: Option<AnalysisOut>,
     grains: Grains,
 }
@@ -175,6 +178,11 @@ impl Outputs {
             } else {
                 None
             },
+            outflow: if kinds.outflow {
+                Some(OutflowSeries::create(dir.join("outflow.csv"))?)
+            } else {
+                None
+            },
             analysis: kinds.analysis.map(|k| AnalysisOut {
                 kinds: k,
                 series: None,
@@ -220,6 +228,11 @@ impl Outputs {
             } else {
                 None
             },
+            outflow: if kinds.outflow {
+                Some(OutflowSeries::resume(dir.join("outflow.csv"), step)?)
+            } else {
+                None
+            },
             analysis: match kinds.analysis {
                 None => None,
                 Some(k) => Some(AnalysisOut {
@@ -255,6 +268,9 @@ impl Outputs {
         }
         if let Some(e) = &self.energy {
             v.push(e.path().to_path_buf());
+        }
+        if let Some(o) = &self.outflow {
+            v.push(o.path().to_path_buf());
         }
         if let Some(a) = &self.analysis {
             v.extend(a.series.as_ref().map(|s| s.path().to_path_buf()));
@@ -350,6 +366,15 @@ impl Outputs {
             d.write_snapshot(sim.step, sim.config.domain_min, sim.config.domain_max, &frame)?;
         }
         Ok(())
+    }
+
+    /// Write a row of the outflow series: outflow `k` took out `removed` grains of `mass`
+    /// over `interval` seconds.
+    pub fn write_outflow(&mut self, sim: &Simulation, k: usize, removed: u64, mass: f64, interval: f64) -> Result<()> {
+        match &mut self.outflow {
+            Some(o) => o.record(sim.step, sim.time, k, removed, mass, interval),
+            None => Ok(()),
+        }
     }
 
     /// Write a row of the energy series.
@@ -504,6 +529,7 @@ pub(crate) mod tests {
             dump: true,
             energy: true,
             analysis: None,
+            outflow: false,
         };
         let mut out = Outputs::create(dir.path(), kinds).unwrap();
         out.write(&sim).unwrap();

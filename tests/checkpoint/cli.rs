@@ -294,10 +294,11 @@ fn restart_append_continues_the_output_series_exactly() {
     }
 }
 
-/// The same with `[analysis]` (polygons and walls: every kind of contact): the analysis
-/// series, the contact network and the frames that carry each grain's stress come out
-/// byte for byte as one run's, the files of the checkpoint's own step kept as the first
-/// run wrote them.
+/// The same with `[analysis]` (polygons and walls: every kind of contact) and an outflow
+/// region along the floor (checked at the checkpoint's step too): the analysis series,
+/// the contact network, the frames that carry each grain's stress and the outflow series
+/// come out byte for byte as one run's, the files of the checkpoint's own step kept as the
+/// first run wrote them.
 #[test]
 fn restart_append_continues_the_analysis_exactly() {
     let dir = tempfile::tempdir().unwrap();
@@ -305,7 +306,8 @@ fn restart_append_continues_the_analysis_exactly() {
         .replace("vtk = false", "vtk = true")
         .replace("dump = false", "dump = true")
         .replace("energy = false", "energy = true")
-        + "[analysis]\nevery = 10\nregion = { min = [0.0, 0.0], max = [0.04, 0.02] }\n";
+        + "[analysis]\nevery = 10\nregion = { min = [0.0, 0.0], max = [0.04, 0.02] }\n"
+        + "[[outflow]]\nregion = { min = [0.0, 0.0], max = [0.04, 0.004] }\nevery = 10\n";
     std::fs::write(dir.path().join("s.toml"), &toml).unwrap();
     let ok = |args: &[&str]| {
         let out = run(args, dir.path());
@@ -353,6 +355,8 @@ fn restart_append_continues_the_analysis_exactly() {
     assert_eq!(csv.lines().count(), 7, "{csv}");
     let network = straight.iter().filter(|f| f.starts_with("contacts_")).count();
     assert_eq!(network, 6);
+    let outflow = std::fs::read_to_string(dir.path().join("straight/outflow.csv")).unwrap();
+    assert_eq!(outflow.lines().count(), 7, "{outflow}");
     for f in straight {
         let a = std::fs::read(dir.path().join("straight").join(&f)).unwrap();
         let b = std::fs::read(dir.path().join("pieces").join(&f)).unwrap();

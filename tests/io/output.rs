@@ -97,6 +97,7 @@ fn polygon_frames_show_the_simulated_corners_and_walls_are_walls() {
         dump: true,
         energy: true,
         analysis: None,
+        outflow: false,
     };
     let mut out = Outputs::create(dir.path(), kinds).unwrap();
     out.write(&sim).unwrap();
@@ -198,6 +199,7 @@ steps = 10000
         dump: false,
         energy: true,
         analysis: None,
+        outflow: false,
     };
     let mut out = Outputs::create(dir.path(), kinds).unwrap();
     out.write_energy(&sim).unwrap();

@@ -581,3 +581,70 @@ fn until_stops_a_settled_run() {
         || before[2].parse::<f64>().unwrap() + before[3].parse::<f64>().unwrap() >= 1e-7;
     assert!(unsettled, "the check before was settled already: {before:?}");
 }
+
+/// `[[outflow]]`: 200 discs of one size fall onto a floor through a region that takes
+/// them out every 100 steps: by the end every one is out, and `outflow.csv` counts them
+/// all, with their mass, check by check, each row's rate its mass over the 100 steps.
+#[test]
+fn outflow_takes_out_and_counts_every_grain() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = 1.0e-3;
+    let toml = format!(
+        r#"
+title = "discs falling out"
+gravity = [0.0, -9.81]
+[domain]
+min = [-0.001, -0.001]
+max = [0.041, 0.06]
+[[material]]
+name = "grain"
+density = 2500.0
+kn = 1.0e6
+restitution = 0.5
+friction = 0.5
+[[wall]]
+kind = "box"
+min = [0.0, 0.0]
+max = [0.04, 0.059]
+[[particles]]
+material = "grain"
+count = 200
+radius = {{ kind = "fixed", value = {r} }}
+packing = "lattice"
+region = {{ min = [0.0, 0.03], max = [0.04, 0.05] }}
+[[outflow]]
+region = {{ min = [0.0, 0.0], max = [0.04, 0.01] }}
+every = 100
+[integrator]
+dt = 2.0e-6
+[run]
+steps = 60000
+[output]
+vtk = false
+dump = false
+energy = false
+"#
+    );
+    std::fs::write(dir.path().join("s.toml"), toml).unwrap();
+    let out = run(&["run", "s.toml", "-q", "--out", "o"], dir.path());
+    assert!(out.status.success(), "{}", describe(&out));
+    let summary = text(&out.stdout);
+    assert!(summary.contains("outflow[0]          200 grains out"), "{summary}");
+    let csv = std::fs::read_to_string(dir.path().join("o/outflow.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("step,time,outflow,removed,mass,mass_rate"));
+    let (mut count, mut mass, mut rows) = (0u64, 0.0, 0);
+    for line in lines {
+        let f: Vec<f64> = line.split(',').map(|v| v.parse().unwrap()).collect();
+        rows += 1;
+        assert_eq!(f[0] as u64, 100 * rows, "a row per check");
+        count += f[3] as u64;
+        mass += f[4];
+        let rate = f[4] / (100.0 * 2.0e-6);
+        assert!((f[5] - rate).abs() <= 1e-12 * rate.abs().max(1.0), "{line}");
+    }
+    assert_eq!((count, rows), (200, 600));
+    let one = 2500.0 * std::f64::consts::PI * r * r;
+    assert!((mass - 200.0 * one).abs() < 1e-12 * mass, "{mass}");
+    assert!(summary.contains("particles           0"), "{summary}");
+}

@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::io::checkpoint::{fnv1a, Checkpoint};
 use super::io::scenario::parse_scenario;
 use super::profile::apply_parallel;
-use super::stepping::{checkpoint_settings, output_settings, step_and_report, until_settings};
+use super::stepping::{checkpoint_settings, outflow_settings, output_settings, step_and_report, until_settings};
 use crate::restart::{candidates, continued_run_dir, none_in, InspectArgs, RestartArgs};
 use crate::run::{Defaults, RecordedStepping};
 
@@ -123,6 +123,7 @@ pub fn restart(mut a: RestartArgs) -> Result<(), String> {
         Defaults {
             steps: scenario.run.steps.saturating_sub(step),
             until: scenario.run.until.map(until_settings),
+            outflows: outflow_settings(&scenario.outflows),
             output: output_settings(&scenario.output, scenario.analysis.as_ref()),
             dir: if a.append {
                 run_dir.clone()

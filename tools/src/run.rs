@@ -110,6 +110,8 @@ pub struct Kinds {
     pub vtk: bool,
     pub dump: bool,
     pub energy: bool,
+    /// `outflow.csv` (a run with `[[outflow]]` regions).
+    pub outflow: bool,
 }
 
 /// `[run] until`, as a [`Plan`] needs it: stop at the first check (every `every` steps)
@@ -122,10 +124,19 @@ pub struct UntilSettings {
     pub every: u64,
 }
 
+/// An `[[outflow]]` region, as a [`Plan`] needs it (corners as plain numbers).
+#[derive(Clone, Debug)]
+pub struct OutflowSettings {
+    pub min: Vec<f64>,
+    pub max: Vec<f64>,
+    pub every: u64,
+}
+
 /// The scenario's settings a [`Plan`] starts from.
 pub struct Defaults {
     pub steps: u64,
     pub until: Option<UntilSettings>,
+    pub outflows: Vec<OutflowSettings>,
     pub output: OutputSettings,
     /// Output folder when `--out` is not given.
     pub dir: PathBuf,
@@ -153,9 +164,11 @@ impl StepArgs {
             (None, None, Some(c)) => c,
             _ => dir.join(&d.checkpoint.dir),
         };
+        let outflow_csv = !d.outflows.is_empty() && !self.no_output;
         Plan {
             steps: self.steps.unwrap_or(d.steps),
             until: d.until,
+            outflows: d.outflows,
             every: self.every.unwrap_or(o.every).max(1),
             energy_every: self
                 .energy_every
@@ -168,6 +181,7 @@ impl StepArgs {
                 vtk: o.vtk && !self.no_output,
                 dump: o.dump && !self.no_output,
                 energy: o.energy && !self.no_output,
+                outflow: outflow_csv,
             },
             analysis: o.analysis.filter(|_| !self.no_output),
             checkpoint_every: self.checkpoint_every.unwrap_or(d.checkpoint.every),
@@ -240,6 +254,8 @@ pub struct Plan {
     pub steps: u64,
     /// Stop earlier once settled (`[run] until`).
     pub until: Option<UntilSettings>,
+    /// Regions that take grains out (`[[outflow]]`).
+    pub outflows: Vec<OutflowSettings>,
     pub every: u64,
     pub energy_every: u64,
     /// Output folder.

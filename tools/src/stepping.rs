@@ -18,7 +18,7 @@ use super::{summary_extras, take_shortfalls};
 use crate::parallel_opts::ParallelArgs;
 use crate::run::{
     folder_settings, restart_hint, stepping_settings, AnalysisSettings, CheckpointSettings, Defaults, Locks,
-    NeighborChoice, OutputSettings, Plan, RunArgs, UntilSettings, CHECKPOINT_PREFIX,
+    NeighborChoice, OutflowSettings, OutputSettings, Plan, RunArgs, UntilSettings, CHECKPOINT_PREFIX,
 };
 use crate::signals;
 
@@ -96,6 +96,7 @@ pub fn run(a: RunArgs) -> Result<(), String> {
         Defaults {
             steps,
             until: built.until.map(until_settings),
+            outflows: outflow_settings(&built.outflows),
             output: output_settings(&built.output, built.analysis.as_ref()),
             dir: built.output.dir.clone(),
             run_dir: built.output.dir.clone(),
@@ -148,6 +149,17 @@ fn settled_now(sim: &Simulation, u: &UntilSettings) -> Result<Option<String>, St
     Ok(Some(said.join(", ")))
 }
 
+/// The scenario's `[[outflow]]` regions for the plan.
+pub fn outflow_settings(o: &[super::io::scenario::Outflow]) -> Vec<OutflowSettings> {
+    o.iter()
+        .map(|o| OutflowSettings {
+            min: o.region.min.to_vec(),
+            max: o.region.max.to_vec(),
+            every: o.every,
+        })
+        .collect()
+}
+
 /// The scenario's `[run] until` for the plan.
 pub fn until_settings(u: super::io::scenario::Until) -> UntilSettings {
     UntilSettings {
@@ -179,7 +191,8 @@ pub fn step_and_report(
     // From here on Ctrl-C and SIGTERM end the run after the current step, with a final
     // checkpoint and the summary (installed before any temporary file exists).
     signals::install()?;
-    let any_output = plan.kinds.vtk || plan.kinds.dump || plan.kinds.energy || plan.analysis.is_some();
+    let any_output =
+        plan.kinds.vtk || plan.kinds.dump || plan.kinds.energy || plan.kinds.outflow || plan.analysis.is_some();
     // 0: no analysis.
     let analysis_every = plan.analysis.as_ref().map_or(0, |a| a.every);
     // The folders are locked before anything is written into them: a second run into
@@ -196,6 +209,7 @@ pub fn step_and_report(
         vtk: plan.kinds.vtk,
         dump: plan.kinds.dump,
         energy: plan.kinds.energy,
+        outflow: plan.kinds.outflow,
         analysis: plan.analysis.as_ref().map(|a| AnalysisKinds {
             network: a.network,
             region: a.region.as_ref().map(|(min, max)| Region {
@@ -253,6 +267,19 @@ pub fn step_and_report(
     let mut end = end;
     let until_every = plan.until.map_or(0, |u| u.every);
     let mut settled = None;
+    let outflows: Vec<(Region, u64)> = plan
+        .outflows
+        .iter()
+        .map(|o| {
+            let region = Region {
+                min: std::array::from_fn(|k| o.min[k]),
+                max: std::array::from_fn(|k| o.max[k]),
+            };
+            (region, o.every)
+        })
+        .collect();
+    // Per outflow: grains and mass taken out by this run.
+    let mut outflown = vec![(0u64, 0.0f64); outflows.len()];
     let walls = sim.particles.wall_bodies();
     let counted = if walls > 0 {
         format!("{} particles and {walls} wall bodies", sim.len() - walls)
@@ -329,6 +356,13 @@ pub fn step_and_report(
             .min(next_multiple(sim.step, plan.checkpoint_every))
             .min(next_multiple(sim.step, analysis_every))
             .min(next_multiple(sim.step, until_every))
+            .min(
+                outflows
+                    .iter()
+                    .map(|o| next_multiple(sim.step, o.1))
+                    .min()
+                    .unwrap_or(u64::MAX),
+            )
             .min(end)
             .min(sim.step + by_time.min(50));
         let batch = stop - sim.step;
@@ -380,6 +414,20 @@ pub fn step_and_report(
                         }
                     )
                 });
+            }
+        }
+        // Grains in an outflow region go first: what follows (the settle test, frames,
+        // checkpoints) sees the state without them, in this run and in a restart of it.
+        for (k, (region, every)) in outflows.iter().enumerate() {
+            if sim.step.is_multiple_of(*every) {
+                let (removed, mass) = sim.remove_in_region(region);
+                outflown[k].0 += removed;
+                outflown[k].1 += mass;
+                if let Some(o) = &mut out {
+                    let interval = *every as f64 * sim.config.dt;
+                    o.write_outflow(sim, k, removed, mass, interval)
+                        .map_err(|e| e.to_string())?;
+                }
             }
         }
         if let Some(u) = plan.until.filter(|_| until_check && sim.step < end) {
@@ -458,6 +506,9 @@ pub fn step_and_report(
         "  steps               {done} ({}), now at step {}",
         plan.dt_note, sim.step
     );
+    for (k, (removed, mass)) in outflown.iter().enumerate() {
+        println!("  outflow[{k}]          {removed} grains out ({mass:.6e} kg)");
+    }
     if let Some(why) = &settled {
         println!("  settled             {why} (the run's [run] until)");
     }

@@ -161,6 +161,21 @@ impl Simulation {
         self.remap(&map);
     }
 
+    /// Take out the grains (not wall bodies) whose centres lie in `region`, as an outlet
+    /// does (LIGGGHTS `fix remove`, a hopper's discharge): their count and mass. The
+    /// contact log of the step, if any, keeps the contacts of the others.
+    pub fn remove_in_region(&mut self, region: &super::Region) -> (u64, f64) {
+        let ps = &self.particles;
+        let out: Vec<usize> = (0..ps.len())
+            .filter(|&p| !ps.is_wall_body(p) && region.contains(std::array::from_fn(|a| ps.pos[a][p])))
+            .collect();
+        let mass = out.iter().fold(0.0, |m, &p| m + ps.mass(p));
+        if !out.is_empty() {
+            self.remove_particles(&out);
+        }
+        (out.len() as u64, mass)
+    }
+
     /// Renumber the particles along a Morton (Z-order) curve of their positions, so that
     /// neighbours sit close in memory (LAMMPS `atom_modify sort` does the same).
     pub fn reorder(&mut self) {
@@ -199,6 +214,9 @@ impl Simulation {
         }
         #[cfg(not(feature = "dim3"))]
         self.driven.remap(map);
+        if let Some(log) = &mut self.contact_log {
+            log.remap(map);
+        }
         if let Some(g) = &mut self.gear {
             for a in g.arrays() {
                 let mut na = vec![0.0; n];

@@ -216,22 +216,7 @@ impl Ctx<'_> {
                 let a = a.into_inner();
                 let region = match a.region {
                     None => None,
-                    Some(r) => {
-                        let span = r.span();
-                        let r = r.into_inner();
-                        self.check_min_max(r.min.0, &r.max, "region.min")?;
-                        let (min, max) = (r.min.0, r.max.get_ref().0);
-                        if !(0..DIM).all(|k| min[k] >= domain.min[k] && max[k] <= domain.max[k]) {
-                            return Err(self.err(
-                                span,
-                                format!(
-                                    "must lie inside the domain {:?}..{:?}, got {min:?}..{max:?}",
-                                    domain.min, domain.max
-                                ),
-                            ));
-                        }
-                        Some(talus_engine::Region { min, max })
-                    }
+                    Some(r) => Some(self.region_in(r, &domain)?),
                 };
                 Some(Analysis {
                     every: a.every.map_or(output.every, |e| e.0),
@@ -240,6 +225,19 @@ impl Ctx<'_> {
                 })
             }
         };
+
+        let mut outflows = Vec::new();
+        for o in raw.outflow {
+            let span = o.span();
+            let o = o.into_inner();
+            let region = o
+                .region
+                .ok_or_else(|| self.err(span, "`region` is required for an [[outflow]]"))?;
+            outflows.push(Outflow {
+                region: self.region_in(region, &domain)?,
+                every: o.every.map_or(OUTFLOW_EVERY, |e| e.0),
+            });
+        }
 
         let checkpoint = match raw.checkpoint {
             None => CheckpointSettings {
@@ -273,6 +271,7 @@ impl Ctx<'_> {
             run,
             output,
             analysis,
+            outflows,
             checkpoint,
             text: String::new(),
         })
@@ -420,6 +419,24 @@ impl Ctx<'_> {
     }
 
     /// `max` must exceed `min` in every component; the error points at `max`.
+    /// A box region (`{min, max}`) that lies inside the domain.
+    fn region_in(&self, r: Spanned<RawRegion>, domain: &Domain) -> Result<talus_engine::Region> {
+        let span = r.span();
+        let r = r.into_inner();
+        self.check_min_max(r.min.0, &r.max, "region.min")?;
+        let (min, max) = (r.min.0, r.max.get_ref().0);
+        if !(0..DIM).all(|k| min[k] >= domain.min[k] && max[k] <= domain.max[k]) {
+            return Err(self.err(
+                span,
+                format!(
+                    "must lie inside the domain {:?}..{:?}, got {min:?}..{max:?}",
+                    domain.min, domain.max
+                ),
+            ));
+        }
+        Ok(talus_engine::Region { min, max })
+    }
+
     pub(super) fn check_min_max(&self, min: Vector, max: &Spanned<Coords>, min_name: &str) -> Result<()> {
         let m = max.get_ref().0;
         if (0..DIM).all(|k| m[k] > min[k]) {

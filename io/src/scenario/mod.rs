@@ -58,6 +58,8 @@ pub struct Scenario {
     pub output: Output,
     /// `[analysis]`: None when the section is absent.
     pub analysis: Option<Analysis>,
+    /// `[[outflow]]`: regions that take grains out.
+    pub outflows: Vec<Outflow>,
     pub checkpoint: CheckpointSettings,
     /// The text the scenario was parsed from (checkpoints carry it and its hash).
     pub text: String,
@@ -336,6 +338,17 @@ pub struct Analysis {
     /// Write the contact network (`contacts.pvd`) with each analysis.
     pub network: bool,
 }
+
+/// `[[outflow]]`: every `every` steps, the grains whose centres lie in `region` are taken
+/// out and counted (a hopper's discharge: `outflow.csv`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Outflow {
+    pub region: talus_engine::Region,
+    pub every: u64,
+}
+
+/// Steps between an outflow's checks when `every` is not given.
+pub const OUTFLOW_EVERY: u64 = 100;
 
 /// The dimension a scenario text asks for (`dimension`, 2 when absent), read before
 /// anything else so that the program can pick the build that runs it. A file that is not

@@ -32,7 +32,16 @@ pub(super) struct RawScenario {
     pub(super) run: RawRun,
     pub(super) output: Option<RawOutput>,
     pub(super) analysis: Option<Spanned<RawAnalysis>>,
+    #[serde(default)]
+    pub(super) outflow: Vec<Spanned<RawOutflow>>,
     pub(super) checkpoint: Option<RawCheckpoint>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawOutflow {
+    pub(super) region: Option<Spanned<RawRegion>>,
+    pub(super) every: Option<PositiveInt>,
 }
 
 #[derive(Deserialize)]

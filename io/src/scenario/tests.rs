@@ -689,3 +689,21 @@ fn scenario_run_until() {
     let t = edit("[run]\nsteps = 1000", "[run]\nsteps = 1000\nuntil = { kinetic = -1.0 }");
     expect_err(&t, line_of(&t, "until ="), &["run.until.kinetic"]);
 }
+
+#[test]
+fn scenario_outflow() {
+    assert!(parse(FULL).unwrap().outflows.is_empty());
+    let t = format!("{FULL}\n[[outflow]]\nregion = {{ min = [0.0, 0.0], max = [0.3, 0.05] }}\n[[outflow]]\nregion = {{ min = [0.0, 0.3], max = [0.3, 0.4] }}\nevery = 7\n");
+    let o = parse(&t).unwrap().outflows;
+    assert_eq!(o.len(), 2);
+    assert_eq!((o[0].every, o[1].every), (OUTFLOW_EVERY, 7));
+    assert_eq!(o[1].region.max, [0.3, 0.4]);
+    let t = format!("{FULL}\n[[outflow]]\nevery = 7\n");
+    expect_err(&t, line_of(&t, "[[outflow]]"), &["outflow[0]", "region"]);
+    let t = format!("{FULL}\n[[outflow]]\nregion = {{ min = [0.0, 0.0], max = [0.3, 0.5] }}\n");
+    expect_err(
+        &t,
+        line_of(&t, "region = { min = [0.0, 0.0], max = [0.3, 0.5]"),
+        &["outflow[0].region", "domain"],
+    );
+}
