@@ -24,9 +24,10 @@ pub struct WallForce {
 }
 
 /// The contact forces of the step that ended at `step`, in the contact table's and the
-/// wall-contact list's order. The pairs come in runs, one per chunk of the force phase
-/// (no copy into one array: at 10^6 particles that copy cost more than the step); their
-/// buffers are reused by the next logged step.
+/// wall-contact list's order (particles taken out since: their contacts dropped, the
+/// others renumbered). The pairs come in runs, one per chunk of the force phase (no copy
+/// into one array: at 10^6 particles that copy cost more than the step); the buffers are
+/// kept for the next logged step.
 #[derive(Debug, Clone, Default)]
 pub struct ContactLog {
     pub step: u64,
@@ -35,6 +36,12 @@ pub struct ContactLog {
 }
 
 impl ContactLog {
+    /// Empty the log, keeping its buffers.
+    pub(crate) fn clear(&mut self) {
+        self.runs.iter_mut().for_each(Vec::clear);
+        self.walls.clear();
+    }
+
     /// Renumber with the particles (`map[old] = new`, or `u32::MAX` for one taken out):
     /// the contacts of particles taken out are dropped.
     pub(crate) fn remap(&mut self, map: &[u32]) {

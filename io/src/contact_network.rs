@@ -1,7 +1,7 @@
 //! The contact network of a logged step as a ParaView grid (`contacts_NNNNNNNN.vtu`, listed
 //! in `contacts.pvd`): a VTK_LINE per contact, from a grain's centre to its partner's (a
-//! pair) or to the contact point (a wall: on the wall's normal through the centre, halfway
-//! into the overlap), for force-chain pictures (Tube filter, coloured and scaled by
+//! pair) or to the contact point (a wall: [`Simulation::wall_contact_point`]), for
+//! force-chain pictures (Tube filter, coloured and scaled by
 //! `normal_force`). Cell data: `force` (on the line's first grain), `normal_force` (its
 //! compressive part along the line, positive when the grains push apart), `tangential_force`
 //! (the magnitude of the rest), `overlap`, `wall` (the wall's index, -1 for a pair).
@@ -69,17 +69,12 @@ fn lines(sim: &Simulation, log: &ContactLog) -> Vec<Line> {
             wall: -1,
         }
     });
-    let walls = log.walls.iter().map(|c| {
-        let xp = x(c.p);
-        let wall = &sim.walls[c.wall as usize];
-        let r = scale(wall.distance(xp) + 0.5 * c.c.overlap, wall.normal_at(xp));
-        Line {
-            a: xp,
-            b: sub(xp, r),
-            force: c.c.f,
-            overlap: c.c.overlap,
-            wall: c.wall as i32,
-        }
+    let walls = log.walls.iter().map(|c| Line {
+        a: x(c.p),
+        b: sim.wall_contact_point(c),
+        force: c.c.f,
+        overlap: c.c.overlap,
+        wall: c.wall as i32,
     });
     pairs.chain(walls).collect()
 }
@@ -256,7 +251,7 @@ mod tests {
         drop(out);
 
         // Resumed at the second analysis' step: the first row kept, the rest dropped.
-        let mut again = Outputs::resume(dir.path(), kinds, steps[1]).unwrap();
+        let mut again = Outputs::resume(dir.path(), kinds, steps[1], false).unwrap();
         again.write_analysis(&sim).unwrap();
         let csv = std::fs::read_to_string(dir.path().join("analysis.csv")).unwrap();
         let kept: Vec<u64> = csv

@@ -195,9 +195,14 @@ impl Outputs {
     }
 
     /// Continue the files already in `dir` (a run restarted at `step`): each series keeps
-    /// what it holds of the steps before `step` and goes on from there; frames of later steps
-    /// (an earlier attempt that went further) are dropped. Files not there yet are created.
-    pub fn resume(dir: &Path, kinds: OutputKinds, step: u64) -> Result<Self> {
+    /// what it holds of the steps before `step` (with `keep_first`, of `step` too: the
+    /// restart writes nothing at its first step) and goes on from there; frames of later
+    /// steps (an earlier attempt that went further) are dropped. The outflow series keeps
+    /// its rows of `step` always: a run takes grains out before it writes a checkpoint of
+    /// that step. Files not there yet are created.
+    pub fn resume(dir: &Path, kinds: OutputKinds, step: u64, keep_first: bool) -> Result<Self> {
+        let first = step;
+        let step = step + u64::from(keep_first);
         std::fs::create_dir_all(dir).map_err(|e| IoError::os(dir, e))?;
         if kinds.vtk {
             remove_frames_from(dir, "particles", step)?;
@@ -229,7 +234,7 @@ impl Outputs {
                 None
             },
             outflow: if kinds.outflow {
-                Some(OutflowSeries::resume(dir.join("outflow.csv"), step)?)
+                Some(OutflowSeries::resume(dir.join("outflow.csv"), first)?)
             } else {
                 None
             },
@@ -279,12 +284,6 @@ impl Outputs {
         v
     }
 
-    /// Does the run analyse (then the step before each frame and each analysis is to be
-    /// logged: [`Simulation::log_next_run`])?
-    pub fn analyses(&self) -> bool {
-        self.analysis.is_some()
-    }
-
     /// The analysis of the current state, if the run analyses and the step that led to it
     /// was logged: made once per step, taken out of `self` (to be put back with
     /// [`Outputs::keep_analysis`]).
@@ -296,7 +295,8 @@ impl Outputs {
             return Ok(None);
         }
         match out.last.take() {
-            Some(a) if a.step == sim.step => Ok(Some(a)),
+            // The same step and the same particles (none taken out since).
+            Some(a) if a.step == sim.step && a.contacts.len() == sim.len() => Ok(Some(a)),
             _ => sim
                 .analyse(out.kinds.region.as_ref())
                 .map(Some)
@@ -323,7 +323,7 @@ impl Outputs {
                 msg: format!("step {}: no contact forces were logged for the analysis", sim.step),
             });
         };
-        let out = self.analysis.as_mut().expect("analysis_now found the analysis");
+        let out = self.analysis.as_mut().expect("take_analysis found the run's analysis");
         let series = match &mut out.series {
             Some(s) => s,
             None => {
@@ -608,7 +608,7 @@ pub(crate) mod tests {
         assert!(last[2] > 0.0 && last[3] > 0.0, "kinetic and rotational energy");
 
         // Resumed at step 20: the frames, snapshots and rows of 20 and 30 are gone.
-        let mut out = Outputs::resume(dir.path(), kinds, 20).unwrap();
+        let mut out = Outputs::resume(dir.path(), kinds, 20, false).unwrap();
         assert!(!dir.path().join("particles_00000020.vtu").exists());
         assert!(!dir.path().join("walls_00000030.vtu").exists());
         let dump = std::fs::read_to_string(dir.path().join("particles.dump")).unwrap();

@@ -178,6 +178,107 @@ mod plane {
         assert!(a.unbalanced < 1e-6, "settled, unbalanced {}", a.unbalanced);
     }
 
+    /// A square (polygon) settled on a line wall, and a disc settled on a fixed polygon
+    /// plate (a wall body): the floor and the plate carry the weights, and each grain's
+    /// stress is its one contact's share: the square's from the wall contact point under
+    /// its centre, -h m g over its area; the disc's from its surface point against the
+    /// plate, -(r - delta/2) m g over its area with delta = m g / kn.
+    #[test]
+    fn polygons_on_a_wall_and_discs_on_a_wall_body() {
+        use talus::engine::{flags, PolygonShape};
+        let g = 9.81;
+        let h = 1.0e-3;
+        let m_square = 2500.0 * 4.0 * h * h;
+        let square = ParticleInit {
+            mass: m_square,
+            radius: h * 2f64.sqrt(),
+            ..disc(1, [0.0, h], [0.0; 2])
+        };
+        // The plate: a fixed quadrilateral whose top edge is y = 5 mm, above the floor.
+        let plate = ParticleInit {
+            mass: 1.0,
+            radius: 0.005f64.hypot(0.001),
+            flags: flags::FIXED,
+            ..disc(2, [0.02, 0.004], [0.0; 2])
+        };
+        let ball = disc(3, [0.02, 0.005 + R], [0.0; 2]);
+        let m = 2500.0 * PI * R * R;
+        let shapes = [
+            Some(PolygonShape::new(&[[-h, -h], [h, -h], [h, h], [-h, h]]).unwrap()),
+            Some(PolygonShape::new(&[[-0.005, -0.001], [0.005, -0.001], [0.005, 0.001], [-0.005, 0.001]]).unwrap()),
+            None,
+        ];
+        let gamma = ContactParams::gamma_for_restitution(KN, m / 2.0, 0.1);
+        let dt = params(gamma).contact_time(m / 2.0) / 50.0;
+        let cfg = config(dt, [0.0, -g], [-0.01, -0.01], [0.03, 0.03]);
+        let walls = vec![Wall::fixed([0.0, 0.0], [0.0, 1.0], 0)];
+        let mut sim =
+            Simulation::new_with_shapes(cfg, vec![material(gamma)], walls, &[square, plate, ball], &shapes).unwrap();
+        sim.run(40_000).unwrap();
+        sim.log_next_run();
+        sim.run(1).unwrap();
+        let a = sim.analyse(None).unwrap();
+        let index = |id: u64| sim.particles.index_of(id).unwrap();
+        // The floor carries the square and the ball's weight goes to the plate.
+        let floor = a.wall_forces[0];
+        assert!((floor[1] + m_square * g).abs() < 1e-6 * m_square * g, "floor {floor:?}");
+        assert_eq!(a.body_forces.len(), 1);
+        let (id, plate_force) = a.body_forces[0];
+        assert_eq!(id, 2);
+        assert!((plate_force[1] + m * g).abs() < 1e-6 * m * g, "plate {plate_force:?}");
+        let square_yy = a.grain_stress[index(1)][1][1];
+        let want = -m_square * g / (4.0 * h);
+        assert!(
+            (square_yy / want - 1.0).abs() < 1e-3,
+            "square {square_yy} against {want}"
+        );
+        let ball_yy = a.grain_stress[index(3)][1][1];
+        let delta = m * g / KN;
+        let want = -(R - 0.5 * delta) * m * g / (PI * R * R);
+        assert!((ball_yy / want - 1.0).abs() < 1e-6, "ball {ball_yy} against {want}");
+        // One contact each, the plate counted as a wall: both rattlers.
+        assert_eq!(a.contacts[index(1)], 1);
+        assert_eq!(a.contacts[index(3)], 1);
+        assert_eq!(a.contacts[index(2)], 0);
+        assert_eq!(a.rattlers, 2);
+    }
+
+    /// Grains taken out after a logged step: the log keeps the contacts of the others,
+    /// renumbered. A settled column loses its top disc: one pair fewer, the floor's force
+    /// (of the logged step) the same, the rest's contacts as they were.
+    #[test]
+    fn taking_grains_out_keeps_the_log_of_the_rest() {
+        let count = 6;
+        let ps: Vec<ParticleInit> = (0..count)
+            .map(|k| disc(k as u64 + 1, [0.0, R + 2.0 * R * k as f64], [0.0; 2]))
+            .collect();
+        let m = 2500.0 * PI * R * R;
+        let gamma = ContactParams::gamma_for_restitution(KN, m / 2.0, 0.1);
+        let dt = params(gamma).contact_time(m / 2.0) / 50.0;
+        let cfg = config(dt, [0.0, -9.81], [-0.01, -0.001], [0.01, 0.05]);
+        let walls = vec![Wall::fixed([0.0, 0.0], [0.0, 1.0], 0)];
+        let mut sim = Simulation::new(cfg, vec![material(gamma)], walls, &ps).unwrap();
+        sim.run(5_000).unwrap();
+        sim.log_next_run();
+        sim.run(1).unwrap();
+        let before = sim.analyse(None).unwrap();
+        let top = R + 2.0 * R * (count - 1) as f64;
+        let region = talus::engine::Region {
+            min: [-0.005, top - 0.5 * R],
+            max: [0.005, top + 0.5 * R],
+        };
+        assert_eq!(sim.remove_in_region(&region), (1, m));
+        let log = sim.contact_log().unwrap();
+        assert_eq!(log.pair_count(), count - 2);
+        let after = sim.analyse(None).unwrap();
+        assert_eq!(after.wall_forces, before.wall_forces);
+        assert_eq!(after.coordination, 2.0 * (count - 2) as f64 / (count - 1) as f64);
+        let by_id =
+            |a: &talus::engine::Analysis, s: &Simulation, id: u64| a.contacts[s.particles.index_of(id).unwrap()];
+        assert_eq!(by_id(&after, &sim, 1), 2);
+        assert_eq!(by_id(&after, &sim, count as u64 - 1), 1);
+    }
+
     /// A bed of 12,000 discs in motion, stepped with and without logging, on one thread
     /// and on two (the deterministic sum, in many chunks): the same trajectory bit for bit,
     /// and the same log.

@@ -128,6 +128,14 @@ pub fn output_settings(o: &super::io::scenario::Output, a: Option<&super::io::sc
     }
 }
 
+/// A region of the plan (its corners as plain numbers: the plan serves both dimensions).
+fn region(min: &[f64], max: &[f64]) -> Region {
+    Region {
+        min: std::array::from_fn(|k| min[k]),
+        max: std::array::from_fn(|k| max[k]),
+    }
+}
+
 /// Whether the state meets `[run] until` (each quantity given below its threshold): what
 /// was measured, if it does. The unbalanced-force ratio needs the step before logged.
 fn settled_now(sim: &Simulation, u: &UntilSettings) -> Result<Option<String>, String> {
@@ -141,7 +149,8 @@ fn settled_now(sim: &Simulation, u: &UntilSettings) -> Result<Option<String>, St
     }
     if let Some(limit) = u.unbalanced {
         let a = sim.analyse(None).map_err(|e| e.to_string())?;
-        if a.unbalanced >= limit {
+        // NaN (no grain touching anything) is not settled.
+        if a.unbalanced.is_nan() || a.unbalanced >= limit {
             return Ok(None);
         }
         said.push(format!("unbalanced force {:.4e} < {limit:e}", a.unbalanced));
@@ -212,10 +221,7 @@ pub fn step_and_report(
         outflow: plan.kinds.outflow,
         analysis: plan.analysis.as_ref().map(|a| AnalysisKinds {
             network: a.network,
-            region: a.region.as_ref().map(|(min, max)| Region {
-                min: std::array::from_fn(|k| min[k]),
-                max: std::array::from_fn(|k| max[k]),
-            }),
+            region: a.region.as_ref().map(|(min, max)| region(min, max)),
         }),
     };
     // A continued run rewrites the files of its first step, the same again, except with
@@ -225,7 +231,7 @@ pub fn step_and_report(
     let keep_first = plan.append && analysis_every > 0;
     let mut out = if any_output {
         let o = if plan.append {
-            Outputs::resume(&plan.dir, kinds, sim.step + u64::from(keep_first))
+            Outputs::resume(&plan.dir, kinds, sim.step, keep_first)
         } else {
             Outputs::create(&plan.dir, kinds)
         };
@@ -270,13 +276,7 @@ pub fn step_and_report(
     let outflows: Vec<(Region, u64)> = plan
         .outflows
         .iter()
-        .map(|o| {
-            let region = Region {
-                min: std::array::from_fn(|k| o.min[k]),
-                max: std::array::from_fn(|k| o.max[k]),
-            };
-            (region, o.every)
-        })
+        .map(|o| (region(&o.min, &o.max), o.every))
         .collect();
     // Per outflow: grains and mass taken out by this run.
     let mut outflown = vec![(0u64, 0.0f64); outflows.len()];
@@ -371,7 +371,10 @@ pub fn step_and_report(
         let analysis_due = analysis_every > 0 && (stop.is_multiple_of(analysis_every) || stop == end);
         let until_check = until_every > 0 && stop.is_multiple_of(until_every);
         let unbalanced_check = until_check && plan.until.is_some_and(|u| u.unbalanced.is_some());
-        if analysis_due || unbalanced_check || (analysis_every > 0 && stop.is_multiple_of(plan.every)) {
+        // With [analysis], also every frame and every settle check (which may end the
+        // run: its end has the analysis).
+        let analysing = analysis_every > 0 && (stop.is_multiple_of(plan.every) || until_check);
+        if analysis_due || unbalanced_check || analysing {
             sim.log_next_run();
         }
         let tb = Instant::now();

@@ -5,13 +5,16 @@
 //! this gathers them from the store and the [`ContactLog`].
 //!
 //! Grains are the particles that are not wall bodies (fixed or driven polygons in 2D): a
-//! grain's contact with a wall body counts as a wall contact, as its contact with a wall.
+//! grain's contact with a wall body counts as a wall contact, as its contact with a wall,
+//! its whole share of the stress the grain's, with the branch vector from the contact
+//! point to the grain's centre ([`Simulation::wall_contact_point`],
+//! [`Simulation::body_contact_branch`]).
 use talus_kernels::analysis::rattlers::{coordination, rattlers, HELD_FRICTIONAL, HELD_FRICTIONLESS};
 use talus_kernels::analysis::stress::{add_scaled, contact_virial, Tensor};
-use talus_kernels::math::{add, norm2, scale, sub, Vector, ANG, DIM};
+use talus_kernels::math::{norm2, scale, sub, Vector, DIM};
 
 use super::Simulation;
-use crate::contact_log::ContactLog;
+use crate::contact_log::{ContactLog, WallForce};
 use crate::error::{EngineError, Result};
 
 /// A box of space (`min` below `max` on every axis), for the packing fraction.
@@ -61,7 +64,7 @@ pub struct Analysis {
     /// grains exert on it.
     pub body_forces: Vec<(u64, Vector)>,
     /// Yade's unbalanced-force ratio: the mean over grains of the net force (contacts and
-    /// gravity) over the mean contact force; 0 without contacts.
+    /// gravity) over the mean contact force; NaN where no grain touches anything.
     pub unbalanced: f64,
     /// Translational and rotational kinetic energy of the grains.
     pub kinetic: f64,
@@ -86,6 +89,38 @@ impl Simulation {
         Ok(self.analyse_log(log, region))
     }
 
+    /// Where a wall contact acts: on the wall's normal through the particle's centre,
+    /// halfway into the overlap for a disc or sphere (exact), at the wall for a polygon
+    /// (its overlap's centroid lies within the overlap's depth of it).
+    pub fn wall_contact_point(&self, c: &WallForce) -> Vector {
+        let ps = &self.particles;
+        let p = c.p as usize;
+        let x: Vector = std::array::from_fn(|a| ps.pos[a][p]);
+        let wall = &self.walls[c.wall as usize];
+        #[cfg(not(feature = "dim3"))]
+        let round = self.shapes.as_ref().is_none_or(|s| !s.is_polygon(p));
+        #[cfg(feature = "dim3")]
+        let round = true;
+        // A polygon's `overlap` is its overlap's area: no depth to halve.
+        let depth = if round { 0.5 * c.c.overlap } else { 0.0 };
+        sub(x, scale(wall.distance(x) + depth, wall.normal_at(x)))
+    }
+
+    /// The branch vector of grain `g`'s contact with a wall body (the force `f` on the
+    /// grain, `overlap` its depth): from the contact point, on the grain's surface against
+    /// the force, halfway into the overlap, to the centre. Exact for a disc without
+    /// friction; the body's own geometry is not consulted, so with friction (the force
+    /// tilted by up to its friction angle) and for a polygon grain (its bounding radius)
+    /// it is an estimate.
+    pub fn body_contact_branch(&self, g: usize, f: Vector, overlap: f64) -> Vector {
+        let len = norm2(f).sqrt();
+        if len == 0.0 {
+            return [0.0; DIM];
+        }
+        let rho = self.particles.radius[g] - 0.5 * overlap.max(0.0);
+        scale(rho / len, f)
+    }
+
     fn analyse_log(&self, log: &ContactLog, region: Option<&Region>) -> Analysis {
         let ps = &self.particles;
         let n = ps.len();
@@ -104,41 +139,36 @@ impl Simulation {
         let mut force_sum = 0.0;
         for c in log.pairs() {
             let (i, j) = (c.i as usize, c.j as usize);
-            let v = contact_virial(sub(x(i), x(j)), c.c.f);
-            add_scaled(&mut total, 1.0, &v);
             force_sum += norm2(c.c.f).sqrt();
-            if !bodies {
-                add_scaled(&mut grain_stress[i], 0.5, &v);
-                add_scaled(&mut grain_stress[j], 0.5, &v);
-                contacts[i] += 1;
-                contacts[j] += 1;
-                continue;
-            }
-            for (p, q) in [(i, j), (j, i)] {
-                if grain(p) {
-                    add_scaled(&mut grain_stress[p], 0.5, &v);
-                    contacts[p] += 1;
-                    if !grain(q) {
-                        fixed[p] += 1;
+            match (grain(i), grain(j)) {
+                (true, true) => {
+                    let v = contact_virial(sub(x(i), x(j)), c.c.f);
+                    add_scaled(&mut total, 1.0, &v);
+                    add_scaled(&mut grain_stress[i], 0.5, &v);
+                    add_scaled(&mut grain_stress[j], 0.5, &v);
+                    contacts[i] += 1;
+                    contacts[j] += 1;
+                    if bodies {
+                        grain_pairs.push((c.i, c.j));
                     }
                 }
-            }
-            match (grain(i), grain(j)) {
-                (true, true) => grain_pairs.push((c.i, c.j)),
-                (true, false) => body_force[j] = sub(body_force[j], c.c.f),
-                (false, true) => body_force[i] = add(body_force[i], c.c.f),
-                (false, false) => {}
+                (gi, gj) if gi || gj => {
+                    // A grain against a wall body: a wall contact of the grain's.
+                    let (g, b, f) = if gi { (i, j, c.c.f) } else { (j, i, scale(-1.0, c.c.f)) };
+                    let v = contact_virial(self.body_contact_branch(g, f, c.c.overlap), f);
+                    add_scaled(&mut total, 1.0, &v);
+                    add_scaled(&mut grain_stress[g], 1.0, &v);
+                    contacts[g] += 1;
+                    fixed[g] += 1;
+                    body_force[b] = sub(body_force[b], f);
+                }
+                _ => {}
             }
         }
         let mut wall_forces = vec![[0.0; DIM]; self.walls.len()];
         for c in &log.walls {
             let p = c.p as usize;
-            let wall = &self.walls[c.wall as usize];
-            // The contact point: on the wall's normal through the centre, halfway into
-            // the overlap (a ball's exactly; a polygon's at its mean depth).
-            let xp = x(p);
-            let r = scale(wall.distance(xp) + 0.5 * c.c.overlap, wall.normal_at(xp));
-            let v = contact_virial(r, c.c.f);
+            let v = contact_virial(sub(x(p), self.wall_contact_point(c)), c.c.f);
             add_scaled(&mut total, 1.0, &v);
             add_scaled(&mut grain_stress[p], 1.0, &v);
             contacts[p] += 1;
@@ -169,19 +199,22 @@ impl Simulation {
         let volume_of = |p: usize| ps.mass(p) / self.materials[ps.material[p] as usize].density;
         let inv_volume = |p: usize| ps.inv_mass[p] * self.materials[ps.material[p] as usize].density;
         let g = self.config.gravity;
-        let (mut net, mut kinetic, mut rotational) = (0.0, 0.0, 0.0);
-        for p in (0..n).filter(|&p| grain(p)) {
-            let m = ps.mass(p);
-            let f: Vector = std::array::from_fn(|a| ps.force[a][p] + m * g[a]);
-            net += norm2(f).sqrt();
-            let v: Vector = std::array::from_fn(|a| ps.vel[a][p]);
-            let w: [f64; ANG] = std::array::from_fn(|k| ps.omega[k][p]);
-            kinetic += 0.5 * m * norm2(v);
-            rotational += 0.5 * ps.inertia(p) * norm2(w);
-        }
+        let net: f64 = (0..n)
+            .filter(|&p| grain(p))
+            .map(|p| {
+                let m = ps.mass(p);
+                let f: Vector = std::array::from_fn(|a| ps.force[a][p] + m * g[a]);
+                norm2(f).sqrt()
+            })
+            .sum();
+        let (kinetic, rotational) = self.kinetic_energies();
         let found = log.pair_count() + log.walls.len();
-        let unbalanced = if found == 0 || grain_count == 0 {
+        // Grains without a contact (a bed in free fall) are not balanced: no number, as
+        // Yade gives none; no grains at all: nothing unbalanced.
+        let unbalanced = if grain_count == 0 {
             0.0
+        } else if found == 0 {
+            f64::NAN
         } else {
             (net / grain_count as f64) / (force_sum / found as f64)
         };

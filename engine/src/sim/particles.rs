@@ -214,8 +214,15 @@ impl Simulation {
         }
         #[cfg(not(feature = "dim3"))]
         self.driven.remap(map);
+        // The log of this step follows the particles; an older one answers no more, and
+        // only its buffers are kept.
+        let step = self.step;
         if let Some(log) = &mut self.contact_log {
-            log.remap(map);
+            if log.step == step {
+                log.remap(map);
+            } else {
+                log.clear();
+            }
         }
         if let Some(g) = &mut self.gear {
             for a in g.arrays() {

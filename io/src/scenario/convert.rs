@@ -418,9 +418,8 @@ impl Ctx<'_> {
         Ok((bodies, drums))
     }
 
-    /// `max` must exceed `min` in every component; the error points at `max`.
     /// A box region (`{min, max}`) that lies inside the domain.
-    fn region_in(&self, r: Spanned<RawRegion>, domain: &Domain) -> Result<talus_engine::Region> {
+    pub(super) fn region_in(&self, r: Spanned<RawRegion>, domain: &Domain) -> Result<talus_engine::Region> {
         let span = r.span();
         let r = r.into_inner();
         self.check_min_max(r.min.0, &r.max, "region.min")?;
@@ -437,6 +436,7 @@ impl Ctx<'_> {
         Ok(talus_engine::Region { min, max })
     }
 
+    /// `max` must exceed `min` in every component; the error points at `max`.
     pub(super) fn check_min_max(&self, min: Vector, max: &Spanned<Coords>, min_name: &str) -> Result<()> {
         let m = max.get_ref().0;
         if (0..DIM).all(|k| m[k] > min[k]) {

@@ -84,18 +84,8 @@ impl Ctx<'_> {
             .region
             .ok_or_else(|| self.err(span.clone(), "`region` is required for an [[insert]]"))?;
         let region_span = region.span();
-        let region = region.into_inner();
-        self.check_min_max(region.min.0, &region.max, "region.min")?;
-        let (rmin, rmax) = (region.min.0, region.max.get_ref().0);
-        if !(0..DIM).all(|k| rmin[k] >= domain.min[k] && rmax[k] <= domain.max[k]) {
-            return Err(self.err(
-                region_span,
-                format!(
-                    "must lie inside the domain {:?}..{:?}, got {rmin:?}..{rmax:?}",
-                    domain.min, domain.max
-                ),
-            ));
-        }
+        let r = self.region_in(region, domain)?;
+        let (rmin, rmax) = (r.min, r.max);
         let room = (0..DIM).map(|k| rmax[k] - rmin[k]).fold(f64::INFINITY, f64::min);
         if 2.0 * radius.max() >= room {
             return Err(self.err(
