@@ -221,18 +221,17 @@ fn restart_refuses_a_checkpoint_of_another_scenario() {
     assert!(text(&out.stdout).contains("now at step 25"), "{}", text(&out.stdout));
 }
 
-/// `talus restart --append` continues the first run's output series: after a run of 40
-/// steps (frames every 10, a checkpoint at 20) and a restart from step 20 for 40 steps,
-/// the folder's .pvd, .vtu frames, dump and energy series are byte for byte those of one
-/// run of 60 steps (the frames of steps 30 and 40 the first run wrote are replaced by the
-/// restart's, which are the same).
-#[test]
-fn restart_append_continues_the_output_series_exactly() {
+/// The polygons of `grain_box` with every output on, and `extra` sections: run for 60
+/// steps straight ("straight/"), and for 40 steps with a checkpoint at 20 then restarted
+/// from it with --append ("pieces/"), frames every 10. The two folders hold the same files,
+/// byte for byte; their names, with the folder.
+fn straight_and_appended(extra: &str) -> (tempfile::TempDir, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
     let toml = grain_box(300, true, false, [0.04, 0.06], 60)
         .replace("vtk = false", "vtk = true")
         .replace("dump = false", "dump = true")
-        .replace("energy = false", "energy = true");
+        .replace("energy = false", "energy = true")
+        + extra;
     std::fs::write(dir.path().join("s.toml"), &toml).unwrap();
     let ok = |args: &[&str]| {
         let out = run(args, dir.path());
@@ -276,94 +275,52 @@ fn restart_append_continues_the_output_series_exactly() {
         v.sort();
         v
     };
-    assert_eq!(files("straight"), files("pieces"));
+    let straight = files("straight");
+    assert_eq!(straight, files("pieces"));
+    for f in &straight {
+        let a = std::fs::read(dir.path().join("straight").join(f)).unwrap();
+        let b = std::fs::read(dir.path().join("pieces").join(f)).unwrap();
+        assert!(
+            a == b,
+            "{f} differs between the straight run and run + restart --append"
+        );
+    }
+    (dir, straight)
+}
+
+/// `talus restart --append` continues the first run's output series: after a run of 40
+/// steps (frames every 10, a checkpoint at 20) and a restart from step 20 for 40 steps,
+/// the folder's .pvd, .vtu frames, dump and energy series are byte for byte those of one
+/// run of 60 steps (the frames of steps 30 and 40 the first run wrote are replaced by the
+/// restart's, which are the same).
+#[test]
+fn restart_append_continues_the_output_series_exactly() {
+    let (_dir, files) = straight_and_appended("");
     for series in ["particles_", "walls_"] {
-        let frames = files("straight")
+        let frames = files
             .iter()
             .filter(|f| f.starts_with(series) && f.ends_with(".vtu"))
             .count();
         assert_eq!(frames, 7, "{series}");
     }
-    for f in files("straight") {
-        let a = std::fs::read(dir.path().join("straight").join(&f)).unwrap();
-        let b = std::fs::read(dir.path().join("pieces").join(&f)).unwrap();
-        assert!(
-            a == b,
-            "{f} differs between the straight run and run + restart --append"
-        );
-    }
 }
 
 /// The same with `[analysis]` (polygons and walls: every kind of contact) and an outflow
-/// region along the floor (checked every step, the checkpoint's and the next too): the analysis series,
-/// the contact network, the frames that carry each grain's stress and the outflow series
-/// come out byte for byte as one run's, the files of the checkpoint's own step kept as the
-/// first run wrote them.
+/// region along the floor (checked every step, the checkpoint's and the next too): the
+/// analysis series, the contact network, the frames that carry each grain's stress and the
+/// outflow series come out byte for byte as one run's, the files of the checkpoint's own
+/// step kept as the first run wrote them.
 #[test]
 fn restart_append_continues_the_analysis_exactly() {
-    let dir = tempfile::tempdir().unwrap();
-    let toml = grain_box(300, true, false, [0.04, 0.06], 60)
-        .replace("vtk = false", "vtk = true")
-        .replace("dump = false", "dump = true")
-        .replace("energy = false", "energy = true")
-        + "[analysis]\nevery = 10\nregion = { min = [0.0, 0.0], max = [0.04, 0.02] }\n"
-        + "[[outflow]]\nregion = { min = [0.0, 0.0], max = [0.04, 0.004] }\nevery = 1\n";
-    std::fs::write(dir.path().join("s.toml"), &toml).unwrap();
-    let ok = |args: &[&str]| {
-        let out = run(args, dir.path());
-        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
-    };
-    ok(&["run", "s.toml", "-q", "--out", "straight", "--every", "10"]);
-    let pieces = [
-        "--out",
-        "pieces",
-        "--every",
-        "10",
-        "--checkpoint-dir",
-        "ck",
-        "--keep",
-        "5",
-    ];
-    ok(&[
-        &["run", "s.toml", "-q", "--steps", "40", "--checkpoint-every", "20"],
-        &pieces[..],
-    ]
-    .concat());
-    ok(&[
-        "restart",
-        "ck/checkpoint-000000000020.talus",
-        "--append",
-        "-q",
-        "--out",
-        "pieces",
-        "--steps",
-        "40",
-        "--checkpoint-every",
-        "0",
-    ]);
-    let files = |d: &str| {
-        let mut v: Vec<String> = std::fs::read_dir(dir.path().join(d))
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        v
-    };
-    let straight = files("straight");
-    assert_eq!(straight, files("pieces"));
+    let (dir, files) = straight_and_appended(
+        "[analysis]\nevery = 10\nregion = { min = [0.0, 0.0], max = [0.04, 0.02] }\n\
+         [[outflow]]\nregion = { min = [0.0, 0.0], max = [0.04, 0.004] }\nevery = 1\n",
+    );
     let csv = std::fs::read_to_string(dir.path().join("straight/analysis.csv")).unwrap();
     assert_eq!(csv.lines().count(), 7, "{csv}");
-    let network = straight.iter().filter(|f| f.starts_with("contacts_")).count();
+    let network = files.iter().filter(|f| f.starts_with("contacts_")).count();
     assert_eq!(network, 6);
     let outflow = std::fs::read_to_string(dir.path().join("straight/outflow.csv")).unwrap();
     // A row every step (the restart's first step among them, once).
     assert_eq!(outflow.lines().count(), 61, "{outflow}");
-    for f in straight {
-        let a = std::fs::read(dir.path().join("straight").join(&f)).unwrap();
-        let b = std::fs::read(dir.path().join("pieces").join(&f)).unwrap();
-        assert!(
-            a == b,
-            "{f} differs between the straight run and run + restart --append"
-        );
-    }
 }
