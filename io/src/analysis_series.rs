@@ -13,14 +13,15 @@ use crate::{IoError, Result};
 
 const AXES: [&str; 3] = ["x", "y", "z"];
 
-/// The header of the series for `a`: step, time, kinetic, rotational, coordination,
+/// The header of the series for `a`: step, time, kinetic, rotational, potential, coordination,
 /// coordination_held, rattlers, unbalanced, pressure, stress_xx, stress_xy, ... (row by
 /// row), packing, region_pressure and region_stress_xx ... (with a region: the grains
 /// whose centres lie in it), then the force on each wall, `wallK_fx` ... (K in the
 /// run's order of walls), and on all wall bodies together, `bodies_fx` ... (if any).
 pub fn header(a: &Analysis) -> String {
-    let mut h =
-        String::from("step,time,kinetic,rotational,coordination,coordination_held,rattlers,unbalanced,pressure");
+    let mut h = String::from(
+        "step,time,kinetic,rotational,potential,coordination,coordination_held,rattlers,unbalanced,pressure",
+    );
     for r in AXES.iter().take(DIM) {
         for c in AXES.iter().take(DIM) {
             h += &format!(",stress_{r}{c}");
@@ -89,6 +90,7 @@ impl AnalysisSeries {
             a.time,
             a.kinetic,
             a.rotational,
+            a.potential,
             a.coordination,
             a.coordination_held,
             a.rattlers as f64,

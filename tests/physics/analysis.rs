@@ -171,6 +171,13 @@ mod plane {
         let weight = count as f64 * m * g;
         let floor = a.wall_forces[0];
         assert!(floor[0].abs() < 1e-9 * weight, "{floor:?}");
+        // The potential energy: m g y summed.
+        let potential: f64 = sim.particles.pos[1].iter().map(|y| m * g * y).sum();
+        assert!(
+            (a.potential - potential).abs() <= 1e-12 * potential,
+            "{} against {potential}",
+            a.potential
+        );
         assert!(
             (floor[1] + weight).abs() < 1e-6 * weight,
             "floor {floor:?}, weight {weight}"

@@ -69,6 +69,8 @@ pub struct Analysis {
     /// Translational and rotational kinetic energy of the grains.
     pub kinetic: f64,
     pub rotational: f64,
+    /// Their gravitational potential energy, -sum m g . x (zero at the origin).
+    pub potential: f64,
     /// Volume of the grains whose centres lie in the region, over the region's volume.
     pub packing: Option<f64>,
     /// The stress in the region: the shares of the grains whose centres lie in it, over
@@ -208,6 +210,10 @@ impl Simulation {
             })
             .sum();
         let (kinetic, rotational) = self.kinetic_energies();
+        let potential: f64 = (0..n)
+            .filter(|&p| grain(p))
+            .map(|p| -ps.mass(p) * (0..DIM).map(|a| g[a] * ps.pos[a][p]).sum::<f64>())
+            .sum();
         let found = log.pair_count() + log.walls.len();
         // Grains without a contact (a bed in free fall) are not balanced: no number, as
         // Yade gives none; no grains at all: nothing unbalanced.
@@ -256,6 +262,7 @@ impl Simulation {
             unbalanced,
             kinetic,
             rotational,
+            potential,
             packing,
             region_stress,
         }
