@@ -313,6 +313,14 @@ impl Outputs {
         }
     }
 
+    /// The analysis of the current state where the run analyses and the step that led to
+    /// it was logged: made once per step, for the series, the frames and the caller alike.
+    pub fn analysis(&mut self, sim: &Simulation) -> Result<Option<&Analysis>> {
+        let a = self.take_analysis(sim)?;
+        self.keep_analysis(a);
+        Ok(self.analysis.as_ref().and_then(|o| o.last.as_ref()))
+    }
+
     /// Write the analysis of the current state: a row of the series and the contact
     /// network. The step that led to it must have been logged.
     pub fn write_analysis(&mut self, sim: &Simulation) -> Result<()> {

@@ -192,6 +192,24 @@ impl Kinematic {
     }
 }
 
+// The same source for the other dimension (see refresh_timing.rs).
+#[allow(clippy::duplicate_mod)]
+#[path = "refresh_timing.rs"]
+mod refresh_timing;
+use refresh_timing::{time_refresh, Moving};
+
+impl Moving for Kinematic {
+    fn advance(&mut self) {
+        self.step();
+    }
+    fn ball_boxes(&self) -> BallBoxes<'_> {
+        self.boxes()
+    }
+    fn balls(&self) -> usize {
+        self.x.len()
+    }
+}
+
 /// One timed measurement.
 #[derive(Clone, Debug)]
 struct Row {
@@ -207,34 +225,6 @@ struct Row {
 pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
-}
-
-/// Median seconds per refresh over `repeats` runs of `steps` steps (the motion continues
-/// between repeats; it is not timed), and the pairs per particle at the end.
-fn time_refresh<M: NeighborSearch>(mut m: M, sys: &mut Kinematic, steps: usize, repeats: usize) -> (f64, f64) {
-    let mut pairs = Vec::new();
-    m.rebuild(&sys.boxes(), &mut pairs);
-    let mut live = pairs.len() as i64;
-    let (mut adds, mut removes) = (Vec::new(), Vec::new());
-    let mut per = Vec::new();
-    for _ in 0..repeats.max(1) {
-        let mut t = 0.0;
-        for _ in 0..steps.max(1) {
-            sys.step();
-            let s = Instant::now();
-            m.refresh(&sys.boxes(), &mut adds, &mut removes);
-            t += s.elapsed().as_secs_f64();
-            // Every method but the sweep reports exact removals; the count is for the table.
-            live += adds.len() as i64 - removes.len() as i64;
-        }
-        per.push(t / steps.max(1) as f64);
-    }
-    if m.name() == "sweep" {
-        // The sweep's removals may name absent pairs: count afresh.
-        m.rebuild(&sys.boxes(), &mut pairs);
-        live = pairs.len() as i64;
-    }
-    (median(per), live as f64 / sys.x.len().max(1) as f64)
 }
 
 fn time_method(a: &NeighborsArgs, method: NeighborMethod, sys: &Kinematic) -> (f64, f64) {

@@ -3,9 +3,6 @@
 //! cells, Verlet lists, brute force) on spheres moving at constant velocity between
 //! reflecting walls, no forces: each method's `refresh` to the new boxes, every step, no
 //! skin, on identical motion for every method (as the 2D kinematic experiments).
-use std::time::Instant;
-
-use crate::neighbors::median;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use talus_engine3d::sim::{morton_key, MORTON_CELLS};
@@ -86,31 +83,22 @@ impl Spheres {
     }
 }
 
-/// Median seconds per refresh over `repeats` runs of `steps` steps (the motion goes on
-/// between them, untimed), and the pairs per particle at the end as the refreshes left
-/// them (the sweep's removals may name absent pairs: its pairs are counted afresh).
-fn time_refresh<M: NeighborSearch>(mut m: M, sys: &mut Spheres, steps: usize, repeats: usize) -> (f64, f64) {
-    let mut pairs = Vec::new();
-    m.rebuild(&sys.boxes(), &mut pairs);
-    let mut live = pairs.len() as i64;
-    let (mut adds, mut removes) = (Vec::new(), Vec::new());
-    let mut per = Vec::new();
-    for _ in 0..repeats.max(1) {
-        let mut t = 0.0;
-        for _ in 0..steps.max(1) {
-            sys.step();
-            let s = Instant::now();
-            m.refresh(&sys.boxes(), &mut adds, &mut removes);
-            t += s.elapsed().as_secs_f64();
-            live += adds.len() as i64 - removes.len() as i64;
-        }
-        per.push(t / steps.max(1) as f64);
+// The same source for the other dimension (see refresh_timing.rs).
+#[allow(clippy::duplicate_mod)]
+#[path = "refresh_timing.rs"]
+mod refresh_timing;
+use refresh_timing::{time_refresh, Moving};
+
+impl Moving for Spheres {
+    fn advance(&mut self) {
+        self.step();
     }
-    if m.name() == "sweep" {
-        m.rebuild(&sys.boxes(), &mut pairs);
-        live = pairs.len() as i64;
+    fn ball_boxes(&self) -> BallBoxes<'_> {
+        self.boxes()
     }
-    (median(per), live as f64 / sys.len().max(1) as f64)
+    fn balls(&self) -> usize {
+        self.len()
+    }
 }
 
 /// Seconds per step and pairs per particle of the 3D method named `method` (None: the 3D

@@ -137,8 +137,9 @@ fn region(min: &[f64], max: &[f64]) -> Region {
 }
 
 /// Whether the state meets `[run] until` (each quantity given below its threshold): what
-/// was measured, if it does. The unbalanced-force ratio needs the step before logged.
-fn settled_now(sim: &Simulation, u: &UntilSettings) -> Result<Option<String>, String> {
+/// was measured, if it does. The unbalanced-force ratio needs the step before logged; it
+/// comes from the run's own analysis of the step where there is one (`out`).
+fn settled_now(sim: &Simulation, u: &UntilSettings, out: Option<&mut Outputs>) -> Result<Option<String>, String> {
     let mut said = Vec::new();
     if let Some(limit) = u.kinetic {
         let (t, r) = sim.kinetic_energies();
@@ -148,12 +149,19 @@ fn settled_now(sim: &Simulation, u: &UntilSettings) -> Result<Option<String>, St
         said.push(format!("kinetic energy {:.4e} J < {limit:e}", t + r));
     }
     if let Some(limit) = u.unbalanced {
-        let a = sim.analyse(None).map_err(|e| e.to_string())?;
+        let made = match out {
+            Some(o) => o.analysis(sim).map_err(|e| e.to_string())?.map(|a| a.unbalanced),
+            None => None,
+        };
+        let unbalanced = match made {
+            Some(x) => x,
+            None => sim.analyse(None).map_err(|e| e.to_string())?.unbalanced,
+        };
         // NaN (no grain touching anything) is not settled.
-        if a.unbalanced.is_nan() || a.unbalanced >= limit {
+        if unbalanced.is_nan() || unbalanced >= limit {
             return Ok(None);
         }
-        said.push(format!("unbalanced force {:.4e} < {limit:e}", a.unbalanced));
+        said.push(format!("unbalanced force {unbalanced:.4e} < {limit:e}"));
     }
     Ok(Some(said.join(", ")))
 }
@@ -434,7 +442,7 @@ pub fn step_and_report(
             }
         }
         if let Some(u) = plan.until.filter(|_| until_check && sim.step < end) {
-            if let Some(why) = settled_now(sim, &u)? {
+            if let Some(why) = settled_now(sim, &u, out.as_mut())? {
                 pb.suspend(|| eprintln!("talus: settled at step {}: {why}", sim.step));
                 settled = Some(why);
                 end = sim.step;

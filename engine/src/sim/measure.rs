@@ -30,7 +30,12 @@ impl Simulation {
             let v: f64 = (0..DIM).map(|a| ps.vel[a][p] * ps.vel[a][p]).sum();
             let w: f64 = (0..ANG).map(|k| ps.omega[k][p] * ps.omega[k][p]).sum();
             t += 0.5 * ps.mass(p) * v;
-            r += 0.5 * ps.inertia(p) * w;
+            // One spin component (2D): multiplied in the order the energy series always had.
+            r += if ANG == 1 {
+                0.5 * ps.inertia(p) * ps.omega[0][p] * ps.omega[0][p]
+            } else {
+                0.5 * ps.inertia(p) * w
+            };
         }
         (t, r)
     }
@@ -44,13 +49,12 @@ impl Simulation {
         let model = self.config.normal_model;
         let at = |v: &[Vec<f64>; 3], p: usize| [v[0][p], v[1][p], v[2][p]];
         let sq = |v: [f64; 3]| v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-        let mut e = Energies::default();
-        for p in 0..ps.len() {
-            if ps.inv_mass[p] > 0.0 {
-                e.kinetic += 0.5 * ps.mass(p) * sq(at(&ps.vel, p));
-                e.rotational += 0.5 * ps.inertia(p) * sq(at(&ps.omega, p));
-            }
-        }
+        let (kinetic, rotational) = self.kinetic_energies();
+        let mut e = Energies {
+            kinetic,
+            rotational,
+            ..Default::default()
+        };
         for (s, i, j) in self.contacts.iter() {
             let (i, j) = (i as usize, j as usize);
             let (a, b) = (at(&ps.pos, i), at(&ps.pos, j));
@@ -86,13 +90,12 @@ impl Simulation {
     #[cfg(not(feature = "dim3"))]
     pub fn energies(&self) -> Energies {
         let ps = &self.particles;
-        let mut e = Energies::default();
-        for p in 0..ps.len() {
-            if ps.inv_mass[p] > 0.0 {
-                e.kinetic += 0.5 * ps.mass(p) * (ps.vel[0][p] * ps.vel[0][p] + ps.vel[1][p] * ps.vel[1][p]);
-                e.rotational += 0.5 * ps.inertia(p) * ps.omega[0][p] * ps.omega[0][p];
-            }
-        }
+        let (kinetic, rotational) = self.kinetic_energies();
+        let mut e = Energies {
+            kinetic,
+            rotational,
+            ..Default::default()
+        };
         for (s, i, j) in self.contacts.iter() {
             let (i, j) = (i as usize, j as usize);
             let prm = self.params.get(ps.material[i], ps.material[j]);
