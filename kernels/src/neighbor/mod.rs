@@ -32,6 +32,7 @@ pub mod cells;
 pub mod dess;
 #[cfg(not(feature = "dim3"))]
 pub mod hashing;
+pub mod images;
 pub mod quadtree;
 #[cfg(not(feature = "dim3"))]
 pub mod striped;
@@ -47,6 +48,7 @@ pub use cells::LinkedCells;
 pub use dess::Dess;
 #[cfg(not(feature = "dim3"))]
 pub use hashing::SpatialHash;
+pub use images::{ImagedBoxes, MinImage, PeriodicCell, PeriodicImages};
 pub use quadtree::{Quadtree, SearchScratch};
 #[cfg(not(feature = "dim3"))]
 pub use striped::StripedSort;
