@@ -60,13 +60,11 @@ pub fn census(sim: &Simulation, fraction: f64) -> OverlapCensus {
         }
         let (ri, rj) = (ps.radius[i], ps.radius[j]);
         let rmin = ri.min(rj);
+        let sep = sim.separation(i, j);
         let d = if DIM == 2 {
-            (ps.pos[0][j] - ps.pos[0][i]).hypot(ps.pos[1][j] - ps.pos[1][i])
+            sep[0].hypot(sep[1])
         } else {
-            (0..DIM)
-                .map(|a| (ps.pos[a][j] - ps.pos[a][i]).powi(2))
-                .sum::<f64>()
-                .sqrt()
+            sep.iter().map(|v| v * v).sum::<f64>().sqrt()
         };
         let circles = ri + rj - d;
         if d > 0.0 && circles <= fraction * rmin {

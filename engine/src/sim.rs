@@ -49,8 +49,9 @@ mod gear_history;
 mod insertion;
 mod measure;
 mod particles;
+mod periodic;
 pub use analysis::{Analysis, Region};
-use broad::{Broad, PairList};
+use broad::{Broad, BroadUpdate};
 pub use broad::{NeighborMethod, QUADTREE_LEAF};
 use config::{check_config, check_radius};
 pub use config::{Config, Integrator, MAX_MATERIALS};
@@ -118,6 +119,8 @@ pub struct Simulation {
     log_requested: bool,
     /// The contact forces of the last logged step.
     contact_log: Option<ContactLog>,
+    /// Periodic boundaries: the cell and the images the broad phase sees.
+    periodic: Option<talus_kernels::neighbor::PeriodicImages>,
 }
 
 impl Simulation {
@@ -179,6 +182,7 @@ impl Simulation {
             shortfalls: Vec::new(),
             log_requested: false,
             contact_log: None,
+            periodic: None,
         };
         sim.append(particles, shapes)?;
         sim.primed = false;
@@ -324,20 +328,26 @@ impl Simulation {
 
     /// Verlet: kicks, drift, load reset and position check in one pass.
     fn kick_drift_check(&mut self, pending: bool) -> Result<bool> {
-        let boxes: &[Aabb] = with_broad!(&self.broad, m => m.stored_boxes());
-        let (dt, g, lo, hi) = (
-            self.config.dt,
-            self.config.gravity,
-            self.config.domain_min,
-            self.config.domain_max,
-        );
+        let n = self.particles.len();
+        let boxes: &[Aabb] = with_broad!(&self.broad, m => &m.stored_boxes()[..n]);
+        let (dt, g) = (self.config.dt, self.config.gravity);
+        let (lo, hi) = self.checked_domain();
         let r = self
             .workers
             .kick_drift_check(&mut self.particles, boxes, dt, g, pending, lo, hi)?;
-        if r.outside {
+        self.left_or_escaped(r.outside, r.left_box)
+    }
+
+    /// After the position check: a centre outside the domain is wrapped back into a
+    /// periodic cell (and the broad phase rebuilt), or is an escape.
+    fn left_or_escaped(&mut self, outside: bool, left_box: bool) -> Result<bool> {
+        if outside {
+            if self.wrap_into_cell() {
+                return Ok(true);
+            }
             return Err(self.escape_error());
         }
-        Ok(r.left_box)
+        Ok(left_box)
     }
 
     /// The error for the first particle outside the domain.
@@ -390,76 +400,52 @@ impl Simulation {
         let ps = &self.particles;
         let n = ps.len();
         let stored: &[Aabb] = with_broad!(&self.broad, m => m.stored_boxes());
+        let (domain_min, domain_max) = self.checked_domain();
         let c = Check {
             radius: &ps.radius[..n],
             boxes: &stored[..n],
-            domain_min: self.config.domain_min,
-            domain_max: self.config.domain_max,
+            domain_min,
+            domain_max,
         };
         let r = self.workers.check_positions(ps, &c)?;
-        if r.outside {
-            return Err(self.escape_error());
-        }
-        Ok(r.left_box)
+        self.left_or_escaped(r.outside, r.left_box)
     }
 
     fn update_neighbors(&mut self) -> Result<()> {
+        let n = self.particles.len();
+        // In a periodic cell the images are made anew with every rebuild, and when a
+        // particle has come near a face without the image it needs.
+        let mut images = self.periodic.take();
+        if let Some(im) = &mut images {
+            let pos = self.particles.pos.each_ref().map(|v| &v[..n]);
+            if self.needs_rebuild || im.missing(pos) {
+                im.build(pos);
+                self.needs_rebuild = true;
+            }
+        }
         let ps = &self.particles;
         let src = BallBoxes {
             pos: ps.pos.each_ref().map(|v| &v[..]),
             radius: &ps.radius,
             margin: self.config.margin,
         };
-        let pool = &mut self.workers;
-        if self.needs_rebuild {
-            let mut pairs = Vec::new();
-            pool.pool.serial(
-                Phase::Neighbor,
-                || with_broad!(&mut self.broad, m => NeighborSearch::rebuild(&mut **m, &src, &mut pairs)),
-            );
-            pool.pool
-                .serial(Phase::Contacts, || self.contacts.reset_from_pairs(pairs));
-        } else {
-            let (mut adds, mut removes) = (std::mem::take(&mut self.adds), std::mem::take(&mut self.removes));
-            let (adds_of, removes_of): (PairList, PairList) = match &mut self.broad {
-                // The sweep keeps its changes itself, and runs one axis per thread.
-                Broad::Sweep(s) => {
-                    pool.sweep_update(s, &src)?;
-                    (&s.adds, &s.removes)
-                }
-                // The quadtree (octree) shares its scan and pair search with the pool.
-                Broad::Quadtree(m) => {
-                    pool.quadtree_refresh(m, &src, &mut adds, &mut removes)?;
-                    (&adds, &removes)
-                }
-                // The classical methods, the reference to compare with, on thread 0.
-                other => {
-                    pool.pool.serial(
-                        Phase::Neighbor,
-                        || with_broad!(other, m => NeighborSearch::refresh(&mut **m, &src, &mut adds, &mut removes)),
-                    );
-                    (&adds, &removes)
-                }
-            };
-            let contacts = &mut self.contacts;
-            pool.pool.serial(Phase::Contacts, || {
-                // Additions first: see the module notes of the sweep.
-                for &(i, j) in adds_of {
-                    contacts.add(i, j);
-                }
-                for &(i, j) in removes_of {
-                    contacts.remove(i, j);
-                }
-                if contacts.wants_compaction() {
-                    contacts.compact();
-                }
-            });
-            self.adds = adds;
-            self.removes = removes;
-        }
-        let stored: &[Aabb] = with_broad!(&self.broad, m => m.stored_boxes());
+        let update = BroadUpdate {
+            broad: &mut self.broad,
+            workers: &mut self.workers,
+            contacts: &mut self.contacts,
+            adds: &mut self.adds,
+            removes: &mut self.removes,
+            rebuild: self.needs_rebuild,
+        };
+        let done = match &images {
+            None => update.run(&src, None, n),
+            Some(im) => update.run(&im.boxes(&src), Some(im), n),
+        };
+        self.periodic = images;
+        done?;
+        let stored: &[Aabb] = with_broad!(&self.broad, m => &m.stored_boxes()[..n]);
         let (wc, walls) = (&mut self.wall_contacts, &self.walls);
-        pool.pool.serial(Phase::Contacts, || wc.rebuild(walls, stored));
+        self.workers.pool.serial(Phase::Contacts, || wc.rebuild(walls, stored));
         self.needs_rebuild = false;
         self.neighbor_updates += 1;
         Ok(())
@@ -488,6 +474,7 @@ impl Simulation {
             gap_budget: self.config.integrator == Integrator::Verlet,
             #[cfg(feature = "dim3")]
             normal_model: self.config.normal_model,
+            image: self.min_image(),
         };
         // The pool adds the wall forces after the pair forces, in its reduction.
         // The last log's buffers are reused: a fresh one would cost its pages again.
@@ -524,7 +511,10 @@ impl Simulation {
     /// its springs are kept: the new method's first, full search is merged into it).
     pub fn set_neighbor_method(&mut self, method: NeighborMethod) {
         self.config.neighbor = method;
-        self.broad = Broad::new(method, &self.config);
+        self.broad = Broad::new(method, &self.broad_config());
+        if let Some(im) = &mut self.periodic {
+            im.forget();
+        }
         let n = self.len();
         for _ in 0..n {
             with_broad!(&mut self.broad, m => NeighborSearch::push_particle(&mut **m));

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use talus_engine::contact_log::ContactLog;
 use talus_engine::Simulation;
-use talus_kernels::math::{dot, norm2, scale, sub, Vector, DIM};
+use talus_kernels::math::{add, dot, norm2, scale, sub, Vector, DIM};
 
 use crate::{IoError, Result};
 
@@ -55,7 +55,9 @@ fn lines(sim: &Simulation, log: &ContactLog) -> Vec<Line> {
     #[cfg(feature = "dim3")]
     let round = |_: u32, _: u32| true;
     let pairs = log.pairs().map(move |c| {
-        let (a, b) = (x(c.i), x(c.j));
+        // j's image nearest to i, in a periodic cell.
+        let a = x(c.i);
+        let b = add(a, sim.separation(c.i as usize, c.j as usize));
         let overlap = if c.c.overlap == 0.0 && round(c.i, c.j) {
             ps.radius[c.i as usize] + ps.radius[c.j as usize] - norm2(sub(b, a)).sqrt()
         } else {

@@ -4,6 +4,7 @@
 //! slot order; the second particle's data prefetched in large systems.
 use talus_kernels::contact::disc_disc::{disc_disc_touching, ContactForce};
 use talus_kernels::contact::ContactParams;
+use talus_kernels::neighbor::MinImage;
 use talus_kernels::vector_build::Build;
 
 use super::{ForceSink, Params};
@@ -21,6 +22,8 @@ pub(crate) struct DiscView<'a> {
     radius: &'a [f64],
     inv_mass: &'a [f64],
     material: &'a [u16],
+    /// A periodic cell's minimum-image rule for the separations.
+    image: Option<MinImage>,
 }
 
 impl<'a> DiscView<'a> {
@@ -45,6 +48,7 @@ impl<'a> DiscView<'a> {
             radius: &radius[..n],
             inv_mass: &inv_mass[..n],
             material: &material[..n],
+            image: None,
         }
     }
 
@@ -54,8 +58,8 @@ impl<'a> DiscView<'a> {
         self.x.len()
     }
 
-    pub(crate) fn of(ps: &'a ParticleStore) -> Self {
-        Self::new(
+    pub(crate) fn of(ps: &'a ParticleStore, image: Option<MinImage>) -> Self {
+        let mut v = Self::new(
             &ps.pos[0],
             &ps.pos[1],
             &ps.vel[0],
@@ -64,7 +68,9 @@ impl<'a> DiscView<'a> {
             &ps.radius,
             &ps.inv_mass,
             &ps.material,
-        )
+        );
+        v.image = image;
+        v
     }
 }
 
@@ -193,6 +199,14 @@ fn disc_slots_with<P: Params, S: ForceSink>(
             gather::<P, true>(v, params, ci, cj, start..end, prefetch, &mut lanes);
         } else {
             gather::<P, false>(v, params, ci, cj, start..end, prefetch, &mut lanes);
+        }
+        // A periodic cell: the separations by the minimum image (one pass over the lanes,
+        // so that the gather stays as it is without one).
+        if let Some(mi) = &v.image {
+            for l in 0..m {
+                lanes.dx[l] = mi.axis(0, lanes.dx[l]);
+                lanes.dy[l] = mi.axis(1, lanes.dy[l]);
+            }
         }
         lanes.xi[..m].copy_from_slice(&xi[start..end]);
         law.run(

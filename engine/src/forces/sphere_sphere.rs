@@ -8,6 +8,7 @@
 use talus_kernels::contact::law::NormalModel;
 use talus_kernels::contact::sphere_sphere::sphere_sphere;
 use talus_kernels::contact::{Spring, SPRING_ZERO};
+use talus_kernels::neighbor::MinImage;
 
 use super::{ForceSink, Params};
 use crate::contacts::FREE;
@@ -22,6 +23,8 @@ pub(crate) struct SphereView<'a> {
     radius: &'a [f64],
     inv_mass: &'a [f64],
     material: &'a [u16],
+    /// A periodic cell's minimum-image rule for the separations.
+    image: Option<MinImage>,
 }
 
 impl<'a> SphereView<'a> {
@@ -31,7 +34,7 @@ impl<'a> SphereView<'a> {
         self.radius.len()
     }
 
-    pub(crate) fn of(ps: &'a ParticleStore) -> Self {
+    pub(crate) fn of(ps: &'a ParticleStore, image: Option<MinImage>) -> Self {
         let n = ps.len();
         let cut = |v: &'a Vec<f64>| &v[..n];
         SphereView {
@@ -41,6 +44,7 @@ impl<'a> SphereView<'a> {
             radius: &ps.radius[..n],
             inv_mass: &ps.inv_mass[..n],
             material: &ps.material[..n],
+            image,
         }
     }
 
@@ -76,7 +80,10 @@ pub(crate) fn sphere_slots<P: Params, S: ForceSink>(
         let (i, j) = (i as usize, cj[o] as usize);
         let inv = view.inv_mass[i] + view.inv_mass[j];
         let (pi, pj) = (SphereView::at(&view.pos, i), SphereView::at(&view.pos, j));
-        let d = [pj[0] - pi[0], pj[1] - pi[1], pj[2] - pi[2]];
+        let mut d = [pj[0] - pi[0], pj[1] - pi[1], pj[2] - pi[2]];
+        if let Some(mi) = &view.image {
+            d = mi.of(d);
+        }
         let (ri, rj) = (view.radius[i], view.radius[j]);
         // Most candidates are apart: settle them on the positions alone, before the
         // velocities, spins and coefficients are read (the kernel tests the same).

@@ -167,6 +167,8 @@ pub(crate) struct PairWork<'a> {
     pub gap_budget: bool,
     #[cfg(feature = "dim3")]
     pub normal_model: talus_kernels::contact::law::NormalModel,
+    /// A periodic cell's minimum-image rule.
+    pub image: Option<talus_kernels::neighbor::MinImage>,
 }
 
 /// One dynamically claimed piece of the contact table (`area` and `features`: the polygon
@@ -336,7 +338,7 @@ impl Workers {
             })
             .collect();
         let dynamic = Dynamic::new(chunks, 1);
-        let view = RoundView::of(ps);
+        let view = RoundView::of(ps, w.image);
         let one = (w.params.n == 1).then(|| OneMaterial(w.params.params[0]));
         let locks = &self.locks;
         let threads = &self.threads;

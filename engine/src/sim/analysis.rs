@@ -144,7 +144,8 @@ impl Simulation {
             force_sum += norm2(c.c.f).sqrt();
             match (grain(i), grain(j)) {
                 (true, true) => {
-                    let v = contact_virial(sub(x(i), x(j)), c.c.f);
+                    // The branch from j to i, by the minimum image in a periodic cell.
+                    let v = contact_virial(scale(-1.0, self.separation(i, j)), c.c.f);
                     add_scaled(&mut total, 1.0, &v);
                     add_scaled(&mut grain_stress[i], 0.5, &v);
                     add_scaled(&mut grain_stress[j], 0.5, &v);

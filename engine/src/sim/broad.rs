@@ -6,9 +6,15 @@
 //! parser and the `talus` program take the list from here.
 #[cfg(not(feature = "dim3"))]
 use talus_kernels::neighbor::{BoundingVolumes, Dess, SpatialHash, StripedSort};
-use talus_kernels::neighbor::{BruteForce, LinkedCells, Quadtree, SweepAndPrune, VerletLists};
+use talus_kernels::neighbor::{BoxSource, BruteForce, LinkedCells, Quadtree, SweepAndPrune, VerletLists};
+use talus_kernels::neighbor::{NeighborSearch, PeriodicImages};
 
+use super::periodic::apply_imaged_changes;
 use super::Config;
+use crate::contacts::ContactTable;
+use crate::error::Result;
+use crate::parallel::Workers;
+use crate::pool::Phase;
 
 /// Entries a quadtree (octree) leaf of the simulation holds before it splits (Watanabe et al.
 /// split at the second; see `talus neighbors --leaf-capacity`).
@@ -125,5 +131,94 @@ impl std::str::FromStr for NeighborMethod {
                     .collect();
                 format!("unknown neighbour method {s:?} (expected one of: {})", names.join(", "))
             })
+    }
+}
+
+/// One update of the broad phase and of the contact table from it (phases 3 and 4 of the
+/// step): a full rebuild, or the method's incremental refresh with its changes applied.
+pub(super) struct BroadUpdate<'a> {
+    pub broad: &'a mut Broad,
+    pub workers: &'a mut Workers,
+    pub contacts: &'a mut ContactTable,
+    /// Pair-set changes of the methods other than the sweep (buffers kept between steps).
+    pub adds: &'a mut Vec<(u32, u32)>,
+    pub removes: &'a mut Vec<(u32, u32)>,
+    pub rebuild: bool,
+}
+
+impl BroadUpdate<'_> {
+    /// Update from the boxes of `src`: the `n` particles' and, in a periodic cell, after
+    /// them the boxes of `images`, whose pairs are mapped back to particles.
+    pub(super) fn run<B: BoxSource + Sync>(self, src: &B, images: Option<&PeriodicImages>, n: usize) -> Result<()> {
+        let pool = self.workers;
+        let contacts = self.contacts;
+        if self.rebuild {
+            let mut pairs = Vec::new();
+            pool.pool.serial(
+                Phase::Neighbor,
+                || with_broad!(&mut *self.broad, m => NeighborSearch::rebuild(&mut **m, src, &mut pairs)),
+            );
+            pool.pool.serial(Phase::Contacts, || {
+                if let Some(im) = images {
+                    let entries = std::mem::take(&mut pairs);
+                    im.particle_pairs(n, &entries, &mut pairs);
+                }
+                contacts.reset_from_pairs(pairs)
+            });
+            return Ok(());
+        }
+        let (mut adds, mut removes) = (std::mem::take(self.adds), std::mem::take(self.removes));
+        let (adds_of, removes_of): (PairList, PairList) = match &mut *self.broad {
+            // The sweep keeps its changes itself, and runs one axis per thread.
+            Broad::Sweep(s) => {
+                pool.sweep_update(s, src)?;
+                (&s.adds, &s.removes)
+            }
+            // The quadtree (octree) shares its scan and pair search with the pool.
+            Broad::Quadtree(m) => {
+                pool.quadtree_refresh(m, src, &mut adds, &mut removes)?;
+                (&adds, &removes)
+            }
+            // The classical methods, the reference to compare with, on thread 0.
+            other => {
+                pool.pool.serial(
+                    Phase::Neighbor,
+                    || with_broad!(other, m => NeighborSearch::refresh(&mut **m, src, &mut adds, &mut removes)),
+                );
+                (&adds, &removes)
+            }
+        };
+        match images {
+            None => pool.pool.serial(Phase::Contacts, || {
+                // Additions first: see the module notes of the sweep.
+                for &(i, j) in adds_of {
+                    contacts.add(i, j);
+                }
+                for &(i, j) in removes_of {
+                    contacts.remove(i, j);
+                }
+                if contacts.wants_compaction() {
+                    contacts.compact();
+                }
+            }),
+            Some(im) => {
+                let (mut touched, mut more) = (Vec::new(), Vec::new());
+                im.particle_pairs(n, adds_of, &mut touched);
+                im.particle_pairs(n, removes_of, &mut more);
+                touched.extend_from_slice(&more);
+                touched.sort_unstable();
+                touched.dedup();
+                let stored = with_broad!(&*self.broad, m => m.stored_boxes());
+                pool.pool.serial(Phase::Contacts, || {
+                    apply_imaged_changes(contacts, im, stored, n, &touched);
+                    if contacts.wants_compaction() {
+                        contacts.compact();
+                    }
+                });
+            }
+        }
+        *self.adds = adds;
+        *self.removes = removes;
+        Ok(())
     }
 }

@@ -57,8 +57,7 @@ impl Simulation {
         };
         for (s, i, j) in self.contacts.iter() {
             let (i, j) = (i as usize, j as usize);
-            let (a, b) = (at(&ps.pos, i), at(&ps.pos, j));
-            let d = sq([b[0] - a[0], b[1] - a[1], b[2] - a[2]]).sqrt();
+            let d = sq(self.separation(i, j)).sqrt();
             let (ri, rj) = (ps.radius[i], ps.radius[j]);
             let overlap = ri + rj - d;
             if overlap > 0.0 {
@@ -127,7 +126,8 @@ impl Simulation {
                 }
                 continue;
             }
-            let d = (ps.pos[0][j] - ps.pos[0][i]).hypot(ps.pos[1][j] - ps.pos[1][i]);
+            let sep = self.separation(i, j);
+            let d = sep[0].hypot(sep[1]);
             let overlap = ps.radius[i] + ps.radius[j] - d;
             if overlap > 0.0 {
                 e.elastic += elastic_energy(prm, overlap, self.contacts.xi[s]);

@@ -51,6 +51,21 @@ impl Simulation {
                 )));
             }
         }
+        if let Some(im) = &self.periodic {
+            let largest = 0.5 * im.reach() - self.config.margin;
+            if let Some(p) = new.iter().find(|p| p.radius > largest) {
+                return Err(EngineError::Setup(format!(
+                    "particle id {}: radius {} is larger than the periodic cell was set up for ({largest})",
+                    p.id, p.radius
+                )));
+            }
+            if shapes.iter().any(|s| s.is_some()) {
+                return Err(EngineError::Setup(
+                    "periodic boundaries with polygons: not done yet (discs only in 2D)".into(),
+                ));
+            }
+        }
+        self.drop_images();
         let before = self.len();
         #[cfg(not(feature = "dim3"))]
         if self.shapes.is_none() && shapes.iter().any(|s| s.is_some()) {
@@ -205,7 +220,19 @@ impl Simulation {
         let t = Instant::now();
         self.particles.remap(map);
         let n = self.particles.len();
-        with_broad!(&mut self.broad, m => NeighborSearch::renumber(&mut **m, map));
+        // The images (after the particles) are dropped and made again at the next update.
+        let entries = with_broad!(&self.broad, m => m.stored_boxes().len());
+        if entries > map.len() {
+            let mut whole = map.to_vec();
+            whole.resize(entries, u32::MAX);
+            with_broad!(&mut self.broad, m => NeighborSearch::renumber(&mut **m, &whole));
+        } else {
+            with_broad!(&mut self.broad, m => NeighborSearch::renumber(&mut **m, map));
+        }
+        if let Some(im) = &mut self.periodic {
+            im.forget();
+            self.needs_rebuild = true;
+        }
         self.contacts.remap(map, n);
         self.wall_contacts.remap(map);
         #[cfg(not(feature = "dim3"))]

@@ -720,6 +720,7 @@ impl Simulation {
             shortfalls: Vec::new(),
             log_requested: false,
             contact_log: None,
+            periodic: None,
             config,
         };
         super::state_check::check_contents(&sim)?;

@@ -112,7 +112,7 @@ impl PeriodicImages {
         let mut shortest = f64::INFINITY;
         for a in (0..DIM).filter(|&a| cell.periodic[a]) {
             let l = cell.length(a);
-            if !(l > 2.0 * reach) {
+            if l.partial_cmp(&(2.0 * reach)) != Some(std::cmp::Ordering::Greater) {
                 return Err(format!(
                     "periodic axis {}: the cell is {l} long, not longer than 4 x (largest radius + neighbour \
                      margin) = {}; make the cell longer or the particles smaller",
@@ -140,6 +140,11 @@ impl PeriodicImages {
     /// How far a centre may go past a periodic face before it is wrapped.
     pub fn slack(&self) -> f64 {
         self.slack
+    }
+
+    /// The largest centre distance at which two boxes can meet.
+    pub fn reach(&self) -> f64 {
+        self.reach
     }
 
     /// How far past the cell the broad phase's entries may reach (the quadtree's root).
@@ -203,6 +208,7 @@ impl PeriodicImages {
         self.shift.clear();
         self.start.clear();
         self.start.reserve_exact(n + 1);
+        #[allow(clippy::needless_range_loop)] // p indexes every axis's array
         for p in 0..n {
             self.start.push(self.owner.len() as u32);
             let c: Vector = std::array::from_fn(|a| pos[a][p]);
@@ -212,6 +218,14 @@ impl PeriodicImages {
             });
         }
         self.start.push(self.owner.len() as u32);
+    }
+
+    /// Forget the images (the particles are about to be added or renumbered): the next
+    /// [`missing`](Self::missing) says they must be made again.
+    pub fn forget(&mut self) {
+        self.owner.clear();
+        self.shift.clear();
+        self.start.clear();
     }
 
     /// Continue from a checkpoint's images (`owner` increasing, each below `n`).
@@ -344,16 +358,13 @@ mod tests {
     use crate::neighbor::{BallBoxes, LinkedCells, VerletLists};
     use std::collections::BTreeSet;
 
+    type PairSet = BTreeSet<(u32, u32)>;
+
     /// Bounds on the candidate pairs of a periodic cell, pair by pair over every shift:
     /// `inner` are the pairs whose exact (unrounded) boxes meet for some shift (every one
     /// must be a candidate), `outer` those whose boxes meet when grown by more than the
     /// methods' rounding (no other may be).
-    fn reference(
-        cell: &PeriodicCell,
-        pos: &[Vec<f64>; DIM],
-        radius: &[f64],
-        margin: f64,
-    ) -> (BTreeSet<(u32, u32)>, BTreeSet<(u32, u32)>) {
+    fn reference(cell: &PeriodicCell, pos: &[Vec<f64>; DIM], radius: &[f64], margin: f64) -> (PairSet, PairSet) {
         let n = radius.len();
         let src = BallBoxes {
             pos: std::array::from_fn(|a| pos[a].as_slice()),

@@ -1,0 +1,198 @@
+//! Periodic boundaries (LAMMPS `boundary p`, issue 20 item 2): the cell, the wrapping of
+//! centres that went past a periodic face, and the contact table kept from the broad
+//! phase's pairs of particles and images (`talus_kernels::neighbor::images`). Forces
+//! take the minimum image of each pair's separation (`forces`, `MinImage`); the contact
+//! table keys pairs by particles alone, so a pair keeps its spring across the seam.
+use talus_kernels::neighbor::{MinImage, PeriodicCell, PeriodicImages};
+
+use super::*;
+
+impl Simulation {
+    /// Make the axes marked in `axes` periodic with the domain as the cell (none marked:
+    /// no periodic axis). Refused, naming the conflict: a wall across a periodic axis, a
+    /// cell not longer than 4 x (largest radius + margin), and what is not done yet in a
+    /// periodic cell (polygons, prescribed motions).
+    pub fn set_periodic(&mut self, axes: [bool; DIM]) -> Result<()> {
+        let bad = |m: String| Err(EngineError::Setup(m));
+        let names = ["x", "y", "z"];
+        if !axes.iter().any(|&p| p) {
+            if self.periodic.take().is_some() {
+                self.drop_images();
+                self.broad = Broad::new(self.config.neighbor, &self.config);
+                self.refill_broad();
+            }
+            return Ok(());
+        }
+        #[cfg(not(feature = "dim3"))]
+        if self
+            .shapes
+            .as_ref()
+            .is_some_and(|s| (0..self.len()).any(|p| s.is_polygon(p)))
+        {
+            return bad("periodic boundaries with polygons: not done yet (discs only in 2D)".into());
+        }
+        #[cfg(not(feature = "dim3"))]
+        if !self.driven.is_empty() {
+            return bad("periodic boundaries with prescribed motions (drives): not done yet".into());
+        }
+        for (k, w) in self.walls.iter().enumerate() {
+            for a in (0..DIM).filter(|&a| axes[a]) {
+                #[cfg(not(feature = "dim3"))]
+                let across = w.line.normal[a] != 0.0;
+                #[cfg(feature = "dim3")]
+                let across = match &w.surface {
+                    crate::walls::Surface::Plane(p) => p.normal[a] != 0.0,
+                    // A drum may be periodic along its own axis only.
+                    crate::walls::Surface::Cylinder(c) => c.axis[a].abs() != 1.0,
+                };
+                if across {
+                    return bad(format!(
+                        "wall {} lies across periodic axis {}: a periodic axis has no walls across it \
+                         (make the axis fixed or take the wall out)",
+                        k + 1,
+                        names[a]
+                    ));
+                }
+            }
+        }
+        let largest = self
+            .particles
+            .radius
+            .iter()
+            .copied()
+            .chain(self.inserts.iter().map(|s| s.spec.radius.max()))
+            .fold(0.0, f64::max);
+        let cell = PeriodicCell {
+            lo: self.config.domain_min,
+            hi: self.config.domain_max,
+            periodic: axes,
+        };
+        let images = PeriodicImages::new(cell, largest + self.config.margin).map_err(EngineError::Setup)?;
+        self.drop_images();
+        self.periodic = Some(images);
+        // The quadtree's root must hold the images beyond the faces.
+        self.broad = Broad::new(self.config.neighbor, &self.broad_config());
+        self.refill_broad();
+        self.wrap_into_cell();
+        // The forces of the current state, now with the pairs across the faces.
+        if self.primed {
+            self.prime()?;
+        }
+        Ok(())
+    }
+
+    /// The periodic axes (all false without periodic boundaries).
+    pub fn periodic_axes(&self) -> [bool; DIM] {
+        self.periodic.as_ref().map_or([false; DIM], |p| p.cell.periodic)
+    }
+
+    /// The minimum-image rule of the cell, if any axis is periodic.
+    pub fn min_image(&self) -> Option<MinImage> {
+        self.periodic.as_ref().map(|p| p.cell.min_image())
+    }
+
+    /// The separation `x_j - x_i` of two particles, by the minimum image where periodic.
+    pub fn separation(&self, i: usize, j: usize) -> Vector {
+        let ps = &self.particles;
+        let d: Vector = std::array::from_fn(|a| ps.pos[a][j] - ps.pos[a][i]);
+        self.min_image().map_or(d, |m| m.of(d))
+    }
+
+    /// The configuration the broad phase is made with: the domain grown past the periodic
+    /// faces by as far as images and unwrapped centres reach.
+    pub(super) fn broad_config(&self) -> Config {
+        let mut c = self.config.clone();
+        if let Some(im) = &self.periodic {
+            let e = im.extent();
+            for a in (0..DIM).filter(|&a| im.cell.periodic[a]) {
+                c.domain_min[a] -= e;
+                c.domain_max[a] += e;
+            }
+        }
+        c
+    }
+
+    /// The bounds a centre must stay within, on the periodic axes past the faces by the
+    /// slack before it is wrapped.
+    pub(super) fn checked_domain(&self) -> (Vector, Vector) {
+        let (mut lo, mut hi) = (self.config.domain_min, self.config.domain_max);
+        if let Some(im) = &self.periodic {
+            for a in (0..DIM).filter(|&a| im.cell.periodic[a]) {
+                lo[a] -= im.slack();
+                hi[a] += im.slack();
+            }
+        }
+        (lo, hi)
+    }
+
+    /// Wrap every centre outside the cell along a periodic axis back into it; the broad
+    /// phase is then rebuilt (with new images). False when some particle is still outside
+    /// the domain (along an axis that is not periodic, or not finite): an escape.
+    pub(super) fn wrap_into_cell(&mut self) -> bool {
+        let Some(im) = &self.periodic else {
+            return false;
+        };
+        let cell = im.cell;
+        let ps = &mut self.particles;
+        for a in (0..DIM).filter(|&a| cell.periodic[a]) {
+            for x in &mut ps.pos[a] {
+                if !(*x >= cell.lo[a] && *x < cell.hi[a]) && x.is_finite() {
+                    *x = cell.wrap(a, *x);
+                }
+            }
+        }
+        self.needs_rebuild = true;
+        let ps = &self.particles;
+        (0..ps.len()).all(|p| self.in_domain(std::array::from_fn(|a| ps.pos[a][p])))
+    }
+
+    /// Take the images out of the broad phase before particles are added or renumbered
+    /// (they are made again at the next update, a full rebuild).
+    pub(super) fn drop_images(&mut self) {
+        let Some(im) = &mut self.periodic else {
+            return;
+        };
+        let n = self.particles.len();
+        let entries = with_broad!(&self.broad, m => m.stored_boxes().len());
+        if entries > n {
+            let map: Vec<u32> = (0..entries as u32)
+                .map(|e| if e < n as u32 { e } else { u32::MAX })
+                .collect();
+            with_broad!(&mut self.broad, m => NeighborSearch::renumber(&mut **m, &map));
+        }
+        im.forget();
+        self.needs_rebuild = true;
+    }
+
+    /// Entries for every particle in a new broad phase (filled at its first update).
+    fn refill_broad(&mut self) {
+        for _ in 0..self.len() {
+            with_broad!(&mut self.broad, m => NeighborSearch::push_particle(&mut **m));
+        }
+        self.needs_rebuild = true;
+    }
+}
+
+/// Bring the contact table up to the broad phase's changes of entry pairs in a periodic
+/// cell: a pair of particles is a candidate while the stored boxes of any of its copies
+/// meet, whichever order the changes came in (`n` particles).
+pub(super) fn apply_imaged_changes(
+    contacts: &mut ContactTable,
+    images: &PeriodicImages,
+    stored: &[Aabb],
+    n: usize,
+    touched: &[(u32, u32)],
+) {
+    for &(i, j) in touched {
+        let want = images.any_copy_meets(n, stored, i, j);
+        match (want, contacts.find(i, j).is_some()) {
+            (true, false) => {
+                contacts.add(i, j);
+            }
+            (false, true) => {
+                contacts.remove(i, j);
+            }
+            _ => {}
+        }
+    }
+}

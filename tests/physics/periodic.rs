@@ -1,0 +1,239 @@
+//! Periodic boundaries (issue 20, item 2) in 2D and 3D, against independent computations:
+//! a pair that touches across a periodic face moves as the same pair does in an open
+//! domain, spring included, while it crosses the face; in a gas of grains that cross the
+//! faces again and again, every method's touching pairs are the brute-force minimum-image
+//! set, and momentum is kept; settings that cannot hold are refused by name.
+use std::f64::consts::PI;
+
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+const R: f64 = 1.0e-3;
+const KN: f64 = 1.0e5;
+const DENSITY: f64 = 2500.0;
+
+macro_rules! periodic_tests {
+    ($engine:path, $dim:expr, $omega:expr, $($extra:ident: $value:expr),*) => {
+        use super::*;
+        use $engine::{Config, ContactParams, Integrator, Material, NeighborMethod, ParticleInit, Simulation, Wall};
+
+        const D: usize = $dim;
+
+        /// The mass of a disc of areal density DENSITY, in 3D too: a heavy sphere, so that
+        /// the pair below stays in contact for hundreds of steps.
+        fn mass() -> f64 {
+            DENSITY * PI * R * R
+        }
+
+        fn material(mu: f64, gamma_n: f64) -> Material {
+            Material {
+                name: "glass".into(),
+                density: DENSITY,
+                contact: ContactParams { kn: KN, kt: 2.0 / 7.0 * KN, gamma_n, gamma_t: 0.5 * gamma_n, mu },
+            }
+        }
+
+        fn config(min: [f64; D], max: [f64; D], neighbor: NeighborMethod) -> Config {
+            Config {
+                dt: 1.0e-6,
+                gravity: [0.0; D],
+                domain_min: min,
+                domain_max: max,
+                integrator: Integrator::Verlet,
+                neighbor,
+                margin: 0.1e-3,
+                every_step: false,
+                sort_every: 0,
+                $($extra: $value),*
+            }
+        }
+
+        fn grain(id: u64, pos: [f64; D], vel: [f64; D]) -> ParticleInit {
+            ParticleInit {
+                id,
+                pos,
+                angle: 0.0,
+                vel,
+                omega: $omega,
+                radius: R,
+                mass: mass(),
+                material: 0,
+                ptype: 1,
+                flags: 0,
+            }
+        }
+
+        fn at(sim: &Simulation, id: u64) -> usize {
+            sim.particles.id.iter().position(|&i| i == id).unwrap()
+        }
+
+        /// Two grains pressed together with a sliding velocity, drifting along x: in a
+        /// periodic cell they touch across the face at x = 0 and cross it; in an open
+        /// domain the same pair moves in the open. Their relative motion (and so the
+        /// spring that shapes it) agrees to rounding through the crossing.
+        #[test]
+        fn a_pair_across_a_face_moves_as_in_the_open() {
+            let l = 20.0 * R;
+            let drift = 2.0;
+            let a = |x: f64| -> [f64; D] { std::array::from_fn(|k| if k == 0 { x } else { 5.0 * R }) };
+            let va: [f64; D] = std::array::from_fn(|k| if k == 0 { drift } else if k == 1 { 0.05 } else { 0.0 });
+            let vb: [f64; D] = std::array::from_fn(|k| if k == 0 { drift - 0.02 } else if k == 1 { -0.05 } else { 0.0 });
+            // A at the right of x = 0 inside, B just left of it: across the face.
+            let (xa, xb) = (0.3 * R, 0.3 * R - 1.9 * R);
+            let hi: [f64; D] = std::array::from_fn(|k| if k == 0 { l } else { 10.0 * R });
+            let periodic: [bool; D] = std::array::from_fn(|k| k == 0);
+            for method in [NeighborMethod::Sweep, NeighborMethod::Quadtree, NeighborMethod::Cells, NeighborMethod::Verlet] {
+                let mut cell = Simulation::new(
+                    config([0.0; D], hi, method),
+                    vec![material(0.3, 0.2)],
+                    vec![],
+                    &[grain(1, a(xa), va), grain(2, a(xb + l), vb)],
+                )
+                .unwrap();
+                cell.set_periodic(periodic).unwrap();
+                let open_min: [f64; D] = std::array::from_fn(|k| if k == 0 { -l } else { 0.0 });
+                let open_max: [f64; D] = std::array::from_fn(|k| if k == 0 { 2.0 * l } else { 10.0 * R });
+                let mut open = Simulation::new(
+                    config(open_min, open_max, method),
+                    vec![material(0.3, 0.2)],
+                    vec![],
+                    &[grain(1, a(xa), va), grain(2, a(xb), vb)],
+                )
+                .unwrap();
+                let (mut crossed, mut touched) = (0, 0);
+                for _ in 0..40 {
+                    let before = cell.particles.pos[0][at(&cell, 2)];
+                    cell.run(50).unwrap();
+                    open.run(50).unwrap();
+                    crossed += (cell.particles.pos[0][at(&cell, 2)] < before) as u32;
+                    touched += open.last_contacts;
+                    let rel = |s: &Simulation, v: &[Vec<f64>]| -> [f64; D] {
+                        let (i, j) = (at(s, 1), at(s, 2));
+                        std::array::from_fn(|k| v[k][j] - v[k][i])
+                    };
+                    // The open pair's separation, by the minimum image of the cell.
+                    let mut po = rel(&open, &open.particles.pos);
+                    po[0] -= l * (po[0] / l).round();
+                    let pc = cell.separation(at(&cell, 1), at(&cell, 2));
+                    let (vc, vo) = (rel(&cell, &cell.particles.vel), rel(&open, &open.particles.vel));
+                    for k in 0..D {
+                        assert!((pc[k] - po[k]).abs() < 1e-12, "{method:?} separation {pc:?} vs {po:?}");
+                        assert!((vc[k] - vo[k]).abs() < 1e-9, "{method:?} velocity {vc:?} vs {vo:?}");
+                    }
+                    assert_eq!(cell.last_contacts, open.last_contacts, "{method:?}");
+                }
+                // B went through the face at x = l (and was wrapped to 0) while touching A.
+                assert_eq!(crossed, 1, "{method:?}: crossings");
+                assert!(touched >= 3, "{method:?}: the pair hardly touched");
+            }
+        }
+
+        /// Brute force: the pairs whose grains overlap by the minimum image.
+        fn touching(sim: &Simulation) -> u64 {
+            let n = sim.len();
+            let mut k = 0;
+            for i in 0..n {
+                for j in i + 1..n {
+                    let d = sim.separation(i, j);
+                    k += (d.iter().map(|v| v * v).sum::<f64>() < (2.0 * R) * (2.0 * R)) as u64;
+                }
+            }
+            k
+        }
+
+        /// A dense gas in a cell periodic on every axis: grains cross the faces again and
+        /// again; each method's touching pairs are the brute-force set at every check,
+        /// and the total momentum is kept.
+        #[test]
+        fn a_periodic_gas_touches_as_brute_force_says() {
+            let l = 24.0 * R;
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(20);
+            let per: usize = if D == 2 { 10 } else { 9 };
+            let n = per.pow(D as u32);
+            let grains: Vec<ParticleInit> = (0..n)
+                .map(|p| {
+                    let mut rest = p;
+                    let pos = std::array::from_fn(|_| {
+                        let c = rest % per;
+                        rest /= per;
+                        (c as f64 + 0.5) * l / per as f64 + 0.2 * R * (rng.random::<f64>() - 0.5)
+                    });
+                    grain(p as u64 + 1, pos, std::array::from_fn(|_| 2.0 * (rng.random::<f64>() - 0.5)))
+                })
+                .collect();
+            let momentum = |s: &Simulation| -> [f64; D] {
+                std::array::from_fn(|k| s.particles.vel[k].iter().sum::<f64>() * mass())
+            };
+            for method in NeighborMethod::ALL.iter().copied() {
+                let mut sim = Simulation::new(config([0.0; D], [l; D], method), vec![material(0.5, 0.0)], vec![], &grains).unwrap();
+                sim.set_periodic([true; D]).unwrap();
+                let p0 = momentum(&sim);
+                let mut touched = 0;
+                for _ in 0..30 {
+                    sim.run(40).unwrap();
+                    let want = touching(&sim);
+                    assert_eq!(sim.last_contacts, want, "{method:?}");
+                    touched += want;
+                    for k in 0..D {
+                        assert!(sim.particles.pos[k].iter().all(|&x| x > -0.2 * l && x < 1.2 * l));
+                    }
+                }
+                let p1 = momentum(&sim);
+                for k in 0..D {
+                    assert!((p1[k] - p0[k]).abs() < 1e-12 * mass() * n as f64, "{method:?} momentum {p0:?} -> {p1:?}");
+                }
+                assert!(touched > 30, "{method:?}: the gas hardly touched ({touched})");
+            }
+        }
+
+        #[test]
+        fn settings_that_cannot_hold_are_refused_by_name() {
+            let l = 10.0 * R;
+            let make = |walls: Vec<Wall>, l: f64| {
+                Simulation::new(config([0.0; D], [l; D], NeighborMethod::Sweep), vec![material(0.5, 0.0)], walls, &[grain(1, [0.5 * l; D], [0.0; D])]).unwrap()
+            };
+            let e = make(vec![], 3.0 * R).set_periodic([true; D]).unwrap_err().to_string();
+            assert!(e.contains("periodic axis x") && e.contains("longer"), "{e}");
+            let normal: [f64; D] = std::array::from_fn(|k| if k == 0 { 1.0 } else { 0.0 });
+            let e = make(vec![wall(normal)], l).set_periodic(std::array::from_fn(|k| k == 0)).unwrap_err().to_string();
+            assert!(e.contains("wall 1") && e.contains("periodic axis x"), "{e}");
+            // A floor is fine under a periodic x.
+            let up: [f64; D] = std::array::from_fn(|k| if k == 1 { 1.0 } else { 0.0 });
+            make(vec![wall(up)], l).set_periodic(std::array::from_fn(|k| k == 0)).unwrap();
+        }
+    };
+}
+
+mod plane {
+    periodic_tests!(talus::engine, 2, [0.0], rejection: Default::default());
+
+    fn wall(normal: [f64; 2]) -> Wall {
+        Wall::fixed([0.0; 2], normal, 0)
+    }
+
+    #[test]
+    fn polygons_are_refused_for_now() {
+        use talus::engine::PolygonShape;
+        let l = 10.0 * R;
+        let h = 0.7 * R;
+        let square = PolygonShape::new(&[[-h, -h], [h, -h], [h, h], [-h, h]]).unwrap();
+        let mut sim = Simulation::new_with_shapes(
+            config([0.0; 2], [l; 2], NeighborMethod::Sweep),
+            vec![material(0.5, 0.0)],
+            vec![],
+            &[grain(1, [0.5 * l; 2], [0.0; 2])],
+            &[Some(square)],
+        )
+        .unwrap();
+        let e = sim.set_periodic([true, false]).unwrap_err().to_string();
+        assert!(e.contains("polygons") && e.contains("not done"), "{e}");
+    }
+}
+
+mod space {
+    periodic_tests!(talus::engine3d, 3, [0.0; 3], normal_model: talus::kernels3d::contact::law::NormalModel::Hooke);
+
+    fn wall(normal: [f64; 3]) -> Wall {
+        Wall::plane([0.0; 3], normal, 0)
+    }
+}
