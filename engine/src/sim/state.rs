@@ -110,10 +110,11 @@ pub trait SectionSource {
 }
 
 /// The sections that hold the settings that decide results (time step, domain, method,
-/// materials, walls, drives, insertion streams): a checkpoint's header carries a digest of
-/// them. The last two came with format version 2 (files of version 1 lack them).
+/// materials, walls, drives, insertion streams, periodic axes): a checkpoint's header
+/// carries a digest of those present. Insertion came with format version 2 (files of
+/// version 1 lack it); `periodic` is there only for a periodic cell.
 #[cfg(not(feature = "dim3"))]
-pub const SETTINGS_SECTIONS: [&str; 7] = [
+pub const SETTINGS_SECTIONS: [&str; 8] = [
     "config",
     "materials",
     "material.names",
@@ -121,11 +122,19 @@ pub const SETTINGS_SECTIONS: [&str; 7] = [
     "drives",
     "drives.motion",
     "insert.spec",
+    "periodic",
 ];
 /// The sections that hold the settings that decide results in 3D (no drives there yet;
-/// files from before insertion lack the last).
+/// files from before insertion lack `insert.spec`; `periodic` only for a periodic cell).
 #[cfg(feature = "dim3")]
-pub const SETTINGS_SECTIONS: [&str; 5] = ["config", "materials", "material.names", "walls", "insert.spec"];
+pub const SETTINGS_SECTIONS: [&str; 6] = [
+    "config",
+    "materials",
+    "material.names",
+    "walls",
+    "insert.spec",
+    "periodic",
+];
 
 /// Section names of the arrays per axis and per angular component (the 2D ones as format 1
 /// named them).
@@ -318,6 +327,17 @@ impl Simulation {
         for (name, e) in ENDS.into_iter().zip(ends) {
             s.push(borrowed(name, Elem::U64, e));
         }
+        // A periodic cell: its axes and the reach its images were made for (settings),
+        // and the images the broad phase holds after the particles.
+        if let Some(im) = &self.periodic {
+            let cell: Vec<f64> = std::iter::once(0.5 * im.reach())
+                .chain(im.cell.periodic.iter().map(|&p| p as u8 as f64))
+                .collect();
+            s.push(owned("periodic", Elem::F64, cell));
+            s.push(borrowed("periodic.owner", Elem::U32, im.owners()));
+            let shifts: Vec<u8> = im.shifts().iter().flatten().map(|&k| (k + 1) as u8).collect();
+            s.push(owned("periodic.shift", Elem::U8, shifts));
+        }
         s
     }
 
@@ -449,8 +469,15 @@ impl Simulation {
                 format!("index {p}: material {} does not exist", ps.material[p]),
             ));
         }
-        let lo = config.domain_min;
-        let hi = config.domain_max;
+        // In a periodic cell a centre may be past a periodic face by the slack.
+        let periodic = periodic_from(&r, &config, n)?;
+        let (mut lo, mut hi) = (config.domain_min, config.domain_max);
+        if let Some(im) = &periodic {
+            for a in (0..DIM).filter(|&a| im.cell.periodic[a]) {
+                lo[a] -= im.slack();
+                hi[a] += im.slack();
+            }
+        }
         for p in 0..n {
             // NaN is outside too.
             if let Some(a) = (0..DIM).find(|&a| !(ps.pos[a][p] >= lo[a] && ps.pos[a][p] <= hi[a])) {
@@ -639,14 +666,29 @@ impl Simulation {
             driven
         };
 
-        let boxes: Vec<Aabb> = r.exact("broad.boxes", n)?;
+        let images = periodic.as_ref().map_or(0, |im| im.len());
+        let boxes: Vec<Aabb> = r.exact("broad.boxes", n + images)?;
         let mut ends: [Vec<u64>; DIM] = Default::default();
         for (e, name) in ends.iter_mut().zip(ENDS) {
             *e = r.get(name)?;
         }
         let ends_ref: [&[u64]; DIM] = std::array::from_fn(|a| ends[a].as_slice());
-        check_boxes_fit(&boxes, &ps.radius, &config).map_err(|msg| r.err("broad.boxes", msg))?;
-        let mut broad = Broad::new(config.neighbor, &config);
+        // The broad phase's domain: past the periodic faces as far as images reach.
+        let mut broad_config = config.clone();
+        if let Some(im) = &periodic {
+            for a in (0..DIM).filter(|&a| im.cell.periodic[a]) {
+                broad_config.domain_min[a] -= im.extent();
+                broad_config.domain_max[a] += im.extent();
+            }
+        }
+        let radii: Vec<f64> = match &periodic {
+            None => ps.radius.clone(),
+            Some(im) => (0..n + images)
+                .map(|e| ps.radius[im.owner(n, e as u32) as usize])
+                .collect(),
+        };
+        check_boxes_fit(&boxes, &radii, &broad_config).map_err(|msg| r.err("broad.boxes", msg))?;
+        let mut broad = Broad::new(config.neighbor, &broad_config);
         let restored = with_broad!(&mut broad, m => NeighborSearch::restore(&mut **m, &boxes, ends_ref));
         let pairs = restored.map_err(|e| match e.split_once(": ") {
             Some((array, msg)) if array == "boxes" || ENDS.iter().any(|e| e.strip_prefix("broad.") == Some(array)) => {
@@ -658,7 +700,15 @@ impl Simulation {
         if !needs_rebuild {
             // The neighbour search reports changes of its pair set: the table must hold
             // exactly that set, or an addition would meet a pair already present.
-            check_table_is_the_set(&ct, &boxes, pairs).map_err(|msg| r.err("contact.i", msg))?;
+            let checked = match &periodic {
+                None => check_table_is_the_set(&ct, n, pairs, |i, j| {
+                    talus_kernels::neighbor::boxes_overlap(&boxes[i as usize], &boxes[j as usize])
+                }),
+                // The method counted pairs of entries (particles and images), not of
+                // particles: only the pairs themselves are checked.
+                Some(im) => check_table_is_the_set(&ct, n, None, |i, j| im.any_copy_meets(n, &boxes, i, j)),
+            };
+            checked.map_err(|msg| r.err("contact.i", msg))?;
         }
 
         // Insertion streams: files of format 1 (3D: before insertion) have none.
@@ -720,10 +770,48 @@ impl Simulation {
             shortfalls: Vec::new(),
             log_requested: false,
             contact_log: None,
-            periodic: None,
+            periodic,
             config,
         };
         super::state_check::check_contents(&sim)?;
         Ok(sim)
     }
+}
+
+/// The periodic cell of a checkpoint, if it has one: its axes, the reach its images were
+/// made for, and the images themselves (`n` particles).
+fn periodic_from(
+    r: &Reader,
+    config: &super::Config,
+    n: usize,
+) -> Result<Option<talus_kernels::neighbor::PeriodicImages>> {
+    use talus_kernels::neighbor::{PeriodicCell, PeriodicImages};
+    if r.src.section("periodic").is_none() {
+        return Ok(None);
+    }
+    let words: Vec<f64> = r.exact("periodic", 1 + DIM)?;
+    let axes: [bool; DIM] = std::array::from_fn(|a| words[1 + a] == 1.0);
+    let flags_ok = words[1..].iter().all(|&w| w == 0.0 || w == 1.0) && axes.iter().any(|&p| p);
+    if !(flags_ok && words[0] > 0.0 && words[0].is_finite()) {
+        return Err(r.err(
+            "periodic",
+            format!("{words:?} is no periodic cell (a reach, then 0 or 1 per axis)"),
+        ));
+    }
+    let cell = PeriodicCell {
+        lo: config.domain_min,
+        hi: config.domain_max,
+        periodic: axes,
+    };
+    let mut images = PeriodicImages::new(cell, words[0]).map_err(|m| r.err("periodic", m))?;
+    let owner: Vec<u32> = r.get("periodic.owner")?;
+    let flat: Vec<u8> = r.exact("periodic.shift", owner.len() * DIM)?;
+    let shift: Vec<[i8; DIM]> = flat
+        .chunks_exact(DIM)
+        .map(|c| std::array::from_fn(|a| c[a] as i8 - 1))
+        .collect();
+    images
+        .restore(n, &owner, &shift)
+        .map_err(|m| r.err("periodic.owner", m))?;
+    Ok(Some(images))
 }

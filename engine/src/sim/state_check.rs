@@ -388,18 +388,19 @@ pub(super) fn check_boxes_fit(boxes: &[Aabb], radius: &[f64], c: &Config) -> std
     Ok(())
 }
 
-/// The live pairs of the table are distinct and each pair's stored boxes overlap; where
-/// the neighbour search counted its set (`found`), the table has as many pairs: then it is
-/// exactly that set. (The sweep does not count: it only ever adds pairs whose old boxes
-/// did not overlap, so the first two conditions keep it from adding a pair twice.)
+/// The live pairs of the table are distinct and each pair's stored boxes `meet` (in a
+/// periodic cell: the boxes of some copy); where the neighbour search counted its set
+/// (`found`), the table has as many pairs: then it is exactly that set. (The sweep does
+/// not count: it only ever adds pairs whose old boxes did not overlap, so the first two
+/// conditions keep it from adding a pair twice.) `n` particles.
 pub(super) fn check_table_is_the_set(
     ct: &ContactTable,
-    boxes: &[Aabb],
+    n: usize,
     found: Option<usize>,
+    meets: impl Fn(u32, u32) -> bool,
 ) -> std::result::Result<(), String> {
-    use talus_kernels::neighbor::boxes_overlap;
     for (s, (&i, &j)) in ct.i.iter().zip(&ct.j).enumerate() {
-        if i != FREE && !boxes_overlap(&boxes[i as usize], &boxes[j as usize]) {
+        if i != FREE && !meets(i, j) {
             return Err(format!(
                 "slot {s}: pair ({i}, {j}) is in the table but its stored boxes do not overlap"
             ));
@@ -407,8 +408,8 @@ pub(super) fn check_table_is_the_set(
     }
     // Duplicates: along each first particle's chain, a stamp per second particle
     // (O(pairs + particles)). The chains were rebuilt from the slots, so they end.
-    let mut stamp = vec![u32::MAX; boxes.len()];
-    for i in 0..boxes.len() {
+    let mut stamp = vec![u32::MAX; n];
+    for i in 0..n {
         let mut s = ct.head[i];
         while s != u32::MAX {
             let j = ct.j[s as usize] as usize;

@@ -209,6 +209,64 @@ fn restart_from_sections_is_bitwise_the_straight_run() {
     }
 }
 
+/// The bed's grains in a cell periodic across the floor (x in 2D; x and y in 3D), its
+/// length one lattice spacing past the outer grains so that the lattice continues across
+/// the faces, the grains drifting along x at 4 m/s so that many cross a face (and are
+/// wrapped) before and after the checkpoint.
+fn periodic_bed(neighbor: NeighborMethod, integrator: Integrator) -> Simulation {
+    let mut sim = bed(neighbor, integrator);
+    let across: f64 = if DIM == 2 { 14.0 } else { 5.0 };
+    let half = across * SPACING / 2.0;
+    let mut config = sim.config.clone();
+    let axes: [bool; DIM] = std::array::from_fn(|a| a + 1 < DIM);
+    for a in (0..DIM).filter(|&a| axes[a]) {
+        config.domain_min[a] = -half;
+        config.domain_max[a] = half;
+    }
+    let mut grains = grains();
+    for g in &mut grains {
+        g.vel[0] += 4.0;
+    }
+    let floor = walls().swap_remove(0);
+    let material = sim.materials.swap_remove(0);
+    sim = Simulation::new(config, vec![material], vec![floor], &grains).unwrap();
+    sim.set_periodic(axes).unwrap();
+    sim
+}
+
+#[test]
+fn restart_of_a_periodic_cell_is_bitwise_the_straight_run() {
+    let runs = [Integrator::Verlet, Integrator::Gear]
+        .into_iter()
+        .flat_map(|i| NeighborMethod::ALL.iter().map(move |&m| (m, i)));
+    for (method, integrator) in runs {
+        let what = &format!("periodic {} {integrator:?}", method.name());
+        let mut first = periodic_bed(method, integrator);
+        first.run(N).unwrap();
+        let saved = save(&first);
+        assert!(saved.0.contains_key("periodic.owner"), "{what}");
+        drop(first);
+        let mut restored = Simulation::from_sections(&saved).unwrap();
+        assert_eq!(restored.periodic_axes(), std::array::from_fn(|a| a + 1 < DIM), "{what}");
+        restored.run(M).unwrap();
+        let mut straight = periodic_bed(method, integrator);
+        let x_of = |sim: &Simulation| -> HashMap<u64, f64> {
+            let ps = &sim.particles;
+            ps.id.iter().zip(&ps.pos[0]).map(|(&i, &x)| (i, x)).collect()
+        };
+        let x0 = x_of(&straight);
+        straight.run(N + M).unwrap();
+        // Grains went through the faces: their wrapped x is behind where they started.
+        let x1 = x_of(&straight);
+        let wrapped = x0.iter().filter(|(i, x)| x1[*i] < **x).count();
+        assert!(wrapped > 5, "{what}: {wrapped} grains wrapped");
+        let (a, b) = (&restored.particles, &straight.particles);
+        same_bits(&a.pos, &b.pos, &format!("{what}: positions"));
+        same_bits(&a.vel, &b.vel, &format!("{what}: velocities"));
+        assert_same_state(&restored, &straight, what);
+    }
+}
+
 /// Which section a forged value is blamed on (the restore must refuse it, not panic).
 fn refused(saved: &Saved) -> String {
     match Simulation::from_sections(saved) {
