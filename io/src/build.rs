@@ -269,11 +269,16 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
     for (d, ids) in drives {
         sim.drive_particles(d, &ids).map_err(|e| invalid(e.to_string()))?;
     }
-    warnings.extend(preflight::overlap_warnings(&sim, &sources, &inits));
     for (k, i) in scenario.inserts.iter().enumerate() {
         sim.add_insertion(insert_spec(i, k, scenario.seed, dt))
             .map_err(|e| invalid(format!("insert[{k}]: {e}")))?;
     }
+    // After the insertion streams: the images reach as far as their largest grains.
+    if scenario.domain.periodic.iter().any(|&p| p) {
+        sim.set_periodic(scenario.domain.periodic)
+            .map_err(|e| invalid(format!("domain.periodic: {e}")))?;
+    }
+    warnings.extend(preflight::overlap_warnings(&sim, &sources, &inits));
     Ok(Built {
         sim,
         steps: scenario.run.steps,

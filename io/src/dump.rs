@@ -36,6 +36,8 @@ const STRESS_PAIRS: [(usize, usize); 6] = [(0, 0), (1, 1), (2, 2), (0, 1), (0, 2
 pub struct DumpWriter {
     path: PathBuf,
     out: BufWriter<File>,
+    /// The axes the header marks periodic ("pp"); the others are fixed ("ff").
+    pub periodic: [bool; DIM],
 }
 
 impl DumpWriter {
@@ -46,6 +48,7 @@ impl DumpWriter {
         Ok(DumpWriter {
             out: BufWriter::with_capacity(1 << 20, file),
             path,
+            periodic: [false; DIM],
         })
     }
 
@@ -92,7 +95,11 @@ impl DumpWriter {
         file.set_len(end).map_err(|e| IoError::os(&path, e))?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
         std::io::Seek::seek(&mut out, std::io::SeekFrom::Start(end)).map_err(|e| IoError::os(&path, e))?;
-        Ok(DumpWriter { out, path })
+        Ok(DumpWriter {
+            out,
+            path,
+            periodic: [false; DIM],
+        })
     }
 
     /// Path of the dump file.
@@ -105,7 +112,7 @@ impl DumpWriter {
     /// crash) never sees half a snapshot that is not coming.
     pub fn write_snapshot(&mut self, step: u64, box_lo: Vector, box_hi: Vector, frame: &Frame) -> Result<()> {
         let n = frame.check(&self.path)?;
-        write_snapshot_to(&mut self.out, step, box_lo, box_hi, frame, n)
+        write_snapshot_to(&mut self.out, step, [box_lo, box_hi], self.periodic, frame, n)
             .and_then(|()| self.out.flush())
             .map_err(|e| IoError::os(&self.path, e))
     }
@@ -119,15 +126,17 @@ impl DumpWriter {
 fn write_snapshot_to<W: Write>(
     w: &mut W,
     step: u64,
-    box_lo: Vector,
-    box_hi: Vector,
+    [box_lo, box_hi]: [Vector; 2],
+    periodic: [bool; DIM],
     f: &Frame,
     n: usize,
 ) -> std::io::Result<()> {
     write!(w, "ITEM: TIMESTEP\n{step}\nITEM: NUMBER OF ATOMS\n{n}\n")?;
-    // Walls on every axis ("ff"); in 2D one periodic slab in z so OVITO treats the cell as
-    // 2D-like.
-    writeln!(w, "ITEM: BOX BOUNDS {}", ["ff ff pp", "ff ff ff"][DIM - 2])?;
+    // Fixed ("ff") or periodic ("pp") per axis; in 2D one periodic slab in z so OVITO
+    // treats the cell as 2D-like.
+    let flags: Vec<&str> = periodic.iter().map(|&p| if p { "pp" } else { "ff" }).collect();
+    let slab = if DIM == 2 { " pp" } else { "" };
+    writeln!(w, "ITEM: BOX BOUNDS {}{slab}", flags.join(" "))?;
     for d in 0..DIM {
         write_f64(w, box_lo[d])?;
         w.write_all(b" ")?;

@@ -371,6 +371,7 @@ impl Outputs {
             w.add_file(sim.step, sim.time, |path| write_walls_vtu(path, sim))?;
         }
         if let Some(d) = &mut self.dump {
+            d.periodic = sim.periodic_axes();
             d.write_snapshot(sim.step, sim.config.domain_min, sim.config.domain_max, &frame)?;
         }
         Ok(())

@@ -513,6 +513,15 @@ pub fn step_and_report(
     } else {
         println!("  particles           {n}");
     }
+    let periodic: Vec<&str> = sim
+        .periodic_axes()
+        .iter()
+        .zip(["x", "y", "z"])
+        .filter_map(|(&p, name)| p.then_some(name))
+        .collect();
+    if !periodic.is_empty() {
+        println!("  periodic            along {} (grains wrapped into the domain)", periodic.join(", "));
+    }
     println!(
         "  steps               {done} ({}), now at step {}",
         plan.dt_note, sim.step

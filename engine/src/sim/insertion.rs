@@ -82,16 +82,21 @@ impl Simulation {
             let ps = &self.particles;
             let mut obstacles = crate::insert::Obstacles::default();
             let mut next_id = self.next_id;
+            // In a periodic cell the grains beyond a face are obstacles too (the new
+            // grains, inside a region inside the cell, cannot meet each other across one).
+            let shifts = self.periodic_shifts();
             for p in 0..ps.len() {
-                let (c, r): (Vector, f64) = (std::array::from_fn(|a| ps.pos[a][p]), ps.radius[p]);
-                if (0..DIM).all(|a| c[a] + r >= lo[a] && c[a] - r <= hi[a]) {
-                    #[cfg(not(feature = "dim3"))]
-                    match self.shapes.as_ref().filter(|sh| sh.is_polygon(p)) {
-                        Some(sh) => obstacles.polygon(c, r, ps.angle[p], &sh.body[sh.range(p)]),
-                        None => obstacles.ball(c, r),
+                for s in &shifts {
+                    let (c, r): (Vector, f64) = (std::array::from_fn(|a| ps.pos[a][p] + s[a]), ps.radius[p]);
+                    if (0..DIM).all(|a| c[a] + r >= lo[a] && c[a] - r <= hi[a]) {
+                        #[cfg(not(feature = "dim3"))]
+                        match self.shapes.as_ref().filter(|sh| sh.is_polygon(p)) {
+                            Some(sh) => obstacles.polygon(c, r, ps.angle[p], &sh.body[sh.range(p)]),
+                            None => obstacles.ball(c, r),
+                        }
+                        #[cfg(feature = "dim3")]
+                        obstacles.ball(c, r);
                     }
-                    #[cfg(feature = "dim3")]
-                    obstacles.ball(c, r);
                 }
                 next_id = next_id.max(ps.id[p].saturating_add(1));
             }

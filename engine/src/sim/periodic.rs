@@ -91,6 +91,29 @@ impl Simulation {
         self.periodic.as_ref().map(|p| p.cell.min_image())
     }
 
+    /// Every shift by whole cell lengths (-1, 0 or 1 along each periodic axis), the zero
+    /// shift first: the copies of a particle that can meet something in the cell.
+    pub(super) fn periodic_shifts(&self) -> Vec<Vector> {
+        let mut out = vec![[0.0; DIM]];
+        if let Some(im) = &self.periodic {
+            for a in (0..DIM).filter(|&a| im.cell.periodic[a]) {
+                let l = im.cell.length(a);
+                let more: Vec<Vector> = out
+                    .iter()
+                    .flat_map(|s| {
+                        [-l, l].map(|d| {
+                            let mut t = *s;
+                            t[a] = d;
+                            t
+                        })
+                    })
+                    .collect();
+                out.extend(more);
+            }
+        }
+        out
+    }
+
     /// The separation `x_j - x_i` of two particles, by the minimum image where periodic.
     pub fn separation(&self, i: usize, j: usize) -> Vector {
         let ps = &self.particles;

@@ -79,9 +79,10 @@ impl Ctx<'_> {
 
     pub(super) fn convert(&self, raw: RawScenario) -> Result<Scenario> {
         self.check_dimension(&raw.dimension)?;
-        let domain = Domain {
+        let mut domain = Domain {
             min: raw.domain.min.0,
             max: raw.domain.max.get_ref().0,
+            periodic: [false; DIM],
         };
         self.check_min_max(domain.min, &raw.domain.max, "domain.min")?;
 
@@ -97,9 +98,11 @@ impl Ctx<'_> {
         };
 
         let mut walls = Vec::with_capacity(raw.wall.len());
+        let wall_spans: Vec<_> = raw.wall.iter().map(|w| w.span()).collect();
         for w in raw.wall {
             walls.push(self.wall(w, &lookup)?);
         }
+        domain.periodic = self.periodic(raw.domain.periodic, &walls, &wall_spans)?;
 
         let mut particles = Vec::new();
         match raw.particles {

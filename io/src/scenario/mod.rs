@@ -71,6 +71,8 @@ pub struct Domain {
     pub min: Vector,
     /// Strictly greater than `min` in every component.
     pub max: Vector,
+    /// The axes that wrap (`periodic = ["x"]`): the domain is the periodic cell along them.
+    pub periodic: [bool; DIM],
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -398,6 +400,7 @@ pub fn default_scenario() -> Scenario {
 
 mod convert;
 mod location;
+mod periodic;
 mod raw;
 mod values;
 use convert::*;

@@ -124,6 +124,7 @@ pub(super) struct RawDrum {
 pub(super) struct RawDomain {
     pub(super) min: Coords,
     pub(super) max: Spanned<Coords>,
+    pub(super) periodic: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 #[derive(Deserialize)]

@@ -158,7 +158,8 @@ fn scenario_full_example() {
         s.domain,
         Domain {
             min: [0.0, -0.01],
-            max: [0.31, 0.4]
+            max: [0.31, 0.4],
+            periodic: [false; 2],
         }
     );
     assert_eq!(

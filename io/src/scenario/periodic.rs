@@ -1,0 +1,57 @@
+//! `[domain] periodic`: which axes of the domain wrap (LAMMPS `boundary p`), and the walls
+//! that cannot be across them.
+use super::convert::Ctx;
+use super::*;
+
+const AXES: [&str; 3] = ["x", "y", "z"];
+
+impl Ctx<'_> {
+    /// The periodic axes named in `raw` (each of the build's axes once at most), checked
+    /// against the walls (`walls[k]` read from the span `spans[k]`): a wall across a
+    /// periodic axis is refused by its line.
+    pub(super) fn periodic(
+        &self,
+        raw: Option<Spanned<Vec<Spanned<String>>>>,
+        walls: &[Wall],
+        spans: &[std::ops::Range<usize>],
+    ) -> Result<[bool; DIM]> {
+        let mut axes = [false; DIM];
+        let Some(raw) = raw else {
+            return Ok(axes);
+        };
+        for name in raw.get_ref() {
+            let a = AXES[..DIM].iter().position(|&x| x == name.get_ref()).ok_or_else(|| {
+                self.err(
+                    name.span(),
+                    format!("unknown axis {:?} (the axes here: {})", name.get_ref(), AXES[..DIM].join(", ")),
+                )
+            })?;
+            if std::mem::replace(&mut axes[a], true) {
+                return Err(self.err(name.span(), format!("axis {} named twice", AXES[a])));
+            }
+        }
+        for (w, span) in walls.iter().zip(spans) {
+            let across = |a: usize| match w {
+                Wall::Box { .. } => true,
+                #[cfg(not(feature = "dim3"))]
+                Wall::Line { normal, .. } => normal[a] != 0.0,
+                #[cfg(feature = "dim3")]
+                Wall::Plane { normal, .. } => normal[a] != 0.0,
+                // A drum may be periodic along its own axis only.
+                #[cfg(feature = "dim3")]
+                Wall::Cylinder { axis, .. } => axis[a].abs() != 1.0,
+            };
+            if let Some(a) = (0..DIM).find(|&a| axes[a] && across(a)) {
+                return Err(self.err(
+                    span.clone(),
+                    format!(
+                        "this wall lies across periodic axis {} (domain.periodic): a periodic axis has no walls \
+                         across it; take the wall out or the axis from domain.periodic",
+                        AXES[a]
+                    ),
+                ));
+            }
+        }
+        Ok(axes)
+    }
+}
