@@ -520,7 +520,10 @@ pub fn step_and_report(
         .filter_map(|(&p, name)| p.then_some(name))
         .collect();
     if !periodic.is_empty() {
-        println!("  periodic            along {} (grains wrapped into the domain)", periodic.join(", "));
+        println!(
+            "  periodic            along {} (grains wrapped into the domain)",
+            periodic.join(", ")
+        );
     }
     println!(
         "  steps               {done} ({}), now at step {}",

@@ -23,7 +23,11 @@ impl Ctx<'_> {
             let a = AXES[..DIM].iter().position(|&x| x == name.get_ref()).ok_or_else(|| {
                 self.err(
                     name.span(),
-                    format!("unknown axis {:?} (the axes here: {})", name.get_ref(), AXES[..DIM].join(", ")),
+                    format!(
+                        "unknown axis {:?} (the axes here: {})",
+                        name.get_ref(),
+                        AXES[..DIM].join(", ")
+                    ),
                 )
             })?;
             if std::mem::replace(&mut axes[a], true) {

@@ -708,3 +708,38 @@ fn scenario_outflow() {
         &["outflow[0].region", "domain"],
     );
 }
+
+#[test]
+fn scenario_periodic() {
+    assert_eq!(parse(FULL).unwrap().domain.periodic, [false; 2]);
+    // Without the box wall (across x), x may wrap: the line wall is a floor.
+    let open = |axes: &str| {
+        let t = edit("max = [0.31, 0.4]", &format!("max = [0.31, 0.4]\nperiodic = {axes}"));
+        let a = t.find("[[wall]]\nkind = \"box\"").unwrap();
+        let b = a + t[a..].find("material = \"steel\"").unwrap() + "material = \"steel\"".len();
+        format!("{}{}", &t[..a], &t[b..])
+    };
+    assert_eq!(parse(&open("[\"x\"]")).unwrap().domain.periodic, [true, false]);
+    let t = open("[\"x\", \"z\"]");
+    expect_err(
+        &t,
+        line_of(&t, "periodic = "),
+        &["domain.periodic", "unknown axis \"z\"", "x, y"],
+    );
+    let t = open("[\"x\", \"x\"]");
+    expect_err(
+        &t,
+        line_of(&t, "periodic = "),
+        &["domain.periodic", "axis x named twice"],
+    );
+    // The floor lies across y.
+    let t = open("[\"y\"]");
+    expect_err(&t, line_of(&t, "[[wall]]"), &["wall[0]", "across periodic axis y"]);
+    // The box has walls across x.
+    let t = edit("max = [0.31, 0.4]", "max = [0.31, 0.4]\nperiodic = [\"x\"]");
+    expect_err(
+        &t,
+        line_of(&t, "kind = \"box\"") - 1,
+        &["wall[1]", "across periodic axis x"],
+    );
+}
