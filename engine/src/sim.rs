@@ -205,6 +205,7 @@ impl Simulation {
         let g = self.config.gravity;
         let ps = &mut self.particles;
         ps.force.iter_mut().chain(&mut ps.torque).for_each(|f| f.fill(0.0));
+        self.shear_to(self.time);
         self.check_positions()?;
         self.update_neighbors()?;
         self.forces(0.0, false)?;
@@ -288,6 +289,9 @@ impl Simulation {
         if !self.driven.is_empty() {
             self.driven.set_velocities(&mut self.particles, self.time, dt);
         }
+        // Under Lees-Edwards shear, the offset of the cell above at the drifted positions'
+        // time (the wrap uses it); it may call for an update of its own.
+        let sheared = self.shear_to(self.time + dt);
         let left = match self.config.integrator {
             Integrator::Verlet => self.kick_drift_check(pending_kick)?,
             Integrator::Gear => {
@@ -300,7 +304,7 @@ impl Simulation {
             let ps = &self.particles;
             self.workers.update_world(sh, &ps.pos[0], &ps.pos[1], &ps.angle)?;
         }
-        if left || self.config.every_step || self.needs_rebuild {
+        if left || sheared || self.config.every_step || self.needs_rebuild {
             self.update_neighbors()?;
         }
         self.forces(dt, log)?;
@@ -443,6 +447,9 @@ impl Simulation {
         };
         self.periodic = images;
         done?;
+        if let Some(im) = &mut self.periodic {
+            im.mark_stored();
+        }
         let stored: &[Aabb] = with_broad!(&self.broad, m => &m.stored_boxes()[..n]);
         let (wc, walls) = (&mut self.wall_contacts, &self.walls);
         self.workers.pool.serial(Phase::Contacts, || wc.rebuild(walls, stored));

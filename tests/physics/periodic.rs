@@ -186,6 +186,108 @@ macro_rules! periodic_tests {
             }
         }
 
+        /// Lees-Edwards: two grains touching across the face y = 0 of a cell sheared at
+        /// 200 / s move as the same pair in an open domain where the upper grain is its
+        /// image in the cell below (moved back by the offset, slower by the cells'
+        /// relative velocity), while the offset slides past them.
+        #[test]
+        fn a_pair_across_a_sheared_face_moves_as_in_the_open() {
+            let (l, rate) = (20.0 * R, 200.0);
+            let dv = rate * l;
+            let at_y = |x: f64, y: f64| -> [f64; D] { std::array::from_fn(|k| match k { 0 => x, 1 => y, _ => 5.0 * R }) };
+            let (a, b) = (at_y(8.0 * R, 0.3 * R), at_y(8.5 * R, l - 1.6 * R));
+            let va: [f64; D] = std::array::from_fn(|k| if k == 1 { 0.05 } else { 0.0 });
+            let vb: [f64; D] = std::array::from_fn(|k| if k == 0 { 0.4 } else { 0.0 });
+            let axes: [bool; D] = [true; D];
+            for method in [NeighborMethod::Sweep, NeighborMethod::Cells] {
+                let mut cell = Simulation::new(config([0.0; D], [l; D], method), vec![material(0.3, 0.2)], vec![], &[grain(1, a, va), grain(2, b, vb)]).unwrap();
+                cell.set_lees_edwards(axes, rate).unwrap();
+                assert_eq!(cell.shear_rate(), rate);
+                let b_open = at_y(b[0], b[1] - l);
+                let vb_open: [f64; D] = std::array::from_fn(|k| if k == 0 { vb[0] - dv } else { vb[k] });
+                let mut open = Simulation::new(config([-l; D], [2.0 * l; D], method), vec![material(0.3, 0.2)], vec![], &[grain(1, a, va), grain(2, b_open, vb_open)]).unwrap();
+                let mut touched = 0;
+                for _ in 0..40 {
+                    cell.run(50).unwrap();
+                    open.run(50).unwrap();
+                    touched += open.last_contacts;
+                    let (i, j) = (at(&cell, 1), at(&cell, 2));
+                    let raw: [f64; D] = std::array::from_fn(|k| cell.particles.pos[k][j] - cell.particles.pos[k][i]);
+                    let (pc, cells) = cell.min_image().unwrap().with_cells(raw);
+                    let vc: [f64; D] = std::array::from_fn(|k| {
+                        cell.particles.vel[k][j] - cell.particles.vel[k][i] - if k == 0 { cells * dv } else { 0.0 }
+                    });
+                    let (oi, oj) = (at(&open, 1), at(&open, 2));
+                    let po: [f64; D] = std::array::from_fn(|k| open.particles.pos[k][oj] - open.particles.pos[k][oi]);
+                    let vo: [f64; D] = std::array::from_fn(|k| open.particles.vel[k][oj] - open.particles.vel[k][oi]);
+                    for k in 0..D {
+                        assert!((pc[k] - po[k]).abs() < 1e-12, "{method:?} separation {pc:?} vs {po:?}");
+                        assert!((vc[k] - vo[k]).abs() < 1e-9, "{method:?} velocity {vc:?} vs {vo:?}");
+                    }
+                    assert_eq!(cell.last_contacts, open.last_contacts, "{method:?}");
+                }
+                assert!(touched >= 3, "{method:?}: the pair hardly touched");
+            }
+        }
+
+        /// A dense cell sheared by Lees-Edwards alone: the grains keep the imposed linear
+        /// velocity profile on average, and the contact stress resists the shear
+        /// (sigma_xy > 0 in LAMMPS' sign, with compression negative) with a friction
+        /// coefficient mu = sigma_xy / -sigma_yy of a frictional granular flow.
+        #[test]
+        fn a_sheared_cell_keeps_its_profile_and_resists() {
+            // Grains closer than their mean diameter (1.8 R apart in 2D, 1.7 R in 3D): a
+            // dense flow.
+            let per: usize = if D == 2 { 16 } else { 7 };
+            let l = per as f64 * if D == 2 { 1.8 } else { 1.7 } * R;
+            let rate = 50.0;
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+            let grains: Vec<ParticleInit> = (0..per.pow(D as u32))
+                .map(|p| {
+                    let mut rest = p;
+                    let pos: [f64; D] = std::array::from_fn(|_| {
+                        let c = rest % per;
+                        rest /= per;
+                        (c as f64 + 0.5) * l / per as f64 + 0.02 * R * (rng.random::<f64>() - 0.5)
+                    });
+                    // The shear's profile about the middle.
+                    let vel = std::array::from_fn(|k| if k == 0 { rate * (pos[1] - 0.5 * l) } else { 0.0 });
+                    // Radii spread by 20 % either way, so that the grains do not order
+                    // into a crystal that slides along one plane.
+                    let mut g = grain(p as u64 + 1, pos, vel);
+                    g.radius = R * (0.8 + 0.4 * rng.random::<f64>());
+                    g.mass = mass() * (g.radius / R).powi(2);
+                    g
+                })
+                .collect();
+            let mut sim = Simulation::new(config([0.0; D], [l; D], NeighborMethod::Sweep), vec![material(0.5, 0.3)], vec![], &grains).unwrap();
+            sim.set_lees_edwards([true; D], rate).unwrap();
+            // Two strain units to reach the steady flow, then measured over one.
+            let steps = (1.0 / rate / 1.0e-6) as u64;
+            sim.run(2 * steps).unwrap();
+            let (mut sxy, mut syy, mut slope) = (0.0, 0.0, 0.0);
+            for _ in 0..10 {
+                sim.run(steps / 10 - 1).unwrap();
+                sim.log_next_run();
+                sim.run(1).unwrap();
+                let a = sim.analyse(None).unwrap();
+                sxy += a.stress[0][1] / 10.0;
+                syy += a.stress[1][1] / 10.0;
+                // The velocity profile's slope by least squares over the grains.
+                let ps = &sim.particles;
+                let n = ps.len() as f64;
+                let (my, mv) = (ps.pos[1].iter().sum::<f64>() / n, ps.vel[0].iter().sum::<f64>() / n);
+                let cov: f64 = ps.pos[1].iter().zip(&ps.vel[0]).map(|(y, v)| (y - my) * (v - mv)).sum();
+                let var: f64 = ps.pos[1].iter().map(|y| (y - my) * (y - my)).sum();
+                slope += cov / var / 10.0;
+            }
+            let mu = sxy / -syy;
+            eprintln!("{D}D sheared cell: mu {mu:.3}, profile slope {slope:.2} at rate {rate}, sigma_yy {syy:.3e}");
+            assert!(syy < 0.0, "sigma_yy {syy}: the grains press on each other");
+            assert!((slope / rate - 1.0).abs() < 0.15, "velocity profile slope {slope} at shear rate {rate}");
+            assert!(mu > 0.1 && mu < 0.8, "mu = {mu} (sigma_xy {sxy}, sigma_yy {syy})");
+        }
+
         #[test]
         fn settings_that_cannot_hold_are_refused_by_name() {
             let l = 10.0 * R;

@@ -200,12 +200,15 @@ fn disc_slots_with<P: Params, S: ForceSink>(
         } else {
             gather::<P, false>(v, params, ci, cj, start..end, prefetch, &mut lanes);
         }
-        // A periodic cell: the separations by the minimum image (one pass over the lanes,
-        // so that the gather stays as it is without one).
+        // A periodic cell: the separations by the minimum image, and under Lees-Edwards
+        // shear the relative velocity of a pair across y (one pass over the lanes, so that
+        // the gather stays as it is without one).
         if let Some(mi) = &v.image {
             for l in 0..m {
-                lanes.dx[l] = mi.axis(0, lanes.dx[l]);
-                lanes.dy[l] = mi.axis(1, lanes.dy[l]);
+                let k = mi.cells_y(lanes.dy[l]);
+                lanes.dy[l] -= mi.length[1] * k;
+                lanes.dx[l] = mi.axis(0, lanes.dx[l] - mi.offset * k);
+                lanes.dvx[l] += k * mi.shear_velocity;
             }
         }
         lanes.xi[..m].copy_from_slice(&xi[start..end]);

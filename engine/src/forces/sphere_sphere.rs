@@ -81,8 +81,11 @@ pub(crate) fn sphere_slots<P: Params, S: ForceSink>(
         let inv = view.inv_mass[i] + view.inv_mass[j];
         let (pi, pj) = (SphereView::at(&view.pos, i), SphereView::at(&view.pos, j));
         let mut d = [pj[0] - pi[0], pj[1] - pi[1], pj[2] - pi[2]];
+        // A periodic cell: the minimum image, and the cells along y it moved j by (under
+        // Lees-Edwards shear j's image there is faster along x).
+        let mut cells = 0.0;
         if let Some(mi) = &view.image {
-            d = mi.of(d);
+            (d, cells) = mi.with_cells(d);
         }
         let (ri, rj) = (view.radius[i], view.radius[j]);
         // Most candidates are apart: settle them on the positions alone, before the
@@ -90,7 +93,10 @@ pub(crate) fn sphere_slots<P: Params, S: ForceSink>(
         let rs = ri + rj;
         let hit = if inv > 0.0 && d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < rs * rs {
             let (vi, vj) = (SphereView::at(&view.vel, i), SphereView::at(&view.vel, j));
-            let v_rel = [vi[0] - vj[0], vi[1] - vj[1], vi[2] - vj[2]];
+            let mut v_rel = [vi[0] - vj[0], vi[1] - vj[1], vi[2] - vj[2]];
+            if let Some(mi) = &view.image {
+                v_rel[0] += cells * mi.shear_velocity;
+            }
             let prm = params.get(view.material[i], view.material[j]);
             sphere_sphere(
                 prm,

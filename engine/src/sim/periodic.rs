@@ -13,6 +13,37 @@ impl Simulation {
     /// cell not longer than 4 x (largest radius + margin), and what is not done yet in a
     /// periodic cell (polygons, prescribed motions).
     pub fn set_periodic(&mut self, axes: [bool; DIM]) -> Result<()> {
+        self.set_periodic_sheared(axes, 0.0)
+    }
+
+    /// Lees-Edwards shear (Lees & Edwards 1972) at `rate` (1/s) in a cell periodic along x
+    /// and y (and any other axes in `axes`): the copy of the cell above slides along +x at
+    /// `rate` x (y length), so that the grains, once on the profile v_x = rate y, are
+    /// sheared homogeneously without walls. The grains' velocities are left as they are:
+    /// a scenario adds the profile (`[domain] shear_rate` does).
+    pub fn set_lees_edwards(&mut self, axes: [bool; DIM], rate: f64) -> Result<()> {
+        if !(rate.is_finite() && rate != 0.0) {
+            return Err(EngineError::Setup(format!(
+                "shear rate {rate} must be finite and not 0"
+            )));
+        }
+        if !(axes[0] && axes[1]) {
+            return Err(EngineError::Setup(
+                "Lees-Edwards shear needs x (the flow) and y (the gradient) periodic".into(),
+            ));
+        }
+        let ly = self.config.domain_max[1] - self.config.domain_min[1];
+        self.set_periodic_sheared(axes, rate * ly)
+    }
+
+    /// The shear rate of a Lees-Edwards cell (0 without shear).
+    pub fn shear_rate(&self) -> f64 {
+        self.periodic
+            .as_ref()
+            .map_or(0.0, |p| p.cell.shear_velocity / p.cell.length(1))
+    }
+
+    fn set_periodic_sheared(&mut self, axes: [bool; DIM], shear_velocity: f64) -> Result<()> {
         let bad = |m: String| Err(EngineError::Setup(m));
         let names = ["x", "y", "z"];
         if !axes.iter().any(|&p| p) {
@@ -66,8 +97,10 @@ impl Simulation {
             lo: self.config.domain_min,
             hi: self.config.domain_max,
             periodic: axes,
+            shear_velocity,
         };
-        let images = PeriodicImages::new(cell, largest + self.config.margin).map_err(EngineError::Setup)?;
+        let mut images = PeriodicImages::new(cell, largest + self.config.margin).map_err(EngineError::Setup)?;
+        images.set_offset(cell.shear_offset(self.time));
         self.drop_images();
         self.periodic = Some(images);
         // The quadtree's root must hold the images beyond the faces.
@@ -86,9 +119,22 @@ impl Simulation {
         self.periodic.as_ref().map_or([false; DIM], |p| p.cell.periodic)
     }
 
-    /// The minimum-image rule of the cell, if any axis is periodic.
+    /// The minimum-image rule of the cell (with the shear's offset for the positions at
+    /// hand), if any axis is periodic.
     pub fn min_image(&self) -> Option<MinImage> {
-        self.periodic.as_ref().map(|p| p.cell.min_image())
+        self.periodic.as_ref().map(|p| p.cell.min_image(p.offset()))
+    }
+
+    /// Under shear: the offset of the cell above for positions at time `t`; true when it
+    /// has moved so far since the broad phase's last update that it must be updated.
+    pub(super) fn shear_to(&mut self, t: f64) -> bool {
+        match &mut self.periodic {
+            Some(im) if im.cell.shear_velocity != 0.0 => {
+                im.set_offset(im.cell.shear_offset(t));
+                im.offset_drifted()
+            }
+            _ => false,
+        }
     }
 
     /// Every shift by whole cell lengths (-1, 0 or 1 along each periodic axis), the zero
@@ -155,13 +201,15 @@ impl Simulation {
         let Some(im) = &self.periodic else {
             return false;
         };
-        let cell = im.cell;
+        let (cell, offset) = (im.cell, im.offset());
         let ps = &mut self.particles;
-        for a in (0..DIM).filter(|&a| cell.periodic[a]) {
-            for x in &mut ps.pos[a] {
-                if !(*x >= cell.lo[a] && *x < cell.hi[a]) && x.is_finite() {
-                    *x = cell.wrap(a, *x);
-                }
+        for p in 0..ps.len() {
+            let mut c: Vector = std::array::from_fn(|a| ps.pos[a][p]);
+            let down = cell.wrap_point(&mut c, offset);
+            (0..DIM).for_each(|a| ps.pos[a][p] = c[a]);
+            // Moved into the cell below: slower by its velocity relative to this one.
+            if down != 0.0 {
+                ps.vel[0][p] -= down * cell.shear_velocity;
             }
         }
         self.needs_rebuild = true;

@@ -332,10 +332,13 @@ impl Simulation {
         if let Some(im) = &self.periodic {
             let cell: Vec<f64> = std::iter::once(0.5 * im.reach())
                 .chain(im.cell.periodic.iter().map(|&p| p as u8 as f64))
+                .chain([im.cell.shear_velocity])
                 .collect();
             s.push(owned("periodic", Elem::F64, cell));
+            s.push(owned("periodic.offset", Elem::F64, vec![im.stored_offset()]));
             s.push(borrowed("periodic.owner", Elem::U32, im.owners()));
-            let shifts: Vec<u8> = im.shifts().iter().flatten().map(|&k| (k + 1) as u8).collect();
+            // Shifts -3..=3 (x under shear), stored plus 3.
+            let shifts: Vec<u8> = im.shifts().iter().flatten().map(|&k| (k + 3) as u8).collect();
             s.push(owned("periodic.shift", Elem::U8, shifts));
         }
         s
@@ -773,6 +776,12 @@ impl Simulation {
             periodic,
             config,
         };
+        // Under shear, the offset for the positions as saved (the next step sets its own).
+        let mut sim = sim;
+        let t = sim.time;
+        if let Some(im) = &mut sim.periodic {
+            im.set_offset(im.cell.shear_offset(t));
+        }
         super::state_check::check_contents(&sim)?;
         Ok(sim)
     }
@@ -789,26 +798,32 @@ fn periodic_from(
     if r.src.section("periodic").is_none() {
         return Ok(None);
     }
-    let words: Vec<f64> = r.exact("periodic", 1 + DIM)?;
+    let words: Vec<f64> = r.exact("periodic", 2 + DIM)?;
     let axes: [bool; DIM] = std::array::from_fn(|a| words[1 + a] == 1.0);
-    let flags_ok = words[1..].iter().all(|&w| w == 0.0 || w == 1.0) && axes.iter().any(|&p| p);
-    if !(flags_ok && words[0] > 0.0 && words[0].is_finite()) {
+    let flags_ok = words[1..=DIM].iter().all(|&w| w == 0.0 || w == 1.0) && axes.iter().any(|&p| p);
+    if !(flags_ok && words[0] > 0.0 && words[0].is_finite() && words[1 + DIM].is_finite()) {
         return Err(r.err(
             "periodic",
-            format!("{words:?} is no periodic cell (a reach, then 0 or 1 per axis)"),
+            format!("{words:?} is no periodic cell (a reach, 0 or 1 per axis, a shear velocity)"),
         ));
     }
     let cell = PeriodicCell {
         lo: config.domain_min,
         hi: config.domain_max,
         periodic: axes,
+        shear_velocity: words[1 + DIM],
     };
     let mut images = PeriodicImages::new(cell, words[0]).map_err(|m| r.err("periodic", m))?;
+    let stored: Vec<f64> = r.exact("periodic.offset", 1)?;
+    if !(stored[0] >= 0.0 && stored[0] < cell.length(0)) {
+        return Err(r.err("periodic.offset", format!("{} is no offset within the cell", stored[0])));
+    }
+    images.restore_offsets(stored[0]);
     let owner: Vec<u32> = r.get("periodic.owner")?;
     let flat: Vec<u8> = r.exact("periodic.shift", owner.len() * DIM)?;
     let shift: Vec<[i8; DIM]> = flat
         .chunks_exact(DIM)
-        .map(|c| std::array::from_fn(|a| c[a] as i8 - 1))
+        .map(|c| std::array::from_fn(|a| c[a] as i8 - 3))
         .collect();
     images
         .restore(n, &owner, &shift)

@@ -28,12 +28,18 @@
 use super::{boxes_overlap, rounded_box, Aabb, Box64, BoxSource, DIM};
 use crate::math::Vector;
 
-/// The periodic cell: the domain `[lo, hi)` and which axes wrap.
+/// The periodic cell: the domain `[lo, hi)` and which axes wrap; with Lees-Edwards shear
+/// (Lees & Edwards 1972; LAMMPS `fix deform` with `remap v` on a tilted box, done here
+/// with a moving image instead of a tilt), the copy of the cell above (+y) slides along
+/// +x at `shear_velocity`, so that its offset at time t is `shear_velocity t` (modulo
+/// the x length): x and y both periodic.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PeriodicCell {
     pub lo: Vector,
     pub hi: Vector,
     pub periodic: [bool; DIM],
+    /// The x velocity of the cell above relative to this one (0: no shear).
+    pub shear_velocity: f64,
 }
 
 impl PeriodicCell {
@@ -55,11 +61,41 @@ impl PeriodicCell {
         }
     }
 
-    /// The minimum-image rule of this cell.
-    pub fn min_image(&self) -> MinImage {
+    /// A centre moved by whole cells into the cell along every periodic axis that it has
+    /// left, crossing y under shear moving it by the offset along x as well. Returns the
+    /// cells it was moved down along y (its x velocity then changes by minus that many
+    /// shear velocities).
+    pub fn wrap_point(&self, c: &mut Vector, offset: f64) -> f64 {
+        let inside = |a: usize, c: &Vector| c[a] >= self.lo[a] && c[a] < self.hi[a];
+        let mut down = 0.0;
+        if self.periodic[1] && !inside(1, c) && c[1].is_finite() {
+            down = ((c[1] - self.lo[1]) / self.length(1)).floor();
+            c[1] = self.wrap(1, c[1]);
+            c[0] -= down * offset;
+        }
+        for a in (0..DIM).filter(|&a| self.periodic[a] && a != 1) {
+            if !inside(a, c) && c[a].is_finite() {
+                c[a] = self.wrap(a, c[a]);
+            }
+        }
+        down
+    }
+
+    /// The x offset of the cell above at time `t`, in `[0, x length)`.
+    pub fn shear_offset(&self, t: f64) -> f64 {
+        if self.shear_velocity == 0.0 {
+            return 0.0;
+        }
+        (self.shear_velocity * t).rem_euclid(self.length(0))
+    }
+
+    /// The minimum-image rule of this cell, the cell above offset by `offset` along x.
+    pub fn min_image(&self, offset: f64) -> MinImage {
         MinImage {
             length: std::array::from_fn(|a| if self.periodic[a] { self.length(a) } else { 0.0 }),
             inverse: std::array::from_fn(|a| if self.periodic[a] { 1.0 / self.length(a) } else { 0.0 }),
+            offset,
+            shear_velocity: self.shear_velocity,
         }
     }
 }
@@ -67,11 +103,14 @@ impl PeriodicCell {
 /// The minimum image of a separation: along each periodic axis, the shift by whole cell
 /// lengths that brings it within half a length (an axis that does not wrap has length
 /// and inverse 0, and is left as it is). A separation already within half a length is
-/// returned bit for bit.
+/// returned bit for bit. Under shear the shift by `k` cells along y moves x by `k offset`
+/// and the relative x velocity by `k shear_velocity` first.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MinImage {
     pub length: Vector,
     pub inverse: Vector,
+    pub offset: f64,
+    pub shear_velocity: f64,
 }
 
 /// 1.5 x 2^52: adding and subtracting it rounds an f64 below 2^51 in magnitude to the
@@ -87,9 +126,28 @@ impl MinImage {
         d - self.length[a] * k
     }
 
+    /// The number of cells along y between the two ends of a separation of `dy`.
+    #[inline(always)]
+    pub fn cells_y(&self, dy: f64) -> f64 {
+        (dy * self.inverse[1] + ROUNDER) - ROUNDER
+    }
+
+    /// The minimum image of `d = x_j - x_i`, and the cells along y it was moved by (the
+    /// relative velocity `v_i - v_j` then gains `k shear_velocity` along x).
+    #[inline(always)]
+    pub fn with_cells(&self, mut d: Vector) -> (Vector, f64) {
+        let k = self.cells_y(d[1]);
+        d[1] -= self.length[1] * k;
+        d[0] -= self.offset * k;
+        (
+            std::array::from_fn(|a| if a == 1 { d[1] } else { self.axis(a, d[a]) }),
+            k,
+        )
+    }
+
     #[inline(always)]
     pub fn of(&self, d: Vector) -> Vector {
-        std::array::from_fn(|a| self.axis(a, d[a]))
+        self.with_cells(d).0
     }
 }
 
@@ -101,6 +159,13 @@ pub struct PeriodicImages {
     reach: f64,
     slack: f64,
     spare: f64,
+    /// Under shear: the x offset of the cell above now (set before each update), and at
+    /// the last update of the broad phase (its images' boxes were placed with it); the
+    /// images across y get boxes wider by `drift` along x, and the broad phase is updated
+    /// before the offset moves further than that.
+    offset: f64,
+    stored_offset: f64,
+    drift: f64,
     /// The particle each image copies, in increasing order.
     owner: Vec<u32>,
     /// Each image's shift in cell lengths per axis (-1, 0 or 1).
@@ -132,12 +197,18 @@ impl PeriodicImages {
         // An image shift of one length suffices while 2 slack + reach + spare stays
         // within a length (module notes); half the room left is given to each.
         let slack = half_width.min((shortest - 2.0 * reach) / 4.0);
-        let spare = (2.0 * reach).min(shortest - 2.0 * slack - reach - reach);
+        let spare = (2.0 * reach).min(shortest - 2.0 * slack - reach - reach - slack);
+        if cell.shear_velocity != 0.0 && !(cell.periodic[0] && cell.periodic[1]) {
+            return Err("Lees-Edwards shear needs x and y periodic (x the flow, y the gradient)".into());
+        }
         Ok(PeriodicImages {
             cell,
             reach,
             slack,
             spare: spare.max(0.0),
+            offset: 0.0,
+            stored_offset: 0.0,
+            drift: if cell.shear_velocity != 0.0 { slack } else { 0.0 },
             owner: Vec::new(),
             shift: Vec::new(),
             start: Vec::new(),
@@ -156,7 +227,42 @@ impl PeriodicImages {
 
     /// How far past the cell the broad phase's entries may reach (the quadtree's root).
     pub fn extent(&self) -> f64 {
-        2.0 * self.slack + self.reach + self.spare
+        2.0 * self.slack + self.reach + self.spare + 2.0 * self.drift
+    }
+
+    /// Under shear: the x offset of the cell above for the positions about to be checked
+    /// or searched.
+    pub fn set_offset(&mut self, offset: f64) {
+        self.offset = offset;
+    }
+
+    pub fn offset(&self) -> f64 {
+        self.offset
+    }
+
+    /// Has the offset moved so far since the last update that the images' boxes no longer
+    /// hold the images? (Never without shear.)
+    pub fn offset_drifted(&self) -> bool {
+        if self.drift == 0.0 {
+            return false;
+        }
+        let l = self.cell.length(0);
+        let d = self.offset - self.stored_offset;
+        (d - l * (d / l).round()).abs() > self.drift
+    }
+
+    /// The broad phase has stored boxes placed with the current offset.
+    pub fn mark_stored(&mut self) {
+        self.stored_offset = self.offset;
+    }
+
+    /// The offset the images' stored boxes were placed with (a checkpoint keeps it).
+    pub fn stored_offset(&self) -> f64 {
+        self.stored_offset
+    }
+
+    pub fn restore_offsets(&mut self, stored: f64) {
+        self.stored_offset = stored;
     }
 
     /// Number of images.
@@ -178,30 +284,58 @@ impl PeriodicImages {
     }
 
     /// The shifts (in cell lengths, per axis) of the images that a centre `c` needs when
-    /// images reach `band` past the cell, all-zero (the particle itself) excluded.
-    fn shifts_for(cell: &PeriodicCell, c: &Vector, band: f64, mut each: impl FnMut([i8; DIM])) {
-        // Per axis: the shifts that bring c within band of the cell.
-        let mut options = [[0i8; 3]; DIM];
-        let mut count = [1usize; DIM];
-        for a in (0..DIM).filter(|&a| cell.periodic[a]) {
-            if c[a] < cell.lo[a] + band {
-                options[a][count[a]] = 1;
-                count[a] += 1;
+    /// images reach `band` past the cell, all-zero (the particle itself) excluded. Under
+    /// shear an image shifted along y is moved along x by that many offsets too, and its x
+    /// shift is whatever brings it back within band of the cell.
+    fn shifts_for(cell: &PeriodicCell, offset: f64, c: &Vector, band: f64, mut each: impl FnMut([i8; DIM])) {
+        // The shifts along an axis that bring coordinate x within band of the cell, the
+        // shift that brings it inside first.
+        let options = |a: usize, x: f64| -> ([i8; 3], usize) {
+            if !cell.periodic[a] {
+                return ([0; 3], 1);
             }
-            if c[a] >= cell.hi[a] - band {
-                options[a][count[a]] = -1;
-                count[a] += 1;
+            let l = cell.length(a);
+            let k0 = if x >= cell.lo[a] - band && x < cell.hi[a] + band {
+                0.0
+            } else {
+                -((x - cell.lo[a]) / l).floor()
+            };
+            let w = x + k0 * l;
+            let mut o = [k0 as i8, 0, 0];
+            let mut n = 1;
+            if w < cell.lo[a] + band {
+                o[n] = k0 as i8 + 1;
+                n += 1;
             }
-        }
-        let total: usize = count.iter().product();
-        for combo in 1..total {
-            let mut rest = combo;
-            let k: [i8; DIM] = std::array::from_fn(|a| {
-                let o = options[a][rest % count[a]];
-                rest /= count[a];
-                o
-            });
-            each(k);
+            if w >= cell.hi[a] - band {
+                o[n] = k0 as i8 - 1;
+                n += 1;
+            }
+            (o, n)
+        };
+        let (ys, ny) = options(1, c[1]);
+        for &ky in &ys[..ny] {
+            let (xs, nx) = options(0, c[0] + ky as f64 * offset);
+            let rest: Vec<([i8; 3], usize)> = (2..DIM).map(|a| options(a, c[a])).collect();
+            let more: usize = rest.iter().map(|r| r.1).product();
+            for &kx in &xs[..nx] {
+                for combo in 0..more {
+                    let mut left = combo;
+                    let k: [i8; DIM] = std::array::from_fn(|a| match a {
+                        0 => kx,
+                        1 => ky,
+                        _ => {
+                            let (o, n) = rest[a - 2];
+                            let v = o[left % n];
+                            left /= n;
+                            v
+                        }
+                    });
+                    if k.iter().any(|&v| v != 0) {
+                        each(k);
+                    }
+                }
+            }
         }
     }
 
@@ -210,7 +344,7 @@ impl PeriodicImages {
     /// of a face gives.
     pub fn build(&mut self, pos: [&[f64]; DIM]) {
         let n = pos[0].len();
-        let band = self.slack + self.reach + self.spare;
+        let band = self.slack + self.reach + self.spare + self.drift;
         self.owner.clear();
         self.shift.clear();
         self.start.clear();
@@ -219,7 +353,7 @@ impl PeriodicImages {
         for p in 0..n {
             self.start.push(self.owner.len() as u32);
             let c: Vector = std::array::from_fn(|a| pos[a][p]);
-            Self::shifts_for(&self.cell, &c, band, |k| {
+            Self::shifts_for(&self.cell, self.offset, &c, band, |k| {
                 self.owner.push(p as u32);
                 self.shift.push(k);
             });
@@ -246,9 +380,11 @@ impl PeriodicImages {
         if let Some(k) = owner.iter().position(|&o| o as usize >= n) {
             return Err(format!("image {k}: owner {} is not a particle (of {n})", owner[k]));
         }
+        // Under shear an image across y may be shifted by up to three lengths along x.
+        let widest = |a: usize| if a == 0 && self.drift > 0.0 { 3 } else { 1 };
         if let Some(k) = shift.iter().position(|s| {
             s.iter().all(|&v| v == 0)
-                || (0..DIM).any(|a| !(-1..=1).contains(&s[a]) || (s[a] != 0 && !self.cell.periodic[a]))
+                || (0..DIM).any(|a| s[a].abs() > widest(a) || (s[a] != 0 && !self.cell.periodic[a]))
         }) {
             return Err(format!("image {k}: shift {:?} is not one of a periodic axis", shift[k]));
         }
@@ -272,12 +408,12 @@ impl PeriodicImages {
         if self.start.len() != n + 1 {
             return true;
         }
-        let band = self.slack + self.reach;
+        let band = self.slack + self.reach + self.drift;
         (0..n).any(|p| {
             let c: Vector = std::array::from_fn(|a| pos[a][p]);
             let have = &self.shift[self.start[p] as usize..self.start[p + 1] as usize];
             let mut absent = false;
-            Self::shifts_for(&self.cell, &c, band, |k| absent |= !have.contains(&k));
+            Self::shifts_for(&self.cell, self.offset, &c, band, |k| absent |= !have.contains(&k));
             absent
         })
     }
@@ -333,8 +469,8 @@ impl PeriodicImages {
 
 /// The boxes of the particles and then of their images (see [`PeriodicImages::boxes`]).
 /// An image's box is its owner's box as the methods store it (rounded outward) moved by
-/// whole cell lengths: it holds the moved particle as surely as the stored box holds the
-/// particle.
+/// whole cell lengths (and, across y under shear, by the offset, and widened by its
+/// drift): it holds the moved particle as surely as the stored box holds the particle.
 pub struct ImagedBoxes<'a, B: BoxSource> {
     base: &'a B,
     images: &'a PeriodicImages,
@@ -352,9 +488,24 @@ impl<B: BoxSource> BoxSource for ImagedBoxes<'_, B> {
         if e < n {
             return self.base.bbox(e);
         }
-        let (p, k) = (self.images.owner[e - n] as usize, self.images.shift[e - n]);
+        let im = self.images;
+        let (p, k) = (im.owner[e - n] as usize, im.shift[e - n]);
         let b = rounded_box(self.base.bbox(p));
-        std::array::from_fn(|c| b[c] as f64 + k[c / 2] as f64 * self.images.cell.length(c / 2))
+        // Under shear an image across y is moved by the offset along x, its box widened
+        // by the offset's drift until the next update.
+        let (slide, wide) = if k[1] != 0 && im.drift > 0.0 {
+            (k[1] as f64 * im.offset, im.drift)
+        } else {
+            (0.0, 0.0)
+        };
+        std::array::from_fn(|c| {
+            let a = c / 2;
+            let mut v = b[c] as f64 + k[a] as f64 * im.cell.length(a);
+            if a == 0 {
+                v += slide + if c % 2 == 0 { -wide } else { wide };
+            }
+            v
+        })
     }
 }
 
@@ -371,23 +522,41 @@ mod tests {
     /// `inner` are the pairs whose exact (unrounded) boxes meet for some shift (every one
     /// must be a candidate), `outer` those whose boxes meet when grown by more than the
     /// methods' rounding (no other may be).
-    fn reference(cell: &PeriodicCell, pos: &[Vec<f64>; DIM], radius: &[f64], margin: f64) -> (PairSet, PairSet) {
+    fn reference(
+        cell: &PeriodicCell,
+        offset: f64,
+        pos: &[Vec<f64>; DIM],
+        radius: &[f64],
+        margin: f64,
+    ) -> (PairSet, PairSet) {
         let n = radius.len();
         let src = BallBoxes {
             pos: std::array::from_fn(|a| pos[a].as_slice()),
             radius,
             margin,
         };
-        let shifts: Vec<Vector> = (0..3usize.pow(DIM as u32))
+        // Under shear a shift across y moves x by the offset, and x takes up to 3 lengths.
+        let reach_x: i32 = if cell.shear_velocity != 0.0 { 3 } else { 1 };
+        let wide = (2 * reach_x + 1) as usize;
+        let shifts: Vec<Vector> = (0..wide * 3usize.pow(DIM as u32 - 1))
             .map(|combo| {
-                let mut rest = combo;
-                std::array::from_fn(|a| {
+                let kx = (combo % wide) as f64 - reach_x as f64;
+                let mut rest = combo / wide;
+                let k: Vector = std::array::from_fn(|a| {
+                    if a == 0 {
+                        return kx;
+                    }
                     let k = (rest % 3) as f64 - 1.0;
                     rest /= 3;
-                    if cell.periodic[a] {
-                        k * cell.length(a)
-                    } else {
+                    k
+                });
+                std::array::from_fn(|a| {
+                    if !cell.periodic[a] {
                         0.0
+                    } else if a == 0 {
+                        k[0] * cell.length(0) + k[1] * offset
+                    } else {
+                        k[a] * cell.length(a)
                     }
                 })
             })
@@ -397,6 +566,8 @@ mod tests {
         let meets = |bi: &Box64, bj: &Box64, s: &Vector, eps: f64| {
             (0..DIM).all(|a| bi[2 * a] <= bj[2 * a + 1] + s[a] + eps && bj[2 * a] + s[a] <= bi[2 * a + 1] + eps)
         };
+        // Two images across y, each widened by the drift (the slack, 0.045 here).
+        let drift = if cell.shear_velocity != 0.0 { 0.1 } else { 0.0 };
         let (mut inner, mut outer) = (BTreeSet::new(), BTreeSet::new());
         for i in 0..n {
             for j in i + 1..n {
@@ -404,7 +575,8 @@ mod tests {
                 if shifts.iter().any(|s| meets(&bi, &bj, s, 0.0)) {
                     inner.insert((i as u32, j as u32));
                 }
-                if shifts.iter().any(|s| meets(&bi, &bj, s, 1e-5)) {
+                // Boxes across y under shear are wider by the offset's drift.
+                if shifts.iter().any(|s| meets(&bi, &bj, s, 1e-5 + drift)) {
                     outer.insert((i as u32, j as u32));
                 }
             }
@@ -412,11 +584,19 @@ mod tests {
         (inner, outer)
     }
 
-    fn check<M: NeighborSearch>(mut m: M, periodic: [bool; DIM], middle: bool, jitter: f64, drift: f64) -> usize {
+    fn check<M: NeighborSearch>(
+        mut m: M,
+        periodic: [bool; DIM],
+        shear_velocity: f64,
+        middle: bool,
+        jitter: f64,
+        drift: f64,
+    ) -> usize {
         let cell = PeriodicCell {
             lo: [0.0; DIM],
             hi: std::array::from_fn(|a| 1.0 + 0.25 * a as f64),
             periodic,
+            shear_velocity,
         };
         let mut st = 4242u64;
         let mut rnd = move || {
@@ -435,17 +615,20 @@ mod tests {
                 .collect()
         });
         let mut images = PeriodicImages::new(cell, 0.04 + margin).unwrap();
+        assert_eq!(images.drift, if shear_velocity != 0.0 { images.slack } else { 0.0 });
         let (mut entries, mut pairs) = (Vec::new(), Vec::new());
         let (mut adds, mut removes) = (Vec::new(), Vec::new());
         let mut set = BTreeSet::new();
         let (mut rebuilds, mut missed) = (0, 0);
         for step in 0..40 {
+            let offset = cell.shear_offset(0.01 * step as f64);
+            images.set_offset(offset);
             let too_far = (0..n).any(|p| (0..DIM).any(|a| images.too_far(a, pos[a][p])));
             if too_far {
-                for (a, x) in pos.iter_mut().enumerate() {
-                    if cell.periodic[a] {
-                        x.iter_mut().for_each(|v| *v = cell.wrap(a, *v));
-                    }
+                for p in 0..n {
+                    let mut c: Vector = std::array::from_fn(|a| pos[a][p]);
+                    cell.wrap_point(&mut c, offset);
+                    (0..DIM).for_each(|a| pos[a][p] = c[a]);
                 }
             }
             let view: [&[f64]; DIM] = std::array::from_fn(|a| pos[a].as_slice());
@@ -484,7 +667,7 @@ mod tests {
             let mut kept = Vec::new();
             images.particle_pairs(n, &brute_force_pairs(&Boxes(&entry_boxes)), &mut kept);
             assert_eq!(set, kept.into_iter().collect(), "{} step {step}: entries", m.name());
-            let (inner, outer) = reference(&cell, &pos, &radius, margin);
+            let (inner, outer) = reference(&cell, offset, &pos, &radius, margin);
             assert!(
                 inner.is_subset(&set),
                 "{} step {step}: a pair that meets is missing",
@@ -492,8 +675,9 @@ mod tests {
             );
             assert!(
                 set.is_subset(&outer),
-                "{} step {step}: a pair that cannot meet",
-                m.name()
+                "{} step {step} shear {shear_velocity}: pairs that cannot meet: {:?}",
+                m.name(),
+                set.difference(&outer).collect::<Vec<_>>()
             );
             // Every other particle drifts the other way, so that particles near both faces
             // meet across them.
@@ -513,15 +697,25 @@ mod tests {
         let mut axes = vec![[true; DIM]];
         axes.push(std::array::from_fn(|a| a == 0));
         // Spread over the cell, drifting along x (wrapped, often), and starting in the
-        // middle (images made again as particles near the faces, before any is wrapped).
-        for periodic in axes {
+        // middle (images made again as particles near the faces, before any is wrapped);
+        // every axis periodic with Lees-Edwards shear too (the cell above sliding at 3
+        // lengths a time unit).
+        let cases = axes.into_iter().map(|p| (p, 0.0)).chain([([true; DIM], 3.0)]);
+        for (periodic, shear) in cases {
             for (middle, jitter, drift) in [(false, 0.02, 0.004), (true, 0.005, 0.01)] {
-                let root = std::array::from_fn(|k| if k % 2 == 0 { -0.5 } else { 2.0 });
+                let root = std::array::from_fn(|k| if k % 2 == 0 { -1.5 } else { 3.0 });
                 let missed = [
-                    check(SweepAndPrune::new(), periodic, middle, jitter, drift),
-                    check(LinkedCells::new(), periodic, middle, jitter, drift),
-                    check(VerletLists::new(), periodic, middle, jitter, drift),
-                    check(Quadtree::with_capacity(Some(root), 4), periodic, middle, jitter, drift),
+                    check(SweepAndPrune::new(), periodic, shear, middle, jitter, drift),
+                    check(LinkedCells::new(), periodic, shear, middle, jitter, drift),
+                    check(VerletLists::new(), periodic, shear, middle, jitter, drift),
+                    check(
+                        Quadtree::with_capacity(Some(root), 4),
+                        periodic,
+                        shear,
+                        middle,
+                        jitter,
+                        drift,
+                    ),
                 ];
                 assert!(!middle || missed.iter().all(|&m| m > 0), "{missed:?}");
             }
@@ -534,12 +728,13 @@ mod tests {
             lo: [-1.0; DIM],
             hi: [3.0; DIM],
             periodic: [true; DIM],
+            shear_velocity: 0.0,
         };
         assert_eq!(cell.wrap(0, 3.5), -0.5);
         assert_eq!(cell.wrap(0, -1.5), 2.5);
         assert_eq!(cell.wrap(0, 3.0), -1.0);
         assert_eq!(cell.wrap(0, -1e-300), -1e-300);
-        let mi = cell.min_image();
+        let mi = cell.min_image(0.0);
         assert_eq!(mi.axis(0, 3.5), -0.5);
         assert_eq!(mi.axis(0, -2.5), 1.5);
         assert_eq!(mi.axis(0, 0.1234567), 0.1234567);
