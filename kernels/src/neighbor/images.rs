@@ -625,6 +625,7 @@ mod tests {
             images.set_offset(offset);
             let too_far = (0..n).any(|p| (0..DIM).any(|a| images.too_far(a, pos[a][p])));
             if too_far {
+                #[allow(clippy::needless_range_loop)] // p indexes every axis's array
                 for p in 0..n {
                     let mut c: Vector = std::array::from_fn(|a| pos[a][p]);
                     cell.wrap_point(&mut c, offset);
