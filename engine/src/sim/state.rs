@@ -686,8 +686,9 @@ impl Simulation {
         }
         let radii: Vec<f64> = match &periodic {
             None => ps.radius.clone(),
+            // An image's box under shear is wider by the offset's drift.
             Some(im) => (0..n + images)
-                .map(|e| ps.radius[im.owner(n, e as u32) as usize])
+                .map(|e| ps.radius[im.owner(n, e as u32) as usize] + if e < n { 0.0 } else { im.drift() })
                 .collect(),
         };
         check_boxes_fit(&boxes, &radii, &broad_config).map_err(|msg| r.err("broad.boxes", msg))?;

@@ -267,6 +267,62 @@ fn restart_of_a_periodic_cell_is_bitwise_the_straight_run() {
     }
 }
 
+/// The bed's grains in a Lees-Edwards cell sheared at 500 / s (x and y periodic: in 2D
+/// without walls or gravity, the lattice's rows one spacing apart across y too; in 3D
+/// over the floor), drifting along x as in [`periodic_bed`].
+fn sheared_cell(neighbor: NeighborMethod, integrator: Integrator) -> Simulation {
+    let mut sim = bed(neighbor, integrator);
+    let across: f64 = if DIM == 2 { 14.0 } else { 5.0 };
+    let half = across * SPACING / 2.0;
+    let mut config = sim.config.clone();
+    config.domain_min[0] = -half;
+    config.domain_max[0] = half;
+    config.domain_min[1] = -half;
+    config.domain_max[1] = half;
+    let walls_of_bed = walls;
+    let mut walls = vec![];
+    if DIM == 2 {
+        // 15 rows from y = R.
+        config.domain_min[1] = R - SPACING / 2.0;
+        config.domain_max[1] = config.domain_min[1] + 15.0 * SPACING;
+        config.gravity = [0.0; DIM];
+    } else {
+        walls.push(walls_of_bed().swap_remove(0));
+    }
+    let mut grains = grains();
+    for g in &mut grains {
+        g.vel[0] += 4.0;
+    }
+    let material = sim.materials.swap_remove(0);
+    sim = Simulation::new(config, vec![material], walls, &grains).unwrap();
+    let axes: [bool; DIM] = std::array::from_fn(|a| a < 2);
+    sim.set_lees_edwards(axes, 500.0).unwrap();
+    sim
+}
+
+#[test]
+fn restart_of_a_sheared_cell_is_bitwise_the_straight_run() {
+    let runs = [Integrator::Verlet, Integrator::Gear]
+        .into_iter()
+        .flat_map(|i| NeighborMethod::ALL.iter().map(move |&m| (m, i)));
+    for (method, integrator) in runs {
+        let what = &format!("sheared {} {integrator:?}", method.name());
+        let mut first = sheared_cell(method, integrator);
+        first.run(N).unwrap();
+        let saved = save(&first);
+        drop(first);
+        let mut restored = Simulation::from_sections(&saved).unwrap();
+        assert_eq!(restored.shear_rate(), 500.0, "{what}");
+        restored.run(M).unwrap();
+        let mut straight = sheared_cell(method, integrator);
+        straight.run(N + M).unwrap();
+        let (a, b) = (&restored.particles, &straight.particles);
+        same_bits(&a.pos, &b.pos, &format!("{what}: positions"));
+        same_bits(&a.vel, &b.vel, &format!("{what}: velocities"));
+        assert_same_state(&restored, &straight, what);
+    }
+}
+
 /// Which section a forged value is blamed on (the restore must refuse it, not panic).
 fn refused(saved: &Saved) -> String {
     match Simulation::from_sections(saved) {

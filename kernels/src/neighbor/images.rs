@@ -251,6 +251,11 @@ impl PeriodicImages {
         (d - l * (d / l).round()).abs() > self.drift
     }
 
+    /// How much wider along x an image's box across y is under shear (0 without).
+    pub fn drift(&self) -> f64 {
+        self.drift
+    }
+
     /// The broad phase has stored boxes placed with the current offset.
     pub fn mark_stored(&mut self) {
         self.stored_offset = self.offset;
