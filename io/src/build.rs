@@ -274,8 +274,21 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
             .map_err(|e| invalid(format!("insert[{k}]: {e}")))?;
     }
     // After the insertion streams: the images reach as far as their largest grains.
-    if scenario.domain.periodic.iter().any(|&p| p) {
-        sim.set_periodic(scenario.domain.periodic)
+    let d = &scenario.domain;
+    if d.shear_rate != 0.0 {
+        // The grains start on the shear's profile about the middle of the cell (LAMMPS'
+        // `velocity all ramp`), added to the velocities they were given.
+        let mid = 0.5 * (d.min[1] + d.max[1]);
+        let ps = &mut sim.particles;
+        for p in 0..ps.len() {
+            if ps.inv_mass[p] > 0.0 {
+                ps.vel[0][p] += d.shear_rate * (ps.pos[1][p] - mid);
+            }
+        }
+        sim.set_lees_edwards(d.periodic, d.shear_rate)
+            .map_err(|e| invalid(format!("domain.shear_rate: {e}")))?;
+    } else if d.periodic.iter().any(|&p| p) {
+        sim.set_periodic(d.periodic)
             .map_err(|e| invalid(format!("domain.periodic: {e}")))?;
     }
     warnings.extend(preflight::overlap_warnings(&sim, &sources, &inits));

@@ -83,6 +83,7 @@ impl Ctx<'_> {
             min: raw.domain.min.0,
             max: raw.domain.max.get_ref().0,
             periodic: [false; DIM],
+            shear_rate: 0.0,
         };
         self.check_min_max(domain.min, &raw.domain.max, "domain.min")?;
 
@@ -103,6 +104,7 @@ impl Ctx<'_> {
             walls.push(self.wall(w, &lookup)?);
         }
         domain.periodic = self.periodic(raw.domain.periodic, &walls, &wall_spans)?;
+        domain.shear_rate = self.shear_rate(raw.domain.shear_rate, domain.periodic)?;
 
         let mut particles = Vec::new();
         match raw.particles {

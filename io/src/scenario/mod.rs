@@ -73,6 +73,8 @@ pub struct Domain {
     pub max: Vector,
     /// The axes that wrap (`periodic = ["x"]`): the domain is the periodic cell along them.
     pub periodic: [bool; DIM],
+    /// Lees-Edwards shear rate (1/s; 0: none): x flows, y is the gradient.
+    pub shear_rate: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -6,6 +6,24 @@ use super::*;
 const AXES: [&str; 3] = ["x", "y", "z"];
 
 impl Ctx<'_> {
+    /// `shear_rate`: Lees-Edwards shear of a cell periodic along x and y (not 0).
+    pub(super) fn shear_rate(&self, raw: Option<Spanned<Finite>>, periodic: [bool; DIM]) -> Result<f64> {
+        let Some(raw) = raw else {
+            return Ok(0.0);
+        };
+        let rate = raw.get_ref().0;
+        if rate == 0.0 {
+            return Err(self.err(raw.span(), "must not be 0 (leave it out for no shear)"));
+        }
+        if !(periodic[0] && periodic[1]) {
+            return Err(self.err(
+                raw.span(),
+                "Lees-Edwards shear needs periodic = [\"x\", \"y\"] (x the flow, y the gradient)",
+            ));
+        }
+        Ok(rate)
+    }
+
     /// The periodic axes named in `raw` (each of the build's axes once at most), checked
     /// against the walls (`walls[k]` read from the span `spans[k]`): a wall across a
     /// periodic axis is refused by its line.

@@ -125,6 +125,7 @@ pub(super) struct RawDomain {
     pub(super) min: Coords,
     pub(super) max: Spanned<Coords>,
     pub(super) periodic: Option<Spanned<Vec<Spanned<String>>>>,
+    pub(super) shear_rate: Option<Spanned<Finite>>,
 }
 
 #[derive(Deserialize)]
