@@ -520,8 +520,12 @@ pub fn step_and_report(
         .filter_map(|(&p, name)| p.then_some(name))
         .collect();
     if !periodic.is_empty() {
+        let shear = match sim.shear_rate() {
+            0.0 => String::new(),
+            r => format!("; Lees-Edwards shear at {r} / s"),
+        };
         println!(
-            "  periodic            along {} (grains wrapped into the domain)",
+            "  periodic            along {} (grains wrapped into the domain){shear}",
             periodic.join(", ")
         );
     }

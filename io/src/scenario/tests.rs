@@ -752,11 +752,17 @@ fn scenario_shear_rate() {
             "[domain]\nmin = [0.0, 0.0]\nmax = [0.05, 0.05]\n{extra}\n\n[[material]]\nname = \"g\"\ndensity = 2500.0\nkn = 1.0e4\nrestitution = 0.5\nfriction = 0.5\n\n[[particles]]\nmaterial = \"g\"\ncount = 10\nradius = {{ kind = \"fixed\", value = 1.0e-3 }}\npacking = \"lattice\"\nregion = {{ min = [0.0, 0.0], max = [0.05, 0.05] }}\n\n[run]\nsteps = 10\n"
         )
     };
-    let d = parse(&cell("periodic = [\"x\", \"y\"]\nshear_rate = 12.5")).unwrap().domain;
+    let d = parse(&cell("periodic = [\"x\", \"y\"]\nshear_rate = 12.5"))
+        .unwrap()
+        .domain;
     assert_eq!((d.periodic, d.shear_rate), ([true, true], 12.5));
     assert_eq!(parse(&cell("")).unwrap().domain.shear_rate, 0.0);
     let t = cell("periodic = [\"x\"]\nshear_rate = 12.5");
-    expect_err(&t, line_of(&t, "shear_rate"), &["domain.shear_rate", "periodic = [\"x\", \"y\"]"]);
+    expect_err(
+        &t,
+        line_of(&t, "shear_rate"),
+        &["domain.shear_rate", "periodic = [\"x\", \"y\"]"],
+    );
     let t = cell("periodic = [\"x\", \"y\"]\nshear_rate = 0.0");
     expect_err(&t, line_of(&t, "shear_rate"), &["domain.shear_rate", "must not be 0"]);
 }
