@@ -234,22 +234,28 @@ fn periodic_bed(neighbor: NeighborMethod, integrator: Integrator) -> Simulation 
     sim
 }
 
-#[test]
-fn restart_of_a_periodic_cell_is_bitwise_the_straight_run() {
+/// Restarts of a cell whose grains drift through its periodic faces (`make`) are bitwise
+/// the straight run for every method and both integrators; `restored` checks what the
+/// restored simulation says of its cell.
+fn drifting_cell_restarts_bitwise(
+    kind: &str,
+    make: fn(NeighborMethod, Integrator) -> Simulation,
+    restored_cell: impl Fn(&Simulation, &str),
+) {
     let runs = [Integrator::Verlet, Integrator::Gear]
         .into_iter()
         .flat_map(|i| NeighborMethod::ALL.iter().map(move |&m| (m, i)));
     for (method, integrator) in runs {
-        let what = &format!("periodic {} {integrator:?}", method.name());
-        let mut first = periodic_bed(method, integrator);
+        let what = &format!("{kind} {} {integrator:?}", method.name());
+        let mut first = make(method, integrator);
         first.run(N).unwrap();
         let saved = save(&first);
         assert!(saved.0.contains_key("periodic.owner"), "{what}");
         drop(first);
         let mut restored = Simulation::from_sections(&saved).unwrap();
-        assert_eq!(restored.periodic_axes(), std::array::from_fn(|a| a + 1 < DIM), "{what}");
+        restored_cell(&restored, what);
         restored.run(M).unwrap();
-        let mut straight = periodic_bed(method, integrator);
+        let mut straight = make(method, integrator);
         let x_of = |sim: &Simulation| -> HashMap<u64, f64> {
             let ps = &sim.particles;
             ps.id.iter().zip(&ps.pos[0]).map(|(&i, &x)| (i, x)).collect()
@@ -265,6 +271,13 @@ fn restart_of_a_periodic_cell_is_bitwise_the_straight_run() {
         same_bits(&a.vel, &b.vel, &format!("{what}: velocities"));
         assert_same_state(&restored, &straight, what);
     }
+}
+
+#[test]
+fn restart_of_a_periodic_cell_is_bitwise_the_straight_run() {
+    drifting_cell_restarts_bitwise("periodic", periodic_bed, |sim, what| {
+        assert_eq!(sim.periodic_axes(), std::array::from_fn(|a| a + 1 < DIM), "{what}");
+    });
 }
 
 /// The bed's grains in a Lees-Edwards cell sheared at 500 / s (x and y periodic: in 2D
@@ -302,25 +315,9 @@ fn sheared_cell(neighbor: NeighborMethod, integrator: Integrator) -> Simulation 
 
 #[test]
 fn restart_of_a_sheared_cell_is_bitwise_the_straight_run() {
-    let runs = [Integrator::Verlet, Integrator::Gear]
-        .into_iter()
-        .flat_map(|i| NeighborMethod::ALL.iter().map(move |&m| (m, i)));
-    for (method, integrator) in runs {
-        let what = &format!("sheared {} {integrator:?}", method.name());
-        let mut first = sheared_cell(method, integrator);
-        first.run(N).unwrap();
-        let saved = save(&first);
-        drop(first);
-        let mut restored = Simulation::from_sections(&saved).unwrap();
-        assert_eq!(restored.shear_rate(), 500.0, "{what}");
-        restored.run(M).unwrap();
-        let mut straight = sheared_cell(method, integrator);
-        straight.run(N + M).unwrap();
-        let (a, b) = (&restored.particles, &straight.particles);
-        same_bits(&a.pos, &b.pos, &format!("{what}: positions"));
-        same_bits(&a.vel, &b.vel, &format!("{what}: velocities"));
-        assert_same_state(&restored, &straight, what);
-    }
+    drifting_cell_restarts_bitwise("sheared", sheared_cell, |sim, what| {
+        assert_eq!(sim.shear_rate(), 500.0, "{what}");
+    });
 }
 
 /// Which section a forged value is blamed on (the restore must refuse it, not panic).

@@ -603,13 +603,7 @@ mod tests {
             periodic,
             shear_velocity,
         };
-        let mut st = 4242u64;
-        let mut rnd = move || {
-            st ^= st << 13;
-            st ^= st >> 7;
-            st ^= st << 17;
-            (st >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rnd = super::super::any_dimension::uniform(4242);
         let n = 300;
         let margin = 0.005;
         let radius: Vec<f64> = (0..n).map(|_| 0.01 + 0.03 * rnd()).collect();

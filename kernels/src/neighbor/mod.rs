@@ -445,14 +445,19 @@ mod any_dimension {
     use super::*;
     use std::collections::BTreeSet;
 
-    fn check<M: NeighborSearch>(mut m: M) {
-        let mut st = 777u64;
-        let mut rnd = move || {
+    /// Uniform numbers in [0, 1) from a seed (xorshift64), for the tests of the methods.
+    pub(crate) fn uniform(seed: u64) -> impl FnMut() -> f64 {
+        let mut st = seed;
+        move || {
             st ^= st << 13;
             st ^= st >> 7;
             st ^= st << 17;
             (st >> 11) as f64 / (1u64 << 53) as f64
-        };
+        }
+    }
+
+    fn check<M: NeighborSearch>(mut m: M) {
+        let mut rnd = uniform(777);
         for (n, step) in [(80, 0.02), (400, 0.03), (150, 0.5)] {
             let mut c: Vec<[f64; DIM]> = (0..n).map(|_| std::array::from_fn(|_| rnd())).collect();
             let half: Vec<f64> = (0..n).map(|_| 0.01 + 0.05 * rnd() * rnd()).collect();
