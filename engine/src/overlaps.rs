@@ -83,7 +83,11 @@ pub fn census(sim: &Simulation, fraction: f64) -> OverlapCensus {
                 (false, false) => circles,
                 (true, true) => {
                     let sh = shapes.expect("polygons have shapes");
-                    overlap(&sh.world[sh.range(i)], &sh.world[sh.range(j)]).map_or(0.0, |o| {
+                    // j as its image nearest to i in a periodic cell.
+                    let (shift, dvx) = sim.image_shift(i, j);
+                    let mut buf = Vec::new();
+                    let b = crate::forces::polygon_image(ps, sh, j, shift, dvx, &mut buf);
+                    overlap(&sh.world[sh.range(i)], b.vertices).map_or(0.0, |o| {
                         let l = 2.0 * ri * rj / (ri + rj);
                         let w = o
                             .line
@@ -92,10 +96,14 @@ pub fn census(sim: &Simulation, fraction: f64) -> OverlapCensus {
                     })
                 }
                 _ => {
-                    let (dsc, pol) = if pj { (i, j) } else { (j, i) };
+                    let sh = shapes.expect("a polygon has a shape");
+                    let (shift, dvx) = sim.image_shift(i, j);
+                    let mut buf = Vec::new();
+                    let (a, b) = (body(i), crate::forces::polygon_image(ps, sh, j, shift, dvx, &mut buf));
+                    let (dsc, pol) = if pj { (&a, &b) } else { (&b, &a) };
                     let prm = sim.contact_params(ps.material[i], ps.material[j]);
                     let mut xi = sim.contacts.xi[s];
-                    disc_polygon(&prm, &body(dsc), &body(pol), inv, &mut xi, 0.0).map_or(0.0, |c| c.overlap)
+                    disc_polygon(&prm, dsc, pol, inv, &mut xi, 0.0).map_or(0.0, |c| c.overlap)
                 }
             }
         };

@@ -21,9 +21,9 @@ use crate::contacts::ContactTable;
 #[cfg(not(feature = "dim3"))]
 use crate::drive::{Drive, Driven};
 use crate::error::{EngineError, Result};
-#[cfg(not(feature = "dim3"))]
-use crate::forces::polygon_body;
 use crate::forces::walls::WallWork;
+#[cfg(not(feature = "dim3"))]
+use crate::forces::{polygon_body, polygon_image};
 #[cfg(not(feature = "dim3"))]
 pub use crate::forces::{NarrowStats, Rejection, SEPARATING_LINE_ITERATIONS};
 use crate::insert::{InsertSpec, Inserter, Shortfall};

@@ -313,22 +313,89 @@ mod plane {
         Wall::fixed([0.0; 2], normal, 0)
     }
 
+    /// Two polygons pressed together with a sliding velocity, against the same pair in an
+    /// open domain: across the face x = l while drifting through it, and across the face
+    /// y = 0 of a sheared cell. The polygon narrow phase sees the nearest image (corners
+    /// moved, velocity of the sheared copy), spring and cached features included.
     #[test]
-    fn polygons_are_refused_for_now() {
+    fn a_polygon_pair_across_a_face_moves_as_in_the_open() {
         use talus::engine::PolygonShape;
-        let l = 10.0 * R;
+        let l = 20.0 * R;
         let h = 0.7 * R;
         let square = PolygonShape::new(&[[-h, -h], [h, -h], [h, h], [-h, h]]).unwrap();
-        let mut sim = Simulation::new_with_shapes(
-            config([0.0; 2], [l; 2], NeighborMethod::Sweep),
-            vec![material(0.5, 0.0)],
-            vec![],
-            &[grain(1, [0.5 * l; 2], [0.0; 2])],
-            &[Some(square)],
-        )
-        .unwrap();
-        let e = sim.set_periodic([true, false]).unwrap_err().to_string();
-        assert!(e.contains("polygons") && e.contains("not done"), "{e}");
+        let diamond = PolygonShape::new(&[[0.0, -R], [R, 0.0], [0.0, R], [-R, 0.0]]).unwrap();
+        let shapes = [Some(square), Some(diamond)];
+        // (shear rate, A, B relative to A, the cells' shift from B in the open to B)
+        let cases = [
+            (0.0, [0.3 * R, 8.0 * R], [-1.65 * R, 0.1 * R], [l, 0.0]),
+            (200.0, [8.0 * R, 0.3 * R], [0.2 * R, -1.65 * R], [0.0, l]),
+        ];
+        for (rate, a, b_off, across) in cases {
+            let b_open = [a[0] + b_off[0], a[1] + b_off[1]];
+            let b_cell = [b_open[0] + across[0], b_open[1] + across[1]];
+            let (va, vb) = ([3.0, 0.05], [2.97, -0.05]);
+            let dv = rate * l;
+            // In the open, B is its image in the cell below: slower by dv.
+            let vb_open = if across[1] != 0.0 { [vb[0] - dv, vb[1]] } else { vb };
+            let grains = [grain(1, a, va), grain(2, b_cell, vb)];
+            let mut cell = Simulation::new_with_shapes(
+                config([0.0; 2], [l; 2], NeighborMethod::Sweep),
+                vec![material(0.3, 0.2)],
+                vec![],
+                &grains,
+                &shapes,
+            )
+            .unwrap();
+            if rate == 0.0 {
+                cell.set_periodic([true, false]).unwrap();
+            } else {
+                cell.set_lees_edwards([true, true], rate).unwrap();
+            }
+            let grains = [grain(1, a, va), grain(2, b_open, vb_open)];
+            let mut open = Simulation::new_with_shapes(
+                config([-l; 2], [2.0 * l; 2], NeighborMethod::Sweep),
+                vec![material(0.3, 0.2)],
+                vec![],
+                &grains,
+                &shapes,
+            )
+            .unwrap();
+            let (mut touched, mut wrapped) = (0, false);
+            for _ in 0..80 {
+                let before = cell.particles.pos[0][at(&cell, 2)];
+                cell.run(25).unwrap();
+                open.run(25).unwrap();
+                wrapped |= cell.particles.pos[0][at(&cell, 2)] < before;
+                touched += open.last_contacts;
+                let (i, j) = (at(&cell, 1), at(&cell, 2));
+                let raw: [f64; 2] = std::array::from_fn(|k| cell.particles.pos[k][j] - cell.particles.pos[k][i]);
+                let (pc, cells) = cell.min_image().unwrap().with_cells(raw);
+                let vc = [
+                    cell.particles.vel[0][j] - cell.particles.vel[0][i] - cells * dv,
+                    cell.particles.vel[1][j] - cell.particles.vel[1][i],
+                ];
+                let (oi, oj) = (at(&open, 1), at(&open, 2));
+                let po: [f64; 2] = std::array::from_fn(|k| open.particles.pos[k][oj] - open.particles.pos[k][oi]);
+                let vo: [f64; 2] = std::array::from_fn(|k| open.particles.vel[k][oj] - open.particles.vel[k][oi]);
+                for k in 0..2 {
+                    assert!(
+                        (pc[k] - po[k]).abs() < 1e-12,
+                        "rate {rate}: separation {pc:?} vs {po:?}"
+                    );
+                    assert!((vc[k] - vo[k]).abs() < 1e-9, "rate {rate}: velocity {vc:?} vs {vo:?}");
+                }
+                let (wa, wb) = (cell.particles.omega[0][i], open.particles.omega[0][oi]);
+                assert!(
+                    (wa - wb).abs() < 1e-6 * (1.0 + wb.abs()),
+                    "rate {rate}: spin {wa} vs {wb}"
+                );
+                assert_eq!(cell.last_contacts, open.last_contacts, "rate {rate}");
+            }
+            assert!(touched >= 3, "rate {rate}: the pair hardly touched");
+            assert!(cell.narrow.touching > 0, "rate {rate}: no polygon contact");
+            // Across x, B went through the face and was wrapped while touching A.
+            assert!(rate != 0.0 || wrapped, "rate {rate}: B never crossed the face");
+        }
     }
 }
 

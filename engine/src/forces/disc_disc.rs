@@ -58,6 +58,11 @@ impl<'a> DiscView<'a> {
         self.x.len()
     }
 
+    /// The periodic cell's minimum-image rule, if any.
+    pub(crate) fn image(&self) -> Option<&MinImage> {
+        self.image.as_ref()
+    }
+
     pub(crate) fn of(ps: &'a ParticleStore, image: Option<MinImage>) -> Self {
         let mut v = Self::new(
             &ps.pos[0],

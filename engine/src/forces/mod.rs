@@ -26,7 +26,7 @@ pub(crate) mod sphere_sphere;
 pub(crate) mod walls;
 
 #[cfg(not(feature = "dim3"))]
-pub(crate) use narrow_phase::{polygon_body, NarrowWork, SlotState};
+pub(crate) use narrow_phase::{polygon_body, polygon_image, NarrowWork, SlotState};
 #[cfg(not(feature = "dim3"))]
 pub use narrow_phase::{NarrowStats, Rejection, SEPARATING_LINE_ITERATIONS};
 

@@ -108,6 +108,30 @@ pub(crate) struct SlotState<'a> {
     pub features: &'a mut u32,
 }
 
+/// Particle `p` as a body for the polygon contact kernels, moved by `shift` and faster
+/// along x by `dvx` (its image across periodic faces: see `sim/periodic.rs`); a shifted
+/// polygon's corners are written to `buf`.
+#[inline(always)]
+pub(crate) fn polygon_image<'a>(
+    ps: &ParticleStore,
+    sh: &'a Shapes,
+    p: usize,
+    shift: [f64; 2],
+    dvx: f64,
+    buf: &'a mut Vec<[f64; 2]>,
+) -> ContactBody<'a> {
+    let mut b = polygon_body(ps, sh, p);
+    if shift == [0.0; 2] && dvx == 0.0 {
+        return b;
+    }
+    buf.clear();
+    buf.extend(b.vertices.iter().map(|v| [v[0] + shift[0], v[1] + shift[1]]));
+    b.vertices = buf;
+    b.pos = [b.pos[0] + shift[0], b.pos[1] + shift[1]];
+    b.vel[0] += dvx;
+    b
+}
+
 /// Particle `p` as a body for the polygon contact kernels.
 #[inline(always)]
 pub(crate) fn polygon_body<'a>(ps: &ParticleStore, sh: &'a Shapes, p: usize) -> ContactBody<'a> {

@@ -2,15 +2,18 @@
 //! bounding-circle test (every pair), then the disc-disc, disc-polygon or polygon-polygon
 //! contact. Pairs with a polygon are counted in the narrow-phase statistics.
 use talus_kernels::contact::disc_disc::{disc_disc_touching, ContactForce};
+use talus_kernels::neighbor::MinImage;
 
 use super::disc_polygon::disc_polygon_pair;
+use super::narrow_phase::polygon_image;
 use super::polygon_polygon::polygon_pair;
-use super::{NarrowWork, SlotState};
+use super::{polygon_body, NarrowWork, SlotState};
 use crate::material::PairTable;
 use crate::shapes::Shapes;
 use crate::store::ParticleStore;
 
-/// The force on i (j gets its opposite), or None.
+/// The force on i (j gets its opposite), or None. In a periodic cell (`image`) j is taken
+/// as its image nearest to i (its corners moved into `buf`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn pair_with_shapes(
@@ -22,9 +25,19 @@ pub(crate) fn pair_with_shapes(
     slot: SlotState,
     dt: f64,
     work: &mut NarrowWork,
+    image: Option<&MinImage>,
+    buf: &mut Vec<[f64; 2]>,
 ) -> Option<ContactForce> {
     let (pi, pj) = (sh.is_polygon(i), sh.is_polygon(j));
-    let (dx, dy) = (ps.pos[0][j] - ps.pos[0][i], ps.pos[1][j] - ps.pos[1][i]);
+    let (mut dx, mut dy) = (ps.pos[0][j] - ps.pos[0][i], ps.pos[1][j] - ps.pos[1][i]);
+    // j's image: moved by `shift`, faster along x by `dvx` (Lees-Edwards).
+    let (mut shift, mut dvx) = ([0.0; 2], 0.0);
+    if let Some(mi) = image {
+        let (d, cells) = mi.with_cells([dx, dy]);
+        shift = [d[0] - dx, d[1] - dy];
+        (dx, dy) = (d[0], d[1]);
+        dvx = -cells * mi.shear_velocity;
+    }
     let rs = ps.radius[i] + ps.radius[j];
     let d2 = dx * dx + dy * dy;
     if pi || pj {
@@ -43,8 +56,9 @@ pub(crate) fn pair_with_shapes(
         return None;
     }
     let prm = params.get(ps.material[i], ps.material[j]);
+    let (a, b) = (polygon_body(ps, sh, i), polygon_image(ps, sh, j, shift, dvx, buf));
     if pi && pj {
-        let c = polygon_pair(ps, sh, prm, i, j, inv, slot, dt, work);
+        let c = polygon_pair(prm, &a, &b, inv, slot, dt, work);
         work.stats.touching += c.is_some() as u64;
         return c;
     }
@@ -61,7 +75,7 @@ pub(crate) fn pair_with_shapes(
                 rs - d,
                 ps.radius[i],
                 ps.radius[j],
-                ps.vel[0][i] - ps.vel[0][j],
+                ps.vel[0][i] - ps.vel[0][j] - dvx,
                 ps.vel[1][i] - ps.vel[1][j],
                 ps.omega[0][i],
                 ps.omega[0][j],
@@ -70,7 +84,7 @@ pub(crate) fn pair_with_shapes(
                 dt,
             ))
         }
-        _ => disc_polygon_pair(ps, sh, prm, i, j, inv, slot.xi, dt),
+        _ => disc_polygon_pair(prm, &a, &b, pj, inv, slot.xi, dt),
     };
     match c {
         Some(c) => {

@@ -2,26 +2,21 @@
 //! then the closest-feature walk and the overlap kernel (`kernels::contact::polygon_polygon`),
 //! each counted in the narrow-phase statistics.
 use talus_kernels::contact::disc_disc::ContactForce;
-use talus_kernels::contact::polygon_polygon::{polygon_polygon, PolyOutcome};
+use talus_kernels::contact::polygon_polygon::{polygon_polygon, ContactBody, PolyOutcome};
 use talus_kernels::contact::ContactParams;
 use talus_kernels::geometry::overlap::Tier;
 use talus_kernels::geometry::projection::projections_apart;
 use talus_kernels::geometry::separating_line::separating_line;
 
-use super::{polygon_body, NarrowWork, Rejection, SlotState, SEPARATING_LINE_ITERATIONS};
-use crate::shapes::Shapes;
-use crate::store::ParticleStore;
+use super::{NarrowWork, Rejection, SlotState, SEPARATING_LINE_ITERATIONS};
 
-/// Polygons i and j, whose bounding circles overlap: the force on i (j gets its
+/// Polygons a and b, whose bounding circles overlap: the force on a (b gets its
 /// opposite), or None. `inv` is the sum of their inverse masses (not 0).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn polygon_pair(
-    ps: &ParticleStore,
-    sh: &Shapes,
     prm: &ContactParams,
-    i: usize,
-    j: usize,
+    a: &ContactBody,
+    b: &ContactBody,
     inv: f64,
     slot: SlotState,
     dt: f64,
@@ -38,8 +33,8 @@ pub(crate) fn polygon_pair(
     // Pairs that touched at the last step skip the rejection stages (they almost surely
     // still touch).
     if rejection > Rejection::Circle && *area == 0.0 {
-        let (a, b) = (&sh.world[sh.range(i)], &sh.world[sh.range(j)]);
-        let (ca, cb) = ([ps.pos[0][i], ps.pos[1][i]], [ps.pos[0][j], ps.pos[1][j]]);
+        let (ca, cb) = (a.pos, b.pos);
+        let (a, b) = (a.vertices, b.vertices);
         stats.projection_tested += 1;
         let apart = if projections_apart(a, b, ca, cb) {
             stats.projection_rejected += 1;
@@ -57,8 +52,7 @@ pub(crate) fn polygon_pair(
             return None;
         }
     }
-    let (a, b) = (polygon_body(ps, sh, i), polygon_body(ps, sh, j));
-    match polygon_polygon(prm, &a, &b, inv, features, area, xi, dt, gap_budget, scratch) {
+    match polygon_polygon(prm, a, b, inv, features, area, xi, dt, gap_budget, scratch) {
         PolyOutcome::Separated {
             steps,
             fallback,

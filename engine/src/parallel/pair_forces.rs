@@ -102,6 +102,8 @@ fn chunk_forces<S: ForceSink>(
         (None, None) => disc_slots(view, params, ci, cj, xi, dt, sink),
         (Some(sh), _) => {
             let mut touching = 0;
+            // The corners of a polygon's image across a periodic face.
+            let mut buf = Vec::new();
             for o in 0..xi.len() {
                 let i = ci[o];
                 if i == FREE {
@@ -114,7 +116,7 @@ fn chunk_forces<S: ForceSink>(
                     area: &mut area[o],
                     features: &mut features[o],
                 };
-                match pair_with_shapes(ps, sh, params, i, j, slot, dt, narrow) {
+                match pair_with_shapes(ps, sh, params, i, j, slot, dt, narrow, view.image(), &mut buf) {
                     Some(f) => {
                         touching += 1;
                         sink.add(o, i, j, &f);

@@ -101,10 +101,13 @@ impl Simulation {
             if let Some(sh) = self.shapes.as_ref().filter(|sh| sh.is_polygon(i) || sh.is_polygon(j)) {
                 // Polygons: the energy of F = E A / l for an overlap growing at a fixed
                 // contact-line width w, E A^2 / (2 l w), plus the tangential spring.
-                let body = |p: usize| polygon_body(ps, sh, p);
+                // j as its image nearest to i in a periodic cell.
+                let (shift, dvx) = self.image_shift(i, j);
+                let mut buf = Vec::new();
+                let (a, b) = (polygon_body(ps, sh, i), polygon_image(ps, sh, j, shift, dvx, &mut buf));
                 let xi = self.contacts.xi[s];
                 if sh.is_polygon(i) && sh.is_polygon(j) {
-                    if let Some(o) = overlap(&sh.world[sh.range(i)], &sh.world[sh.range(j)]) {
+                    if let Some(o) = overlap(a.vertices, b.vertices) {
                         let l = 2.0 * ps.radius[i] * ps.radius[j] / (ps.radius[i] + ps.radius[j]);
                         let w = o
                             .line
@@ -115,10 +118,10 @@ impl Simulation {
                 } else {
                     // Disc and polygon: the linear law of the penetration depth (dt = 0:
                     // evaluate only, on a copy of the spring).
-                    let (d, p) = if sh.is_polygon(j) { (i, j) } else { (j, i) };
+                    let (d, p) = if sh.is_polygon(j) { (&a, &b) } else { (&b, &a) };
                     let inv = ps.inv_mass[i] + ps.inv_mass[j];
                     if inv > 0.0 {
-                        if let Some(c) = disc_polygon(prm, &body(d), &body(p), inv, &mut xi.clone(), 0.0) {
+                        if let Some(c) = disc_polygon(prm, d, p, inv, &mut xi.clone(), 0.0) {
                             e.elastic += elastic_energy(prm, c.overlap, xi);
                             e.contacts += 1;
                         }

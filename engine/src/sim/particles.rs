@@ -59,11 +59,6 @@ impl Simulation {
                     p.id, p.radius
                 )));
             }
-            if shapes.iter().any(|s| s.is_some()) {
-                return Err(EngineError::Setup(
-                    "periodic boundaries with polygons: not done yet (discs only in 2D)".into(),
-                ));
-            }
         }
         self.drop_images();
         let before = self.len();

@@ -10,8 +10,8 @@ use super::*;
 impl Simulation {
     /// Make the axes marked in `axes` periodic with the domain as the cell (none marked:
     /// no periodic axis). Refused, naming the conflict: a wall across a periodic axis, a
-    /// cell not longer than 4 x (largest radius + margin), and what is not done yet in a
-    /// periodic cell (polygons, prescribed motions).
+    /// cell not longer than 4 x (largest radius + margin: a polygon's bounding radius), and
+    /// what is not done yet in a periodic cell (prescribed motions).
     pub fn set_periodic(&mut self, axes: [bool; DIM]) -> Result<()> {
         self.set_periodic_sheared(axes, 0.0)
     }
@@ -53,14 +53,6 @@ impl Simulation {
                 self.refill_broad();
             }
             return Ok(());
-        }
-        #[cfg(not(feature = "dim3"))]
-        if self
-            .shapes
-            .as_ref()
-            .is_some_and(|s| (0..self.len()).any(|p| s.is_polygon(p)))
-        {
-            return bad("periodic boundaries with polygons: not done yet (discs only in 2D)".into());
         }
         #[cfg(not(feature = "dim3"))]
         if !self.driven.is_empty() {
@@ -158,6 +150,21 @@ impl Simulation {
             }
         }
         out
+    }
+
+    /// What moves particle j to its image nearest to particle i: the shift of its position
+    /// and the change of its x velocity (Lees-Edwards); zeros without periodic axes.
+    #[cfg(not(feature = "dim3"))]
+    pub(crate) fn image_shift(&self, i: usize, j: usize) -> ([f64; 2], f64) {
+        let ps = &self.particles;
+        let raw = [ps.pos[0][j] - ps.pos[0][i], ps.pos[1][j] - ps.pos[1][i]];
+        match self.min_image() {
+            None => ([0.0; 2], 0.0),
+            Some(mi) => {
+                let (d, cells) = mi.with_cells(raw);
+                ([d[0] - raw[0], d[1] - raw[1]], -cells * mi.shear_velocity)
+            }
+        }
     }
 
     /// The separation `x_j - x_i` of two particles, by the minimum image where periodic.
