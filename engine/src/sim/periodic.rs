@@ -129,8 +129,9 @@ impl Simulation {
         }
     }
 
-    /// Every shift by whole cell lengths (-1, 0 or 1 along each periodic axis), the zero
-    /// shift first: the copies of a particle that can meet something in the cell.
+    /// Every shift by whole cell lengths (-1, 0 or 1 along each periodic axis; under shear
+    /// a shift along y also moves x by the offset), the zero shift first: the copies of a
+    /// particle that can meet something in the cell.
     pub(super) fn periodic_shifts(&self) -> Vec<Vector> {
         let mut out = vec![[0.0; DIM]];
         if let Some(im) = &self.periodic {
@@ -147,6 +148,11 @@ impl Simulation {
                     })
                     .collect();
                 out.extend(more);
+            }
+            // The copy above sits ahead by the offset, the copy below behind it.
+            let ly = im.cell.length(1);
+            for s in &mut out {
+                s[0] += s[1] / ly * im.offset();
             }
         }
         out
