@@ -11,6 +11,8 @@
 //! omega over `ramp` seconds (0: at once), then stays. The poses are still exact: they
 //! follow the integral of that speed profile.
 
+use talus_kernels::neighbor::MinImage;
+
 use crate::store::ParticleStore;
 
 /// A rigid prescribed motion.
@@ -92,8 +94,10 @@ impl Driven {
 
     /// Set the velocities of the driven bodies for a step of `dt` from time `t`: linear
     /// velocity from the current position to the exact pose at `t + dt`, spin `omega` (at
-    /// full speed; while starting, the mean spin over the step).
-    pub fn set_velocities(&self, ps: &mut ParticleStore, t: f64, dt: f64) {
+    /// full speed; while starting, the mean spin over the step). In a periodic cell
+    /// (`image`) a body may have been wrapped: the step is the minimum image of the way to
+    /// its pose.
+    pub fn set_velocities(&self, ps: &mut ParticleStore, t: f64, dt: f64, image: Option<&MinImage>) {
         for k in 0..self.index.len() {
             let p = self.index[k] as usize;
             let d = &self.drives[self.drive[k] as usize];
@@ -105,8 +109,12 @@ impl Driven {
                 continue;
             }
             let (target, _) = self.pose(k, t + dt);
-            ps.vel[0][p] = (target[0] - ps.pos[0][p]) / dt;
-            ps.vel[1][p] = (target[1] - ps.pos[1][p]) / dt;
+            let mut way = [target[0] - ps.pos[0][p], target[1] - ps.pos[1][p]];
+            if let Some(mi) = image {
+                way = mi.of(way);
+            }
+            ps.vel[0][p] = way[0] / dt;
+            ps.vel[1][p] = way[1] / dt;
             ps.omega[0][p] = if d.at_full_speed(t) {
                 d.omega
             } else {

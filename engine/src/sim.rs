@@ -287,7 +287,9 @@ impl Simulation {
         let dt = self.config.dt;
         #[cfg(not(feature = "dim3"))]
         if !self.driven.is_empty() {
-            self.driven.set_velocities(&mut self.particles, self.time, dt);
+            let image = self.min_image();
+            self.driven
+                .set_velocities(&mut self.particles, self.time, dt, image.as_ref());
         }
         // Under Lees-Edwards shear, the offset of the cell above at the drifted positions'
         // time (the wrap uses it); it may call for an update of its own.

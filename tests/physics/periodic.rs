@@ -397,6 +397,57 @@ mod plane {
             assert!(rate != 0.0 || wrapped, "rate {rate}: B never crossed the face");
         }
     }
+
+    /// A driven polygon (a prescribed translation along x, turning as it goes) in a cell
+    /// periodic along x: it goes through the face again and again and stays on its exact
+    /// pose, taken modulo the cell, with a disc dropped onto it.
+    #[test]
+    fn a_driven_body_crosses_the_faces_on_its_pose() {
+        use talus::engine::{flags, Drive, PolygonShape};
+        let l = 20.0 * R;
+        let h = 2.0 * R;
+        let plate = PolygonShape::new(&[[-h, -0.5 * R], [h, -0.5 * R], [h, 0.5 * R], [-h, 0.5 * R]]).unwrap();
+        let mut body = grain(1, [0.5 * l, 5.0 * R], [0.0; 2]);
+        body.flags = flags::DRIVEN;
+        let rider = grain(2, [0.5 * l, 6.6 * R], [0.0; 2]);
+        let mut cfg = config([0.0; 2], [l; 2], NeighborMethod::Sweep);
+        cfg.gravity = [0.0, -9.81];
+        let mut sim = Simulation::new_with_shapes(
+            cfg,
+            vec![material(0.5, 0.5)],
+            vec![],
+            &[body, rider],
+            &[Some(plate), None],
+        )
+        .unwrap();
+        let drive = Drive {
+            centre: [0.5 * l, 5.0 * R],
+            velocity: [3.0, 0.0],
+            omega: 0.0,
+            start: 0.0,
+            ramp: 0.0,
+        };
+        sim.drive_particles(drive, &[1]).unwrap();
+        sim.set_periodic([true, false]).unwrap();
+        let mut wraps = 0;
+        for _ in 0..40 {
+            let before = sim.particles.pos[0][at(&sim, 1)];
+            sim.run(500).unwrap();
+            let p = at(&sim, 1);
+            let x = sim.particles.pos[0][p];
+            wraps += (x < before) as u32;
+            // The exact pose, modulo the cell.
+            let exact = 0.5 * l + 3.0 * sim.time;
+            let off = x - exact;
+            assert!((off - l * (off / l).round()).abs() < 1e-9, "body at {x}, exact {exact}");
+            assert!(
+                (sim.particles.vel[0][p] - 3.0).abs() < 1e-6,
+                "body velocity {}",
+                sim.particles.vel[0][p]
+            );
+        }
+        assert!(wraps >= 3, "{wraps} wraps");
+    }
 }
 
 mod space {
