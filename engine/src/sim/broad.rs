@@ -4,6 +4,7 @@
 //! methods (`Broad`, `with_broad!`) are all generated. A new method is its file in
 //! `kernels/src/neighbor/` (implementing `NeighborSearch`) plus one line here; the scenario
 //! parser and the `talus` program take the list from here.
+use talus_kernels::math::Aabb;
 #[cfg(not(feature = "dim3"))]
 use talus_kernels::neighbor::{BoundingVolumes, Dess, SpatialHash, StripedSort};
 use talus_kernels::neighbor::{BoxSource, BruteForce, LinkedCells, Quadtree, SweepAndPrune, VerletLists};
@@ -168,16 +169,16 @@ impl BroadUpdate<'_> {
             return Ok(());
         }
         let (mut adds, mut removes) = (std::mem::take(self.adds), std::mem::take(self.removes));
-        let (adds_of, removes_of): (PairList, PairList) = match &mut *self.broad {
+        let (adds_of, removes_of, stored): (PairList, PairList, &[Aabb]) = match &mut *self.broad {
             // The sweep keeps its changes itself, and runs one axis per thread.
             Broad::Sweep(s) => {
                 pool.sweep_update(s, src)?;
-                (&s.adds, &s.removes)
+                (&s.adds, &s.removes, NeighborSearch::stored_boxes(&**s))
             }
             // The quadtree (octree) shares its scan and pair search with the pool.
             Broad::Quadtree(m) => {
                 pool.quadtree_refresh(m, src, &mut adds, &mut removes)?;
-                (&adds, &removes)
+                (&adds, &removes, NeighborSearch::stored_boxes(&**m))
             }
             // The classical methods, the reference to compare with, on thread 0.
             other => {
@@ -185,7 +186,7 @@ impl BroadUpdate<'_> {
                     Phase::Neighbor,
                     || with_broad!(other, m => NeighborSearch::refresh(&mut **m, src, &mut adds, &mut removes)),
                 );
-                (&adds, &removes)
+                (&adds, &removes, with_broad!(&*other, m => m.stored_boxes()))
             }
         };
         match images {
@@ -201,21 +202,14 @@ impl BroadUpdate<'_> {
                     contacts.compact();
                 }
             }),
-            Some(im) => {
-                let (mut touched, mut more) = (Vec::new(), Vec::new());
-                im.particle_pairs(n, adds_of, &mut touched);
-                im.particle_pairs(n, removes_of, &mut more);
-                touched.extend_from_slice(&more);
-                touched.sort_unstable();
-                touched.dedup();
-                let stored = with_broad!(&*self.broad, m => m.stored_boxes());
-                pool.pool.serial(Phase::Contacts, || {
-                    apply_imaged_changes(contacts, im, stored, n, &touched);
-                    if contacts.wants_compaction() {
-                        contacts.compact();
-                    }
-                });
-            }
+            // Each change of a pair of entries settles its pair of particles from the stored
+            // boxes (a pair named twice is settled twice, the second time a no-op).
+            Some(im) => pool.pool.serial(Phase::Contacts, || {
+                apply_imaged_changes(contacts, im, stored, n, adds_of.iter().chain(removes_of));
+                if contacts.wants_compaction() {
+                    contacts.compact();
+                }
+            }),
         }
         *self.adds = adds;
         *self.removes = removes;

@@ -262,14 +262,19 @@ impl Simulation {
 /// Bring the contact table up to the broad phase's changes of entry pairs in a periodic
 /// cell: a pair of particles is a candidate while the stored boxes of any of its copies
 /// meet, whichever order the changes came in (`n` particles).
-pub(super) fn apply_imaged_changes(
+pub(super) fn apply_imaged_changes<'a>(
     contacts: &mut ContactTable,
     images: &PeriodicImages,
     stored: &[Aabb],
     n: usize,
-    touched: &[(u32, u32)],
+    changes: impl Iterator<Item = &'a (u32, u32)>,
 ) {
-    for &(i, j) in touched {
+    for &(a, b) in changes {
+        let (i, j) = (images.owner(n, a), images.owner(n, b));
+        // A grain and its own image are no pair.
+        if i == j {
+            continue;
+        }
         let want = images.any_copy_meets(n, stored, i, j);
         match (want, contacts.find(i, j).is_some()) {
             (true, false) => {

@@ -318,11 +318,18 @@ impl PeriodicImages {
             }
             (o, n)
         };
+        // Far from every periodic face (most grains): no image.
+        let near = |a: usize| cell.periodic[a] && !(c[a] >= cell.lo[a] + band && c[a] < cell.hi[a] - band);
+        if !(0..DIM).any(near) {
+            return;
+        }
+        // The axes past y (z in 3D) do not depend on the others.
+        let rest: [([i8; 3], usize); DIM] =
+            std::array::from_fn(|a| if a >= 2 { options(a, c[a]) } else { ([0; 3], 1) });
+        let more: usize = rest[2..].iter().map(|r| r.1).product();
         let (ys, ny) = options(1, c[1]);
         for &ky in &ys[..ny] {
             let (xs, nx) = options(0, c[0] + ky as f64 * offset);
-            let rest: Vec<([i8; 3], usize)> = (2..DIM).map(|a| options(a, c[a])).collect();
-            let more: usize = rest.iter().map(|r| r.1).product();
             for &kx in &xs[..nx] {
                 for combo in 0..more {
                     let mut left = combo;
@@ -330,7 +337,7 @@ impl PeriodicImages {
                         0 => kx,
                         1 => ky,
                         _ => {
-                            let (o, n) = rest[a - 2];
+                            let (o, n) = rest[a];
                             let v = o[left % n];
                             left /= n;
                             v
