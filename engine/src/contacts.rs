@@ -11,6 +11,7 @@
 //! cache), which also makes each chain a run of consecutive slots.
 
 use talus_kernels::contact::{Spring, SPRING_ZERO};
+use talus_kernels::math::ANG;
 
 pub const FREE: u32 = u32::MAX;
 const NIL: u32 = u32::MAX;
@@ -27,9 +28,13 @@ pub struct ContactTable {
     /// pair (packed) and the overlap area of the last step.
     pub features: Vec<u32>,
     pub area: Vec<f64>,
+    /// With rolling resistance only (empty until `enable_rolling_state`): the rolling
+    /// torque kept in the contact (epsd2), the one its second particle gets.
+    pub rolling: Vec<[f64; ANG]>,
     /// Bumped by every change of the pair set (for caches built from it).
     pub(crate) generation: u64,
     pub(crate) polygons: bool,
+    pub(crate) rolling_state: bool,
     pub(crate) next: Vec<u32>,
     pub(crate) head: Vec<u32>,
     pub(crate) free: Vec<u32>,
@@ -53,6 +58,19 @@ impl ContactTable {
             self.features = vec![0; self.i.len()];
             self.area = vec![0.0; self.i.len()];
         }
+    }
+
+    /// Keep a rolling torque per contact (rolling resistance).
+    pub fn enable_rolling_state(&mut self) {
+        if !self.rolling_state {
+            self.rolling_state = true;
+            self.rolling = vec![[0.0; ANG]; self.i.len()];
+        }
+    }
+
+    /// Whether the contacts keep a rolling torque.
+    pub fn has_rolling_state(&self) -> bool {
+        self.rolling_state
     }
 
     /// Number of pairs in the table.
@@ -121,6 +139,9 @@ impl ContactTable {
                     self.features[s] = 0;
                     self.area[s] = 0.0;
                 }
+                if self.rolling_state {
+                    self.rolling[s] = [0.0; ANG];
+                }
                 s
             }
             None => {
@@ -135,6 +156,9 @@ impl ContactTable {
                         self.features.reserve_exact(more);
                         self.area.reserve_exact(more);
                     }
+                    if self.rolling_state {
+                        self.rolling.reserve_exact(more);
+                    }
                     self.next.reserve_exact(more);
                 }
                 self.i.push(i);
@@ -143,6 +167,9 @@ impl ContactTable {
                 if self.polygons {
                     self.features.push(0);
                     self.area.push(0.0);
+                }
+                if self.rolling_state {
+                    self.rolling.push([0.0; ANG]);
                 }
                 self.next.push(NIL);
                 self.i.len() - 1
@@ -233,6 +260,9 @@ impl ContactTable {
                     self.features.swap(s, t);
                     self.area.swap(s, t);
                 }
+                if self.rolling_state {
+                    self.rolling.swap(s, t);
+                }
                 dest.swap(s, t);
             }
         }
@@ -249,6 +279,9 @@ impl ContactTable {
                         self.features.swap(u - 1, u);
                         self.area.swap(u - 1, u);
                     }
+                    if self.rolling_state {
+                        self.rolling.swap(u - 1, u);
+                    }
                     u -= 1;
                 }
             }
@@ -260,6 +293,9 @@ impl ContactTable {
         if self.polygons {
             self.features.truncate(live);
             self.area.truncate(live);
+        }
+        if self.rolling_state {
+            self.rolling.truncate(live);
         }
         self.free.clear();
         self.churn = 0;
@@ -289,10 +325,13 @@ impl ContactTable {
         let n = pairs.len();
         // The per-pair state first, looked up through the old table's chains.
         let mut xi = Vec::with_capacity(n);
-        let (mut features, mut area) = (Vec::new(), Vec::new());
+        let (mut features, mut area, mut rolling) = (Vec::new(), Vec::new(), Vec::new());
         if self.polygons {
             features.reserve_exact(n);
             area.reserve_exact(n);
+        }
+        if self.rolling_state {
+            rolling.reserve_exact(n);
         }
         for &(i, j) in &pairs {
             let old = self.find(i, j);
@@ -301,10 +340,14 @@ impl ContactTable {
                 features.push(old.map_or(0, |s| self.features[s]));
                 area.push(old.map_or(0.0, |s| self.area[s]));
             }
+            if self.rolling_state {
+                rolling.push(old.map_or([0.0; ANG], |s| self.rolling[s]));
+            }
         }
         self.xi = xi;
         self.features = features;
         self.area = area;
+        self.rolling = rolling;
         self.next = Vec::new();
         self.i = pairs.iter().map(|p| p.0).collect();
         self.j = pairs.iter().map(|p| p.1).collect();
@@ -332,6 +375,10 @@ impl ContactTable {
             } else {
                 self.i[s] = a.min(b);
                 self.j[s] = a.max(b);
+                // The kept rolling torque is the second particle's: the other one's now.
+                if a > b && self.rolling_state {
+                    self.rolling[s] = self.rolling[s].map(|m| -m);
+                }
             }
         }
         self.head = vec![NIL; particles];
@@ -345,6 +392,7 @@ impl ContactTable {
             + self.xi.capacity() * std::mem::size_of::<Spring>()
             + self.features.capacity() * 4
             + self.area.capacity() * 8
+            + self.rolling.capacity() * 8 * ANG
             + self.next.capacity() * 4
             + self.head.capacity() * 4
             + self.free.capacity() * 4

@@ -1,5 +1,5 @@
 //! Materials and the table of contact coefficients for every pair of materials.
-use talus_kernels::contact::ContactParams;
+use talus_kernels::contact::{ContactParams, PairExtras, RollingModel};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Material {
@@ -11,11 +11,17 @@ pub struct Material {
 
 /// Coefficients of every pair of materials, `n x n`, row-major. Mixing rule for unlike
 /// materials: stiffnesses in series-like harmonic mean (equal materials give their own
-/// value), damping arithmetic mean, friction the smaller of the two.
-#[derive(Debug, Clone)]
+/// value), damping arithmetic mean, friction the smaller of the two; any pair may be set
+/// explicitly ([`PairTable::set`], a scenario's `[[pair]]`), as LAMMPS `pair_coeff i j`.
+/// Cohesion and rolling resistance ([`PairExtras`]) are per pair too, none unless set.
+#[derive(Debug, Clone, PartialEq)]
 pub struct PairTable {
     pub n: usize,
     pub params: Vec<ContactParams>,
+    /// Cohesion and rolling friction per pair, `n x n` as `params`.
+    pub extras: Vec<PairExtras>,
+    /// The rolling-resistance law of every pair with a rolling friction.
+    pub rolling: RollingModel,
 }
 
 impl PairTable {
@@ -39,11 +45,65 @@ impl PairTable {
                 });
             }
         }
-        PairTable { n, params }
+        PairTable {
+            n,
+            params,
+            extras: vec![PairExtras::NONE; n * n],
+            rolling: RollingModel::default(),
+        }
+    }
+
+    /// Set the coefficients and extras of materials `a` and `b` (both orders).
+    pub fn set(&mut self, a: u16, b: u16, params: ContactParams, extras: PairExtras) {
+        let (a, b) = (a as usize, b as usize);
+        for k in [a * self.n + b, b * self.n + a] {
+            self.params[k] = params;
+            self.extras[k] = extras;
+        }
+    }
+
+    /// Whether any pair has cohesion or rolling resistance: the pair loops then add them.
+    pub fn has_extras(&self) -> bool {
+        self.extras.iter().any(PairExtras::any)
+    }
+
+    /// What is wrong with the table, if anything: its size, a coefficient that is negative
+    /// or not finite, or a pair whose two orders differ (named by materials).
+    pub fn check(&self, materials: usize) -> Result<(), String> {
+        if self.n != materials || self.params.len() != self.n * self.n || self.extras.len() != self.n * self.n {
+            return Err(format!("a pair table of {} materials for {materials}", self.n));
+        }
+        for a in 0..self.n {
+            for b in 0..self.n {
+                let (p, e) = (&self.params[a * self.n + b], &self.extras[a * self.n + b]);
+                let words = [
+                    ("kn", p.kn),
+                    ("kt", p.kt),
+                    ("gamma_n", p.gamma_n),
+                    ("gamma_t", p.gamma_t),
+                    ("friction", p.mu),
+                    ("cohesion", e.cohesion),
+                    ("rolling_friction", e.rolling_friction),
+                ];
+                if let Some((name, v)) = words.iter().find(|(_, v)| !(v.is_finite() && *v >= 0.0)) {
+                    return Err(format!("materials {a} and {b}: {name} = {v}"));
+                }
+                if (*p, *e) != (self.params[b * self.n + a], self.extras[b * self.n + a]) {
+                    return Err(format!("materials {a} and {b}: the pair differs from {b} and {a}"));
+                }
+            }
+        }
+        Ok(())
     }
 
     #[inline(always)]
     pub fn get(&self, a: u16, b: u16) -> &ContactParams {
         &self.params[a as usize * self.n + b as usize]
+    }
+
+    /// Cohesion and rolling friction of materials `a` and `b`.
+    #[inline(always)]
+    pub fn extras(&self, a: u16, b: u16) -> &PairExtras {
+        &self.extras[a as usize * self.n + b as usize]
     }
 }

@@ -471,6 +471,7 @@ impl Simulation {
             #[cfg(feature = "dim3")]
             normal_model: self.config.normal_model,
             dt,
+            extras: self.contacts.has_rolling_state(),
         };
         let work = PairWork {
             #[cfg(not(feature = "dim3"))]
@@ -572,6 +573,38 @@ impl Simulation {
     /// The contact coefficients of a pair of materials.
     pub fn contact_params(&self, a: u16, b: u16) -> ContactParams {
         *self.params.get(a, b)
+    }
+
+    /// The coefficients, cohesion and rolling friction of every pair of materials.
+    pub fn pair_table(&self) -> &PairTable {
+        &self.params
+    }
+
+    /// Replace the table of pair coefficients: pairs set one by one (LAMMPS `pair_coeff
+    /// i j`), cohesion and rolling resistance (LIGGGHTS `cohesion sjkr`, `rolling_friction
+    /// epsd2` or `cdt`). Refused: a table for another number of materials, a coefficient
+    /// negative or not finite, and (not done yet) cohesion or rolling resistance with
+    /// polygons.
+    pub fn set_pair_table(&mut self, table: PairTable) -> Result<()> {
+        table
+            .check(self.materials.len())
+            .map_err(|m| EngineError::Setup(format!("pair table: {m}")))?;
+        if table.has_extras() {
+            #[cfg(not(feature = "dim3"))]
+            if self.shapes.is_some()
+                || self.inserts.iter().any(|i| {
+                    let mut rng = crate::generate::rng(i.spec.seed);
+                    crate::generate::polygon_vertices(&i.spec.shape, i.spec.radius.max(), &mut rng).is_some()
+                })
+            {
+                return Err(EngineError::Setup(
+                    "cohesion and rolling resistance with polygons are not done yet (discs and spheres only)".into(),
+                ));
+            }
+            self.contacts.enable_rolling_state();
+        }
+        self.params = table;
+        Ok(())
     }
 
     /// Mark the broad phase for a full rebuild at the next step.

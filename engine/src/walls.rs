@@ -11,9 +11,9 @@ pub use talus_kernels::contact::disc_wall::LineWall;
 #[cfg(feature = "dim3")]
 pub use talus_kernels::contact::sphere_wall::{CylinderWall, PlaneWall};
 use talus_kernels::contact::{Spring, SPRING_ZERO};
-use talus_kernels::math::Aabb;
 #[cfg(feature = "dim3")]
 use talus_kernels::math::DIM;
+use talus_kernels::math::{Aabb, ANG};
 
 /// The surface of a wall in 3D.
 #[cfg(feature = "dim3")]
@@ -138,10 +138,13 @@ pub struct WallContacts {
     pub xi: Vec<Spring>,
     /// Overlap area of the last step (polygons; zero for discs).
     pub area: Vec<f64>,
+    /// The rolling torque kept in the contact (rolling resistance; zero without it).
+    pub rolling: Vec<[f64; ANG]>,
     np: Vec<u32>,
     nw: Vec<u16>,
     nxi: Vec<Spring>,
     narea: Vec<f64>,
+    nrolling: Vec<[f64; ANG]>,
 }
 
 impl WallContacts {
@@ -159,6 +162,7 @@ impl WallContacts {
         self.nw.clear();
         self.nxi.clear();
         self.narea.clear();
+        self.nrolling.clear();
         let mut k = 0;
         for (p, b) in boxes.iter().enumerate() {
             for (w, wall) in walls.iter().enumerate() {
@@ -167,15 +171,16 @@ impl WallContacts {
                     while k < self.p.len() && (self.p[k], self.w[k]) < (p, w) {
                         k += 1;
                     }
-                    let (xi, area) = if k < self.p.len() && (self.p[k], self.w[k]) == (p, w) {
-                        (self.xi[k], self.area[k])
+                    let (xi, area, rolling) = if k < self.p.len() && (self.p[k], self.w[k]) == (p, w) {
+                        (self.xi[k], self.area[k], self.rolling[k])
                     } else {
-                        (SPRING_ZERO, 0.0)
+                        (SPRING_ZERO, 0.0, [0.0; ANG])
                     };
                     self.np.push(p);
                     self.nw.push(w);
                     self.nxi.push(xi);
                     self.narea.push(area);
+                    self.nrolling.push(rolling);
                 }
             }
         }
@@ -183,20 +188,30 @@ impl WallContacts {
         std::mem::swap(&mut self.w, &mut self.nw);
         std::mem::swap(&mut self.xi, &mut self.nxi);
         std::mem::swap(&mut self.area, &mut self.narea);
+        std::mem::swap(&mut self.rolling, &mut self.nrolling);
     }
 
     /// Renumber particles (`map[old] = new` or `u32::MAX`): the list is rebuilt at the next
     /// broad-phase update anyway, but springs must follow their particles until then.
     pub fn remap(&mut self, map: &[u32]) {
-        let mut v: Vec<(u32, u16, Spring, f64)> = (0..self.p.len())
+        let mut v: Vec<(u32, u16, Spring, f64, [f64; ANG])> = (0..self.p.len())
             .filter(|&k| map[self.p[k] as usize] != u32::MAX)
-            .map(|k| (map[self.p[k] as usize], self.w[k], self.xi[k], self.area[k]))
+            .map(|k| {
+                (
+                    map[self.p[k] as usize],
+                    self.w[k],
+                    self.xi[k],
+                    self.area[k],
+                    self.rolling[k],
+                )
+            })
             .collect();
         v.sort_by_key(|a| (a.0, a.1));
         self.p = v.iter().map(|a| a.0).collect();
         self.w = v.iter().map(|a| a.1).collect();
         self.xi = v.iter().map(|a| a.2).collect();
         self.area = v.iter().map(|a| a.3).collect();
+        self.rolling = v.iter().map(|a| a.4).collect();
     }
 
     pub fn memory_bytes(&self) -> usize {
@@ -204,5 +219,6 @@ impl WallContacts {
             + (self.w.capacity() + self.nw.capacity()) * 2
             + (self.xi.capacity() + self.nxi.capacity()) * std::mem::size_of::<Spring>()
             + (self.area.capacity() + self.narea.capacity()) * 8
+            + (self.rolling.capacity() + self.nrolling.capacity()) * 8 * ANG
     }
 }

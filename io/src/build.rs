@@ -211,7 +211,8 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
     for p in &poured {
         mmin[p.material] = mmin[p.material].min(p.min_mass);
     }
-    let mix = talus_engine::material::PairTable::new(&materials);
+    let table = pair_table(scenario, &materials, &inits, &poured);
+    let mix = &table;
     let mut tc = f64::INFINITY;
     for a in 0..nmat {
         for b in 0..nmat {
@@ -265,6 +266,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
     };
     let mut sim =
         Simulation::new_with_shapes(config, materials, walls, &inits, &shapes).map_err(|e| invalid(e.to_string()))?;
+    sim.set_pair_table(table).map_err(|e| invalid(e.to_string()))?;
     #[cfg(not(feature = "dim3"))]
     for (d, ids) in drives {
         sim.drive_particles(d, &ids).map_err(|e| invalid(e.to_string()))?;
@@ -445,6 +447,75 @@ fn insert_population(scenario: &Scenario) -> Vec<Poured> {
 
 /// Mean radius of the particles made at the start and those poured in later (of one
 /// material, or all); None if there are none.
+/// The table of pair coefficients: the materials' mixing, cohesion and rolling friction
+/// (a like pair the material's own, an unlike pair the smaller of the two, as friction),
+/// then each `[[pair]]` over it. A pair's restitution gives its gamma_n for the effective
+/// mass of the two materials' reference discs (each of its material's mean radius, as
+/// for a material's own); a pair that sets its damping and not gamma_t gets gamma_n / 2.
+fn pair_table(
+    scenario: &Scenario,
+    materials: &[Material],
+    inits: &[ParticleInit],
+    poured: &[Poured],
+) -> talus_engine::material::PairTable {
+    use talus_kernels::contact::PairExtras;
+    let mut table = talus_engine::material::PairTable::new(materials);
+    table.rolling = scenario.rolling;
+    let n = materials.len();
+    let own = |m: usize| PairExtras {
+        cohesion: scenario.materials[m].cohesion,
+        rolling_friction: scenario.materials[m].rolling_friction,
+    };
+    for a in 0..n {
+        for b in 0..n {
+            let (x, y) = (own(a), own(b));
+            table.extras[a * n + b] = PairExtras {
+                cohesion: x.cohesion.min(y.cohesion),
+                rolling_friction: x.rolling_friction.min(y.rolling_friction),
+            };
+        }
+    }
+    let reference_mass = |m: usize| {
+        let r = mean_radius(inits, poured, Some(m)).unwrap_or_else(|| mean_radius(inits, poured, None).unwrap_or(0.0));
+        ball_mass(materials[m].density, r)
+    };
+    for p in &scenario.pairs {
+        let (a, b) = (p.a as u16, p.b as u16);
+        let mut params = *table.get(a, b);
+        let mut extras = *table.extras(a, b);
+        if let Some(kn) = p.kn {
+            params.kn = kn;
+        }
+        if let Some(kt) = p.kt {
+            params.kt = kt;
+        }
+        if let Some(d) = p.damping {
+            params.gamma_n = match d {
+                NormalDamping::GammaN(g) => g,
+                NormalDamping::Restitution(e) => {
+                    let (ma, mb) = (reference_mass(p.a), reference_mass(p.b));
+                    ContactParams::gamma_for_restitution(params.kn, ma * mb / (ma + mb), e)
+                }
+            };
+            params.gamma_t = 0.5 * params.gamma_n;
+        }
+        if let Some(g) = p.gamma_t {
+            params.gamma_t = g;
+        }
+        if let Some(mu) = p.friction {
+            params.mu = mu;
+        }
+        if let Some(c) = p.cohesion {
+            extras.cohesion = c;
+        }
+        if let Some(r) = p.rolling_friction {
+            extras.rolling_friction = r;
+        }
+        table.set(a, b, params, extras);
+    }
+    table
+}
+
 fn mean_radius(inits: &[ParticleInit], poured: &[Poured], material: Option<usize>) -> Option<f64> {
     let mine = |m: usize| material.is_none_or(|k| k == m);
     let (mut sum, mut count) = (0.0, 0.0);

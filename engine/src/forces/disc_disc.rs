@@ -2,7 +2,8 @@
 //! each batch gathered into lanes, put through the spring-dashpot kernel
 //! (`kernels::contact::disc_disc`) as one vectorised loop, and its forces into a sink in
 //! slot order; the second particle's data prefetched in large systems.
-use talus_kernels::contact::disc_disc::{disc_disc_touching, ContactForce};
+use talus_kernels::contact::disc_disc::{contact_normal, disc_disc_touching, ContactForce};
+use talus_kernels::contact::extras::{add_extras, contact_size, Touch};
 use talus_kernels::contact::ContactParams;
 use talus_kernels::neighbor::MinImage;
 use talus_kernels::vector_build::Build;
@@ -151,7 +152,9 @@ impl Lanes {
 
 /// The disc pairs of a run of contact-table slots (the whole table, or one chunk of it:
 /// `ci`, `cj` and `xi` start at the same slot), their forces into `sink` in slot order.
-/// Returns touching pairs.
+/// Returns touching pairs. With cohesion or rolling resistance (`P::EXTRAS`) they are
+/// added to each touching pair's force on its way to the sink, and `rolling` holds the
+/// slots' rolling torques (else it is empty).
 ///
 /// In batches of [`BATCH`] slots, three stages, none with a branch per pair: the gather of
 /// each candidate pair's data into its lane; the contact law over all lanes, touching or
@@ -164,16 +167,18 @@ impl Lanes {
 /// operation for operation, and vector lanes round as scalars do (no fused multiply-add):
 /// the loads are bitwise those of the pair-by-pair loop (test below).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn disc_slots<P: Params, S: ForceSink>(
     v: &DiscView,
     params: &P,
     ci: &[u32],
     cj: &[u32],
     xi: &mut [f64],
+    rolling: &mut [[f64; 1]],
     dt: f64,
     sink: &mut S,
 ) -> u64 {
-    disc_slots_with(Build::detect(), v, params, ci, cj, xi, dt, sink)
+    disc_slots_with(Build::detect(), v, params, ci, cj, xi, rolling, dt, sink)
 }
 
 /// [`disc_slots`] with the law's stage compiled as `law` says.
@@ -186,12 +191,14 @@ fn disc_slots_with<P: Params, S: ForceSink>(
     ci: &[u32],
     cj: &[u32],
     xi: &mut [f64],
+    rolling: &mut [[f64; 1]],
     dt: f64,
     sink: &mut S,
 ) -> u64 {
     let mut lanes = Lanes::new();
     let slots = xi.len();
     let (ci, cj) = (&ci[..slots], &cj[..slots]);
+    let rolling = if P::EXTRAS { &mut rolling[..slots] } else { rolling };
     let prefetch = v.x.len() >= PREFETCH_MIN;
     let mut touching = 0;
     let mut start = 0;
@@ -235,17 +242,66 @@ fn disc_slots_with<P: Params, S: ForceSink>(
         }
         for &l in &lanes.hit[..k] {
             let (l, o) = (l as usize, start + l as usize);
-            let f = ContactForce {
+            let mut f = ContactForce {
                 f: [lanes.fx[l], lanes.fy[l]],
                 ti: [lanes.ti[l]],
                 tj: [lanes.tj[l]],
                 overlap: 0.0,
             };
-            sink.add(o, ci[o] as usize, cj[o] as usize, &f);
+            let (i, j) = (ci[o] as usize, cj[o] as usize);
+            if P::EXTRAS {
+                disc_extras(v, params, &lanes, l, i, j, &mut f, &mut rolling[o], dt);
+            }
+            sink.add(o, i, j, &f);
+        }
+        if P::EXTRAS {
+            // A pair without a force (apart, or of two fixed bodies) lets its torque go.
+            for l in 0..m {
+                if !lanes.force[l] {
+                    rolling[start + l] = [0.0];
+                }
+            }
         }
         start = end;
     }
     touching
+}
+
+/// Cohesion and rolling resistance of the touching pair in lane `l` (slot of particles
+/// `i`, `j`), added to its force `f` (see `kernels::contact::extras`); `m` is its rolling
+/// torque.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn disc_extras<P: Params>(
+    v: &DiscView,
+    params: &P,
+    lanes: &Lanes,
+    l: usize,
+    i: usize,
+    j: usize,
+    f: &mut ContactForce,
+    m: &mut [f64; 1],
+    dt: f64,
+) {
+    let (mi, mj) = (v.material[i], v.material[j]);
+    let e = params.extras(mi, mj);
+    if !e.any() {
+        return;
+    }
+    let p = params.get(mi, mj);
+    let (dx, dy, ri, rj) = (lanes.dx[l], lanes.dy[l], lanes.ri[l], lanes.rj[l]);
+    let d = (dx * dx + dy * dy).sqrt();
+    let (nx, ny) = contact_normal(dx, dy, d);
+    let t = Touch {
+        n: [nx, ny],
+        size: contact_size(d, ri, rj),
+        overlap: ri + rj - d,
+        r_eff: ri * rj / (ri + rj),
+        kn: p.kn,
+        kt: p.kt,
+        w: [lanes.wi[l] - lanes.wj[l]],
+    };
+    add_extras(e, params.rolling(), &t, f, m, dt);
 }
 
 /// Stage 1: the data of the pairs in slots `range`, lane by lane (with their coefficients,
@@ -503,7 +559,7 @@ mod tests {
         let mut sink = LoadSink {
             loads: [&mut fx, &mut fy, &mut tq],
         };
-        let touching = disc_slots_with(law, &view(b), params, &b.ci, &b.cj, &mut xi, dt, &mut sink);
+        let touching = disc_slots_with(law, &view(b), params, &b.ci, &b.cj, &mut xi, &mut [], dt, &mut sink);
         ([fx, fy, tq], xi, touching)
     }
 
@@ -533,6 +589,8 @@ mod tests {
         let table = PairTable {
             n: 2,
             params: vec![a, b, b, a],
+            extras: vec![Default::default(); 4],
+            rolling: Default::default(),
         };
         let mut laws = vec![Build::Baseline];
         if Build::detect() == Build::Baseline {

@@ -4,7 +4,7 @@
 //! narrow phase's stages and counters in `narrow_phase.rs`); in 3D sphere-sphere; walls in
 //! both. The pool's
 //! force phase (`parallel/pair_forces.rs`) runs them over chunks of the contact table.
-use talus_kernels::contact::{ContactForce, ContactParams};
+use talus_kernels::contact::{ContactForce, ContactParams, PairExtras, RollingModel};
 
 use crate::contact_log::PairForce;
 use crate::material::PairTable;
@@ -36,7 +36,39 @@ pub(crate) trait Params {
     /// constants rather than gathering them pair by pair.
     #[cfg_attr(feature = "dim3", allow(dead_code))]
     const UNIFORM: bool = false;
+    /// Some pairs may have cohesion or rolling resistance: the loops add them (a constant,
+    /// so that a simulation without them runs loops that have no trace of them).
+    const EXTRAS: bool = false;
     fn get(&self, a: u16, b: u16) -> &ContactParams;
+    /// Cohesion and rolling friction of a pair (read only where `EXTRAS`).
+    #[inline(always)]
+    fn extras(&self, _a: u16, _b: u16) -> &PairExtras {
+        &PairExtras::NONE
+    }
+    /// The rolling-resistance law (read only where `EXTRAS`).
+    #[inline(always)]
+    fn rolling(&self) -> RollingModel {
+        RollingModel::default()
+    }
+}
+
+/// A pair table some of whose pairs have cohesion or rolling resistance.
+pub(crate) struct WithExtras<'a>(pub &'a PairTable);
+
+impl Params for WithExtras<'_> {
+    const EXTRAS: bool = true;
+    #[inline(always)]
+    fn get(&self, a: u16, b: u16) -> &ContactParams {
+        self.0.get(a, b)
+    }
+    #[inline(always)]
+    fn extras(&self, a: u16, b: u16) -> &PairExtras {
+        self.0.extras(a, b)
+    }
+    #[inline(always)]
+    fn rolling(&self) -> RollingModel {
+        self.0.rolling
+    }
 }
 
 /// One material: the coefficients are loop constants, no per-pair lookup.

@@ -5,6 +5,7 @@
 //!
 //! Pair by pair, not yet in batches of lanes as the 2D disc loop (`disc_disc.rs`): the
 //! batched form pays where a branch per pair is mispredicted, and is the next step here.
+use talus_kernels::contact::extras::{add_extras, contact_size, Touch};
 use talus_kernels::contact::law::NormalModel;
 use talus_kernels::contact::sphere_sphere::sphere_sphere;
 use talus_kernels::contact::{Spring, SPRING_ZERO};
@@ -56,7 +57,9 @@ impl<'a> SphereView<'a> {
 
 /// The forces of the slots `ci`, `cj` (free slots skipped, springs `xi`), into `sink`.
 /// Returns the touching pairs. A pair of two bodies of infinite mass (fixed or driven)
-/// gets no force, and a pair that does not touch has its spring reset.
+/// gets no force, and a pair that does not touch has its spring reset. With cohesion or
+/// rolling resistance (`P::EXTRAS`) they are added to each touching pair's force, and
+/// `rolling` holds the slots' rolling torques (else it is empty).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn sphere_slots<P: Params, S: ForceSink>(
     view: &SphereView,
@@ -65,11 +68,13 @@ pub(crate) fn sphere_slots<P: Params, S: ForceSink>(
     ci: &[u32],
     cj: &[u32],
     xi: &mut [Spring],
+    rolling: &mut [[f64; 3]],
     dt: f64,
     sink: &mut S,
 ) -> u64 {
     let n = xi.len();
     let (ci, cj) = (&ci[..n], &cj[..n]);
+    let rolling = if P::EXTRAS { &mut rolling[..n] } else { rolling };
     let mut touching = 0;
     for o in 0..n {
         let i = ci[o];
@@ -115,12 +120,37 @@ pub(crate) fn sphere_slots<P: Params, S: ForceSink>(
             None
         };
         match hit {
-            Some(f) => {
+            Some(mut f) => {
                 touching += 1;
+                if P::EXTRAS {
+                    let (mi, mj) = (view.material[i], view.material[j]);
+                    let e = params.extras(mi, mj);
+                    if e.any() {
+                        let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+                        let nrm = if r > 0.0 { d.map(|x| x / r) } else { [1.0, 0.0, 0.0] };
+                        let r_eff = ri * rj / rs;
+                        let h = model.factor(f.overlap, r_eff);
+                        let p = params.get(mi, mj);
+                        let (wi, wj) = (SphereView::at(&view.omega, i), SphereView::at(&view.omega, j));
+                        let t = Touch {
+                            n: nrm,
+                            size: contact_size(r, ri, rj),
+                            overlap: f.overlap,
+                            r_eff,
+                            kn: h * p.kn,
+                            kt: h * p.kt,
+                            w: [wi[0] - wj[0], wi[1] - wj[1], wi[2] - wj[2]],
+                        };
+                        add_extras(e, params.rolling(), &t, &mut f, &mut rolling[o], dt);
+                    }
+                }
                 sink.add(o, i, j, &f);
             }
             None => {
                 xi[o] = SPRING_ZERO;
+                if P::EXTRAS {
+                    rolling[o] = [0.0; 3];
+                }
                 sink.none(o);
             }
         }

@@ -3,11 +3,13 @@
 //! a sphere through `kernels::contact::sphere_wall` (planes and cylinders).
 #[cfg(not(feature = "dim3"))]
 use talus_kernels::contact::disc_wall::disc_wall;
+use talus_kernels::contact::extras::{add_extras, wall_contact_size, Touch};
 #[cfg(not(feature = "dim3"))]
 use talus_kernels::contact::polygon_wall::polygon_wall;
 #[cfg(feature = "dim3")]
 use talus_kernels::contact::sphere_wall::{sphere_cylinder, sphere_plane, SphereBody};
 use talus_kernels::contact::{Spring, SPRING_ZERO};
+use talus_kernels::math::ANG;
 
 #[cfg(not(feature = "dim3"))]
 use super::polygon_body;
@@ -20,6 +22,7 @@ use crate::store::ParticleStore;
 #[cfg(feature = "dim3")]
 use crate::walls::Surface;
 use crate::walls::Wall;
+use talus_kernels::contact::ContactForce;
 
 /// What the wall contacts need besides the particles and the contacts themselves.
 pub(crate) struct WallWork<'a> {
@@ -30,6 +33,8 @@ pub(crate) struct WallWork<'a> {
     #[cfg(feature = "dim3")]
     pub normal_model: talus_kernels::contact::law::NormalModel,
     pub dt: f64,
+    /// Whether some pairs of materials have cohesion or rolling resistance.
+    pub extras: bool,
 }
 
 impl WallWork<'_> {
@@ -41,8 +46,8 @@ impl WallWork<'_> {
         return false;
     }
 
-    /// The forces of a run of wall contacts (`p`, `w`, `xi`, `area` start at the same
-    /// contact), each added into its particle's loads through `sink`, in list order: after
+    /// The forces of a run of wall contacts (`p`, `w`, `xi`, `area`, `rolling` start at
+    /// the same contact), each added into its particle's loads through `sink`, in list order: after
     /// the particle's pair forces; on a logged step also into `log`. A run of particles' contacts is taken by one thread.
     // (`area` is the polygons' state: unused by spheres.)
     #[cfg_attr(feature = "dim3", allow(unused_variables))]
@@ -54,11 +59,12 @@ impl WallWork<'_> {
         w: &[u16],
         xi: &mut [Spring],
         area: &mut [f64],
+        rolling: &mut [[f64; ANG]],
         sink: &mut S,
         mut log: Option<&mut Vec<WallForce>>,
     ) {
         let n = xi.len();
-        let (p, w, area) = (&p[..n], &w[..n], &mut area[..n]);
+        let (p, w, area, rolling) = (&p[..n], &w[..n], &mut area[..n], &mut rolling[..n]);
         for k in 0..n {
             let q = p[k] as usize;
             if ps.inv_mass[q] == 0.0 {
@@ -101,7 +107,10 @@ impl WallWork<'_> {
                 ),
             };
             match c {
-                Some(c) => {
+                Some(mut c) => {
+                    if self.extras {
+                        self.add_extras(ps, q, wall, &mut c, &mut rolling[k]);
+                    }
                     sink.wall(q, &c);
                     if let Some(log) = log.as_deref_mut() {
                         log.push(WallForce {
@@ -111,8 +120,54 @@ impl WallWork<'_> {
                         });
                     }
                 }
-                None => xi[k] = SPRING_ZERO,
+                None => {
+                    xi[k] = SPRING_ZERO;
+                    rolling[k] = [0.0; ANG];
+                }
             }
         }
+    }
+
+    /// Cohesion and rolling resistance of particle `q`'s touching contact `c` with `wall`
+    /// (a round particle: polygons have neither), `m` its rolling torque. The wall is flat
+    /// at the contact (a cylinder's curvature is left out of the contact's size) and
+    /// takes the place of body j: R_eff is the particle's radius, the relative rotation
+    /// the particle's spin less the wall's.
+    #[cold]
+    fn add_extras(&self, ps: &ParticleStore, q: usize, wall: &Wall, c: &mut ContactForce, m: &mut [f64; ANG]) {
+        let e = self.params.extras(ps.material[q], wall.material);
+        if !e.any() {
+            return;
+        }
+        let prm = self.params.get(ps.material[q], wall.material);
+        let r = ps.radius[q];
+        #[cfg_attr(not(feature = "dim3"), allow(unused_mut))]
+        let mut w: [f64; ANG] = std::array::from_fn(|a| ps.omega[a][q]);
+        #[cfg(not(feature = "dim3"))]
+        let (n, h) = ([-wall.line.normal[0], -wall.line.normal[1]], 1.0);
+        #[cfg(feature = "dim3")]
+        let (n, h) = {
+            let x = std::array::from_fn(|a| ps.pos[a][q]);
+            let n = match &wall.surface {
+                Surface::Plane(pl) => pl.normal.map(|v| -v),
+                Surface::Cylinder(cy) => {
+                    for (w, a) in w.iter_mut().zip(cy.axis) {
+                        *w -= cy.spin * a;
+                    }
+                    cy.outward(x)
+                }
+            };
+            (n, self.normal_model.factor(c.overlap, r))
+        };
+        let t = Touch {
+            n,
+            size: wall_contact_size(r, c.overlap),
+            overlap: c.overlap,
+            r_eff: r,
+            kn: h * prm.kn,
+            kt: h * prm.kt,
+            w,
+        };
+        add_extras(e, self.params.rolling, &t, c, m, self.dt);
     }
 }

@@ -50,7 +50,7 @@ use crate::forces::pair_with_shapes::pair_with_shapes;
 #[cfg(feature = "dim3")]
 use crate::forces::sphere_sphere::{sphere_slots, SphereView as RoundView};
 use crate::forces::walls::WallWork;
-use crate::forces::{load_i, load_j, ForceSink, Load, LoadSink, Logged, OneMaterial, SlotRecord, WallSink};
+use crate::forces::{load_i, load_j, ForceSink, Load, LoadSink, Logged, OneMaterial, SlotRecord, WallSink, WithExtras};
 #[cfg(not(feature = "dim3"))]
 use crate::forces::{NarrowStats, NarrowWork, Rejection, SlotState};
 use crate::owner_sum::{fix_up, OwnerPlan, OwnerSink, SharedLoads, SharedLoadsSink};
@@ -70,7 +70,7 @@ use talus_kernels::geometry::polygon::to_world;
 use talus_kernels::integrate::gear::{self, Derivatives};
 use talus_kernels::integrate::position_check::check_positions;
 use talus_kernels::integrate::verlet::{self, Check, CheckResult, Inertia, Kinematics, Loads};
-use talus_kernels::math::{Aabb, Vector};
+use talus_kernels::math::{Aabb, Vector, ANG};
 
 /// How the pair forces are summed into the particles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, PartialOrd, Ord, Hash)]

@@ -96,10 +96,17 @@ fn chunk_forces<S: ForceSink>(
 ) -> u64 {
     sink.fit(view.len());
     let sink = &mut sink;
-    let Slots { xi, area, features } = c;
+    let Slots {
+        xi,
+        area,
+        features,
+        rolling,
+    } = c;
     match (shapes, one) {
-        (None, Some(one)) => disc_slots(view, one, ci, cj, xi, dt, sink),
-        (None, None) => disc_slots(view, params, ci, cj, xi, dt, sink),
+        // (Cohesion and rolling resistance are refused for polygons at set-up.)
+        (None, _) if !rolling.is_empty() => disc_slots(view, &WithExtras(params), ci, cj, xi, rolling, dt, sink),
+        (None, Some(one)) => disc_slots(view, one, ci, cj, xi, rolling, dt, sink),
+        (None, None) => disc_slots(view, params, ci, cj, xi, rolling, dt, sink),
         (Some(sh), _) => {
             let mut touching = 0;
             // The corners of a polygon's image across a periodic face.
@@ -140,21 +147,28 @@ fn chunk_forces<S: ForceSink>(
     ci: &[u32],
     cj: &[u32],
     xi: &mut [Spring],
+    rolling: &mut [[f64; 3]],
     mut sink: S,
 ) -> u64 {
     sink.fit(view.len());
+    let (model, dt) = (w.normal_model, w.dt);
     match one {
-        Some(one) => sphere_slots(view, one, w.normal_model, ci, cj, xi, w.dt, &mut sink),
-        None => sphere_slots(view, w.params, w.normal_model, ci, cj, xi, w.dt, &mut sink),
+        _ if !rolling.is_empty() => {
+            sphere_slots(view, &WithExtras(w.params), model, ci, cj, xi, rolling, dt, &mut sink)
+        }
+        Some(one) => sphere_slots(view, one, model, ci, cj, xi, rolling, dt, &mut sink),
+        None => sphere_slots(view, w.params, model, ci, cj, xi, rolling, dt, &mut sink),
     }
 }
 
-/// The contact state of a run of slots.
+/// The contact state of a run of slots (`rolling`: empty unless some pairs have
+/// cohesion or rolling resistance).
 #[cfg(not(feature = "dim3"))]
 struct Slots<'a> {
     xi: &'a mut [f64],
     area: &'a mut [f64],
     features: &'a mut [u32],
+    rolling: &'a mut [[f64; 1]],
 }
 
 /// What the force phase needs besides the store and the table.
@@ -174,12 +188,14 @@ pub(crate) struct PairWork<'a> {
 }
 
 /// One dynamically claimed piece of the contact table (`area` and `features`: the polygon
-/// pairs' state, empty without polygons).
+/// pairs' state, empty without polygons; `rolling`: empty without cohesion or rolling
+/// resistance).
 struct SlotChunk<'a> {
     start: usize,
     xi: &'a mut [Spring],
     area: &'a mut [f64],
     features: &'a mut [u32],
+    rolling: &'a mut [[f64; ANG]],
     out: &'a mut [SlotRecord],
     defer: &'a [u8],
     /// A logged step's forces of this chunk, in slot order.
@@ -318,14 +334,16 @@ impl Workers {
             .into_iter()
             .zip(split_or_empty(&mut ct.area, &lens))
             .zip(split_or_empty(&mut ct.features, &lens))
+            .zip(split_or_empty(&mut ct.rolling, &lens))
             .zip(out.into_iter().zip(defer))
             .enumerate()
-            .map(|(k, (((xi, area), features), (out, defer)))| {
+            .map(|(k, ((((xi, area), features), rolling), (out, defer)))| {
                 Mutex::new(SlotChunk {
                     start: bounds[k],
                     xi,
                     area,
                     features,
+                    rolling,
                     out,
                     defer,
                     log: if logging {
@@ -376,6 +394,7 @@ impl Workers {
                     xi,
                     area,
                     features,
+                    rolling,
                     out,
                     defer,
                     log,
@@ -395,7 +414,12 @@ impl Workers {
                             w.params,
                             ci,
                             cj,
-                            Slots { xi, area, features },
+                            Slots {
+                                xi,
+                                area,
+                                features,
+                                rolling,
+                            },
                             w.dt,
                             &mut narrow,
                             $sink,
@@ -406,7 +430,7 @@ impl Workers {
                 macro_rules! pairs_into_sink {
                     ($sink:expr) => {{
                         let _ = (&area, &features);
-                        chunk_forces(&view, one.as_ref(), w, ci, cj, xi, $sink)
+                        chunk_forces(&view, one.as_ref(), w, ci, cj, xi, rolling, $sink)
                     }};
                 }
                 // A logged step: the same loop with the log's sink around the strategy's.
@@ -468,9 +492,16 @@ impl Workers {
             while let Some(k) = dynamic.claim() {
                 fix_up(owners.fix_piece(cuts[k]..cuts[k + 1]), slot_force, loads);
                 let mut piece = walls[k].lock();
-                let WallPiece { p, w, xi, area, log } = &mut *piece;
+                let WallPiece {
+                    p,
+                    w,
+                    xi,
+                    area,
+                    rolling,
+                    log,
+                } = &mut *piece;
                 let log = logging.then_some(log);
-                ww.contacts(ps, p, w, xi, area, &mut SharedLoadsSink { loads: *loads }, log);
+                ww.contacts(ps, p, w, xi, area, rolling, &mut SharedLoadsSink { loads: *loads }, log);
             }
         })?;
         Ok(wall_logs(walls))
@@ -566,14 +597,21 @@ impl Workers {
                 }
             }
             let mut piece = walls[t].lock();
-            let WallPiece { p, w, xi, area, log } = &mut *piece;
+            let WallPiece {
+                p,
+                w,
+                xi,
+                area,
+                rolling,
+                log,
+            } = &mut *piece;
             let mut sink = OffsetSink {
                 base,
                 loads: LoadSink {
                     loads: out.each_mut().map(|o| &mut **o),
                 },
             };
-            ww.contacts(ps, p, w, xi, area, &mut sink, logging.then_some(log));
+            ww.contacts(ps, p, w, xi, area, rolling, &mut sink, logging.then_some(log));
         })?;
         drop(guards);
         Ok(wall_logs(walls))
@@ -586,6 +624,7 @@ struct WallPiece<'a> {
     w: &'a [u16],
     xi: &'a mut [Spring],
     area: &'a mut [f64],
+    rolling: &'a mut [[f64; ANG]],
     /// A logged step's wall forces of this piece, in list order.
     log: Vec<WallForce>,
 }
@@ -609,13 +648,15 @@ fn wall_pieces<'a>(wc: &'a mut WallContacts, cuts: &[usize]) -> Vec<Mutex<WallPi
         .into_iter()
         .zip(split_ref(&wc.w[at[0]..], lens.clone()))
         .zip(split_lengths(&mut wc.xi[at[0]..], lens.clone()))
-        .zip(split_lengths(&mut wc.area[at[0]..], lens))
-        .map(|(((p, w), xi), area)| {
+        .zip(split_lengths(&mut wc.area[at[0]..], lens.clone()))
+        .zip(split_lengths(&mut wc.rolling[at[0]..], lens))
+        .map(|((((p, w), xi), area), rolling)| {
             Mutex::new(WallPiece {
                 p,
                 w,
                 xi,
                 area,
+                rolling,
                 log: Vec::new(),
             })
         })

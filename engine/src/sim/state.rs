@@ -26,7 +26,7 @@ use bytemuck::Pod;
 use talus_kernels::contact::{ContactParams, Spring};
 #[cfg(not(feature = "dim3"))]
 use talus_kernels::geometry::polygon::is_convex_ccw;
-use talus_kernels::math::{Aabb, DIM};
+use talus_kernels::math::{Aabb, ANG, DIM};
 use talus_kernels::neighbor::NeighborSearch;
 
 use super::state_check::{check_boxes_fit, check_table_is_the_set};
@@ -38,7 +38,7 @@ use crate::contacts::{ContactTable, FREE};
 #[cfg(not(feature = "dim3"))]
 use crate::drive::{Drive, Driven};
 use crate::error::Result;
-use crate::material::{Material, PairTable};
+use crate::material::Material;
 #[cfg(not(feature = "dim3"))]
 use crate::shapes::{Shapes, MAX_VERTICES, MIN_VERTICES};
 use crate::store::{ParticleStore, F64_FIELDS};
@@ -114,7 +114,7 @@ pub trait SectionSource {
 /// carries a digest of those present. Insertion came with format version 2 (files of
 /// version 1 lack it); `periodic` is there only for a periodic cell.
 #[cfg(not(feature = "dim3"))]
-pub const SETTINGS_SECTIONS: [&str; 8] = [
+pub const SETTINGS_SECTIONS: [&str; 9] = [
     "config",
     "materials",
     "material.names",
@@ -123,17 +123,19 @@ pub const SETTINGS_SECTIONS: [&str; 8] = [
     "drives.motion",
     "insert.spec",
     "periodic",
+    "pair.table",
 ];
 /// The sections that hold the settings that decide results in 3D (no drives there yet;
 /// files from before insertion lack `insert.spec`; `periodic` only for a periodic cell).
 #[cfg(feature = "dim3")]
-pub const SETTINGS_SECTIONS: [&str; 6] = [
+pub const SETTINGS_SECTIONS: [&str; 7] = [
     "config",
     "materials",
     "material.names",
     "walls",
     "insert.spec",
     "periodic",
+    "pair.table",
 ];
 
 /// Section names of the arrays per axis and per angular component (the 2D ones as format 1
@@ -251,6 +253,9 @@ impl Simulation {
         let names: Vec<String> = self.materials.iter().map(|m| m.name.replace('\n', " ")).collect();
         s.push(owned("material.names", Elem::U8, names.join("\n").into_bytes()));
         s.push(owned("walls", Elem::F64, wall_words(&self.walls)));
+        if let Some(words) = pair_table_words(&self.params, &self.materials) {
+            s.push(owned("pair.table", Elem::F64, words));
+        }
         #[cfg(not(feature = "dim3"))]
         {
             let drives: Vec<f64> = self
@@ -306,6 +311,10 @@ impl Simulation {
         if ct.polygons {
             s.push(borrowed("contact.features", Elem::U32, &ct.features));
             s.push(borrowed("contact.area", Elem::F64, &ct.area));
+        }
+        if ct.rolling_state {
+            s.push(borrowed("contact.rolling", Elem::F64, &ct.rolling));
+            s.push(borrowed("wallc.rolling", Elem::F64, &self.wall_contacts.rolling));
         }
         let wc = &self.wall_contacts;
         s.push(borrowed("wallc.p", Elem::U32, &wc.p));
@@ -433,6 +442,8 @@ impl Simulation {
         }
         super::check_config(&config, &materials, &walls)
             .map_err(|e| r.err("config", format!("settings refused: {e}")))?;
+        let params = pair_table_from(&r, &materials)?;
+        let extras = params.has_extras();
         #[cfg(not(feature = "dim3"))]
         let drives: Vec<Drive> = {
             let dv: Vec<f64> = r.get("drives")?;
@@ -574,6 +585,11 @@ impl Simulation {
             ct.features = r.exact("contact.features", slots)?;
             ct.area = r.exact("contact.area", slots)?;
         }
+        if extras && has_shapes {
+            return Err(r.err("pair.table", "cohesion or rolling friction with polygons".into()));
+        }
+        ct.rolling = rolling_from(&r, "contact.rolling", slots, extras)?;
+        ct.rolling_state = extras;
         let mut free_slots = 0;
         for s in 0..slots {
             let (i, j) = (ct.i[s], ct.j[s]);
@@ -632,6 +648,10 @@ impl Simulation {
         wc.w = r.exact("wallc.w", m)?;
         wc.xi = r.exact::<Spring>("wallc.xi", m)?;
         wc.area = r.exact("wallc.area", m)?;
+        wc.rolling = rolling_from(&r, "wallc.rolling", m, extras)?;
+        if !extras {
+            wc.rolling = vec![[0.0; ANG]; m];
+        }
         for k in 0..m {
             if wc.p[k] as usize >= n {
                 return Err(r.err("wallc.p", format!("entry {k}: particle {} of {n}", wc.p[k])));
@@ -736,7 +756,6 @@ impl Simulation {
         // takes the same maximum anyway).
         let next_id = ps.id.iter().fold(next_id, |m, &id| m.max(id.saturating_add(1)));
 
-        let params = PairTable::new(&materials);
         let sim = Simulation {
             params,
             gear,

@@ -1,6 +1,6 @@
 //! The small records of a checkpoint that are assembled rather than borrowed (`state.rs`
-//! borrows the arrays): the scalars' positions, the "config", "walls" and "periodic"
-//! sections, the narrow phase's counters, and the typed, length-checked reading of
+//! borrows the arrays): the scalars' positions, the "config", "walls", "periodic" and
+//! "pair.table" sections, the rolling torques, the narrow phase's counters, and the typed, length-checked reading of
 //! sections.
 use bytemuck::Pod;
 #[cfg(not(feature = "dim3"))]
@@ -9,13 +9,15 @@ use talus_kernels::contact::disc_wall::LineWall;
 use talus_kernels::contact::law::NormalModel;
 #[cfg(feature = "dim3")]
 use talus_kernels::contact::sphere_wall::{CylinderWall, PlaneWall};
-use talus_kernels::math::DIM;
+use talus_kernels::contact::{ContactParams, PairExtras, RollingModel};
+use talus_kernels::math::{ANG, DIM};
 
 use super::state::SectionSource;
 use super::{Config, Integrator, NeighborMethod};
 #[cfg(not(feature = "dim3"))]
 use super::{NarrowStats, Rejection};
 use crate::error::{EngineError, Result};
+use crate::material::{Material, PairTable};
 #[cfg(feature = "dim3")]
 use crate::walls::Surface;
 use crate::walls::Wall;
@@ -323,4 +325,72 @@ pub(super) fn periodic_from(
         .restore(n, &owner, &shift)
         .map_err(|m| r.err("periodic.owner", m))?;
     Ok(Some(images))
+}
+
+/// Words of a pair table ("pair.table"): the rolling law (0 epsd2, 1 cdt), then per pair of
+/// materials, row-major, kn, kt, gamma_n, gamma_t, friction, cohesion, rolling friction.
+/// None where the table is the materials' mixing without extras (a checkpoint then has
+/// no such section, as files from before it).
+const PAIR_WORDS: usize = 7;
+
+pub(super) fn pair_table_words(t: &PairTable, materials: &[Material]) -> Option<Vec<f64>> {
+    if *t == PairTable::new(materials) {
+        return None;
+    }
+    let model = match t.rolling {
+        RollingModel::ElasticPlastic => 0.0,
+        RollingModel::ConstantTorque => 1.0,
+    };
+    let pairs = t
+        .params
+        .iter()
+        .zip(&t.extras)
+        .flat_map(|(p, e)| [p.kn, p.kt, p.gamma_n, p.gamma_t, p.mu, e.cohesion, e.rolling_friction]);
+    Some(std::iter::once(model).chain(pairs).collect())
+}
+
+/// The pair table of a checkpoint: its "pair.table" section, else the materials' mixing.
+pub(super) fn pair_table_from(r: &Reader, materials: &[Material]) -> Result<PairTable> {
+    let mut t = PairTable::new(materials);
+    if r.src.section("pair.table").is_none() {
+        return Ok(t);
+    }
+    let n = materials.len();
+    let words: Vec<f64> = r.exact("pair.table", 1 + PAIR_WORDS * n * n)?;
+    t.rolling = match words[0] {
+        0.0 => RollingModel::ElasticPlastic,
+        1.0 => RollingModel::ConstantTorque,
+        w => return Err(r.err("pair.table", format!("rolling law {w}, not 0 or 1"))),
+    };
+    for (k, w) in words[1..].chunks_exact(PAIR_WORDS).enumerate() {
+        t.params[k] = ContactParams {
+            kn: w[0],
+            kt: w[1],
+            gamma_n: w[2],
+            gamma_t: w[3],
+            mu: w[4],
+        };
+        t.extras[k] = PairExtras {
+            cohesion: w[5],
+            rolling_friction: w[6],
+        };
+    }
+    t.check(n).map_err(|m| r.err("pair.table", m))?;
+    Ok(t)
+}
+
+/// The rolling torques of `len` contacts from `name`: finite, and there exactly when the
+/// table has cohesion or rolling resistance (else none: empty).
+pub(super) fn rolling_from(r: &Reader, name: &str, len: usize, extras: bool) -> Result<Vec<[f64; ANG]>> {
+    match (r.src.section(name).is_some(), extras) {
+        (false, false) => Ok(Vec::new()),
+        (true, false) => Err(r.err(name, "rolling torques without cohesion or rolling friction".into())),
+        (_, true) => {
+            let v: Vec<[f64; ANG]> = r.exact(name, len)?;
+            if let Some(k) = v.iter().position(|m| !m.iter().all(|x| x.is_finite())) {
+                return Err(r.err(name, format!("entry {k}: rolling torque {:?} is not finite", v[k])));
+            }
+            Ok(v)
+        }
+    }
 }

@@ -5,7 +5,7 @@
 //! tests/checkpoint.
 use std::collections::HashMap;
 
-use talus_kernels::contact::{spring_components, ContactParams};
+use talus_kernels::contact::{spring_components, ContactParams, PairExtras, RollingModel};
 use talus_kernels::math::{ANG, DIM};
 
 use super::state::names;
@@ -530,4 +530,77 @@ fn forged_insertion_sections_are_refused_by_name() {
     let mut bad = Saved(good.0.clone());
     bad.0.get_mut("insert.spec").unwrap().truncate(8 * 10);
     assert!(refused(&bad).starts_with("insert.spec: "), "{}", refused(&bad));
+}
+
+/// The bed with cohesion and rolling resistance on every pair (grains and walls), under
+/// `model`.
+fn sticky_bed(neighbor: NeighborMethod, integrator: Integrator, model: RollingModel) -> Simulation {
+    let mut sim = bed(neighbor, integrator);
+    let mut table = sim.pair_table().clone();
+    table.rolling = model;
+    // 2D: a fifth of the spring's force at any overlap (Hooke, chord ~ overlap^(1/2)
+    // past a few % of R). 3D (Hertz): the crossing area grows as the overlap, the spring
+    // as its 3/2 power, so cohesion holds the pair at (k pi sqrt(R) / kn)^2 = 0.1 um.
+    let cohesion = if DIM == 2 { 2e-3 * KN } else { 3e-3 * KN };
+    let extras = PairExtras {
+        cohesion,
+        rolling_friction: 0.3,
+    };
+    let p = *table.get(0, 0);
+    table.set(0, 0, p, extras);
+    sim.set_pair_table(table).unwrap();
+    sim
+}
+
+/// A restart keeps the pair table and the rolling torques kept in pairs and wall contacts:
+/// bitwise the straight run, under both rolling laws. A table forged with a negative
+/// cohesion, or torques without a table that has extras, are refused by name.
+#[test]
+fn restart_with_cohesion_and_rolling_is_bitwise_the_straight_run() {
+    for model in [RollingModel::ElasticPlastic, RollingModel::ConstantTorque] {
+        for method in [NeighborMethod::Sweep, NeighborMethod::Cells] {
+            let what = &format!("{model:?} {}", method.name());
+            let mut first = sticky_bed(method, Integrator::Verlet, model);
+            first.run(N).unwrap();
+            let held = |m: &[[f64; ANG]]| m.iter().filter(|m| m.iter().any(|&c| c != 0.0)).count();
+            if model == RollingModel::ElasticPlastic {
+                assert!(held(&first.contacts.rolling) > 10, "{what}: too few rolling torques");
+                assert!(held(&first.wall_contacts.rolling) > 3, "{what}: too few wall torques");
+            }
+            let saved = save(&first);
+            assert!(saved.0.contains_key("pair.table") && saved.0.contains_key("contact.rolling"));
+            drop(first);
+            let mut restored = Simulation::from_sections(&saved).unwrap();
+            assert_eq!(restored.pair_table().rolling, model, "{what}");
+            restored.run(M).unwrap();
+            let mut straight = sticky_bed(method, Integrator::Verlet, model);
+            straight.run(N + M).unwrap();
+            let (a, b) = (&restored.particles, &straight.particles);
+            same_bits(&a.pos, &b.pos, &format!("{what}: positions"));
+            same_bits(&a.omega, &b.omega, &format!("{what}: spins"));
+            let flat = |m: &[[f64; ANG]]| vec![m.iter().flatten().copied().collect::<Vec<f64>>()];
+            same_bits(
+                &flat(&restored.contacts.rolling),
+                &flat(&straight.contacts.rolling),
+                &format!("{what}: rolling torques"),
+            );
+            assert_same_state(&restored, &straight, what);
+
+            let mut bad = Saved(saved.0.clone());
+            // Word 1 + 5: the first pair's cohesion.
+            set_f64(&mut bad, "pair.table", 6, -1.0);
+            let msg = refused(&bad);
+            assert!(
+                msg.starts_with("pair.table: ") && msg.contains("cohesion = -1"),
+                "{msg}"
+            );
+            let mut bad = Saved(saved.0.clone());
+            bad.0.remove("pair.table");
+            let msg = refused(&bad);
+            assert!(msg.starts_with("contact.rolling: "), "{msg}");
+            let mut bad = Saved(saved.0.clone());
+            set_f64(&mut bad, "contact.rolling", 0, f64::NAN);
+            assert!(refused(&bad).contains("not finite"), "{}", refused(&bad));
+        }
+    }
 }

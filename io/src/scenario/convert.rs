@@ -147,6 +147,11 @@ impl Ctx<'_> {
                 }
             }
         }
+        let pairs = self.pairs(raw.pair, &lookup)?;
+        let rolling = match raw.contact.as_ref().and_then(|c| c.rolling) {
+            None | Some(RollingName::Epsd2) => RollingModel::ElasticPlastic,
+            Some(RollingName::Cdt) => RollingModel::ConstantTorque,
+        };
         let normal_model = match raw.contact.and_then(|c| c.model) {
             None => NormalModel::Hooke,
             Some(m) => match m.get_ref() {
@@ -171,6 +176,18 @@ impl Ctx<'_> {
                     ),
                 ));
             }
+        }
+
+        if normal_model == NormalModel::Hertz
+            && pairs
+                .iter()
+                .any(|p| matches!(p.damping, Some(NormalDamping::Restitution(_))))
+        {
+            return Err(self.err(
+                0..0,
+                "[[pair]]: with [contact] model = \"hertz\" give `gamma_n`, not `restitution` (it depends on the impact \
+                 speed under Hertz)",
+            ));
         }
 
         let integrator = self.integrator(raw.integrator, normal_model)?;
@@ -271,6 +288,8 @@ impl Ctx<'_> {
             #[cfg(not(feature = "dim3"))]
             drums,
             normal_model,
+            rolling,
+            pairs,
             integrator,
             neighbor,
             run,
@@ -487,6 +506,8 @@ impl Ctx<'_> {
                 damping,
                 gamma_t: m.gamma_t.map(|g| g.0),
                 friction: m.friction.0,
+                cohesion: m.cohesion.map_or(0.0, |c| c.0),
+                rolling_friction: m.rolling_friction.map_or(0.0, |c| c.0),
             });
         }
         Ok((materials, names))

@@ -18,6 +18,7 @@ use toml::Spanned;
 
 pub use talus_engine::NeighborMethod;
 pub use talus_kernels::contact::law::NormalModel;
+pub use talus_kernels::contact::RollingModel;
 use talus_kernels::math::{norm2, Vector, DIM};
 
 use crate::{IoError, Result};
@@ -52,6 +53,10 @@ pub struct Scenario {
     pub drums: Vec<Drum>,
     /// The normal force law (`[contact] model`; Hertz in 3D only so far).
     pub normal_model: NormalModel,
+    /// `[contact] rolling`: the rolling-resistance law of pairs with a rolling friction.
+    pub rolling: RollingModel,
+    /// `[[pair]]` entries, in file order.
+    pub pairs: Vec<PairSpec>,
     pub integrator: Integrator,
     pub neighbor: Neighbor,
     pub run: Run,
@@ -92,6 +97,26 @@ pub struct Material {
     pub gamma_t: Option<f64>,
     /// Coulomb friction coefficient.
     pub friction: f64,
+    /// Cohesion energy density (LIGGGHTS sjkr): J/m^3 in 3D (times the crossing area), J/m^2
+    /// in 2D (times the chord); 0 = none.
+    pub cohesion: f64,
+    /// Rolling friction coefficient mu_r (LIGGGHTS coefficientRollingFriction); 0 = none.
+    pub rolling_friction: f64,
+}
+
+/// `[[pair]]`: coefficients of one pair of materials (indices into the materials) that
+/// replace their mixing; `None` keeps the mixed value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairSpec {
+    pub a: usize,
+    pub b: usize,
+    pub kn: Option<f64>,
+    pub kt: Option<f64>,
+    pub damping: Option<NormalDamping>,
+    pub gamma_t: Option<f64>,
+    pub friction: Option<f64>,
+    pub cohesion: Option<f64>,
+    pub rolling_friction: Option<f64>,
 }
 
 /// How a `[[body]]` moves.
@@ -402,6 +427,7 @@ pub fn default_scenario() -> Scenario {
 
 mod convert;
 mod location;
+mod pairs;
 mod periodic;
 mod raw;
 mod values;

@@ -27,6 +27,8 @@ pub(super) struct RawScenario {
     #[cfg(feature = "dim3")]
     pub(super) drum: Option<Spanned<toml::Value>>,
     pub(super) contact: Option<RawContact>,
+    #[serde(default)]
+    pub(super) pair: Vec<Spanned<RawPair>>,
     pub(super) integrator: Option<RawIntegrator>,
     pub(super) neighbor: Option<RawNeighbor>,
     pub(super) run: RawRun,
@@ -64,6 +66,29 @@ pub(super) struct RawCheckpoint {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawContact {
     pub(super) model: Option<Spanned<ModelName>>,
+    pub(super) rolling: Option<RollingName>,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum RollingName {
+    Epsd2,
+    Cdt,
+}
+
+/// `[[pair]]`: the coefficients of one pair of materials, over their mixing.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawPair {
+    pub(super) materials: Spanned<Vec<Spanned<String>>>,
+    pub(super) kn: Option<Positive>,
+    pub(super) kt: Option<NonNegative>,
+    pub(super) restitution: Option<Spanned<Restitution>>,
+    pub(super) gamma_n: Option<Spanned<NonNegative>>,
+    pub(super) gamma_t: Option<NonNegative>,
+    pub(super) friction: Option<NonNegative>,
+    pub(super) cohesion: Option<NonNegative>,
+    pub(super) rolling_friction: Option<NonNegative>,
 }
 
 #[derive(Deserialize, Clone, Copy, PartialEq)]
@@ -139,6 +164,8 @@ pub(super) struct RawMaterial {
     pub(super) gamma_n: Option<Spanned<NonNegative>>,
     pub(super) gamma_t: Option<NonNegative>,
     pub(super) friction: NonNegative,
+    pub(super) cohesion: Option<NonNegative>,
+    pub(super) rolling_friction: Option<NonNegative>,
 }
 
 #[derive(Deserialize, Clone, Copy, PartialEq)]

@@ -174,6 +174,8 @@ fn scenario_full_example() {
                 damping: NormalDamping::Restitution(0.5),
                 gamma_t: Some(100.0),
                 friction: 0.5,
+                cohesion: 0.0,
+                rolling_friction: 0.0,
             },
             Material {
                 name: "steel".into(),
@@ -183,6 +185,8 @@ fn scenario_full_example() {
                 damping: NormalDamping::GammaN(6876.3),
                 gamma_t: None,
                 friction: 0.3,
+                cohesion: 0.0,
+                rolling_friction: 0.0,
             },
         ]
     );

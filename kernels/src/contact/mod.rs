@@ -1,21 +1,26 @@
 //! Contact laws: from the geometry and velocities of one touching pair to forces and
 //! torques. One file per shape pair (parry's layout); the law's coefficients and its
 //! normal models are shared by both dimensions (`law.rs`).
+pub mod cohesion;
 #[cfg(not(feature = "dim3"))]
 pub mod disc_disc;
 #[cfg(not(feature = "dim3"))]
 pub mod disc_wall;
+pub mod extras;
 pub mod law;
 #[cfg(not(feature = "dim3"))]
 pub mod polygon_polygon;
 #[cfg(not(feature = "dim3"))]
 pub mod polygon_wall;
+pub mod rolling;
 #[cfg(feature = "dim3")]
 pub mod sphere_sphere;
 #[cfg(feature = "dim3")]
 pub mod sphere_wall;
 
+pub use extras::PairExtras;
 pub use law::{ContactParams, PairForce};
+pub use rolling::RollingModel;
 
 use crate::math::{Vector, ANG};
 

@@ -43,6 +43,12 @@ impl CylinderWall {
         sub(d, scale(dot(d, self.axis), self.axis))
     }
 
+    /// The unit normal from `x` (off the axis) outward to the surface.
+    pub fn outward(&self, x: [f64; 3]) -> [f64; 3] {
+        let rad = self.radial(x);
+        scale(1.0 / norm2(rad).sqrt(), rad)
+    }
+
     /// Distance of `x` from the cylinder's surface, positive inside.
     pub fn distance(&self, x: [f64; 3]) -> f64 {
         self.radius - norm2(self.radial(x)).sqrt()
