@@ -440,3 +440,5 @@ use values::*;
 mod tests;
 #[cfg(all(test, feature = "dim3"))]
 mod tests3d;
+#[cfg(all(test, not(feature = "dim3")))]
+mod tests_pairs;

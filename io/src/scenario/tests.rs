@@ -1,7 +1,7 @@
 use super::*;
 
 /// A scenario using every key.
-const FULL: &str = r#"
+pub(super) const FULL: &str = r#"
 title = "full example"
 seed = 42
 
@@ -90,24 +90,24 @@ dump = true
 energy = false
 "#;
 
-fn parse(text: &str) -> Result<Scenario> {
+pub(super) fn parse(text: &str) -> Result<Scenario> {
     parse_scenario(text, Path::new("test.toml"))
 }
 
 /// 1-based line of the first occurrence of `needle` in `text`.
-fn line_of(text: &str, needle: &str) -> usize {
+pub(super) fn line_of(text: &str, needle: &str) -> usize {
     let at = text.find(needle).unwrap_or_else(|| panic!("{needle:?} not in text"));
     text[..at].matches('\n').count() + 1
 }
 
 /// Replaces `from` (which must occur) by `to` in FULL.
-fn edit(from: &str, to: &str) -> String {
+pub(super) fn edit(from: &str, to: &str) -> String {
     assert!(FULL.contains(from), "{from:?} not in FULL");
     FULL.replacen(from, to, 1)
 }
 
 /// Asserts a scenario error at `line` whose message contains every `keys` entry.
-fn expect_err(text: &str, line: usize, keys: &[&str]) {
+pub(super) fn expect_err(text: &str, line: usize, keys: &[&str]) {
     match parse(text) {
         Err(IoError::Scenario {
             path,
