@@ -23,6 +23,16 @@ pub enum RollingModel {
     ConstantTorque,
 }
 
+impl RollingModel {
+    /// The law's name in LIGGGHTS and in a scenario's `[contact] rolling`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RollingModel::ElasticPlastic => "epsd2",
+            RollingModel::ConstantTorque => "cdt",
+        }
+    }
+}
+
 /// The part of a relative rotation that is rolling: in 2D all of it (rotation about z is
 /// always across an in-plane normal), in 3D the part across the normal `n`.
 #[inline(always)]
