@@ -602,6 +602,7 @@ impl Simulation {
                 ));
             }
             self.contacts.enable_rolling_state();
+            self.wall_contacts.enable_rolling_state();
         }
         self.params = table;
         Ok(())

@@ -138,8 +138,10 @@ pub struct WallContacts {
     pub xi: Vec<Spring>,
     /// Overlap area of the last step (polygons; zero for discs).
     pub area: Vec<f64>,
-    /// The rolling torque kept in the contact (rolling resistance; zero without it).
+    /// The rolling torque kept in the contact (empty unless the simulation has cohesion or
+    /// rolling resistance: `enable_rolling_state`).
     pub rolling: Vec<[f64; ANG]>,
+    pub(crate) rolling_state: bool,
     np: Vec<u32>,
     nw: Vec<u16>,
     nxi: Vec<Spring>,
@@ -154,6 +156,14 @@ impl WallContacts {
 
     pub fn is_empty(&self) -> bool {
         self.p.is_empty()
+    }
+
+    /// Keep a rolling torque per contact (rolling resistance).
+    pub fn enable_rolling_state(&mut self) {
+        if !self.rolling_state {
+            self.rolling_state = true;
+            self.rolling = vec![[0.0; ANG]; self.p.len()];
+        }
     }
 
     /// Rebuild from the stored boxes.
@@ -171,16 +181,14 @@ impl WallContacts {
                     while k < self.p.len() && (self.p[k], self.w[k]) < (p, w) {
                         k += 1;
                     }
-                    let (xi, area, rolling) = if k < self.p.len() && (self.p[k], self.w[k]) == (p, w) {
-                        (self.xi[k], self.area[k], self.rolling[k])
-                    } else {
-                        (SPRING_ZERO, 0.0, [0.0; ANG])
-                    };
+                    let old = (k < self.p.len() && (self.p[k], self.w[k]) == (p, w)).then_some(k);
                     self.np.push(p);
                     self.nw.push(w);
-                    self.nxi.push(xi);
-                    self.narea.push(area);
-                    self.nrolling.push(rolling);
+                    self.nxi.push(old.map_or(SPRING_ZERO, |k| self.xi[k]));
+                    self.narea.push(old.map_or(0.0, |k| self.area[k]));
+                    if self.rolling_state {
+                        self.nrolling.push(old.map_or([0.0; ANG], |k| self.rolling[k]));
+                    }
                 }
             }
         }
@@ -194,24 +202,25 @@ impl WallContacts {
     /// Renumber particles (`map[old] = new` or `u32::MAX`): the list is rebuilt at the next
     /// broad-phase update anyway, but springs must follow their particles until then.
     pub fn remap(&mut self, map: &[u32]) {
+        let rolling = |k: usize| {
+            if self.rolling_state {
+                self.rolling[k]
+            } else {
+                [0.0; ANG]
+            }
+        };
         let mut v: Vec<(u32, u16, Spring, f64, [f64; ANG])> = (0..self.p.len())
             .filter(|&k| map[self.p[k] as usize] != u32::MAX)
-            .map(|k| {
-                (
-                    map[self.p[k] as usize],
-                    self.w[k],
-                    self.xi[k],
-                    self.area[k],
-                    self.rolling[k],
-                )
-            })
+            .map(|k| (map[self.p[k] as usize], self.w[k], self.xi[k], self.area[k], rolling(k)))
             .collect();
         v.sort_by_key(|a| (a.0, a.1));
         self.p = v.iter().map(|a| a.0).collect();
         self.w = v.iter().map(|a| a.1).collect();
         self.xi = v.iter().map(|a| a.2).collect();
         self.area = v.iter().map(|a| a.3).collect();
-        self.rolling = v.iter().map(|a| a.4).collect();
+        if self.rolling_state {
+            self.rolling = v.iter().map(|a| a.4).collect();
+        }
     }
 
     pub fn memory_bytes(&self) -> usize {

@@ -116,6 +116,8 @@ struct Lanes {
     fy: [f64; BATCH],
     ti: [f64; BATCH],
     tj: [f64; BATCH],
+    /// The centre distance (only with cohesion or rolling resistance).
+    d: [f64; BATCH],
     /// Whether the lane's pair has a force.
     force: [bool; BATCH],
     /// The lanes with a force, in order.
@@ -144,6 +146,7 @@ impl Lanes {
             fy: [0.0; BATCH],
             ti: [0.0; BATCH],
             tj: [0.0; BATCH],
+            d: [0.0; BATCH],
             force: [false; BATCH],
             hit: [0; BATCH],
         }
@@ -270,7 +273,7 @@ fn disc_slots_with<P: Params, S: ForceSink>(
 /// Cohesion and rolling resistance of the touching pair in lane `l` (slot of particles
 /// `i`, `j`), added to its force `f` (see `kernels::contact::extras`); `m` is its rolling
 /// torque.
-#[inline(never)]
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn disc_extras<P: Params>(
     v: &DiscView,
@@ -289,8 +292,7 @@ fn disc_extras<P: Params>(
         return;
     }
     let p = params.get(mi, mj);
-    let (dx, dy, ri, rj) = (lanes.dx[l], lanes.dy[l], lanes.ri[l], lanes.rj[l]);
-    let d = (dx * dx + dy * dy).sqrt();
+    let (dx, dy, ri, rj, d) = (lanes.dx[l], lanes.dy[l], lanes.ri[l], lanes.rj[l], lanes.d[l]);
     let (nx, ny) = contact_normal(dx, dy, d);
     let t = Touch {
         n: [nx, ny],
@@ -406,6 +408,9 @@ fn law_lanes<P: Params>(params: &P, lanes: &mut Lanes, dt: f64) {
         } else {
             xi
         };
+        if P::EXTRAS {
+            lanes.d[l] = d;
+        }
         lanes.fx[l] = c.f[0];
         lanes.fy[l] = c.f[1];
         lanes.ti[l] = c.ti[0];

@@ -52,22 +52,48 @@ pub(crate) trait Params {
     }
 }
 
-/// A pair table some of whose pairs have cohesion or rolling resistance.
-pub(crate) struct WithExtras<'a>(pub &'a PairTable);
-
-impl Params for WithExtras<'_> {
-    const EXTRAS: bool = true;
+impl<P: Params> Params for &P {
+    const UNIFORM: bool = P::UNIFORM;
+    const EXTRAS: bool = P::EXTRAS;
     #[inline(always)]
     fn get(&self, a: u16, b: u16) -> &ContactParams {
-        self.0.get(a, b)
+        (**self).get(a, b)
     }
     #[inline(always)]
     fn extras(&self, a: u16, b: u16) -> &PairExtras {
-        self.0.extras(a, b)
+        (**self).extras(a, b)
     }
     #[inline(always)]
     fn rolling(&self) -> RollingModel {
-        self.0.rolling
+        (**self).rolling()
+    }
+}
+
+/// A pair table some of whose pairs have cohesion or rolling resistance, the coefficients
+/// read through `P` (a single material's as loop constants, as without them).
+pub(crate) struct WithExtras<'a, P> {
+    pub params: P,
+    pub table: &'a PairTable,
+}
+
+impl<P: Params> Params for WithExtras<'_, P> {
+    const UNIFORM: bool = P::UNIFORM;
+    const EXTRAS: bool = true;
+    #[inline(always)]
+    fn get(&self, a: u16, b: u16) -> &ContactParams {
+        self.params.get(a, b)
+    }
+    #[inline(always)]
+    fn extras(&self, a: u16, b: u16) -> &PairExtras {
+        if P::UNIFORM {
+            &self.table.extras[0]
+        } else {
+            self.table.extras(a, b)
+        }
+    }
+    #[inline(always)]
+    fn rolling(&self) -> RollingModel {
+        self.table.rolling
     }
 }
 

@@ -127,7 +127,8 @@ pub(crate) fn sphere_slots<P: Params, S: ForceSink>(
                     let e = params.extras(mi, mj);
                     if e.any() {
                         let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
-                        let nrm = if r > 0.0 { d.map(|x| x / r) } else { [1.0, 0.0, 0.0] };
+                        let inv = 1.0 / r;
+                        let nrm = if r > 0.0 { d.map(|x| x * inv) } else { [1.0, 0.0, 0.0] };
                         let r_eff = ri * rj / rs;
                         let h = model.factor(f.overlap, r_eff);
                         let p = params.get(mi, mj);

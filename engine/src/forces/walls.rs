@@ -33,7 +33,8 @@ pub(crate) struct WallWork<'a> {
     #[cfg(feature = "dim3")]
     pub normal_model: talus_kernels::contact::law::NormalModel,
     pub dt: f64,
-    /// Whether some pairs of materials have cohesion or rolling resistance.
+    /// Whether some pairs of materials have cohesion or rolling resistance (the wall
+    /// contacts then keep rolling torques).
     pub extras: bool,
 }
 
@@ -64,7 +65,9 @@ impl WallWork<'_> {
         mut log: Option<&mut Vec<WallForce>>,
     ) {
         let n = xi.len();
-        let (p, w, area, rolling) = (&p[..n], &w[..n], &mut area[..n], &mut rolling[..n]);
+        let (p, w, area) = (&p[..n], &w[..n], &mut area[..n]);
+        // (Empty without cohesion and rolling resistance.)
+        let rolling = if self.extras { &mut rolling[..n] } else { rolling };
         for k in 0..n {
             let q = p[k] as usize;
             if ps.inv_mass[q] == 0.0 {
@@ -122,7 +125,9 @@ impl WallWork<'_> {
                 }
                 None => {
                     xi[k] = SPRING_ZERO;
-                    rolling[k] = [0.0; ANG];
+                    if self.extras {
+                        rolling[k] = [0.0; ANG];
+                    }
                 }
             }
         }

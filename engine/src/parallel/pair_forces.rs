@@ -104,7 +104,7 @@ fn chunk_forces<S: ForceSink>(
     } = c;
     match (shapes, one) {
         // (Cohesion and rolling resistance are refused for polygons at set-up.)
-        (None, _) if !rolling.is_empty() => disc_slots(view, &WithExtras(params), ci, cj, xi, rolling, dt, sink),
+        (None, one) if !rolling.is_empty() => disc_slots_with_extras(view, one, params, ci, cj, xi, rolling, dt, sink),
         (None, Some(one)) => disc_slots(view, one, ci, cj, xi, rolling, dt, sink),
         (None, None) => disc_slots(view, params, ci, cj, xi, rolling, dt, sink),
         (Some(sh), _) => {
@@ -153,11 +153,95 @@ fn chunk_forces<S: ForceSink>(
     sink.fit(view.len());
     let (model, dt) = (w.normal_model, w.dt);
     match one {
-        _ if !rolling.is_empty() => {
-            sphere_slots(view, &WithExtras(w.params), model, ci, cj, xi, rolling, dt, &mut sink)
-        }
+        _ if !rolling.is_empty() => sphere_slots_with_extras(view, one, w, ci, cj, xi, rolling, &mut sink),
         Some(one) => sphere_slots(view, one, model, ci, cj, xi, rolling, dt, &mut sink),
         None => sphere_slots(view, w.params, model, ci, cj, xi, rolling, dt, &mut sink),
+    }
+}
+
+/// The disc pairs of a simulation with cohesion or rolling resistance. Not inlined: an
+/// instance of the disc loop more inside [`chunk_forces`] cost the loops without them
+/// instructions.
+#[cfg(not(feature = "dim3"))]
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn disc_slots_with_extras<S: ForceSink>(
+    view: &RoundView,
+    one: Option<&OneMaterial>,
+    params: &crate::material::PairTable,
+    ci: &[u32],
+    cj: &[u32],
+    xi: &mut [f64],
+    rolling: &mut [[f64; 1]],
+    dt: f64,
+    sink: &mut S,
+) -> u64 {
+    match one {
+        Some(one) => disc_slots(
+            view,
+            &WithExtras {
+                params: one,
+                table: params,
+            },
+            ci,
+            cj,
+            xi,
+            rolling,
+            dt,
+            sink,
+        ),
+        None => disc_slots(
+            view,
+            &WithExtras { params, table: params },
+            ci,
+            cj,
+            xi,
+            rolling,
+            dt,
+            sink,
+        ),
+    }
+}
+
+/// The sphere pairs of a simulation with cohesion or rolling resistance (not inlined, as
+/// the 2D version).
+#[cfg(feature = "dim3")]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn sphere_slots_with_extras<S: ForceSink>(
+    view: &RoundView,
+    one: Option<&OneMaterial>,
+    w: &PairWork,
+    ci: &[u32],
+    cj: &[u32],
+    xi: &mut [Spring],
+    rolling: &mut [[f64; 3]],
+    sink: &mut S,
+) -> u64 {
+    let (model, dt, table) = (w.normal_model, w.dt, w.params);
+    match one {
+        Some(one) => sphere_slots(
+            view,
+            &WithExtras { params: one, table },
+            model,
+            ci,
+            cj,
+            xi,
+            rolling,
+            dt,
+            sink,
+        ),
+        None => sphere_slots(
+            view,
+            &WithExtras { params: table, table },
+            model,
+            ci,
+            cj,
+            xi,
+            rolling,
+            dt,
+            sink,
+        ),
     }
 }
 
@@ -644,12 +728,14 @@ fn wall_pieces<'a>(wc: &'a mut WallContacts, cuts: &[usize]) -> Vec<Mutex<WallPi
         .map(|&f| wc.p.partition_point(|&q| (q as usize) < f))
         .collect();
     let lens = at.windows(2).map(|w| w[1] - w[0]);
+    // The rolling torques: empty without cohesion and rolling resistance.
+    let rolled = at[0].min(wc.rolling.len());
     split_ref(&wc.p[at[0]..], lens.clone())
         .into_iter()
         .zip(split_ref(&wc.w[at[0]..], lens.clone()))
         .zip(split_lengths(&mut wc.xi[at[0]..], lens.clone()))
         .zip(split_lengths(&mut wc.area[at[0]..], lens.clone()))
-        .zip(split_lengths(&mut wc.rolling[at[0]..], lens))
+        .zip(split_or_empty(&mut wc.rolling[rolled..], &lens.collect::<Vec<_>>()))
         .map(|((((p, w), xi), area), rolling)| {
             Mutex::new(WallPiece {
                 p,

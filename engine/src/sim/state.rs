@@ -26,7 +26,7 @@ use bytemuck::Pod;
 use talus_kernels::contact::{ContactParams, Spring};
 #[cfg(not(feature = "dim3"))]
 use talus_kernels::geometry::polygon::is_convex_ccw;
-use talus_kernels::math::{Aabb, ANG, DIM};
+use talus_kernels::math::{Aabb, DIM};
 use talus_kernels::neighbor::NeighborSearch;
 
 use super::state_check::{check_boxes_fit, check_table_is_the_set};
@@ -649,9 +649,7 @@ impl Simulation {
         wc.xi = r.exact::<Spring>("wallc.xi", m)?;
         wc.area = r.exact("wallc.area", m)?;
         wc.rolling = rolling_from(&r, "wallc.rolling", m, extras)?;
-        if !extras {
-            wc.rolling = vec![[0.0; ANG]; m];
-        }
+        wc.rolling_state = extras;
         for k in 0..m {
             if wc.p[k] as usize >= n {
                 return Err(r.err("wallc.p", format!("entry {k}: particle {} of {n}", wc.p[k])));

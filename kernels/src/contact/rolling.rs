@@ -47,6 +47,16 @@ fn across(w: [f64; ANG], n: Vector) -> [f64; ANG] {
     }
 }
 
+/// The length of a torque or rotation: in 2D its one component's size.
+#[inline(always)]
+fn magnitude(t: [f64; ANG]) -> f64 {
+    if ANG == 1 {
+        t[0].abs()
+    } else {
+        t.iter().map(|t| t * t).sum::<f64>().sqrt()
+    }
+}
+
 /// The rolling torque M of one contact (i gets -M) under `model`, for rolling friction
 /// coefficient `mu_r`, effective radius `r_eff`, the pair's stiffnesses `kn`, `kt` as the
 /// normal model scales them, overlap `delta`, total normal force `normal` (repulsive
@@ -77,7 +87,7 @@ pub fn rolling_torque(
                 *t += kr * dt * w;
             }
             let limit = mu_r * r_eff * normal.abs();
-            let size = t.iter().map(|t| t * t).sum::<f64>().sqrt();
+            let size = magnitude(t);
             if size > limit {
                 // Rolling on: the torque at its limit, and the spring holding just that.
                 let s = limit / size;
@@ -87,7 +97,7 @@ pub fn rolling_torque(
             t
         }
         RollingModel::ConstantTorque => {
-            let size = w.iter().map(|w| w * w).sum::<f64>().sqrt();
+            let size = magnitude(w);
             if size > 0.0 {
                 let s = mu_r * r_eff * kn * delta / size;
                 w.map(|w| s * w)
