@@ -22,6 +22,7 @@ pub mod shapes;
 pub mod sim;
 pub mod store;
 pub mod topology;
+pub mod wall_motion;
 pub mod walls;
 
 #[cfg(not(feature = "dim3"))]

@@ -48,6 +48,7 @@ mod config;
 mod gear_history;
 mod insertion;
 mod measure;
+mod moving_walls;
 mod particles;
 mod periodic;
 pub use analysis::{Analysis, Region};
@@ -121,6 +122,11 @@ pub struct Simulation {
     contact_log: Option<ContactLog>,
     /// Periodic boundaries: the cell and the images the broad phase sees.
     periodic: Option<talus_kernels::neighbor::PeriodicImages>,
+    /// Walls moved by a function of time, and where each was when its contacts were
+    /// listed (`sim/moving_walls.rs`).
+    moving_walls: Vec<crate::wall_motion::WallMotion>,
+    walls_listed: Vec<Vector>,
+    wall_relists: u64,
 }
 
 impl Simulation {
@@ -183,6 +189,9 @@ impl Simulation {
             log_requested: false,
             contact_log: None,
             periodic: None,
+            moving_walls: Vec::new(),
+            walls_listed: Vec::new(),
+            wall_relists: 0,
         };
         sim.append(particles, shapes)?;
         sim.primed = false;
@@ -206,6 +215,7 @@ impl Simulation {
         let ps = &mut self.particles;
         ps.force.iter_mut().chain(&mut ps.torque).for_each(|f| f.fill(0.0));
         self.shear_to(self.time);
+        self.place_walls(self.time);
         self.check_positions()?;
         self.update_neighbors()?;
         self.forces(0.0, false)?;
@@ -294,6 +304,10 @@ impl Simulation {
         // Under Lees-Edwards shear, the offset of the cell above at the drifted positions'
         // time (the wrap uses it); it may call for an update of its own.
         let sheared = self.shear_to(self.time + dt);
+        // Moving walls at their poses of the drifted positions' time.
+        if !self.moving_walls.is_empty() {
+            self.place_walls(self.time + dt);
+        }
         let left = match self.config.integrator {
             Integrator::Verlet => self.kick_drift_check(pending_kick)?,
             Integrator::Gear => {
@@ -308,6 +322,9 @@ impl Simulation {
         }
         if left || sheared || self.config.every_step || self.needs_rebuild {
             self.update_neighbors()?;
+        }
+        if !self.moving_walls.is_empty() {
+            self.relist_strayed_walls();
         }
         self.forces(dt, log)?;
         if self.config.integrator == Integrator::Gear {
@@ -453,8 +470,12 @@ impl Simulation {
             im.mark_stored();
         }
         let stored: &[Aabb] = with_broad!(&self.broad, m => &m.stored_boxes()[..n]);
+        let reach = self.wall_reach();
         let (wc, walls) = (&mut self.wall_contacts, &self.walls);
-        self.workers.pool.serial(Phase::Contacts, || wc.rebuild(walls, stored));
+        self.workers
+            .pool
+            .serial(Phase::Contacts, || wc.rebuild(walls, stored, &reach));
+        self.mark_walls_listed();
         self.needs_rebuild = false;
         self.neighbor_updates += 1;
         Ok(())

@@ -111,21 +111,47 @@ impl Wall {
         }
     }
 
-    /// Can a particle whose stored box is `b` touch the wall? The box's corner deepest
-    /// towards a line or plane, or farthest from a cylinder's axis (a convex function is
-    /// largest at a corner), is on or past it.
-    fn reached_by(&self, b: &Aabb) -> bool {
+    /// Can a particle whose stored box is `b` touch the wall, or the wall moved by up to
+    /// `reach` towards it? The box's corner deepest towards a line or plane, or farthest
+    /// from a cylinder's axis (a convex function is largest at a corner), is within
+    /// `reach` of it or past it.
+    fn reached_by(&self, b: &Aabb, reach: f64) -> bool {
         // The corner deepest along a normal: the low end of each axis the normal points up.
         let deepest = |normal: &[f64]| std::array::from_fn(|a| b[2 * a + usize::from(normal[a] <= 0.0)] as f64);
         #[cfg(not(feature = "dim3"))]
-        return self.distance(deepest(&self.line.normal)) <= 0.0;
+        return self.distance(deepest(&self.line.normal)) <= reach;
         #[cfg(feature = "dim3")]
         match &self.surface {
-            Surface::Plane(pl) => self.distance(deepest(&pl.normal)) <= 0.0,
+            Surface::Plane(pl) => self.distance(deepest(&pl.normal)) <= reach,
             Surface::Cylinder(_) => (0..1usize << DIM).any(|k| {
                 let c = std::array::from_fn(|a| b[2 * a + (k >> a & 1)] as f64);
-                self.distance(c) <= 0.0
+                self.distance(c) <= reach
             }),
+        }
+    }
+
+    /// The point a line or plane passes through (None for a cylinder).
+    pub fn point(&self) -> Option<talus_kernels::math::Vector> {
+        #[cfg(not(feature = "dim3"))]
+        return Some(self.line.point);
+        #[cfg(feature = "dim3")]
+        match &self.surface {
+            Surface::Plane(pl) => Some(pl.point),
+            Surface::Cylinder(_) => None,
+        }
+    }
+
+    /// Put a line or plane through `point`, moving at `velocity` (a cylinder stays).
+    pub fn set_pose(&mut self, point: talus_kernels::math::Vector, velocity: talus_kernels::math::Vector) {
+        #[cfg(not(feature = "dim3"))]
+        {
+            self.line.point = point;
+            self.line.velocity = velocity;
+        }
+        #[cfg(feature = "dim3")]
+        if let Surface::Plane(pl) = &mut self.surface {
+            pl.point = point;
+            pl.velocity = velocity;
         }
     }
 }
@@ -166,8 +192,9 @@ impl WallContacts {
         }
     }
 
-    /// Rebuild from the stored boxes.
-    pub fn rebuild(&mut self, walls: &[Wall], boxes: &[Aabb]) {
+    /// Rebuild from the stored boxes; `reach[w]` (empty: 0 for all) is how far wall `w`
+    /// may move towards the particles before the list is rebuilt again.
+    pub fn rebuild(&mut self, walls: &[Wall], boxes: &[Aabb], reach: &[f64]) {
         self.np.clear();
         self.nw.clear();
         self.nxi.clear();
@@ -176,7 +203,7 @@ impl WallContacts {
         let mut k = 0;
         for (p, b) in boxes.iter().enumerate() {
             for (w, wall) in walls.iter().enumerate() {
-                if wall.reached_by(b) {
+                if wall.reached_by(b, reach.get(w).copied().unwrap_or(0.0)) {
                     let (p, w) = (p as u32, w as u16);
                     while k < self.p.len() && (self.p[k], self.w[k]) < (p, w) {
                         k += 1;

@@ -267,6 +267,20 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
     let mut sim =
         Simulation::new_with_shapes(config, materials, walls, &inits, &shapes).map_err(|e| invalid(e.to_string()))?;
     sim.set_pair_table(table).map_err(|e| invalid(e.to_string()))?;
+    // Moving walls: every engine wall a scenario wall made (a box's faces) moves with it.
+    let mut first = Vec::with_capacity(scenario.walls.len());
+    let mut at = 0;
+    for w in &scenario.walls {
+        first.push(at);
+        at += preflight::surface_walls(std::slice::from_ref(w)).len();
+    }
+    for (k, mv) in &scenario.wall_motions {
+        let faces = preflight::surface_walls(std::slice::from_ref(&scenario.walls[*k])).len();
+        for e in first[*k]..first[*k] + faces {
+            sim.move_wall(e, mv.direction, mv.law.clone())
+                .map_err(|e| invalid(format!("wall[{k}]: {e}")))?;
+        }
+    }
     #[cfg(not(feature = "dim3"))]
     for (d, ids) in drives {
         sim.drive_particles(d, &ids).map_err(|e| invalid(e.to_string()))?;

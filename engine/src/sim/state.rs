@@ -114,7 +114,7 @@ pub trait SectionSource {
 /// carries a digest of those present. Insertion came with format version 2 (files of
 /// version 1 lack it); `periodic` is there only for a periodic cell.
 #[cfg(not(feature = "dim3"))]
-pub const SETTINGS_SECTIONS: [&str; 9] = [
+pub const SETTINGS_SECTIONS: [&str; 10] = [
     "config",
     "materials",
     "material.names",
@@ -124,11 +124,12 @@ pub const SETTINGS_SECTIONS: [&str; 9] = [
     "insert.spec",
     "periodic",
     "pair.table",
+    "walls.motion",
 ];
 /// The sections that hold the settings that decide results in 3D (no drives there yet;
 /// files from before insertion lack `insert.spec`; `periodic` only for a periodic cell).
 #[cfg(feature = "dim3")]
-pub const SETTINGS_SECTIONS: [&str; 7] = [
+pub const SETTINGS_SECTIONS: [&str; 8] = [
     "config",
     "materials",
     "material.names",
@@ -136,6 +137,7 @@ pub const SETTINGS_SECTIONS: [&str; 7] = [
     "insert.spec",
     "periodic",
     "pair.table",
+    "walls.motion",
 ];
 
 /// Section names of the arrays per axis and per angular component (the 2D ones as format 1
@@ -255,6 +257,11 @@ impl Simulation {
         s.push(owned("walls", Elem::F64, wall_words(&self.walls)));
         if let Some(words) = pair_table_words(&self.params, &self.materials) {
             s.push(owned("pair.table", Elem::F64, words));
+        }
+        if !self.moving_walls.is_empty() {
+            s.push(owned("walls.motion", Elem::F64, wall_motion_words(&self.moving_walls)));
+            let listed: Vec<f64> = self.walls_listed.iter().flatten().copied().collect();
+            s.push(owned("walls.listed", Elem::F64, listed));
         }
         #[cfg(not(feature = "dim3"))]
         {
@@ -443,6 +450,7 @@ impl Simulation {
         super::check_config(&config, &materials, &walls)
             .map_err(|e| r.err("config", format!("settings refused: {e}")))?;
         let params = pair_table_from(&r, &materials)?;
+        let (moving_walls, walls_listed) = wall_motions_from(&r, &walls)?;
         let extras = params.has_extras();
         #[cfg(not(feature = "dim3"))]
         let drives: Vec<Drive> = {
@@ -792,6 +800,9 @@ impl Simulation {
             log_requested: false,
             contact_log: None,
             periodic,
+            moving_walls,
+            walls_listed,
+            wall_relists: 0,
             config,
         };
         // Under shear, the offset for the positions as saved (the next step sets its own).

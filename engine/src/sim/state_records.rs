@@ -10,7 +10,7 @@ use talus_kernels::contact::law::NormalModel;
 #[cfg(feature = "dim3")]
 use talus_kernels::contact::sphere_wall::{CylinderWall, PlaneWall};
 use talus_kernels::contact::{ContactParams, PairExtras, RollingModel};
-use talus_kernels::math::{ANG, DIM};
+use talus_kernels::math::{Vector, ANG, DIM};
 
 use super::state::SectionSource;
 use super::{Config, Integrator, NeighborMethod};
@@ -18,6 +18,7 @@ use super::{Config, Integrator, NeighborMethod};
 use super::{NarrowStats, Rejection};
 use crate::error::{EngineError, Result};
 use crate::material::{Material, PairTable};
+use crate::wall_motion::{Displacement, WallMotion};
 #[cfg(feature = "dim3")]
 use crate::walls::Surface;
 use crate::walls::Wall;
@@ -393,4 +394,92 @@ pub(super) fn rolling_from(r: &Reader, name: &str, len: usize, extras: bool) -> 
             Ok(v)
         }
     }
+}
+
+/// Words of the moving walls ("walls.motion"): per wall, its index, direction and origin
+/// per axis, the law (0 velocity, 1 sine, 2 table), the count of the law's values, then
+/// them (v; amplitude, frequency, phase; t0, s0, t1, s1, ...).
+pub(super) fn wall_motion_words(motions: &[WallMotion]) -> Vec<f64> {
+    let mut words = Vec::new();
+    for m in motions {
+        words.push(m.wall as f64);
+        words.extend(m.direction);
+        words.extend(m.origin);
+        let (kind, values): (f64, Vec<f64>) = match &m.law {
+            Displacement::Velocity(v) => (0.0, vec![*v]),
+            Displacement::Sine {
+                amplitude,
+                frequency,
+                phase,
+            } => (1.0, vec![*amplitude, *frequency, *phase]),
+            Displacement::Table(p) => (2.0, p.iter().flatten().copied().collect()),
+        };
+        words.extend([kind, values.len() as f64]);
+        words.extend(values);
+    }
+    words
+}
+
+/// The moving walls of a checkpoint (none without "walls.motion"), and where each was when
+/// the wall contacts were listed ("walls.listed"), for `walls` walls.
+pub(super) fn wall_motions_from(r: &Reader, walls: &[Wall]) -> Result<(Vec<WallMotion>, Vec<Vector>)> {
+    if r.src.section("walls.motion").is_none() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let words: Vec<f64> = r.get("walls.motion")?;
+    let bad = |m: String| r.err("walls.motion", m);
+    let mut motions: Vec<WallMotion> = Vec::new();
+    let mut k = 0;
+    while k < words.len() {
+        let head = 1 + 2 * DIM + 2;
+        if k + head > words.len() {
+            return Err(bad(format!("a motion cut short at word {k}")));
+        }
+        let w = words[k];
+        let count = words[k + head - 1];
+        let index = w as usize;
+        if !(w >= 0.0 && w.fract() == 0.0 && index < walls.len() && walls[index].point().is_some()) {
+            return Err(bad(format!("wall {w}: no line or plane of {} walls", walls.len())));
+        }
+        if motions.iter().any(|m| m.wall == index) {
+            return Err(bad(format!("wall {index} moves twice")));
+        }
+        if !(count >= 0.0 && count.fract() == 0.0 && k + head + count as usize <= words.len()) {
+            return Err(bad(format!("wall {index}: {count} values")));
+        }
+        let direction: Vector = std::array::from_fn(|a| words[k + 1 + a]);
+        let origin: Vector = std::array::from_fn(|a| words[k + 1 + DIM + a]);
+        let values = &words[k + head..k + head + count as usize];
+        let law = match (words[k + head - 2], values.len()) {
+            (0.0, 1) => Displacement::Velocity(values[0]),
+            (1.0, 3) => Displacement::Sine {
+                amplitude: values[0],
+                frequency: values[1],
+                phase: values[2],
+            },
+            (2.0, n) if n % 2 == 0 => Displacement::Table(values.chunks_exact(2).map(|c| [c[0], c[1]]).collect()),
+            (kind, n) => return Err(bad(format!("wall {index}: law {kind} with {n} values"))),
+        };
+        law.check().map_err(|m| bad(format!("wall {index}: {m}")))?;
+        let unit = (direction.iter().map(|d| d * d).sum::<f64>() - 1.0).abs() < 1e-12;
+        if !(unit && origin.iter().all(|o| o.is_finite())) {
+            return Err(bad(format!("wall {index}: direction {direction:?}, origin {origin:?}")));
+        }
+        motions.push(WallMotion {
+            wall: index,
+            direction,
+            origin,
+            law,
+        });
+        k += head + count as usize;
+    }
+    let listed: Vec<f64> = r.exact("walls.listed", DIM * motions.len())?;
+    if listed.iter().any(|x| !x.is_finite()) {
+        return Err(r.err("walls.listed", "a position is not finite".into()));
+    }
+    let listed = listed
+        .chunks_exact(DIM)
+        .map(|c| std::array::from_fn(|a| c[a]))
+        .collect();
+    Ok((motions, listed))
 }

@@ -604,3 +604,59 @@ fn restart_with_cohesion_and_rolling_is_bitwise_the_straight_run() {
         }
     }
 }
+
+/// The bed with its floor vibrating (a sine, 0.2 mm at 100 Hz) and, in 2D, a side wall
+/// pushed in at 0.1 m/s.
+fn vibrated_bed(neighbor: NeighborMethod, integrator: Integrator) -> Simulation {
+    use crate::wall_motion::Displacement;
+    let mut sim = bed(neighbor, integrator);
+    let up: [f64; DIM] = std::array::from_fn(|a| if a == DIM - 1 { 1.0 } else { 0.0 });
+    let sine = Displacement::Sine {
+        amplitude: 2e-4,
+        frequency: 100.0,
+        phase: 0.0,
+    };
+    sim.move_wall(0, up, sine).unwrap();
+    if DIM == 2 {
+        let right: [f64; DIM] = std::array::from_fn(|a| if a == 0 { 1.0 } else { 0.0 });
+        sim.move_wall(1, right, Displacement::Velocity(0.1)).unwrap();
+    }
+    sim
+}
+
+/// A restart keeps the walls' motions and poses: bitwise the straight run. A motion whose
+/// table goes back in time is refused by name.
+#[test]
+fn restart_with_moving_walls_is_bitwise_the_straight_run() {
+    for method in [NeighborMethod::Sweep, NeighborMethod::Quadtree] {
+        let what = method.name();
+        let mut first = vibrated_bed(method, Integrator::Verlet);
+        first.run(N).unwrap();
+        let saved = save(&first);
+        assert!(saved.0.contains_key("walls.motion") && saved.0.contains_key("walls.listed"));
+        drop(first);
+        let mut restored = Simulation::from_sections(&saved).unwrap();
+        assert_eq!(restored.wall_motions().len(), if DIM == 2 { 2 } else { 1 });
+        restored.run(M).unwrap();
+        let mut straight = vibrated_bed(method, Integrator::Verlet);
+        straight.run(N + M).unwrap();
+        let (a, b) = (&restored.particles, &straight.particles);
+        same_bits(&a.pos, &b.pos, &format!("{what}: positions"));
+        same_bits(&a.vel, &b.vel, &format!("{what}: velocities"));
+        assert_eq!(restored.walls, straight.walls, "{what}: walls");
+        assert_same_state(&restored, &straight, what);
+    }
+    // A table going back in time, as a forged file would have it.
+    let mut sim = bed(NeighborMethod::Sweep, Integrator::Verlet);
+    let up: [f64; DIM] = std::array::from_fn(|a| if a == DIM - 1 { 1.0 } else { 0.0 });
+    let table = crate::wall_motion::Displacement::Table(vec![[0.0, 0.0], [1.0, 1e-3]]);
+    sim.move_wall(0, up, table).unwrap();
+    let mut bad = save(&sim);
+    // Words: wall, direction, origin, kind, count, then t0 s0 t1 s1: t1 set before t0.
+    set_f64(&mut bad, "walls.motion", 1 + 2 * DIM + 2 + 2, -1.0);
+    let msg = refused(&bad);
+    assert!(
+        msg.starts_with("walls.motion: ") && msg.contains("table row 1"),
+        "{msg}"
+    );
+}

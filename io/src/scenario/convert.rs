@@ -100,8 +100,14 @@ impl Ctx<'_> {
 
         let mut walls = Vec::with_capacity(raw.wall.len());
         let wall_spans: Vec<_> = raw.wall.iter().map(|w| w.span()).collect();
-        for w in raw.wall {
-            walls.push(self.wall(w, &lookup)?);
+        let mut wall_motions = Vec::new();
+        for (k, mut w) in raw.wall.into_iter().enumerate() {
+            let motion = w.get_mut().motion.take();
+            let wall = self.wall(w, &lookup)?;
+            if let Some(m) = motion {
+                wall_motions.push((k, self.wall_move(m, &wall)?));
+            }
+            walls.push(wall);
         }
         domain.periodic = self.periodic(raw.domain.periodic, &walls, &wall_spans)?;
         domain.shear_rate = self.shear_rate(raw.domain.shear_rate, domain.periodic)?;
@@ -290,6 +296,7 @@ impl Ctx<'_> {
             normal_model,
             rolling,
             pairs,
+            wall_motions,
             integrator,
             neighbor,
             run,

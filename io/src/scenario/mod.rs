@@ -16,6 +16,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer};
 use toml::Spanned;
 
+pub use talus_engine::wall_motion::Displacement;
 pub use talus_engine::NeighborMethod;
 pub use talus_kernels::contact::law::NormalModel;
 pub use talus_kernels::contact::RollingModel;
@@ -57,6 +58,8 @@ pub struct Scenario {
     pub rolling: RollingModel,
     /// `[[pair]]` entries, in file order.
     pub pairs: Vec<PairSpec>,
+    /// `[[wall]] move`: (the wall's index in `walls`, its motion), in file order.
+    pub wall_motions: Vec<(usize, WallMove)>,
     pub integrator: Integrator,
     pub neighbor: Neighbor,
     pub run: Run,
@@ -102,6 +105,14 @@ pub struct Material {
     pub cohesion: f64,
     /// Rolling friction coefficient mu_r (LIGGGHTS coefficientRollingFriction); 0 = none.
     pub rolling_friction: f64,
+}
+
+/// `[[wall]] move`: a translation of the wall (every face of a box) along the unit
+/// `direction` by `law`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WallMove {
+    pub direction: Vector,
+    pub law: Displacement,
 }
 
 /// `[[pair]]`: coefficients of one pair of materials (indices into the materials) that
@@ -431,6 +442,7 @@ mod pairs;
 mod periodic;
 mod raw;
 mod values;
+mod wall_move;
 use convert::*;
 use location::*;
 use raw::*;
@@ -440,5 +452,7 @@ use values::*;
 mod tests;
 #[cfg(all(test, feature = "dim3"))]
 mod tests3d;
+#[cfg(all(test, not(feature = "dim3")))]
+mod tests_motion;
 #[cfg(all(test, not(feature = "dim3")))]
 mod tests_pairs;

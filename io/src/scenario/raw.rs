@@ -190,6 +190,26 @@ pub(super) struct RawWall {
     pub(super) radius: Option<Spanned<Positive>>,
     pub(super) omega: Option<Spanned<Finite>>,
     pub(super) material: Option<Spanned<String>>,
+    #[serde(rename = "move")]
+    pub(super) motion: Option<Spanned<RawMove>>,
+}
+
+/// `[[wall]] move = {...}`: a translation by a function of time.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawMove {
+    pub(super) direction: Option<Spanned<Direction>>,
+    pub(super) velocity: Option<Finite>,
+    pub(super) sine: Option<RawSine>,
+    pub(super) table: Option<Spanned<Vec<[f64; 2]>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawSine {
+    pub(super) amplitude: Finite,
+    pub(super) frequency: Positive,
+    pub(super) phase: Option<Finite>,
 }
 
 #[derive(Deserialize, Clone, Copy, PartialEq, Default)]

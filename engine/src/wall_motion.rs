@@ -1,0 +1,152 @@
+//! Walls moved by a prescribed function of time, as LIGGGHTS `fix move/mesh` (`linear`,
+//! `wiggle`) and LAMMPS `fix wall/gran ... wiggle` move them: a line (2D) or plane (3D)
+//! translated along a direction by a displacement s(t), at velocity s'(t), which the
+//! contact law sees as the wall's velocity. The pose is computed from the start and s(t)
+//! at every step, not summed step by step: a restart resumes it bit for bit.
+use talus_kernels::math::Vector;
+
+/// The displacement along the direction as a function of time.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Displacement {
+    /// s = v t: a constant velocity (m/s).
+    Velocity(f64),
+    /// s = A (sin(2 pi f t + phase) - sin(phase)): amplitude A (m), frequency f (Hz),
+    /// phase (rad); starts where the wall is.
+    Sine { amplitude: f64, frequency: f64, phase: f64 },
+    /// s linear between the points (t, s) (times strictly increasing, at least two), held
+    /// at the first value before the first time and at the last after the last.
+    Table(Vec<[f64; 2]>),
+}
+
+impl Displacement {
+    /// (s(t), s'(t)).
+    pub fn at(&self, t: f64) -> (f64, f64) {
+        match self {
+            Displacement::Velocity(v) => (v * t, *v),
+            Displacement::Sine {
+                amplitude,
+                frequency,
+                phase,
+            } => {
+                let w = 2.0 * std::f64::consts::PI * frequency;
+                let a = w * t + phase;
+                (amplitude * (a.sin() - phase.sin()), amplitude * w * a.cos())
+            }
+            Displacement::Table(points) => {
+                let k = points.partition_point(|p| p[0] <= t);
+                if k == 0 {
+                    (points[0][1], 0.0)
+                } else if k == points.len() {
+                    (points[k - 1][1], 0.0)
+                } else {
+                    let ([t0, s0], [t1, s1]) = (points[k - 1], points[k]);
+                    let slope = (s1 - s0) / (t1 - t0);
+                    (s0 + slope * (t - t0), slope)
+                }
+            }
+        }
+    }
+
+    /// What is wrong with the law, if anything: a value not finite, a negative frequency,
+    /// a table of fewer than two points or with times not strictly increasing (named by
+    /// row, from 0).
+    pub fn check(&self) -> Result<(), String> {
+        match self {
+            Displacement::Velocity(v) if !v.is_finite() => Err(format!("velocity {v} is not finite")),
+            Displacement::Velocity(_) => Ok(()),
+            Displacement::Sine {
+                amplitude,
+                frequency,
+                phase,
+            } => {
+                if ![amplitude, frequency, phase].iter().all(|v| v.is_finite()) || *frequency <= 0.0 {
+                    Err(format!(
+                        "sine of amplitude {amplitude}, frequency {frequency}, phase {phase}: finite values and a \
+                         frequency > 0 are needed"
+                    ))
+                } else {
+                    Ok(())
+                }
+            }
+            Displacement::Table(p) => {
+                if p.len() < 2 {
+                    return Err(format!("a table of {} points: at least two are needed", p.len()));
+                }
+                if let Some(k) = p.iter().position(|r| !(r[0].is_finite() && r[1].is_finite())) {
+                    return Err(format!("table row {k}: {:?} is not finite", p[k]));
+                }
+                if let Some(k) = (1..p.len()).find(|&k| p[k][0] <= p[k - 1][0]) {
+                    return Err(format!(
+                        "table row {k}: time {} does not come after {} (times must increase)",
+                        p[k][0],
+                        p[k - 1][0]
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// One moving wall: wall `wall` of the simulation, translated along the unit `direction`
+/// from `origin` (its point at time 0) by `law`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WallMotion {
+    pub wall: usize,
+    pub direction: Vector,
+    pub origin: Vector,
+    pub law: Displacement,
+}
+
+impl WallMotion {
+    /// The wall's point and velocity at time `t`.
+    pub fn pose(&self, t: f64) -> (Vector, Vector) {
+        let (s, v) = self.law.at(t);
+        (
+            std::array::from_fn(|a| self.origin[a] + s * self.direction[a]),
+            std::array::from_fn(|a| v * self.direction[a]),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn laws_give_displacement_and_velocity() {
+        assert_eq!(Displacement::Velocity(2.0).at(0.5), (1.0, 2.0));
+        let s = Displacement::Sine {
+            amplitude: 1e-3,
+            frequency: 10.0,
+            phase: 0.0,
+        };
+        let (x, v) = s.at(0.025);
+        assert!((x - 1e-3).abs() < 1e-15 && v.abs() < 1e-15, "{x} {v}");
+        assert_eq!(s.at(0.0), (0.0, 1e-3 * 20.0 * std::f64::consts::PI));
+        let t = Displacement::Table(vec![[0.1, 0.0], [0.2, 1.0], [0.4, 0.0]]);
+        assert_eq!(t.at(0.0), (0.0, 0.0));
+        assert_eq!(t.at(0.15), (0.5, 10.0));
+        assert_eq!(t.at(0.3), (0.5, -5.0));
+        assert_eq!(t.at(0.2), (1.0, -5.0));
+        assert_eq!(t.at(9.0), (0.0, 0.0));
+    }
+
+    #[test]
+    fn bad_laws_are_named() {
+        let t = Displacement::Table(vec![[0.0, 0.0], [0.2, 1.0], [0.2, 0.0]]);
+        assert!(t
+            .check()
+            .unwrap_err()
+            .contains("row 2: time 0.2 does not come after 0.2"));
+        assert!(Displacement::Table(vec![[0.0, 0.0]]).check().is_err());
+        let s = Displacement::Sine {
+            amplitude: 1.0,
+            frequency: 0.0,
+            phase: 0.0,
+        };
+        assert!(s.check().unwrap_err().contains("frequency > 0"));
+        assert!(Displacement::Velocity(f64::NAN).check().is_err());
+        assert!(Displacement::Velocity(-1.0).check().is_ok());
+    }
+}

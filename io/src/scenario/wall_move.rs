@@ -1,0 +1,50 @@
+//! `[[wall]] move`: a wall translated by a function of time (LIGGGHTS `fix move/mesh`).
+use super::convert::Ctx;
+use super::*;
+
+impl Ctx<'_> {
+    /// The motion of `wall`: a direction (default the wall's normal; a box's: +y in 2D, +z
+    /// in 3D) and exactly one of `velocity` (m/s), `sine = {amplitude, frequency, phase}`
+    /// or `table = [[t, s], ...]` (s in m at t in s, times increasing). A cylinder is
+    /// refused (not done yet).
+    pub(super) fn wall_move(&self, raw: Spanned<RawMove>, wall: &Wall) -> Result<WallMove> {
+        let span = raw.span();
+        let m = raw.into_inner();
+        let direction = match (&m.direction, wall) {
+            (Some(d), _) => d.get_ref().0,
+            #[cfg(not(feature = "dim3"))]
+            (None, Wall::Line { normal, .. }) => *normal,
+            #[cfg(feature = "dim3")]
+            (None, Wall::Plane { normal, .. }) => *normal,
+            #[cfg(feature = "dim3")]
+            (None, Wall::Cylinder { .. }) => [0.0; DIM],
+            (None, Wall::Box { .. }) => std::array::from_fn(|a| if a == DIM - 1 { 1.0 } else { 0.0 }),
+        };
+        #[cfg(feature = "dim3")]
+        if matches!(wall, Wall::Cylinder { .. }) {
+            return Err(self.err(span, "moving a cylinder is not done yet (lines, planes and boxes move)"));
+        }
+        let len = direction.iter().map(|d| d * d).sum::<f64>().sqrt();
+        let direction = direction.map(|d| d / len);
+        let law =
+            match (m.velocity, m.sine, m.table) {
+                (Some(v), None, None) => Displacement::Velocity(v.0),
+                (None, Some(s), None) => Displacement::Sine {
+                    amplitude: s.amplitude.0,
+                    frequency: s.frequency.0,
+                    phase: s.phase.map_or(0.0, |p| p.0),
+                },
+                (None, None, Some(t)) => {
+                    let law = Displacement::Table(t.get_ref().clone());
+                    law.check().map_err(|msg| self.err(t.span(), msg))?;
+                    law
+                }
+                _ => return Err(self.err(
+                    span,
+                    "give exactly one of `velocity` (m/s), `sine = {amplitude, frequency, phase}` or `table = [[t, \
+                     s], ...]`",
+                )),
+            };
+        Ok(WallMove { direction, law })
+    }
+}
