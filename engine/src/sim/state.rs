@@ -42,7 +42,6 @@ use crate::material::Material;
 #[cfg(not(feature = "dim3"))]
 use crate::shapes::{Shapes, MAX_VERTICES, MIN_VERTICES};
 use crate::store::{ParticleStore, F64_FIELDS};
-use crate::walls::WallContacts;
 
 /// Element type of a section (the code is stored in checkpoint files: never renumber).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -650,30 +649,7 @@ impl Simulation {
         }
         ct.rebuild_chains();
 
-        let mut wc = WallContacts::default();
-        wc.p = r.get("wallc.p")?;
-        let m = wc.p.len();
-        wc.w = r.exact("wallc.w", m)?;
-        wc.xi = r.exact::<Spring>("wallc.xi", m)?;
-        wc.area = r.exact("wallc.area", m)?;
-        wc.rolling = rolling_from(&r, "wallc.rolling", m, extras)?;
-        wc.rolling_state = extras;
-        for k in 0..m {
-            if wc.p[k] as usize >= n {
-                return Err(r.err("wallc.p", format!("entry {k}: particle {} of {n}", wc.p[k])));
-            }
-            if wc.w[k] as usize >= walls.len() {
-                return Err(r.err("wallc.w", format!("entry {k}: wall {} of {}", wc.w[k], walls.len())));
-            }
-            // The list's rebuild merges by (particle, wall) and the pool cuts it at
-            // particles: it must be sorted, each pair once.
-            if k > 0 && (wc.p[k - 1], wc.w[k - 1]) >= (wc.p[k], wc.w[k]) {
-                return Err(r.err(
-                    "wallc.p",
-                    format!("entry {k}: (particle, wall) pairs not in increasing order"),
-                ));
-            }
-        }
+        let wc = wall_contacts_from(&r, n, walls.len(), extras)?;
 
         #[cfg(not(feature = "dim3"))]
         let driven = {

@@ -21,7 +21,8 @@ use crate::material::{Material, PairTable};
 use crate::wall_motion::{Displacement, WallMotion};
 #[cfg(feature = "dim3")]
 use crate::walls::Surface;
-use crate::walls::Wall;
+use crate::walls::{Wall, WallContacts};
+use talus_kernels::contact::Spring;
 
 // Positions in the "scalars" section.
 pub(super) const S_N: usize = 0;
@@ -482,4 +483,34 @@ pub(super) fn wall_motions_from(r: &Reader, walls: &[Wall]) -> Result<(Vec<WallM
         .map(|c| std::array::from_fn(|a| c[a]))
         .collect();
     Ok((motions, listed))
+}
+
+/// The wall-contact list of a checkpoint, for `n` particles and `walls` walls (its rolling
+/// torques where the pair table has `extras`): sorted by (particle, wall), each pair once.
+pub(super) fn wall_contacts_from(r: &Reader, n: usize, walls: usize, extras: bool) -> Result<WallContacts> {
+    let mut wc = WallContacts::default();
+    wc.p = r.get("wallc.p")?;
+    let m = wc.p.len();
+    wc.w = r.exact("wallc.w", m)?;
+    wc.xi = r.exact::<Spring>("wallc.xi", m)?;
+    wc.area = r.exact("wallc.area", m)?;
+    wc.rolling = rolling_from(r, "wallc.rolling", m, extras)?;
+    wc.rolling_state = extras;
+    for k in 0..m {
+        if wc.p[k] as usize >= n {
+            return Err(r.err("wallc.p", format!("entry {k}: particle {} of {n}", wc.p[k])));
+        }
+        if wc.w[k] as usize >= walls {
+            return Err(r.err("wallc.w", format!("entry {k}: wall {} of {}", wc.w[k], walls)));
+        }
+        // The list's rebuild merges by (particle, wall) and the pool cuts it at
+        // particles: it must be sorted, each pair once.
+        if k > 0 && (wc.p[k - 1], wc.w[k - 1]) >= (wc.p[k], wc.w[k]) {
+            return Err(r.err(
+                "wallc.p",
+                format!("entry {k}: (particle, wall) pairs not in increasing order"),
+            ));
+        }
+    }
+    Ok(wc)
 }
