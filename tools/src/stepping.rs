@@ -529,6 +529,14 @@ pub fn step_and_report(
             periodic.join(", ")
         );
     }
+    if !sim.wall_motions().is_empty() {
+        let walls: Vec<String> = sim.wall_motions().iter().map(|m| format!("wall{}", m.wall)).collect();
+        println!(
+            "  moving walls        {} (their contacts listed again {} times as they moved)",
+            walls.join(", "),
+            sim.wall_relists()
+        );
+    }
     let table = sim.pair_table();
     if table.has_extras() {
         let cohesion = table.extras.iter().map(|e| e.cohesion).fold(0.0, f64::max);
