@@ -131,50 +131,19 @@ mod tests {
         let (mu_r, r, kt, fnorm, dt) = (0.1, 1e-3, 1e5, 2.0, 1e-6);
         let mut m = [0.0; ANG];
         let kr = kt * r * r;
-        let t = rolling_torque(
-            RollingModel::ElasticPlastic,
-            mu_r,
-            r,
-            0.0,
-            kt,
-            0.0,
-            fnorm,
-            spin(3.0),
-            axis(),
-            &mut m,
-            dt,
-        );
+        let mut turn = |w: f64| {
+            let model = RollingModel::ElasticPlastic;
+            rolling_torque(model, mu_r, r, 0.0, kt, 0.0, fnorm, spin(w), axis(), &mut m, dt)
+        };
+        let t = turn(3.0);
         assert!((t[ANG - 1] - kr * 3.0 * dt).abs() < 1e-18);
         let limit = mu_r * r * fnorm;
+        let mut t = t;
         for _ in 0..100_000 {
-            rolling_torque(
-                RollingModel::ElasticPlastic,
-                mu_r,
-                r,
-                0.0,
-                kt,
-                0.0,
-                fnorm,
-                spin(3.0),
-                axis(),
-                &mut m,
-                dt,
-            );
+            t = turn(3.0);
         }
-        assert!((m[ANG - 1] - limit).abs() < 1e-15 * limit.max(1.0), "{m:?} {limit}");
-        let t = rolling_torque(
-            RollingModel::ElasticPlastic,
-            mu_r,
-            r,
-            0.0,
-            kt,
-            0.0,
-            fnorm,
-            spin(-1.0),
-            axis(),
-            &mut m,
-            dt,
-        );
+        assert!((t[ANG - 1] - limit).abs() < 1e-15 * limit.max(1.0), "{t:?} {limit}");
+        let t = turn(-1.0);
         assert!((t[ANG - 1] - (limit - kr * dt)).abs() < 1e-15);
     }
 
