@@ -127,6 +127,8 @@ pub struct Simulation {
     moving_walls: Vec<crate::wall_motion::WallMotion>,
     walls_listed: Vec<Vector>,
     wall_relists: u64,
+    /// Walls under a servo (`sim/moving_walls.rs`).
+    servos: Vec<crate::wall_motion::WallServo>,
 }
 
 impl Simulation {
@@ -192,6 +194,7 @@ impl Simulation {
             moving_walls: Vec::new(),
             walls_listed: Vec::new(),
             wall_relists: 0,
+            servos: Vec::new(),
         };
         sim.append(particles, shapes)?;
         sim.primed = false;
@@ -219,6 +222,7 @@ impl Simulation {
         self.check_positions()?;
         self.update_neighbors()?;
         self.forces(0.0, false)?;
+        self.measure_servos();
         if let Some(gh) = &mut self.gear {
             // The accelerations of the current state: the axes, then the angular components.
             let ps = &self.particles;
@@ -308,6 +312,9 @@ impl Simulation {
         if !self.moving_walls.is_empty() {
             self.place_walls(self.time + dt);
         }
+        if !self.servos.is_empty() {
+            self.advance_servos(dt);
+        }
         let left = match self.config.integrator {
             Integrator::Verlet => self.kick_drift_check(pending_kick)?,
             Integrator::Gear => {
@@ -323,10 +330,11 @@ impl Simulation {
         if left || sheared || self.config.every_step || self.needs_rebuild {
             self.update_neighbors()?;
         }
-        if !self.moving_walls.is_empty() {
+        if !self.moving_walls.is_empty() || !self.servos.is_empty() {
             self.relist_strayed_walls();
         }
         self.forces(dt, log)?;
+        self.measure_servos();
         if self.config.integrator == Integrator::Gear {
             self.correct()?;
         }

@@ -125,10 +125,11 @@ mod tests {
         assert!((x - 1e-3).abs() < 1e-15 && v.abs() < 1e-15, "{x} {v}");
         assert_eq!(s.at(0.0), (0.0, 1e-3 * 20.0 * std::f64::consts::PI));
         let t = Displacement::Table(vec![[0.1, 0.0], [0.2, 1.0], [0.4, 0.0]]);
+        let near = |(s, v): (f64, f64), (es, ev): (f64, f64)| (s - es).abs() < 1e-12 && (v - ev).abs() < 1e-12;
         assert_eq!(t.at(0.0), (0.0, 0.0));
-        assert_eq!(t.at(0.15), (0.5, 10.0));
-        assert_eq!(t.at(0.3), (0.5, -5.0));
-        assert_eq!(t.at(0.2), (1.0, -5.0));
+        assert!(near(t.at(0.15), (0.5, 10.0)), "{:?}", t.at(0.15));
+        assert!(near(t.at(0.3), (0.5, -5.0)), "{:?}", t.at(0.3));
+        assert!(near(t.at(0.2), (1.0, -5.0)), "{:?}", t.at(0.2));
         assert_eq!(t.at(9.0), (0.0, 0.0));
     }
 
@@ -148,5 +149,69 @@ mod tests {
         assert!(s.check().unwrap_err().contains("frequency > 0"));
         assert!(Displacement::Velocity(f64::NAN).check().is_err());
         assert!(Displacement::Velocity(-1.0).check().is_ok());
+    }
+}
+
+/// A servo (LIGGGHTS `fix move/mesh ... servo`, Yade's stress controller on one wall):
+/// the wall moves along its direction at v = gain (target - load), at most `max_speed`
+/// either way, where the load is the force the particles press it back with (along minus
+/// the direction). Stable while gain times the bed's stiffness times dt is well below 1.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Servo {
+    /// The load to hold (N).
+    pub target: f64,
+    /// m/s per N of error.
+    pub gain: f64,
+    /// m/s.
+    pub max_speed: f64,
+}
+
+impl Servo {
+    /// The wall's speed along its direction under `load`.
+    pub fn speed(&self, load: f64) -> f64 {
+        (self.gain * (self.target - load)).clamp(-self.max_speed, self.max_speed)
+    }
+
+    /// What is wrong with it, if anything.
+    pub fn check(&self) -> Result<(), String> {
+        let ok = self.target.is_finite()
+            && self.gain.is_finite()
+            && self.gain > 0.0
+            && self.max_speed.is_finite()
+            && self.max_speed > 0.0;
+        if ok {
+            Ok(())
+        } else {
+            Err(format!(
+                "servo to {} N with gain {} m/s/N and max_speed {} m/s: a finite target, a gain > 0 and a \
+                 max_speed > 0 are needed",
+                self.target, self.gain, self.max_speed
+            ))
+        }
+    }
+}
+
+/// A wall under a [`Servo`]: wall `wall` moved along the unit `direction` from `origin` by
+/// `s`, at speed `v`; `load` is the last step's load; `listed` where the wall was when
+/// its contacts were listed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WallServo {
+    pub wall: usize,
+    pub direction: Vector,
+    pub origin: Vector,
+    pub servo: Servo,
+    pub s: f64,
+    pub v: f64,
+    pub load: f64,
+    pub listed: Vector,
+}
+
+impl WallServo {
+    /// The wall's point and velocity.
+    pub fn pose(&self) -> (Vector, Vector) {
+        (
+            std::array::from_fn(|a| self.origin[a] + self.s * self.direction[a]),
+            std::array::from_fn(|a| self.v * self.direction[a]),
+        )
     }
 }

@@ -277,8 +277,11 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
     for (k, mv) in &scenario.wall_motions {
         let faces = preflight::surface_walls(std::slice::from_ref(&scenario.walls[*k])).len();
         for e in first[*k]..first[*k] + faces {
-            sim.move_wall(e, mv.direction, mv.law.clone())
-                .map_err(|e| invalid(format!("wall[{k}]: {e}")))?;
+            match &mv.drive {
+                sc::WallDrive::Law(law) => sim.move_wall(e, mv.direction, law.clone()),
+                sc::WallDrive::Servo(servo) => sim.servo_wall(e, mv.direction, *servo),
+            }
+            .map_err(|e| invalid(format!("wall[{k}]: {e}")))?;
         }
     }
     #[cfg(not(feature = "dim3"))]

@@ -2,7 +2,7 @@
 //! a wall moving at v into a grain at rest throws it at v (1 + e); a floor moved by a table
 //! or a sine carries a grain resting on it along that path; a wall sweeping through a bed
 //! lets no grain through (its contact list is built again as it moves, not only at the
-//! broad phase's updates).
+//! broad phase's updates); a lid under a servo holds its target load on a grain.
 use std::f64::consts::PI;
 
 const R: f64 = 1.0e-3;
@@ -14,7 +14,7 @@ macro_rules! motion_tests {
     ($engine:path, $dim:expr, $wall:ident, $($extra:ident: $value:expr),*) => {
         use super::*;
         use $engine as engine;
-        use engine::wall_motion::Displacement;
+        use engine::wall_motion::{Displacement, Servo};
         use engine::{Config, ContactParams, Integrator, Material, NeighborMethod, ParticleInit, Simulation, Wall};
 
         const D: usize = $dim;
@@ -141,6 +141,28 @@ macro_rules! motion_tests {
             assert!(s.wall_relists() > 50, "{} relists", s.wall_relists());
         }
 
+        /// A lid under a servo to 1 N comes down on a grain resting on a floor and holds
+        /// it: then the lid's load is 1 N, the grain's overlap with the floor (1 N + m g) /
+        /// kn and with the lid 1 N / kn.
+        #[test]
+        fn a_servo_lid_holds_its_target_load() {
+            let m = mass();
+            let gamma_n = ContactParams::gamma_for_restitution(KN, m, 0.3);
+            let target = 1.0;
+            let top = 2.4 * R;
+            let walls = vec![Wall::$wall([0.0; D], along(UP, 1.0), 0), Wall::$wall(along(UP, top), along(UP, -1.0), 0)];
+            let mut s = sim(&[grain(1, along(UP, R - m * G / KN))], walls, G, gamma_n, 1e-6, 1e-4);
+            let servo = Servo { target, gain: 0.02, max_speed: 0.05 };
+            s.servo_wall(1, along(UP, -1.0), servo).unwrap();
+            s.run(40_000).unwrap();
+            let load = s.wall_servos()[0].load;
+            assert!((load / target - 1.0).abs() < 1e-6, "the lid carries {load} N");
+            let y = s.particles.pos[UP][0];
+            assert!((y - (R - (target + m * G) / KN)).abs() < 1e-10, "grain at {y}");
+            let lid = s.walls[1].point().unwrap()[UP];
+            assert!((lid - (y + R - target / KN)).abs() < 1e-10, "lid at {lid}, grain at {y}");
+        }
+
         /// Refused by name: an unknown wall, a wall moving twice, a direction of no length,
         /// a table whose times do not increase.
         #[test]
@@ -153,6 +175,10 @@ macro_rules! motion_tests {
             assert!(err(s.move_wall(0, along(0, 1.0), t)).contains("table row 2"));
             s.move_wall(0, along(0, 1.0), Displacement::Velocity(1.0)).unwrap();
             assert!(err(s.move_wall(0, along(0, 1.0), Displacement::Velocity(1.0))).contains("moves already"));
+            let servo = Servo { target: 1.0, gain: 0.01, max_speed: 0.1 };
+            assert!(err(s.servo_wall(0, along(0, 1.0), servo)).contains("moves already"));
+            let bad = Servo { gain: -1.0, ..servo };
+            assert!(err(s.servo_wall(0, along(0, 1.0), bad)).contains("gain > 0"));
         }
     };
 }

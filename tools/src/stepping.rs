@@ -537,6 +537,12 @@ pub fn step_and_report(
             sim.wall_relists()
         );
     }
+    for sv in sim.wall_servos() {
+        println!(
+            "  servo               wall{}: load {:.6e} N (target {} N), moved {:.6e} m",
+            sv.wall, sv.load, sv.servo.target, sv.s
+        );
+    }
     let table = sim.pair_table();
     if table.has_extras() {
         let cohesion = table.extras.iter().map(|e| e.cohesion).fold(0.0, f64::max);

@@ -11,8 +11,11 @@ use talus_kernels::neighbor::NeighborSearch;
 
 use super::{Broad, Simulation};
 use crate::error::{EngineError, Result};
+use crate::forces::walls::WallWork;
+use crate::forces::WallSink;
 use crate::pool::Phase;
-use crate::wall_motion::{Displacement, WallMotion};
+use crate::wall_motion::{Displacement, Servo, WallMotion, WallServo};
+use talus_kernels::contact::ContactForce;
 
 impl Simulation {
     /// Move wall `wall` (a line in 2D, a plane in 3D) along `direction` (normalised here)
@@ -61,6 +64,101 @@ impl Simulation {
         &self.moving_walls
     }
 
+    /// Put wall `wall` (a line or plane) under `servo` along `direction` (normalised here;
+    /// the load is the particles' push against it). Refused as [`Simulation::move_wall`]
+    /// refuses, and a servo [`Servo::check`] refuses.
+    pub fn servo_wall(&mut self, wall: usize, direction: Vector, servo: Servo) -> Result<()> {
+        let setup = |m: String| EngineError::Setup(format!("wall {wall}: {m}"));
+        let w = self
+            .walls
+            .get(wall)
+            .ok_or_else(|| setup(format!("no such wall ({} walls)", self.walls.len())))?;
+        let origin = w
+            .point()
+            .ok_or_else(|| setup("a servo on a cylinder is not done yet".into()))?;
+        servo.check().map_err(setup)?;
+        if self.moving_walls.iter().any(|m| m.wall == wall) || self.servos.iter().any(|m| m.wall == wall) {
+            return Err(setup("moves already".into()));
+        }
+        let len = direction.iter().map(|d| d * d).sum::<f64>().sqrt();
+        if !(len.is_finite() && len > 0.0) {
+            return Err(setup(format!("direction {direction:?} has no length")));
+        }
+        self.servos.push(WallServo {
+            wall,
+            direction: direction.map(|d| d / len),
+            origin,
+            servo,
+            s: 0.0,
+            v: 0.0,
+            load: 0.0,
+            listed: origin,
+        });
+        self.needs_rebuild = true;
+        Ok(())
+    }
+
+    /// The walls under a servo, with their last loads.
+    pub fn wall_servos(&self) -> &[WallServo] {
+        &self.servos
+    }
+
+    /// Each servo's wall moved one step `dt` at the speed its last load asks for.
+    pub(super) fn advance_servos(&mut self, dt: f64) {
+        for sv in &mut self.servos {
+            sv.v = sv.servo.speed(sv.load);
+            sv.s += sv.v * dt;
+            let (p, v) = sv.pose();
+            self.walls[sv.wall].set_pose(p, v);
+        }
+    }
+
+    /// Each servo's load: the forces of its wall's contacts as the force phase gave them,
+    /// evaluated again without advancing any spring (dt = 0), summed in list order.
+    pub(super) fn measure_servos(&mut self) {
+        if self.servos.is_empty() {
+            return;
+        }
+        let work = WallWork {
+            walls: &self.walls,
+            params: &self.params,
+            #[cfg(not(feature = "dim3"))]
+            shapes: self.shapes.as_ref(),
+            #[cfg(feature = "dim3")]
+            normal_model: self.config.normal_model,
+            dt: 0.0,
+            extras: self.contacts.has_rolling_state(),
+        };
+        let wc = &self.wall_contacts;
+        for sv in &mut self.servos {
+            let k: Vec<usize> = (0..wc.len()).filter(|&k| wc.w[k] as usize == sv.wall).collect();
+            let p: Vec<u32> = k.iter().map(|&k| wc.p[k]).collect();
+            let w: Vec<u16> = k.iter().map(|&k| wc.w[k]).collect();
+            let mut xi: Vec<_> = k.iter().map(|&k| wc.xi[k]).collect();
+            let mut area: Vec<f64> = k.iter().map(|&k| wc.area[k]).collect();
+            let mut rolling: Vec<_> = if work.extras {
+                k.iter().map(|&k| wc.rolling[k]).collect()
+            } else {
+                Vec::new()
+            };
+            let mut sink = LoadAlong {
+                direction: sv.direction,
+                load: 0.0,
+            };
+            work.contacts(
+                &self.particles,
+                &p,
+                &w,
+                &mut xi,
+                &mut area,
+                &mut rolling,
+                &mut sink,
+                None,
+            );
+            sv.load = sink.load;
+        }
+    }
+
     /// Every moving wall at its pose of time `t`.
     pub(super) fn place_walls(&mut self, t: f64) {
         for m in &self.moving_walls {
@@ -72,12 +170,17 @@ impl Simulation {
     /// How far each wall may move before its contact list is built again (empty without
     /// moving walls: none moves).
     pub(super) fn wall_reach(&self) -> Vec<f64> {
-        if self.moving_walls.is_empty() {
+        if self.moving_walls.is_empty() && self.servos.is_empty() {
             return Vec::new();
         }
         let mut reach = vec![0.0; self.walls.len()];
-        for m in &self.moving_walls {
-            reach[m.wall] = self.config.margin;
+        for w in self
+            .moving_walls
+            .iter()
+            .map(|m| m.wall)
+            .chain(self.servos.iter().map(|s| s.wall))
+        {
+            reach[w] = self.config.margin;
         }
         reach
     }
@@ -87,16 +190,26 @@ impl Simulation {
         for (m, at) in self.moving_walls.iter().zip(&mut self.walls_listed) {
             *at = self.walls[m.wall].point().expect("a moving wall has a point");
         }
+        for sv in &mut self.servos {
+            sv.listed = self.walls[sv.wall].point().expect("a servo's wall has a point");
+        }
     }
 
     /// Build the wall-contact list again if a moving wall went farther than its reach
     /// since the list was built.
     pub(super) fn relist_strayed_walls(&mut self) {
         let margin = self.config.margin;
-        let strayed = self.moving_walls.iter().zip(&self.walls_listed).any(|(m, at)| {
-            let p = self.walls[m.wall].point().expect("a moving wall has a point");
-            (0..DIM).map(|a| (p[a] - at[a]).powi(2)).sum::<f64>() > margin * margin
-        });
+        let listed = self
+            .moving_walls
+            .iter()
+            .map(|m| m.wall)
+            .zip(self.walls_listed.iter().copied());
+        let strayed = listed
+            .chain(self.servos.iter().map(|s| (s.wall, s.listed)))
+            .any(|(w, at)| {
+                let p = self.walls[w].point().expect("a moving wall has a point");
+                (0..DIM).map(|a| (p[a] - at[a]).powi(2)).sum::<f64>() > margin * margin
+            });
         if !strayed {
             return;
         }
@@ -114,5 +227,18 @@ impl Simulation {
     /// Times the wall-contact list was built again for a moving wall alone.
     pub fn wall_relists(&self) -> u64 {
         self.wall_relists
+    }
+}
+
+/// Sums the force the particles take from a wall along a direction: the push they give it
+/// back against that direction.
+struct LoadAlong {
+    direction: Vector,
+    load: f64,
+}
+
+impl WallSink for LoadAlong {
+    fn wall(&mut self, _p: usize, c: &ContactForce) {
+        self.load += (0..DIM).map(|a| c.f[a] * self.direction[a]).sum::<f64>();
     }
 }

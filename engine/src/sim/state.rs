@@ -257,10 +257,8 @@ impl Simulation {
         if let Some(words) = pair_table_words(&self.params, &self.materials) {
             s.push(owned("pair.table", Elem::F64, words));
         }
-        if !self.moving_walls.is_empty() {
-            s.push(owned("walls.motion", Elem::F64, wall_motion_words(&self.moving_walls)));
-            let listed: Vec<f64> = self.walls_listed.iter().flatten().copied().collect();
-            s.push(owned("walls.listed", Elem::F64, listed));
+        for (name, words) in moving_wall_records(&self.moving_walls, &self.walls_listed, &self.servos) {
+            s.push(owned(name, Elem::F64, words));
         }
         #[cfg(not(feature = "dim3"))]
         {
@@ -450,6 +448,7 @@ impl Simulation {
             .map_err(|e| r.err("config", format!("settings refused: {e}")))?;
         let params = pair_table_from(&r, &materials)?;
         let (moving_walls, walls_listed) = wall_motions_from(&r, &walls)?;
+        let servos = wall_servos_from(&r, &walls, &moving_walls)?;
         let extras = params.has_extras();
         #[cfg(not(feature = "dim3"))]
         let drives: Vec<Drive> = {
@@ -779,6 +778,7 @@ impl Simulation {
             moving_walls,
             walls_listed,
             wall_relists: 0,
+            servos,
             config,
         };
         // Under shear, the offset for the positions as saved (the next step sets its own).

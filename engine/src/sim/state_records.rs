@@ -18,7 +18,7 @@ use super::{Config, Integrator, NeighborMethod};
 use super::{NarrowStats, Rejection};
 use crate::error::{EngineError, Result};
 use crate::material::{Material, PairTable};
-use crate::wall_motion::{Displacement, WallMotion};
+use crate::wall_motion::{Displacement, Servo, WallMotion, WallServo};
 #[cfg(feature = "dim3")]
 use crate::walls::Surface;
 use crate::walls::{Wall, WallContacts};
@@ -513,4 +513,83 @@ pub(super) fn wall_contacts_from(r: &Reader, n: usize, walls: usize, extras: boo
         }
     }
     Ok(wc)
+}
+
+/// The moving walls' sections: "walls.motion" and "walls.listed" (walls moved by a law),
+/// "walls.servo" (per wall under a servo: its index, direction and origin per axis, the
+/// target, gain and maximum speed, then s, v, the last load and where it was listed per
+/// axis); none where no wall moves.
+pub(super) fn moving_wall_records(
+    motions: &[WallMotion],
+    listed: &[Vector],
+    servos: &[WallServo],
+) -> Vec<(&'static str, Vec<f64>)> {
+    let mut out = Vec::new();
+    if !motions.is_empty() {
+        out.push(("walls.motion", wall_motion_words(motions)));
+        out.push(("walls.listed", listed.iter().flatten().copied().collect()));
+    }
+    if !servos.is_empty() {
+        let words = servos.iter().flat_map(|sv| {
+            let mut w = vec![sv.wall as f64];
+            w.extend(sv.direction);
+            w.extend(sv.origin);
+            w.extend([sv.servo.target, sv.servo.gain, sv.servo.max_speed, sv.s, sv.v, sv.load]);
+            w.extend(sv.listed);
+            w
+        });
+        out.push(("walls.servo", words.collect()));
+    }
+    out
+}
+
+/// Words per servo in "walls.servo".
+const SERVO_WORDS: usize = 1 + 3 * DIM + 6;
+
+/// The walls under a servo of a checkpoint (none without "walls.servo"): lines or planes of
+/// `walls`, none of them also moved by a law, each once, their values finite.
+pub(super) fn wall_servos_from(r: &Reader, walls: &[Wall], motions: &[WallMotion]) -> Result<Vec<WallServo>> {
+    if r.src.section("walls.servo").is_none() {
+        return Ok(Vec::new());
+    }
+    let words: Vec<f64> = r.get("walls.servo")?;
+    if !words.len().is_multiple_of(SERVO_WORDS) {
+        return Err(r.err(
+            "walls.servo",
+            format!("{} values, not {SERVO_WORDS} per servo", words.len()),
+        ));
+    }
+    let mut servos: Vec<WallServo> = Vec::new();
+    for w in words.chunks_exact(SERVO_WORDS) {
+        let index = w[0] as usize;
+        let taken = motions.iter().any(|m| m.wall == index) || servos.iter().any(|s| s.wall == index);
+        if !(w[0] >= 0.0 && w[0].fract() == 0.0 && index < walls.len() && walls[index].point().is_some()) || taken {
+            return Err(r.err("walls.servo", format!("wall {}: no line or plane free to move", w[0])));
+        }
+        let at = |k: usize| -> Vector { std::array::from_fn(|a| w[k + a]) };
+        let servo = Servo {
+            target: w[1 + 2 * DIM],
+            gain: w[2 + 2 * DIM],
+            max_speed: w[3 + 2 * DIM],
+        };
+        servo
+            .check()
+            .map_err(|m| r.err("walls.servo", format!("wall {index}: {m}")))?;
+        let sv = WallServo {
+            wall: index,
+            direction: at(1),
+            origin: at(1 + DIM),
+            servo,
+            s: w[4 + 2 * DIM],
+            v: w[5 + 2 * DIM],
+            load: w[6 + 2 * DIM],
+            listed: at(7 + 2 * DIM),
+        };
+        let unit = (sv.direction.iter().map(|d| d * d).sum::<f64>() - 1.0).abs() < 1e-12;
+        if !(unit && w.iter().all(|x| x.is_finite())) {
+            return Err(r.err("walls.servo", format!("wall {index}: {w:?}")));
+        }
+        servos.push(sv);
+    }
+    Ok(servos)
 }

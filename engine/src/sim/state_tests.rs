@@ -606,7 +606,7 @@ fn restart_with_cohesion_and_rolling_is_bitwise_the_straight_run() {
 }
 
 /// The bed with its floor vibrating (a sine, 0.2 mm at 100 Hz) and, in 2D, a side wall
-/// pushed in at 0.1 m/s.
+/// pushed in at 0.1 m/s and the other under a servo.
 fn vibrated_bed(neighbor: NeighborMethod, integrator: Integrator) -> Simulation {
     use crate::wall_motion::Displacement;
     let mut sim = bed(neighbor, integrator);
@@ -620,6 +620,13 @@ fn vibrated_bed(neighbor: NeighborMethod, integrator: Integrator) -> Simulation 
     if DIM == 2 {
         let right: [f64; DIM] = std::array::from_fn(|a| if a == 0 { 1.0 } else { 0.0 });
         sim.move_wall(1, right, Displacement::Velocity(0.1)).unwrap();
+        // The right wall pushed in by a servo to 0.05 N.
+        let servo = crate::wall_motion::Servo {
+            target: 0.05,
+            gain: 0.02,
+            max_speed: 0.2,
+        };
+        sim.servo_wall(2, right.map(|x| -x), servo).unwrap();
     }
     sim
 }
@@ -637,6 +644,7 @@ fn restart_with_moving_walls_is_bitwise_the_straight_run() {
         drop(first);
         let mut restored = Simulation::from_sections(&saved).unwrap();
         assert_eq!(restored.wall_motions().len(), if DIM == 2 { 2 } else { 1 });
+        assert_eq!(restored.wall_servos().len(), if DIM == 2 { 1 } else { 0 });
         restored.run(M).unwrap();
         let mut straight = vibrated_bed(method, Integrator::Verlet);
         straight.run(N + M).unwrap();

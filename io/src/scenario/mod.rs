@@ -16,7 +16,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer};
 use toml::Spanned;
 
-pub use talus_engine::wall_motion::Displacement;
+pub use talus_engine::wall_motion::{Displacement, Servo};
 pub use talus_engine::NeighborMethod;
 pub use talus_kernels::contact::law::NormalModel;
 pub use talus_kernels::contact::RollingModel;
@@ -108,11 +108,18 @@ pub struct Material {
 }
 
 /// `[[wall]] move`: a translation of the wall (every face of a box) along the unit
-/// `direction` by `law`.
+/// `direction` by a law of time, or by a servo (a line or plane).
 #[derive(Debug, Clone, PartialEq)]
 pub struct WallMove {
     pub direction: Vector,
-    pub law: Displacement,
+    pub drive: WallDrive,
+}
+
+/// How a wall moves.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WallDrive {
+    Law(Displacement),
+    Servo(Servo),
 }
 
 /// `[[pair]]`: coefficients of one pair of materials (indices into the materials) that

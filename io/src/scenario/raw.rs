@@ -202,6 +202,15 @@ pub(super) struct RawMove {
     pub(super) velocity: Option<Finite>,
     pub(super) sine: Option<RawSine>,
     pub(super) table: Option<Spanned<Vec<[f64; 2]>>>,
+    pub(super) servo: Option<RawServo>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawServo {
+    pub(super) force: Finite,
+    pub(super) gain: Positive,
+    pub(super) max_speed: Positive,
 }
 
 #[derive(Deserialize)]

@@ -17,7 +17,7 @@ fn wall_moves_are_read() {
             0,
             WallMove {
                 direction: [0.0, 1.0],
-                law: Displacement::Velocity(-0.01)
+                drive: WallDrive::Law(Displacement::Velocity(-0.01))
             }
         )]
     );
@@ -27,17 +27,26 @@ fn wall_moves_are_read() {
     .unwrap();
     assert_eq!(s.wall_motions[0].1.direction, [0.6, 0.8]);
     assert_eq!(
-        s.wall_motions[0].1.law,
-        Displacement::Sine {
+        s.wall_motions[0].1.drive,
+        WallDrive::Law(Displacement::Sine {
             amplitude: 1e-3,
             frequency: 50.0,
             phase: 0.0
-        }
+        })
     );
     let s = parse(&moving("{ table = [[0.0, 0.0], [0.5, 0.01]] }")).unwrap();
     assert_eq!(
-        s.wall_motions[0].1.law,
-        Displacement::Table(vec![[0.0, 0.0], [0.5, 0.01]])
+        s.wall_motions[0].1.drive,
+        WallDrive::Law(Displacement::Table(vec![[0.0, 0.0], [0.5, 0.01]]))
+    );
+    let s = parse(&moving("{ servo = { force = 20.0, gain = 1e-3, max_speed = 0.1 } }")).unwrap();
+    assert_eq!(
+        s.wall_motions[0].1.drive,
+        WallDrive::Servo(Servo {
+            target: 20.0,
+            gain: 1e-3,
+            max_speed: 0.1
+        })
     );
     assert!(parse(super::tests::FULL).unwrap().wall_motions.is_empty());
 }
@@ -54,6 +63,8 @@ fn bad_wall_moves_are_refused_by_line() {
     expect_err(&t, line_of(&t, "move = "), &["frequency", "must be > 0"]);
     let t = moving("{ direction = [0.0, 0.0], velocity = 1.0 }");
     expect_err(&t, line_of(&t, "move = "), &["non-zero vector"]);
+    let t = moving("{ servo = { force = 20.0, gain = 0.0, max_speed = 0.1 } }");
+    expect_err(&t, line_of(&t, "move = "), &["gain", "must be > 0"]);
     let t = moving("{ speed = 1.0 }");
     expect_err(&t, line_of(&t, "move = "), &["unknown field `speed`"]);
 }

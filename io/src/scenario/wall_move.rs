@@ -4,9 +4,10 @@ use super::*;
 
 impl Ctx<'_> {
     /// The motion of `wall`: a direction (default the wall's normal; a box's: +y in 2D, +z
-    /// in 3D) and exactly one of `velocity` (m/s), `sine = {amplitude, frequency, phase}`
-    /// or `table = [[t, s], ...]` (s in m at t in s, times increasing). A cylinder is
-    /// refused (not done yet).
+    /// in 3D) and exactly one of `velocity` (m/s), `sine = {amplitude, frequency, phase}`,
+    /// `table = [[t, s], ...]` (s in m at t in s, times increasing) or `servo = {force,
+    /// gain, max_speed}` (N, m/s per N, m/s; a line or plane). A cylinder is refused (not
+    /// done yet).
     pub(super) fn wall_move(&self, raw: Spanned<RawMove>, wall: &Wall) -> Result<WallMove> {
         let span = raw.span();
         let m = raw.into_inner();
@@ -26,25 +27,36 @@ impl Ctx<'_> {
         }
         let len = direction.iter().map(|d| d * d).sum::<f64>().sqrt();
         let direction = direction.map(|d| d / len);
-        let law =
-            match (m.velocity, m.sine, m.table) {
-                (Some(v), None, None) => Displacement::Velocity(v.0),
-                (None, Some(s), None) => Displacement::Sine {
-                    amplitude: s.amplitude.0,
-                    frequency: s.frequency.0,
-                    phase: s.phase.map_or(0.0, |p| p.0),
-                },
-                (None, None, Some(t)) => {
-                    let law = Displacement::Table(t.get_ref().clone());
-                    law.check().map_err(|msg| self.err(t.span(), msg))?;
-                    law
+        let drive = match (m.velocity, m.sine, m.table, m.servo) {
+            (Some(v), None, None, None) => WallDrive::Law(Displacement::Velocity(v.0)),
+            (None, Some(s), None, None) => WallDrive::Law(Displacement::Sine {
+                amplitude: s.amplitude.0,
+                frequency: s.frequency.0,
+                phase: s.phase.map_or(0.0, |p| p.0),
+            }),
+            (None, None, Some(t), None) => {
+                let law = Displacement::Table(t.get_ref().clone());
+                law.check().map_err(|msg| self.err(t.span(), msg))?;
+                WallDrive::Law(law)
+            }
+            (None, None, None, Some(s)) => {
+                if matches!(wall, Wall::Box { .. }) {
+                    return Err(self.err(span, "a servo moves one line or plane, not a box"));
                 }
-                _ => return Err(self.err(
+                WallDrive::Servo(Servo {
+                    target: s.force.0,
+                    gain: s.gain.0,
+                    max_speed: s.max_speed.0,
+                })
+            }
+            _ => {
+                return Err(self.err(
                     span,
-                    "give exactly one of `velocity` (m/s), `sine = {amplitude, frequency, phase}` or `table = [[t, \
-                     s], ...]`",
-                )),
-            };
-        Ok(WallMove { direction, law })
+                    "give exactly one of `velocity` (m/s), `sine = {amplitude, frequency, phase}`, `table = [[t, \
+                     s], ...]` or `servo = {force, gain, max_speed}`",
+                ))
+            }
+        };
+        Ok(WallMove { direction, drive })
     }
 }
