@@ -24,29 +24,16 @@ impl Simulation {
     /// law [`Displacement::check`] refuses.
     pub fn move_wall(&mut self, wall: usize, direction: Vector, law: Displacement) -> Result<()> {
         let setup = |m: String| EngineError::Setup(format!("wall {wall}: {m}"));
-        let w = self
-            .walls
-            .get(wall)
-            .ok_or_else(|| setup(format!("no such wall ({} walls)", self.walls.len())))?;
-        let origin = w
-            .point()
-            .ok_or_else(|| setup("moving a cylinder is not done yet".into()))?;
-        if self.moving_walls.iter().any(|m| m.wall == wall) {
-            return Err(setup("moves already".into()));
-        }
-        let len = direction.iter().map(|d| d * d).sum::<f64>().sqrt();
-        if !(len.is_finite() && len > 0.0) {
-            return Err(setup(format!("direction {direction:?} has no length")));
-        }
+        let (origin, direction) = self.free_wall(wall, direction).map_err(setup)?;
         law.check().map_err(setup)?;
         let motion = WallMotion {
             wall,
-            direction: direction.map(|d| d / len),
+            direction,
             origin,
             law,
         };
-        // The start where the wall is at time 0: a law that does not start at s = 0 (a
-        // table) moves it there.
+        // The wall is where it is at time 0, whatever s(0) the law starts from (a table's
+        // first value): the origin is set back by s(0).
         let (s0, _) = motion.law.at(0.0);
         let motion = WallMotion {
             origin: std::array::from_fn(|a| origin[a] - s0 * motion.direction[a]),
@@ -69,24 +56,11 @@ impl Simulation {
     /// refuses, and a servo [`Servo::check`] refuses.
     pub fn servo_wall(&mut self, wall: usize, direction: Vector, servo: Servo) -> Result<()> {
         let setup = |m: String| EngineError::Setup(format!("wall {wall}: {m}"));
-        let w = self
-            .walls
-            .get(wall)
-            .ok_or_else(|| setup(format!("no such wall ({} walls)", self.walls.len())))?;
-        let origin = w
-            .point()
-            .ok_or_else(|| setup("a servo on a cylinder is not done yet".into()))?;
         servo.check().map_err(setup)?;
-        if self.moving_walls.iter().any(|m| m.wall == wall) || self.servos.iter().any(|m| m.wall == wall) {
-            return Err(setup("moves already".into()));
-        }
-        let len = direction.iter().map(|d| d * d).sum::<f64>().sqrt();
-        if !(len.is_finite() && len > 0.0) {
-            return Err(setup(format!("direction {direction:?} has no length")));
-        }
+        let (origin, direction) = self.free_wall(wall, direction).map_err(setup)?;
         self.servos.push(WallServo {
             wall,
-            direction: direction.map(|d| d / len),
+            direction,
             origin,
             servo,
             s: 0.0,
@@ -96,6 +70,24 @@ impl Simulation {
         });
         self.needs_rebuild = true;
         Ok(())
+    }
+
+    /// Wall `wall`'s point, if it is a line or plane that does not move yet, and
+    /// `direction` normalised, if it has a length.
+    fn free_wall(&self, wall: usize, direction: Vector) -> std::result::Result<(Vector, Vector), String> {
+        let w = self
+            .walls
+            .get(wall)
+            .ok_or(format!("no such wall ({} walls)", self.walls.len()))?;
+        let origin = w.point().ok_or("moving a cylinder is not done yet")?;
+        if self.moving_walls.iter().any(|m| m.wall == wall) || self.servos.iter().any(|m| m.wall == wall) {
+            return Err("moves already".into());
+        }
+        let len = direction.iter().map(|d| d * d).sum::<f64>().sqrt();
+        if !(len.is_finite() && len > 0.0) {
+            return Err(format!("direction {direction:?} has no length"));
+        }
+        Ok((origin, direction.map(|d| d / len)))
     }
 
     /// The walls under a servo, with their last loads.
@@ -119,6 +111,7 @@ impl Simulation {
         if self.servos.is_empty() {
             return;
         }
+        // (The force phase's wall work, with dt = 0.)
         let work = WallWork {
             walls: &self.walls,
             params: &self.params,
