@@ -137,7 +137,7 @@ mod tests {
         let mut m = [0.0; ANG];
         add_extras(&e, RollingModel::ElasticPlastic, &t, &mut c, &mut m, 1e-3);
         assert!((c.f[0] - (-1.0 + 1.5)).abs() < 1e-15);
-        // k_r w dt = 40 * 0.25 * 2e-3 = 0.02, above mu_r R |F_n| = 0.05? no: below.
+        // k_r w dt = k_t R_eff^2 w dt = 40 x 0.5^2 x 2 x 1e-3 = 0.02, below the cap mu_r R_eff |F_n| = 0.05.
         assert!((c.ti[ANG - 1] + 0.02).abs() < 1e-15 && (c.tj[ANG - 1] - 0.02).abs() < 1e-15);
         assert!(!PairExtras::NONE.any() && e.any());
     }
