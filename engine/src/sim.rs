@@ -122,10 +122,9 @@ pub struct Simulation {
     contact_log: Option<ContactLog>,
     /// Periodic boundaries: the cell and the images the broad phase sees.
     periodic: Option<talus_kernels::neighbor::PeriodicImages>,
-    /// Walls moved by a function of time, and where each was when its contacts were
-    /// listed (`sim/moving_walls.rs`).
+    /// Walls moved by a function of time (`sim/moving_walls.rs`), and the times their
+    /// contact list was built again for them alone.
     moving_walls: Vec<crate::wall_motion::WallMotion>,
-    walls_listed: Vec<Vector>,
     wall_relists: u64,
     /// Walls under a servo (`sim/moving_walls.rs`).
     servos: Vec<crate::wall_motion::WallServo>,
@@ -192,7 +191,6 @@ impl Simulation {
             contact_log: None,
             periodic: None,
             moving_walls: Vec::new(),
-            walls_listed: Vec::new(),
             wall_relists: 0,
             servos: Vec::new(),
         };

@@ -89,13 +89,15 @@ impl Displacement {
 }
 
 /// One moving wall: wall `wall` of the simulation, translated along the unit `direction`
-/// from `origin` (its point at time 0) by `law`.
+/// from `origin` by `law` (s(0) from origin at time 0); `listed` where the wall was when
+/// its contacts were listed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WallMotion {
     pub wall: usize,
     pub direction: Vector,
     pub origin: Vector,
     pub law: Displacement,
+    pub listed: Vector,
 }
 
 impl WallMotion {

@@ -6,7 +6,7 @@
 //! has moved `margin` since (a cheap pass over the stored boxes, without a broad-phase
 //! update): between two builds no particle leaves its box and no wall moves farther than
 //! the reach it was listed with, so no touching pair is missed.
-use talus_kernels::math::{Aabb, Vector, DIM};
+use talus_kernels::math::{Aabb, Vector, ANG, DIM};
 use talus_kernels::neighbor::NeighborSearch;
 
 use super::{Broad, Simulation};
@@ -26,21 +26,16 @@ impl Simulation {
         let setup = |m: String| EngineError::Setup(format!("wall {wall}: {m}"));
         let (origin, direction) = self.free_wall(wall, direction).map_err(setup)?;
         law.check().map_err(setup)?;
-        let motion = WallMotion {
-            wall,
-            direction,
-            origin,
-            law,
-        };
         // The wall is where it is at time 0, whatever s(0) the law starts from (a table's
         // first value): the origin is set back by s(0).
-        let (s0, _) = motion.law.at(0.0);
-        let motion = WallMotion {
-            origin: std::array::from_fn(|a| origin[a] - s0 * motion.direction[a]),
-            ..motion
-        };
-        self.moving_walls.push(motion);
-        self.walls_listed.push(origin);
+        let (s0, _) = law.at(0.0);
+        self.moving_walls.push(WallMotion {
+            wall,
+            direction,
+            origin: std::array::from_fn(|a| origin[a] - s0 * direction[a]),
+            law,
+            listed: origin,
+        });
         self.place_walls(self.time);
         self.needs_rebuild = true;
         Ok(())
@@ -124,30 +119,23 @@ impl Simulation {
         };
         let wc = &self.wall_contacts;
         for sv in &mut self.servos {
-            let k: Vec<usize> = (0..wc.len()).filter(|&k| wc.w[k] as usize == sv.wall).collect();
-            let p: Vec<u32> = k.iter().map(|&k| wc.p[k]).collect();
-            let w: Vec<u16> = k.iter().map(|&k| wc.w[k]).collect();
-            let mut xi: Vec<_> = k.iter().map(|&k| wc.xi[k]).collect();
-            let mut area: Vec<f64> = k.iter().map(|&k| wc.area[k]).collect();
-            let mut rolling: Vec<_> = if work.extras {
-                k.iter().map(|&k| wc.rolling[k]).collect()
-            } else {
-                Vec::new()
-            };
             let mut sink = LoadAlong {
                 direction: sv.direction,
                 load: 0.0,
             };
-            work.contacts(
-                &self.particles,
-                &p,
-                &w,
-                &mut xi,
-                &mut area,
-                &mut rolling,
-                &mut sink,
-                None,
-            );
+            for k in (0..wc.len()).filter(|&k| wc.w[k] as usize == sv.wall) {
+                // Copies, one contact at a time: the state stays as the force phase left it.
+                let (mut xi, mut area) = (wc.xi[k], wc.area[k]);
+                let mut m = if work.extras { wc.rolling[k] } else { [0.0; ANG] };
+                let rolling = if work.extras {
+                    std::slice::from_mut(&mut m)
+                } else {
+                    &mut []
+                };
+                let (p, w) = (std::slice::from_ref(&wc.p[k]), std::slice::from_ref(&wc.w[k]));
+                let (xi, area) = (std::slice::from_mut(&mut xi), std::slice::from_mut(&mut area));
+                work.contacts(&self.particles, p, w, xi, area, rolling, &mut sink, None);
+            }
             sv.load = sink.load;
         }
     }
@@ -180,11 +168,8 @@ impl Simulation {
 
     /// Record where the moving walls are, as their contact list is built.
     pub(super) fn mark_walls_listed(&mut self) {
-        for (m, at) in self.moving_walls.iter().zip(&mut self.walls_listed) {
-            *at = self.walls[m.wall].point().expect("a moving wall has a point");
-        }
-        for sv in &mut self.servos {
-            sv.listed = self.walls[sv.wall].point().expect("a servo's wall has a point");
+        for (w, at) in listed_walls(&mut self.moving_walls, &mut self.servos) {
+            *at = self.walls[w].point().expect("a moving wall has a point");
         }
     }
 
@@ -192,17 +177,11 @@ impl Simulation {
     /// since the list was built.
     pub(super) fn relist_strayed_walls(&mut self) {
         let margin = self.config.margin;
-        let listed = self
-            .moving_walls
-            .iter()
-            .map(|m| m.wall)
-            .zip(self.walls_listed.iter().copied());
-        let strayed = listed
-            .chain(self.servos.iter().map(|s| (s.wall, s.listed)))
-            .any(|(w, at)| {
-                let p = self.walls[w].point().expect("a moving wall has a point");
-                (0..DIM).map(|a| (p[a] - at[a]).powi(2)).sum::<f64>() > margin * margin
-            });
+        let walls = &self.walls;
+        let strayed = listed_walls(&mut self.moving_walls, &mut self.servos).any(|(w, at)| {
+            let p = walls[w].point().expect("a moving wall has a point");
+            (0..DIM).map(|a| (p[a] - at[a]).powi(2)).sum::<f64>() > margin * margin
+        });
         if !strayed {
             return;
         }
@@ -221,6 +200,15 @@ impl Simulation {
     pub fn wall_relists(&self) -> u64 {
         self.wall_relists
     }
+}
+
+/// Each moving wall (by a law or a servo) and where it was when its contacts were listed.
+fn listed_walls<'a>(
+    motions: &'a mut [WallMotion],
+    servos: &'a mut [WallServo],
+) -> impl Iterator<Item = (usize, &'a mut Vector)> {
+    let by_law = motions.iter_mut().map(|m| (m.wall, &mut m.listed));
+    by_law.chain(servos.iter_mut().map(|s| (s.wall, &mut s.listed)))
 }
 
 /// Sums the force the particles take from a wall along a direction: the push they give it

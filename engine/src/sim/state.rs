@@ -257,7 +257,7 @@ impl Simulation {
         if let Some(words) = pair_table_words(&self.params, &self.materials) {
             s.push(owned("pair.table", Elem::F64, words));
         }
-        for (name, words) in moving_wall_records(&self.moving_walls, &self.walls_listed, &self.servos) {
+        for (name, words) in moving_wall_records(&self.moving_walls, &self.servos) {
             s.push(owned(name, Elem::F64, words));
         }
         #[cfg(not(feature = "dim3"))]
@@ -447,7 +447,7 @@ impl Simulation {
         super::check_config(&config, &materials, &walls)
             .map_err(|e| r.err("config", format!("settings refused: {e}")))?;
         let params = pair_table_from(&r, &materials)?;
-        let (moving_walls, walls_listed) = wall_motions_from(&r, &walls)?;
+        let moving_walls = wall_motions_from(&r, &walls)?;
         let servos = wall_servos_from(&r, &walls, &moving_walls)?;
         let extras = params.has_extras();
         #[cfg(not(feature = "dim3"))]
@@ -776,7 +776,6 @@ impl Simulation {
             contact_log: None,
             periodic,
             moving_walls,
-            walls_listed,
             wall_relists: 0,
             servos,
             config,

@@ -421,11 +421,11 @@ pub(super) fn wall_motion_words(motions: &[WallMotion]) -> Vec<f64> {
     words
 }
 
-/// The moving walls of a checkpoint (none without "walls.motion"), and where each was when
+/// The moving walls of a checkpoint (none without "walls.motion"), with where each was when
 /// the wall contacts were listed ("walls.listed"), for `walls` walls.
-pub(super) fn wall_motions_from(r: &Reader, walls: &[Wall]) -> Result<(Vec<WallMotion>, Vec<Vector>)> {
+pub(super) fn wall_motions_from(r: &Reader, walls: &[Wall]) -> Result<Vec<WallMotion>> {
     if r.src.section("walls.motion").is_none() {
-        return Ok((Vec::new(), Vec::new()));
+        return Ok(Vec::new());
     }
     let words: Vec<f64> = r.get("walls.motion")?;
     let bad = |m: String| r.err("walls.motion", m);
@@ -471,6 +471,7 @@ pub(super) fn wall_motions_from(r: &Reader, walls: &[Wall]) -> Result<(Vec<WallM
             direction,
             origin,
             law,
+            listed: origin,
         });
         k += head + count as usize;
     }
@@ -478,11 +479,10 @@ pub(super) fn wall_motions_from(r: &Reader, walls: &[Wall]) -> Result<(Vec<WallM
     if listed.iter().any(|x| !x.is_finite()) {
         return Err(r.err("walls.listed", "a position is not finite".into()));
     }
-    let listed = listed
-        .chunks_exact(DIM)
-        .map(|c| std::array::from_fn(|a| c[a]))
-        .collect();
-    Ok((motions, listed))
+    for (m, at) in motions.iter_mut().zip(listed.chunks_exact(DIM)) {
+        m.listed = std::array::from_fn(|a| at[a]);
+    }
+    Ok(motions)
 }
 
 /// The wall-contact list of a checkpoint, for `n` particles and `walls` walls (its rolling
@@ -519,15 +519,11 @@ pub(super) fn wall_contacts_from(r: &Reader, n: usize, walls: usize, extras: boo
 /// "walls.servo" (per wall under a servo: its index, direction and origin per axis, the
 /// target, gain and maximum speed, then s, v, the last load and where it was listed per
 /// axis); none where no wall moves.
-pub(super) fn moving_wall_records(
-    motions: &[WallMotion],
-    listed: &[Vector],
-    servos: &[WallServo],
-) -> Vec<(&'static str, Vec<f64>)> {
+pub(super) fn moving_wall_records(motions: &[WallMotion], servos: &[WallServo]) -> Vec<(&'static str, Vec<f64>)> {
     let mut out = Vec::new();
     if !motions.is_empty() {
         out.push(("walls.motion", wall_motion_words(motions)));
-        out.push(("walls.listed", listed.iter().flatten().copied().collect()));
+        out.push(("walls.listed", motions.iter().flat_map(|m| m.listed).collect()));
     }
     if !servos.is_empty() {
         let words = servos.iter().flat_map(|sv| {

@@ -151,34 +151,13 @@ mod tests {
     #[test]
     fn constant_torque_follows_the_spin() {
         let mut m = [0.0; ANG];
-        let t = rolling_torque(
-            RollingModel::ConstantTorque,
-            0.2,
-            0.5,
-            100.0,
-            0.0,
-            0.01,
-            0.0,
-            spin(-7.0),
-            axis(),
-            &mut m,
-            1e-3,
-        );
+        let mut turn = |w: [f64; ANG]| {
+            let model = RollingModel::ConstantTorque;
+            rolling_torque(model, 0.2, 0.5, 100.0, 0.0, 0.01, 0.0, w, axis(), &mut m, 1e-3)
+        };
+        let t = turn(spin(-7.0));
         assert!((t[ANG - 1] + 0.2 * 0.5 * 100.0 * 0.01).abs() < 1e-15);
-        let t = rolling_torque(
-            RollingModel::ConstantTorque,
-            0.2,
-            0.5,
-            100.0,
-            0.0,
-            0.01,
-            0.0,
-            [0.0; ANG],
-            axis(),
-            &mut m,
-            1e-3,
-        );
-        assert_eq!(t, [0.0; ANG]);
+        assert_eq!(turn([0.0; ANG]), [0.0; ANG]);
     }
 
     /// In 3D a spin about the normal is twisting: no rolling torque for it.
