@@ -480,7 +480,7 @@ pub(crate) fn place(
         for _ in 0..s.attempts {
             // One draw per axis, in order (2D: x then y, as before 3D).
             let c: Vector = std::array::from_fn(|a| rng.random_range(range[a].clone()));
-            let clear = !grid.overlaps(obstacles, c, rb) && walls.iter().all(|w| w.distance(c) >= rb);
+            let clear = !grid.overlaps(obstacles, c, rb) && walls.iter().all(|w| w.removed || w.distance(c) >= rb);
             if clear {
                 at = Some(c);
                 break;

@@ -639,4 +639,13 @@ impl Simulation {
     pub fn request_rebuild(&mut self) {
         self.needs_rebuild = true;
     }
+
+    /// Set gravity from the next step on (a stage tilting a box). Refused: not finite.
+    pub fn set_gravity(&mut self, gravity: Vector) -> Result<()> {
+        if !gravity.iter().all(|g| g.is_finite()) {
+            return Err(EngineError::Setup(format!("gravity {gravity:?} is not finite")));
+        }
+        self.config.gravity = gravity;
+        Ok(())
+    }
 }

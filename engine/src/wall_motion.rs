@@ -89,21 +89,24 @@ impl Displacement {
 }
 
 /// One moving wall: wall `wall` of the simulation, translated along the unit `direction`
-/// from `origin` by `law` (s(0) from origin at time 0); `listed` where the wall was when
-/// its contacts were listed.
+/// from `origin` by `law`, whose clock starts at time `start` (s(0) from origin then: a
+/// motion a stage starts runs its law from the stage's start); `listed` where the wall
+/// was when its contacts were listed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WallMotion {
     pub wall: usize,
     pub direction: Vector,
     pub origin: Vector,
     pub law: Displacement,
+    pub start: f64,
     pub listed: Vector,
 }
 
 impl WallMotion {
-    /// The wall's point and velocity at time `t`.
+    /// The wall's point and velocity at time `t` (t - 0 is t exactly: a motion from time 0
+    /// moves as it did before motions had a start).
     pub fn pose(&self, t: f64) -> (Vector, Vector) {
-        let (s, v) = self.law.at(t);
+        let (s, v) = self.law.at(t - self.start);
         (
             std::array::from_fn(|a| self.origin[a] + s * self.direction[a]),
             std::array::from_fn(|a| v * self.direction[a]),

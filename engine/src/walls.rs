@@ -31,6 +31,10 @@ pub struct Wall {
     #[cfg(feature = "dim3")]
     pub surface: Surface,
     pub material: u16,
+    /// Taken away (a stage opened it, [`crate::Simulation::remove_wall`]): no particle
+    /// touches it any more. It keeps its place in the list, so that walls keep their
+    /// numbers (moving walls, per-wall forces) for the whole run.
+    pub removed: bool,
 }
 
 impl Wall {
@@ -44,6 +48,7 @@ impl Wall {
                 velocity: [0.0; 2],
             },
             material,
+            removed: false,
         }
     }
 
@@ -57,6 +62,7 @@ impl Wall {
                 velocity: [0.0; 3],
             }),
             material,
+            removed: false,
         }
     }
 
@@ -72,6 +78,7 @@ impl Wall {
                 spin,
             }),
             material,
+            removed: false,
         }
     }
 
@@ -203,7 +210,7 @@ impl WallContacts {
         let mut k = 0;
         for (p, b) in boxes.iter().enumerate() {
             for (w, wall) in walls.iter().enumerate() {
-                if wall.reached_by(b, reach.get(w).copied().unwrap_or(0.0)) {
+                if !wall.removed && wall.reached_by(b, reach.get(w).copied().unwrap_or(0.0)) {
                     let (p, w) = (p as u32, w as u16);
                     while k < self.p.len() && (self.p[k], self.w[k]) < (p, w) {
                         k += 1;
@@ -224,6 +231,30 @@ impl WallContacts {
         std::mem::swap(&mut self.xi, &mut self.nxi);
         std::mem::swap(&mut self.area, &mut self.narea);
         std::mem::swap(&mut self.rolling, &mut self.nrolling);
+    }
+
+    /// Drop the contacts with wall `wall` (taken away), keeping the others' springs.
+    pub fn drop_wall(&mut self, wall: u16) {
+        let mut k = 0;
+        for j in 0..self.p.len() {
+            if self.w[j] != wall {
+                self.p[k] = self.p[j];
+                self.w[k] = self.w[j];
+                self.xi[k] = self.xi[j];
+                self.area[k] = self.area[j];
+                if self.rolling_state {
+                    self.rolling[k] = self.rolling[j];
+                }
+                k += 1;
+            }
+        }
+        self.p.truncate(k);
+        self.w.truncate(k);
+        self.xi.truncate(k);
+        self.area.truncate(k);
+        if self.rolling_state {
+            self.rolling.truncate(k);
+        }
     }
 
     /// Renumber particles (`map[old] = new` or `u32::MAX`): the list is rebuilt at the next

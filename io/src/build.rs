@@ -14,6 +14,7 @@ use talus_kernels::math::{Vector, ANG, DIM};
 use crate::lammps_data::read_lammps_data;
 use crate::preflight::{self, Source};
 use crate::scenario::{self as sc, NormalDamping, ParticleSource, Scenario};
+use crate::stages::{stage_plans, StagePlan};
 use crate::{IoError, Result};
 
 /// A simulation with the run settings of its scenario.
@@ -22,6 +23,11 @@ pub struct Built {
     pub steps: u64,
     /// `[run] until`: stop earlier once settled.
     pub until: Option<sc::Until>,
+    /// The `[[stage]]`s (none: the run is one stage).
+    pub stages: Vec<StagePlan>,
+    /// The id of the scenario's first `[[body]]` (the next after the particle sources'):
+    /// a restart makes its stages with it ([`stage_plans`]).
+    pub first_body_id: u64,
     pub outflows: Vec<sc::Outflow>,
     pub output: sc::Output,
     pub analysis: Option<sc::Analysis>,
@@ -147,6 +153,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         });
     }
     // Single polygons and drums: walls of infinite mass (fixed or driven) or free grains.
+    let first_body_id = next_id;
     #[cfg(not(feature = "dim3"))]
     let drives = add_bodies(scenario, &mut inits, &mut shapes, &mut sources, &mut next_id).map_err(invalid)?;
     // Particles poured in later count for the reference sizes and masses below.
@@ -288,6 +295,8 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
     for (d, ids) in drives {
         sim.drive_particles(d, &ids).map_err(|e| invalid(e.to_string()))?;
     }
+    #[cfg(feature = "dim3")]
+    crate::stages::hold_drums(scenario, &mut sim).map_err(|e| invalid(e.to_string()))?;
     for (k, i) in scenario.inserts.iter().enumerate() {
         sim.add_insertion(insert_spec(i, k, scenario.seed, dt))
             .map_err(|e| invalid(format!("insert[{k}]: {e}")))?;
@@ -315,6 +324,8 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         sim,
         steps: scenario.run.steps,
         until: scenario.run.until,
+        stages: stage_plans(scenario, first_body_id),
+        first_body_id,
         outflows: scenario.outflows.clone(),
         output: scenario.output.clone(),
         analysis: scenario.analysis.clone(),
@@ -351,25 +362,21 @@ fn add_bodies(
     sources: &mut Vec<Source>,
     next_id: &mut u64,
 ) -> std::result::Result<Vec<(Drive, Vec<u64>)>, String> {
-    let mut drives: Vec<(Drive, Vec<u64>)> = Vec::new();
-    let mut bodies: Vec<(Vec<[f64; 2]>, usize, u16, sc::Motion)> = scenario
+    let (all_drives, body_drive, drum_drive) = drives(scenario);
+    let mut drives: Vec<(Drive, Vec<u64>)> = all_drives.into_iter().map(|d| (d, Vec::new())).collect();
+    let mut bodies: Vec<(Vec<[f64; 2]>, usize, u16, sc::Motion, Option<usize>)> = scenario
         .bodies
         .iter()
-        .map(|b| (b.vertices.clone(), b.material, b.type_id, b.motion))
+        .zip(body_drive)
+        .map(|(b, d)| (b.vertices.clone(), b.material, b.type_id, b.motion, d))
         .collect();
-    for d in &scenario.drums {
-        let motion = sc::Motion::Driven(Drive {
-            centre: d.centre,
-            velocity: [0.0; 2],
-            omega: d.omega,
-            start: d.start,
-            ramp: d.ramp,
-        });
+    for (d, &drive) in scenario.drums.iter().zip(&drum_drive) {
+        let motion = sc::Motion::Driven(drives[drive].0);
         for seg in generate::drum_ring(d.centre, d.radius, d.thickness, d.segments as usize) {
-            bodies.push((seg.to_vec(), d.material, 2, motion));
+            bodies.push((seg.to_vec(), d.material, 2, motion, Some(drive)));
         }
     }
-    for (k, (vertices, material, ptype, motion)) in bodies.into_iter().enumerate() {
+    for (k, (vertices, material, ptype, motion, drive)) in bodies.into_iter().enumerate() {
         if motion == sc::Motion::Free {
             // A free body is a grain: the placement checks see it as a source.
             sources.push(Source {
@@ -382,11 +389,8 @@ fn add_bodies(
         let flags = match motion {
             sc::Motion::Fixed => talus_engine::flags::FIXED,
             sc::Motion::Free => 0,
-            sc::Motion::Driven(d) => {
-                match drives.iter_mut().find(|(dd, _)| *dd == d) {
-                    Some((_, ids)) => ids.push(*next_id),
-                    None => drives.push((d, vec![*next_id])),
-                }
+            sc::Motion::Driven(_) => {
+                drives[drive.expect("a driven body has a drive")].1.push(*next_id);
                 talus_engine::flags::DRIVEN
             }
         };
@@ -406,6 +410,50 @@ fn add_bodies(
         *next_id += 1;
     }
     Ok(drives)
+}
+
+/// The drives of a scenario's driven bodies and drums (2D), in the engine's order, with
+/// the drive of each body (None: not driven) and of each drum. Bodies driven alike share
+/// one drive; a drum a stage starts has one of its own, resting until that stage (its
+/// start at `f64::MAX`, which [`talus_engine::Simulation::start_drive`] brings forward).
+#[cfg(not(feature = "dim3"))]
+pub fn drives(scenario: &Scenario) -> (Vec<Drive>, Vec<Option<usize>>, Vec<usize>) {
+    let held = |j: usize| {
+        let named = sc::Named::Drum(j);
+        scenario.stages.iter().any(|s| s.start.contains(&named))
+    };
+    // (the drive, the drum it is held for)
+    let mut all: Vec<(Drive, Option<usize>)> = Vec::new();
+    let mut index = |d: Drive, tag: Option<usize>| match all.iter().position(|&x| x == (d, tag)) {
+        Some(k) => k,
+        None => {
+            all.push((d, tag));
+            all.len() - 1
+        }
+    };
+    let body_drive = scenario
+        .bodies
+        .iter()
+        .map(|b| match b.motion {
+            sc::Motion::Driven(d) => Some(index(d, None)),
+            _ => None,
+        })
+        .collect();
+    let drum_drive = (0..scenario.drums.len())
+        .map(|j| {
+            let d = &scenario.drums[j];
+            let tag = held(j).then_some(j);
+            let drive = Drive {
+                centre: d.centre,
+                velocity: [0.0; 2],
+                omega: d.omega,
+                start: if tag.is_some() { f64::MAX } else { d.start },
+                ramp: d.ramp,
+            };
+            index(drive, tag)
+        })
+        .collect();
+    (all.into_iter().map(|x| x.0).collect(), body_drive, drum_drive)
 }
 
 /// What an insertion stream adds to the reference sizes and masses of the build: its

@@ -158,6 +158,15 @@ impl Checkpointer {
         &self.dir
     }
 
+    /// Write the extra section `name` with these bytes from the next checkpoint on (added,
+    /// or replacing the one of that name): what changes during a run, as its stage.
+    pub fn set_extra(&mut self, name: &'static str, bytes: Vec<u8>) {
+        match self.extras.iter_mut().find(|(n, _)| *n == name) {
+            Some(e) => e.1 = bytes,
+            None => self.extras.push((name, bytes)),
+        }
+    }
+
     fn size_for(&self, sim: &Simulation) -> usize {
         layout(&sections(sim, &self.extras)).1
     }

@@ -20,5 +20,6 @@ pub mod preflight;
 pub mod pvd;
 pub mod scenario;
 pub mod series;
+pub mod stages;
 pub mod vtk;
 pub mod walls_vtu;

@@ -162,7 +162,8 @@ struct Cell {
 fn cells(sim: &Simulation) -> Vec<Cell> {
     let c = &sim.config;
     let mut out = Vec::new();
-    for (k, w) in sim.walls.iter().enumerate() {
+    // A wall taken away is not drawn; the others keep their numbers.
+    for (k, w) in sim.walls.iter().enumerate().filter(|(_, w)| !w.removed) {
         let wall = |velocity, points, vtk| Cell {
             kind: 0,
             index: k as u64,

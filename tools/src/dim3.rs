@@ -11,6 +11,8 @@ pub mod profile;
 pub mod resume;
 #[path = "scaling.rs"]
 pub mod scaling;
+#[path = "staging.rs"]
+pub mod staging;
 #[path = "stepping.rs"]
 pub mod stepping;
 #[path = "streams.rs"]

@@ -6,7 +6,9 @@ use std::time::Instant;
 
 use super::io::checkpoint::{fnv1a, Checkpoint};
 use super::io::scenario::parse_scenario;
+use super::io::stages::stage_plans;
 use super::profile::apply_parallel;
+use super::staging::{Staging, STAGE_RECORD};
 use super::stepping::{checkpoint_settings, outflow_settings, output_settings, step_and_report, until_settings};
 use crate::restart::{candidates, continued_run_dir, none_in, InspectArgs, RestartArgs};
 use crate::run::{Defaults, RecordedStepping};
@@ -140,8 +142,20 @@ pub fn restart(mut a: RestartArgs) -> Result<(), String> {
         &a.parallel,
     );
     plan.append = a.append;
+    // A staged run goes on in the stage its checkpoint was in.
+    let staging = if scenario.stages.is_empty() {
+        None
+    } else {
+        let record = ck.text(STAGE_RECORD).ok_or_else(|| {
+            ck.error(Some(STAGE_RECORD), "missing: the scenario has stages".into())
+                .to_string()
+        })?;
+        let st = Staging::resume(record, step, |first| stage_plans(&scenario, first))
+            .map_err(|e| ck.error(Some(STAGE_RECORD), e).to_string())?;
+        Some(st)
+    };
     drop(ck);
-    step_and_report(&mut sim, &plan, setup, &a.parallel)
+    step_and_report(&mut sim, &plan, staging, setup, &a.parallel)
 }
 
 /// Print the header and the section table, verify every checksum, the padding and the
@@ -198,7 +212,7 @@ pub fn inspect(a: InspectArgs) -> Result<(), String> {
         h.file_bytes as f64 / 1e9 / dt.max(1e-300)
     );
     if a.text {
-        for name in ["run.settings", "scenario.toml"] {
+        for name in ["run.settings", "run.stage", "scenario.toml"] {
             if let Some(t) = ck.text(name) {
                 println!("--- {name}\n{t}");
             }

@@ -13,6 +13,7 @@ use super::io::checkpoint::fnv1a;
 use super::io::checkpointer::Checkpointer;
 use super::io::output::{AnalysisKinds, OutputKinds, Outputs};
 use super::profile::{apply_parallel, phase_shares, profile_table, write_profile_csv};
+use super::staging::{Staging, STAGE_RECORD};
 use super::thermo::Thermo;
 use super::{summary_extras, take_shortfalls};
 use crate::parallel_opts::ParallelArgs;
@@ -109,7 +110,8 @@ pub fn run(a: RunArgs) -> Result<(), String> {
         &a.parallel,
     );
     let setup = t_setup.elapsed();
-    step_and_report(&mut sim, &plan, setup, &a.parallel)
+    let staging = (!built.stages.is_empty()).then(|| Staging::new(built.stages, built.first_body_id, sim.step));
+    step_and_report(&mut sim, &plan, staging, setup, &a.parallel)
 }
 
 /// The scenario's `[output]` and `[analysis]` for the plan.
@@ -195,12 +197,13 @@ pub fn checkpoint_settings(c: &super::io::scenario::CheckpointSettings) -> Check
     }
 }
 
-/// Step `sim` by the plan, writing output and checkpoints at multiples of their
-/// intervals (in absolute steps, so that a restarted run writes at the same steps), then
-/// print the summary.
+/// Step `sim` by the plan (through its stages, where it has them), writing output and
+/// checkpoints at multiples of their intervals (in absolute steps, so that a restarted
+/// run writes at the same steps), then print the summary.
 pub fn step_and_report(
     sim: &mut Simulation,
     plan: &Plan,
+    mut staging: Option<Staging>,
     setup: Duration,
     parallel: &ParallelArgs,
 ) -> Result<(), String> {
@@ -247,39 +250,45 @@ pub fn step_and_report(
     } else {
         None
     };
-    let end = sim.step + plan.steps;
-    let new_checkpointer = |sim: &Simulation| {
+    // The stages may end the run earlier: by their steps, or where the last one settles.
+    let cap = sim.step + plan.steps;
+    let end = staging.as_ref().map_or(cap, |st| st.last_end().min(cap));
+    let new_checkpointer = |sim: &Simulation, staging: &Option<Staging>| {
+        let mut extras = vec![
+            ("scenario.toml", plan.scenario_text.clone().into_bytes()),
+            (
+                "run.settings",
+                format!(
+                    "{}{}{}",
+                    plan.run_settings,
+                    stepping_settings(plan, end),
+                    folder_settings(plan)
+                )
+                .into_bytes(),
+            ),
+        ];
+        if let Some(st) = staging {
+            extras.push((STAGE_RECORD, st.record()));
+        }
         Checkpointer::new(
             &plan.checkpoint_dir,
             CHECKPOINT_PREFIX,
             plan.keep,
             fnv1a(plan.scenario_text.as_bytes()),
-            vec![
-                ("scenario.toml", plan.scenario_text.clone().into_bytes()),
-                (
-                    "run.settings",
-                    format!(
-                        "{}{}{}",
-                        plan.run_settings,
-                        stepping_settings(plan, end),
-                        folder_settings(plan)
-                    )
-                    .into_bytes(),
-                ),
-            ],
+            extras,
             sim,
         )
         .map_err(|e| e.to_string())
     };
     let mut ckpt = if plan.checkpoint_every > 0 {
-        Some(new_checkpointer(sim)?)
+        Some(new_checkpointer(sim, &staging)?)
     } else {
         None
     };
     let setup = setup + t_setup.elapsed();
-    // `[run] until` may end the run earlier (the checkpoints keep the planned end).
+    // `[run] until` or the stages may end the run earlier (the checkpoints keep the
+    // planned end).
     let mut end = end;
-    let until_every = plan.until.map_or(0, |u| u.every);
     let mut settled = None;
     let outflows: Vec<(Region, u64)> = plan
         .outflows
@@ -354,6 +363,16 @@ pub fn step_and_report(
     // BATCH_SECONDS of steps, after which a signal is seen: an interrupted run stops on a
     // whole step soon after the signal, however large the system.
     while sim.step < end && !signals::stop_requested() {
+        // A stage's changes, just before its first step.
+        if let Some(st) = &mut staging {
+            if let Some(what) = st.enter(sim)? {
+                let name = st.name().to_string();
+                pb.suspend(|| eprintln!("talus: step {}: stage `{name}` begins: {what}", sim.step));
+            }
+        }
+        let until = staging.as_ref().map_or(plan.until, Staging::until);
+        let until_every = until.map_or(0, |u| u.every);
+        let stage_end = staging.as_ref().map_or(u64::MAX, Staging::stage_end);
         let by_time = if per_step > 0.0 {
             ((BATCH_SECONDS / per_step) as u64).max(1)
         } else {
@@ -372,13 +391,14 @@ pub fn step_and_report(
                     .unwrap_or(u64::MAX),
             )
             .min(end)
+            .min(stage_end)
             .min(sim.step + by_time.min(50));
         let batch = stop - sim.step;
         // The analysis reads the contact forces of the step before it: that step (the
         // batch's last) is logged where an analysis or, with analysis on, a frame follows.
         let analysis_due = analysis_every > 0 && (stop.is_multiple_of(analysis_every) || stop == end);
         let until_check = until_every > 0 && stop.is_multiple_of(until_every);
-        let unbalanced_check = until_check && plan.until.is_some_and(|u| u.unbalanced.is_some());
+        let unbalanced_check = until_check && until.is_some_and(|u| u.unbalanced.is_some());
         // With [analysis], also every frame and every settle check (which may end the
         // run: its end has the analysis).
         let analysing = analysis_every > 0 && (stop.is_multiple_of(plan.every) || until_check);
@@ -441,12 +461,30 @@ pub fn step_and_report(
                 }
             }
         }
-        if let Some(u) = plan.until.filter(|_| until_check && sim.step < end) {
-            if let Some(why) = settled_now(sim, &u, out.as_mut())? {
+        let settled_now = match until.filter(|_| until_check && sim.step < end.min(stage_end)) {
+            Some(u) => settled_now(sim, &u, out.as_mut())?,
+            None => None,
+        };
+        match (&mut staging, settled_now) {
+            (None, Some(why)) => {
                 pb.suspend(|| eprintln!("talus: settled at step {}: {why}", sim.step));
                 settled = Some(why);
                 end = sim.step;
             }
+            (Some(st), why) if why.is_some() || sim.step == stage_end => {
+                if let Some(w) = &why {
+                    pb.suspend(|| eprintln!("talus: stage `{}` settled at step {}: {w}", st.name(), sim.step));
+                }
+                end = if st.advance(sim.step, why.as_deref()) {
+                    st.last_end().min(cap)
+                } else {
+                    sim.step
+                };
+                if let Some(c) = &mut ckpt {
+                    c.set_extra(STAGE_RECORD, st.record());
+                }
+            }
+            _ => {}
         }
         // An early end writes what the run's end writes: the analysis too, where the
         // step was logged.
@@ -484,7 +522,7 @@ pub fn step_and_report(
         if last_checkpoint != Some(sim.step) {
             if ckpt.is_none() {
                 locks.take(&plan.checkpoint_dir)?;
-                ckpt = Some(new_checkpointer(sim)?);
+                ckpt = Some(new_checkpointer(sim, &staging)?);
             }
             if let Some(c) = &mut ckpt {
                 c.write(sim).map_err(|e| e.to_string())?;
@@ -559,6 +597,11 @@ pub fn step_and_report(
     }
     if let Some(why) = &settled {
         println!("  settled             {why} (the run's [run] until)");
+    }
+    if let Some(st) = &staging {
+        for line in &st.ended {
+            println!("  stage               {line}");
+        }
     }
     for line in summary_extras(sim).insertions {
         println!("  inserted            {line}");

@@ -19,21 +19,23 @@ use talus_kernels::contact::ContactForce;
 
 impl Simulation {
     /// Move wall `wall` (a line in 2D, a plane in 3D) along `direction` (normalised here)
-    /// by `law` from where it is now, from time 0 (LIGGGHTS `fix move/mesh`). Refused: an
-    /// unknown wall, a cylinder, a wall already moving, a zero or non-finite direction, a
-    /// law [`Displacement::check`] refuses.
+    /// by `law` from where it is now, the law's clock starting now (LIGGGHTS `fix
+    /// move/mesh`). Refused: an unknown or removed wall, a cylinder, a wall already moving
+    /// (hold it first: [`Simulation::hold_wall`]), a zero or non-finite direction, a law
+    /// [`Displacement::check`] refuses.
     pub fn move_wall(&mut self, wall: usize, direction: Vector, law: Displacement) -> Result<()> {
         let setup = |m: String| EngineError::Setup(format!("wall {wall}: {m}"));
         let (origin, direction) = self.free_wall(wall, direction).map_err(setup)?;
         law.check().map_err(setup)?;
-        // The wall is where it is at time 0, whatever s(0) the law starts from (a table's
-        // first value): the origin is set back by s(0).
+        // The wall is where it is now, whatever s(0) the law starts from (a table's first
+        // value): the origin is set back by s(0).
         let (s0, _) = law.at(0.0);
         self.moving_walls.push(WallMotion {
             wall,
             direction,
             origin: std::array::from_fn(|a| origin[a] - s0 * direction[a]),
             law,
+            start: self.time,
             listed: origin,
         });
         self.place_walls(self.time);
@@ -67,6 +69,56 @@ impl Simulation {
         Ok(())
     }
 
+    /// Stop wall `wall` where it is now: its motion or servo ends and its velocity is zero
+    /// (a wall that does not move stays as it is). Refused: an unknown wall.
+    pub fn hold_wall(&mut self, wall: usize) -> Result<()> {
+        let w = self
+            .walls
+            .get_mut(wall)
+            .ok_or_else(|| EngineError::Setup(format!("wall {wall}: no such wall")))?;
+        if let Some(p) = w.point() {
+            w.set_pose(p, [0.0; DIM]);
+        }
+        self.moving_walls.retain(|m| m.wall != wall);
+        self.servos.retain(|s| s.wall != wall);
+        Ok(())
+    }
+
+    /// Take wall `wall` away (a hopper's gate opened): its contacts end, with their springs,
+    /// and no particle meets it again. It keeps its number; moving, it stops. Refused: an
+    /// unknown wall, or one already removed.
+    pub fn remove_wall(&mut self, wall: usize) -> Result<()> {
+        match self.walls.get(wall) {
+            None => return Err(EngineError::Setup(format!("wall {wall}: no such wall"))),
+            Some(w) if w.removed => return Err(EngineError::Setup(format!("wall {wall}: removed already"))),
+            Some(_) => {}
+        }
+        self.hold_wall(wall)?;
+        self.walls[wall].removed = true;
+        self.wall_contacts.drop_wall(wall as u16);
+        Ok(())
+    }
+
+    /// Turn the drum (the inside of a cylinder) `wall` at `spin` rad/s about its axis from
+    /// now. Refused: an unknown or removed wall, a plane, a spin not finite.
+    #[cfg(feature = "dim3")]
+    pub fn spin_wall(&mut self, wall: usize, spin: f64) -> Result<()> {
+        let bad = |m: &str| Err(EngineError::Setup(format!("wall {wall}: {m}")));
+        if !spin.is_finite() {
+            return bad("the spin is not finite");
+        }
+        match self.walls.get_mut(wall) {
+            Some(w) if !w.removed => match &mut w.surface {
+                crate::walls::Surface::Cylinder(c) => {
+                    c.spin = spin;
+                    Ok(())
+                }
+                crate::walls::Surface::Plane(_) => bad("a plane does not spin"),
+            },
+            _ => bad("no such wall"),
+        }
+    }
+
     /// Wall `wall`'s point, if it is a line or plane that does not move yet, and
     /// `direction` normalised, if it has a length.
     fn free_wall(&self, wall: usize, direction: Vector) -> std::result::Result<(Vector, Vector), String> {
@@ -74,6 +126,9 @@ impl Simulation {
             .walls
             .get(wall)
             .ok_or(format!("no such wall ({} walls)", self.walls.len()))?;
+        if w.removed {
+            return Err("removed".into());
+        }
         let origin = w.point().ok_or("moving a cylinder is not done yet")?;
         if self.moving_walls.iter().any(|m| m.wall == wall) || self.servos.iter().any(|m| m.wall == wall) {
             return Err("moves already".into());

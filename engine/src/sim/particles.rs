@@ -153,6 +153,25 @@ impl Simulation {
         Ok(())
     }
 
+    /// Start drive `d` now, its bodies having rested until now (a drum a stage sets
+    /// turning): its start time becomes the present, its ramp stays. Refused: an unknown
+    /// drive, or one that has started already.
+    #[cfg(not(feature = "dim3"))]
+    pub fn start_drive(&mut self, d: usize) -> Result<()> {
+        let now = self.time;
+        match self.driven.drives.get_mut(d) {
+            None => Err(EngineError::Setup(format!("drive {d}: no such drive"))),
+            Some(dr) if dr.start <= now => Err(EngineError::Setup(format!(
+                "drive {d}: started already (at t = {} s)",
+                dr.start
+            ))),
+            Some(dr) => {
+                dr.start = now;
+                Ok(())
+            }
+        }
+    }
+
     /// Remove particles by index (e.g. leaving through an outlet). The store is compacted;
     /// the broad phase, contact table and wall contacts are renumbered, not rebuilt.
     pub fn remove_particles(&mut self, indices: &[usize]) {

@@ -60,7 +60,7 @@ impl Simulation {
         if !self.driven.is_empty() && shear_velocity != 0.0 {
             return bad("Lees-Edwards shear with prescribed motions (drives): not done yet".into());
         }
-        for (k, w) in self.walls.iter().enumerate() {
+        for (k, w) in self.walls.iter().enumerate().filter(|(_, w)| !w.removed) {
             for a in (0..DIM).filter(|&a| axes[a]) {
                 #[cfg(not(feature = "dim3"))]
                 let across = w.line.normal[a] != 0.0;

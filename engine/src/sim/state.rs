@@ -113,7 +113,7 @@ pub trait SectionSource {
 /// carries a digest of those present. Insertion came with format version 2 (files of
 /// version 1 lack it); `periodic` is there only for a periodic cell.
 #[cfg(not(feature = "dim3"))]
-pub const SETTINGS_SECTIONS: [&str; 10] = [
+pub const SETTINGS_SECTIONS: [&str; 12] = [
     "config",
     "materials",
     "material.names",
@@ -124,11 +124,13 @@ pub const SETTINGS_SECTIONS: [&str; 10] = [
     "periodic",
     "pair.table",
     "walls.motion",
+    "walls.motion.start",
+    "walls.removed",
 ];
 /// The sections that hold the settings that decide results in 3D (no drives there yet;
 /// files from before insertion lack `insert.spec`; `periodic` only for a periodic cell).
 #[cfg(feature = "dim3")]
-pub const SETTINGS_SECTIONS: [&str; 8] = [
+pub const SETTINGS_SECTIONS: [&str; 10] = [
     "config",
     "materials",
     "material.names",
@@ -137,6 +139,8 @@ pub const SETTINGS_SECTIONS: [&str; 8] = [
     "periodic",
     "pair.table",
     "walls.motion",
+    "walls.motion.start",
+    "walls.removed",
 ];
 
 /// Section names of the arrays per axis and per angular component (the 2D ones as format 1
@@ -257,7 +261,7 @@ impl Simulation {
         if let Some(words) = pair_table_words(&self.params, &self.materials) {
             s.push(owned("pair.table", Elem::F64, words));
         }
-        for (name, words) in moving_wall_records(&self.moving_walls, &self.servos) {
+        for (name, words) in moving_wall_records(&self.walls, &self.moving_walls, &self.servos) {
             s.push(owned(name, Elem::F64, words));
         }
         #[cfg(not(feature = "dim3"))]
@@ -447,8 +451,7 @@ impl Simulation {
         super::check_config(&config, &materials, &walls)
             .map_err(|e| r.err("config", format!("settings refused: {e}")))?;
         let params = pair_table_from(&r, &materials)?;
-        let moving_walls = wall_motions_from(&r, &walls)?;
-        let servos = wall_servos_from(&r, &walls, &moving_walls)?;
+        let (moving_walls, servos) = wall_states_from(&r, &mut walls)?;
         let extras = params.has_extras();
         #[cfg(not(feature = "dim3"))]
         let drives: Vec<Drive> = {
@@ -648,7 +651,7 @@ impl Simulation {
         }
         ct.rebuild_chains();
 
-        let wc = wall_contacts_from(&r, n, walls.len(), extras)?;
+        let wc = wall_contacts_from(&r, n, &walls, extras)?;
 
         #[cfg(not(feature = "dim3"))]
         let driven = {

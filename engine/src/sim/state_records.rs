@@ -216,6 +216,7 @@ pub(super) fn wall_from(w: &[f64], material: u16) -> std::result::Result<Wall, S
             velocity: [w[4], w[5]],
         },
         material,
+        removed: false,
     });
     #[cfg(feature = "dim3")]
     {
@@ -240,7 +241,11 @@ pub(super) fn wall_from(w: &[f64], material: u16) -> std::result::Result<Wall, S
                 w[0], w[9]
             ));
         };
-        Ok(Wall { surface, material })
+        Ok(Wall {
+            surface,
+            material,
+            removed: false,
+        })
     }
 }
 
@@ -471,6 +476,7 @@ pub(super) fn wall_motions_from(r: &Reader, walls: &[Wall]) -> Result<Vec<WallMo
             direction,
             origin,
             law,
+            start: 0.0,
             listed: origin,
         });
         k += head + count as usize;
@@ -482,12 +488,47 @@ pub(super) fn wall_motions_from(r: &Reader, walls: &[Wall]) -> Result<Vec<WallMo
     for (m, at) in motions.iter_mut().zip(listed.chunks_exact(DIM)) {
         m.listed = std::array::from_fn(|a| at[a]);
     }
+    // Files without "walls.motion.start" (every motion from time 0) came before stages.
+    if r.src.section("walls.motion.start").is_some() {
+        let starts: Vec<f64> = r.exact("walls.motion.start", motions.len())?;
+        if let Some(k) = starts.iter().position(|t| !(t.is_finite() && *t >= 0.0)) {
+            return Err(r.err("walls.motion.start", format!("motion {k}: start {}", starts[k])));
+        }
+        for (m, t) in motions.iter_mut().zip(starts) {
+            m.start = t;
+        }
+    }
     Ok(motions)
+}
+
+/// The walls' states of a checkpoint: the walls taken away ("walls.removed", their
+/// indices; none without it) marked in `walls`, then the walls moved by a law and those
+/// under a servo, none of them removed.
+pub(super) fn wall_states_from(r: &Reader, walls: &mut [Wall]) -> Result<(Vec<WallMotion>, Vec<WallServo>)> {
+    if r.src.section("walls.removed").is_some() {
+        for (k, &w) in r.get::<f64>("walls.removed")?.iter().enumerate() {
+            let index = w as usize;
+            if !(w >= 0.0 && w.fract() == 0.0 && index < walls.len()) || walls[index].removed {
+                return Err(r.err(
+                    "walls.removed",
+                    format!("entry {k}: wall {w} (of {}), or twice", walls.len()),
+                ));
+            }
+            walls[index].removed = true;
+        }
+    }
+    let motions = wall_motions_from(r, walls)?;
+    let servos = wall_servos_from(r, walls, &motions)?;
+    let moved = motions.iter().map(|m| m.wall).chain(servos.iter().map(|s| s.wall));
+    if let Some(w) = moved.into_iter().find(|&w| walls[w].removed) {
+        return Err(r.err("walls.removed", format!("wall {w} is removed, yet it moves")));
+    }
+    Ok((motions, servos))
 }
 
 /// The wall-contact list of a checkpoint, for `n` particles and `walls` walls (its rolling
 /// torques where the pair table has `extras`): sorted by (particle, wall), each pair once.
-pub(super) fn wall_contacts_from(r: &Reader, n: usize, walls: usize, extras: bool) -> Result<WallContacts> {
+pub(super) fn wall_contacts_from(r: &Reader, n: usize, walls: &[Wall], extras: bool) -> Result<WallContacts> {
     let mut wc = WallContacts::default();
     wc.p = r.get("wallc.p")?;
     let m = wc.p.len();
@@ -500,8 +541,11 @@ pub(super) fn wall_contacts_from(r: &Reader, n: usize, walls: usize, extras: boo
         if wc.p[k] as usize >= n {
             return Err(r.err("wallc.p", format!("entry {k}: particle {} of {n}", wc.p[k])));
         }
-        if wc.w[k] as usize >= walls {
-            return Err(r.err("wallc.w", format!("entry {k}: wall {} of {}", wc.w[k], walls)));
+        if wc.w[k] as usize >= walls.len() || walls[wc.w[k] as usize].removed {
+            return Err(r.err(
+                "wallc.w",
+                format!("entry {k}: wall {} of {}, or one removed", wc.w[k], walls.len()),
+            ));
         }
         // The list's rebuild merges by (particle, wall) and the pool cuts it at
         // particles: it must be sorted, each pair once.
@@ -515,15 +559,31 @@ pub(super) fn wall_contacts_from(r: &Reader, n: usize, walls: usize, extras: boo
     Ok(wc)
 }
 
-/// The moving walls' sections: "walls.motion" and "walls.listed" (walls moved by a law),
+/// The walls' state sections: "walls.removed" (the indices of the walls taken away),
+/// "walls.motion" and "walls.listed" (walls moved by a law), "walls.motion.start" (where
+/// a law's clock does not start at time 0),
 /// "walls.servo" (per wall under a servo: its index, direction and origin per axis, the
 /// target, gain and maximum speed, then s, v, the last load and where it was listed per
 /// axis); none where no wall moves.
-pub(super) fn moving_wall_records(motions: &[WallMotion], servos: &[WallServo]) -> Vec<(&'static str, Vec<f64>)> {
+pub(super) fn moving_wall_records(
+    walls: &[Wall],
+    motions: &[WallMotion],
+    servos: &[WallServo],
+) -> Vec<(&'static str, Vec<f64>)> {
     let mut out = Vec::new();
+    let removed: Vec<f64> = (0..walls.len())
+        .filter(|&w| walls[w].removed)
+        .map(|w| w as f64)
+        .collect();
+    if !removed.is_empty() {
+        out.push(("walls.removed", removed));
+    }
     if !motions.is_empty() {
         out.push(("walls.motion", wall_motion_words(motions)));
         out.push(("walls.listed", motions.iter().flat_map(|m| m.listed).collect()));
+        if motions.iter().any(|m| m.start != 0.0) {
+            out.push(("walls.motion.start", motions.iter().map(|m| m.start).collect()));
+        }
     }
     if !servos.is_empty() {
         let words = servos.iter().flat_map(|sv| {

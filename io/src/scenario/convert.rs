@@ -101,7 +101,13 @@ impl Ctx<'_> {
         let mut walls = Vec::with_capacity(raw.wall.len());
         let wall_spans: Vec<_> = raw.wall.iter().map(|w| w.span()).collect();
         let mut wall_motions = Vec::new();
+        let mut names = Names {
+            walls: Vec::new(),
+            bodies: Vec::new(),
+            drums: Vec::new(),
+        };
         for (k, mut w) in raw.wall.into_iter().enumerate() {
+            names.walls.push(w.get_mut().name.take());
             let motion = w.get_mut().motion.take();
             let wall = self.wall(w, &lookup)?;
             if let Some(m) = motion {
@@ -138,7 +144,12 @@ impl Ctx<'_> {
             inserts
         };
         #[cfg(not(feature = "dim3"))]
-        let (bodies, drums) = self.bodies_and_drums(raw.body, raw.drum, &lookup)?;
+        let (bodies, drums) = {
+            let (mut raw_bodies, mut raw_drums) = (raw.body, raw.drum);
+            names.bodies = raw_bodies.iter_mut().map(|b| b.get_mut().name.take()).collect();
+            names.drums = raw_drums.iter_mut().map(|d| d.get_mut().name.take()).collect();
+            self.bodies_and_drums(raw_bodies, raw_drums, &lookup)?
+        };
         #[cfg(feature = "dim3")]
         {
             let later = "is 2D only so far (the 3D engine has spheres, planes and cylinders)";
@@ -198,27 +209,12 @@ impl Ctx<'_> {
 
         let integrator = self.integrator(raw.integrator, normal_model)?;
         let neighbor = self.neighbor(raw.neighbor)?;
-        let steps = raw.run.steps.0;
-        let default_every = (steps / DEFAULT_FRAMES).max(1);
-        let until = match raw.run.until {
-            None => None,
-            Some(u) => {
-                let span = u.span();
-                let u = u.into_inner();
-                if u.kinetic.is_none() && u.unbalanced.is_none() {
-                    return Err(self.err(
-                        span,
-                        "names no condition: give `kinetic` (J) or `unbalanced` (a ratio), or both",
-                    ));
-                }
-                Some(Until {
-                    kinetic: u.kinetic.map(|k| k.0),
-                    unbalanced: u.unbalanced.map(|k| k.0),
-                    every: u.every.map_or(default_every, |e| e.0),
-                })
-            }
-        };
-        let run = Run { steps, until };
+        #[cfg(not(feature = "dim3"))]
+        let drum_starts: Vec<f64> = drums.iter().map(|d| d.start).collect();
+        #[cfg(feature = "dim3")]
+        let drum_starts: Vec<f64> = Vec::new();
+        let (run, stages) = self.run_and_stages(raw.run, raw.stage, &names, &walls, &drum_starts)?;
+        let default_every = (run.steps / DEFAULT_FRAMES).max(1);
         let output = match raw.output {
             None => Output {
                 every: default_every,
@@ -300,6 +296,7 @@ impl Ctx<'_> {
             integrator,
             neighbor,
             run,
+            stages,
             output,
             analysis,
             outflows,

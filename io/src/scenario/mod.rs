@@ -63,6 +63,8 @@ pub struct Scenario {
     pub integrator: Integrator,
     pub neighbor: Neighbor,
     pub run: Run,
+    /// `[[stage]]`s, in file order (none: the run is one stage, `run`).
+    pub stages: Vec<Stage>,
     pub output: Output,
     /// `[analysis]`: None when the section is absent.
     pub analysis: Option<Analysis>,
@@ -448,11 +450,14 @@ mod location;
 mod pairs;
 mod periodic;
 mod raw;
+mod stages;
 mod values;
 mod wall_move;
 use convert::*;
 use location::*;
 use raw::*;
+use stages::Names;
+pub use stages::{Named, Stage};
 use values::*;
 
 #[cfg(all(test, not(feature = "dim3")))]

@@ -31,7 +31,9 @@ pub(super) struct RawScenario {
     pub(super) pair: Vec<Spanned<RawPair>>,
     pub(super) integrator: Option<RawIntegrator>,
     pub(super) neighbor: Option<RawNeighbor>,
-    pub(super) run: RawRun,
+    pub(super) run: Option<Spanned<RawRun>>,
+    #[serde(default)]
+    pub(super) stage: Vec<Spanned<super::stages::RawStage>>,
     pub(super) output: Option<RawOutput>,
     pub(super) analysis: Option<Spanned<RawAnalysis>>,
     #[serde(default)]
@@ -122,6 +124,7 @@ pub(super) struct RawDrive {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawBody {
+    pub(super) name: Option<Spanned<String>>,
     pub(super) material: Spanned<String>,
     #[serde(rename = "type")]
     pub(super) type_id: Option<TypeId>,
@@ -134,6 +137,7 @@ pub(super) struct RawBody {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawDrum {
+    pub(super) name: Option<Spanned<String>>,
     pub(super) material: Spanned<String>,
     pub(super) centre: Vec2,
     pub(super) radius: Positive,
@@ -180,6 +184,7 @@ pub(super) enum WallKind {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawWall {
+    pub(super) name: Option<Spanned<String>>,
     pub(super) kind: WallKind,
     pub(super) point: Option<Spanned<Coords>>,
     pub(super) normal: Option<Spanned<Direction>>,
@@ -317,7 +322,7 @@ pub(super) struct RawNeighbor {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawRun {
-    pub(super) steps: PositiveInt,
+    pub(super) steps: Option<Spanned<PositiveInt>>,
     pub(super) until: Option<Spanned<RawUntil>>,
 }
 
