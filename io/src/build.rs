@@ -364,7 +364,9 @@ fn add_bodies(
 ) -> std::result::Result<Vec<(Drive, Vec<u64>)>, String> {
     let (all_drives, body_drive, drum_drive) = drives(scenario);
     let mut drives: Vec<(Drive, Vec<u64>)> = all_drives.into_iter().map(|d| (d, Vec::new())).collect();
-    let mut bodies: Vec<(Vec<[f64; 2]>, usize, u16, sc::Motion, Option<usize>)> = scenario
+    // (vertices, material, type, motion, drive)
+    type Body = (Vec<[f64; 2]>, usize, u16, sc::Motion, Option<usize>);
+    let mut bodies: Vec<Body> = scenario
         .bodies
         .iter()
         .zip(body_drive)
