@@ -2,7 +2,9 @@
 //! a wall moving at v into a grain at rest throws it at v (1 + e); a floor moved by a table
 //! or a sine carries a grain resting on it along that path; a wall sweeping through a bed
 //! lets no grain through (its contact list is built again as it moves, not only at the
-//! broad phase's updates); a lid under a servo holds its target load on a grain.
+//! broad phase's updates); a lid under a servo holds its target load on a grain. What a
+//! stage does to walls: a motion begun late runs its law from its start, a held wall
+//! stays, a grain falls through a gate taken away.
 use std::f64::consts::PI;
 
 const R: f64 = 1.0e-3;
@@ -161,6 +163,55 @@ macro_rules! motion_tests {
             assert!((y - (R - (target + m * G) / KN)).abs() < 1e-10, "grain at {y}");
             let lid = s.walls[1].point().unwrap()[UP];
             assert!((lid - (y + R - target / KN)).abs() < 1e-10, "lid at {lid}, grain at {y}");
+        }
+
+        /// A motion begun later (as a stage begins it) runs its law from its start: a table
+        /// set at t0 puts the wall at s(t - t0) from where it was; held, the wall stays
+        /// there at rest, and may be moved again.
+        #[test]
+        fn a_motion_begun_later_runs_its_law_from_its_start() {
+            let mut s = sim(&[grain(1, along(UP, 0.01))], vec![Wall::$wall([0.0; D], along(0, 1.0), 0)], 0.0, 0.0, 1e-6, 1e-4);
+            s.run(1000).unwrap();
+            let t0 = s.time;
+            let table = Displacement::Table(vec![[0.0, 1.0], [0.002, 1.0 + 1e-3]]);
+            s.move_wall(0, along(0, 1.0), table).unwrap();
+            assert_eq!(s.walls[0].point().unwrap()[0], 0.0, "the wall starts where it was");
+            s.run(1500).unwrap();
+            let x = s.walls[0].point().unwrap()[0];
+            let expect = 1e-3 * (s.time - t0) / 0.002;
+            assert!((x - expect).abs() < 1e-15, "wall at {x}, law {expect}");
+            s.hold_wall(0).unwrap();
+            assert!(s.wall_motions().is_empty());
+            s.run(500).unwrap();
+            assert_eq!(s.walls[0].point().unwrap()[0], x, "held where it was");
+            s.move_wall(0, along(0, 1.0), Displacement::Velocity(-0.1)).unwrap();
+            s.run(100).unwrap();
+            assert!((s.walls[0].point().unwrap()[0] - (x - 0.1 * 100.0 * 1e-6)).abs() < 1e-15);
+        }
+
+        /// A grain resting on a gate falls, once the gate is taken away, to the floor 5 mm
+        /// under it and rests there at the closed-form overlap m g / kn. The gate keeps its
+        /// number and meets nothing; it cannot be removed twice, or moved.
+        #[test]
+        fn a_grain_falls_through_a_removed_gate() {
+            let m = mass();
+            let gamma_n = ContactParams::gamma_for_restitution(KN, m, 0.3);
+            let gate = 5e-3;
+            let walls = vec![Wall::$wall([0.0; D], along(UP, 1.0), 0), Wall::$wall(along(UP, gate), along(UP, 1.0), 0)];
+            let rest = R - m * G / KN;
+            let mut s = sim(&[grain(1, along(UP, gate + rest))], walls, G, gamma_n, 1e-6, 1e-4);
+            s.run(20_000).unwrap();
+            assert!((s.particles.pos[UP][0] - (gate + rest)).abs() < 1e-9, "resting on the gate");
+            s.remove_wall(1).unwrap();
+            assert_eq!(s.walls.len(), 2);
+            assert!(s.walls[1].removed);
+            s.run(100_000).unwrap();
+            let y = s.particles.pos[UP][0];
+            assert!((y - rest).abs() < 1e-9, "grain at {y}, resting on the floor at {rest}");
+            assert!(s.wall_contacts.w.iter().all(|&w| w == 0), "contacts only with the floor");
+            let err = |r: Result<(), engine::EngineError>| r.unwrap_err().to_string();
+            assert!(err(s.remove_wall(1)).contains("removed already"));
+            assert!(err(s.move_wall(1, along(UP, 1.0), Displacement::Velocity(1.0))).contains("removed"));
         }
 
         /// Refused by name: an unknown wall, a wall moving twice, a direction of no length,

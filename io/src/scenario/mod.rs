@@ -468,3 +468,5 @@ mod tests3d;
 mod tests_motion;
 #[cfg(all(test, not(feature = "dim3")))]
 mod tests_pairs;
+#[cfg(all(test, not(feature = "dim3")))]
+mod tests_stages;
