@@ -163,7 +163,8 @@ mod tests {
 /// the direction). Stable while gain times the bed's stiffness times dt is well below 1.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Servo {
-    /// The load to hold (N).
+    /// The load to hold (N); for a servo on a face ([`WallServo::across`]), the stress
+    /// (N/m^2 in 3D; N/m, force per length, in 2D).
     pub target: f64,
     /// m/s per N of error.
     pub gain: f64,
@@ -172,9 +173,10 @@ pub struct Servo {
 }
 
 impl Servo {
-    /// The wall's speed along its direction under `load`.
-    pub fn speed(&self, load: f64) -> f64 {
-        (self.gain * (self.target - load)).clamp(-self.max_speed, self.max_speed)
+    /// The wall's speed along its direction under `load`, the target scaled by `extent`
+    /// (1 for a force; a face's area or length for a stress).
+    pub fn speed(&self, load: f64, extent: f64) -> f64 {
+        (self.gain * (self.target * extent - load)).clamp(-self.max_speed, self.max_speed)
     }
 
     /// What is wrong with it, if anything.
@@ -198,7 +200,10 @@ impl Servo {
 
 /// A wall under a [`Servo`]: wall `wall` moved along the unit `direction` from `origin` by
 /// `s`, at speed `v`; `load` is the last step's load; `listed` where the wall was when
-/// its contacts were listed.
+/// its contacts were listed. A servo to a stress holds one face of a box (Yade's
+/// TriaxialStressController): `across` are the pairs of walls that bound the box along
+/// the other axes, the product of their distances the face's extent (its length in 2D,
+/// area in 3D) as they move; empty for a servo to a force.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WallServo {
     pub wall: usize,
@@ -209,9 +214,21 @@ pub struct WallServo {
     pub v: f64,
     pub load: f64,
     pub listed: Vector,
+    pub across: Vec<[usize; 2]>,
 }
 
 impl WallServo {
+    /// The face's extent among `walls`: the product of the distances across its pairs (1
+    /// for a servo to a force).
+    pub fn extent(&self, walls: &[crate::Wall]) -> f64 {
+        self.across.iter().fold(1.0, |e, &[a, b]| {
+            let (pa, pb) = (walls[a].point(), walls[b].point());
+            let (pa, pb) = (pa.expect("a line or plane"), pb.expect("a line or plane"));
+            let n = walls[a].normal_at(pa);
+            e * (0..pa.len()).map(|k| (pb[k] - pa[k]) * n[k]).sum::<f64>().abs()
+        })
+    }
+
     /// The wall's point and velocity.
     pub fn pose(&self) -> (Vector, Vector) {
         (

@@ -275,20 +275,10 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         Simulation::new_with_shapes(config, materials, walls, &inits, &shapes).map_err(|e| invalid(e.to_string()))?;
     sim.set_pair_table(table).map_err(|e| invalid(e.to_string()))?;
     // Moving walls: every engine wall a scenario wall made (a box's faces) moves with it.
-    let mut first = Vec::with_capacity(scenario.walls.len());
-    let mut at = 0;
-    for w in &scenario.walls {
-        first.push(at);
-        at += preflight::surface_walls(std::slice::from_ref(w)).len();
-    }
+    let faces = crate::stages::engine_walls(scenario);
     for (k, mv) in &scenario.wall_motions {
-        let faces = preflight::surface_walls(std::slice::from_ref(&scenario.walls[*k])).len();
-        for e in first[*k]..first[*k] + faces {
-            match &mv.drive {
-                sc::WallDrive::Law(law) => sim.move_wall(e, mv.direction, law.clone()),
-                sc::WallDrive::Servo(servo) => sim.servo_wall(e, mv.direction, *servo),
-            }
-            .map_err(|e| invalid(format!("wall[{k}]: {e}")))?;
+        for c in crate::stages::move_changes(faces[*k].clone(), &sim.walls, mv) {
+            c.apply(&mut sim).map_err(|e| invalid(format!("wall[{k}]: {e}")))?;
         }
     }
     #[cfg(not(feature = "dim3"))]

@@ -3,8 +3,8 @@
 //! (and the id of its first body), so that a restart, which reads the scenario from its
 //! checkpoint, makes the same stages as the run it continues.
 use talus_engine::wall_motion::{Displacement, Servo};
-use talus_engine::Simulation;
-use talus_kernels::math::Vector;
+use talus_engine::{Simulation, Wall};
+use talus_kernels::math::{Vector, DIM};
 
 use crate::preflight;
 use crate::scenario::{self as sc, Named, Scenario, WallDrive};
@@ -20,21 +20,72 @@ pub struct StagePlan {
 
 /// One change a stage makes, on engine walls (indices), bodies (ids) and drives.
 #[derive(Debug, Clone, PartialEq)]
-enum Change {
+pub(crate) enum Change {
     Gravity(Vector),
     RemoveWall(usize),
     RemoveBody(u64),
     Hold(usize),
     Move(usize, Vector, Displacement),
-    Servo(usize, Vector, Servo),
+    /// A servo; to a stress on a box's face where the pairs of walls across it are given.
+    Servo(usize, Vector, Servo, Vec<[usize; 2]>),
     #[cfg(not(feature = "dim3"))]
     StartDrive(usize),
     #[cfg(feature = "dim3")]
     Spin(usize, f64),
 }
 
+/// The changes that set scenario wall `k` moving as `m` says, its engine walls `faces` of
+/// all the scenario's engine walls `walls`: each face by the law or servo; a box under a
+/// stress servo, each face along its inward normal to the stress of its axis, its extent
+/// spanned by the faces of the other axes.
+pub(crate) fn move_changes(faces: std::ops::Range<usize>, walls: &[Wall], m: &sc::WallMove) -> Vec<Change> {
+    let (stress, gain, max_speed) = match &m.drive {
+        WallDrive::Law(law) => return faces.map(|e| Change::Move(e, m.direction, law.clone())).collect(),
+        WallDrive::Servo(servo) => {
+            return faces
+                .map(|e| Change::Servo(e, m.direction, *servo, Vec::new()))
+                .collect()
+        }
+        WallDrive::Stress {
+            stress,
+            gain,
+            max_speed,
+        } => (*stress, *gain, *max_speed),
+    };
+    // A face's axis and side: its normal is a unit axis, into the box.
+    let axis = |e: usize| {
+        let n = walls[e].normal_at([0.0; DIM]);
+        let a = (0..DIM)
+            .max_by(|&x, &y| n[x].abs().total_cmp(&n[y].abs()))
+            .expect("DIM > 0");
+        (a, n[a] > 0.0)
+    };
+    let face = |a: usize, low: bool| faces.clone().find(|&e| axis(e) == (a, low));
+    faces
+        .clone()
+        .map(|e| {
+            let (a, _) = axis(e);
+            let across = (0..DIM)
+                .filter(|&b| b != a)
+                .map(|b| {
+                    [
+                        face(b, true).expect("a closed box"),
+                        face(b, false).expect("a closed box"),
+                    ]
+                })
+                .collect();
+            let servo = Servo {
+                target: stress[a],
+                gain,
+                max_speed,
+            };
+            Change::Servo(e, walls[e].normal_at([0.0; DIM]), servo, across)
+        })
+        .collect()
+}
+
 /// The engine walls each scenario wall makes (a box: its faces), by scenario wall.
-fn engine_walls(scenario: &Scenario) -> Vec<std::ops::Range<usize>> {
+pub(crate) fn engine_walls(scenario: &Scenario) -> Vec<std::ops::Range<usize>> {
     let mut at = 0;
     scenario
         .walls
@@ -51,6 +102,10 @@ fn engine_walls(scenario: &Scenario) -> Vec<std::ops::Range<usize>> {
 /// `first_body_id` in file order (as the build numbers them).
 pub fn stage_plans(scenario: &Scenario, first_body_id: u64) -> Vec<StagePlan> {
     let faces = engine_walls(scenario);
+    let walls: Vec<Wall> = preflight::surface_walls(&scenario.walls)
+        .into_iter()
+        .map(|w| w.1)
+        .collect();
     #[cfg(not(feature = "dim3"))]
     let (_, _, drum_drive) = crate::build::drives(scenario);
     scenario
@@ -70,14 +125,9 @@ pub fn stage_plans(scenario: &Scenario, first_body_id: u64) -> Vec<StagePlan> {
                 changes.extend(faces[w].clone().map(Change::Hold));
             }
             for (w, m) in &s.moves {
-                for e in faces[*w].clone() {
-                    // A stage's motion replaces the one the wall had.
-                    changes.push(Change::Hold(e));
-                    changes.push(match &m.drive {
-                        WallDrive::Law(law) => Change::Move(e, m.direction, law.clone()),
-                        WallDrive::Servo(servo) => Change::Servo(e, m.direction, *servo),
-                    });
-                }
+                // A stage's motion replaces the one the wall had.
+                changes.extend(faces[*w].clone().map(Change::Hold));
+                changes.extend(move_changes(faces[*w].clone(), &walls, m));
             }
             for t in &s.start {
                 match *t {
@@ -122,28 +172,8 @@ pub fn hold_drums(scenario: &Scenario, sim: &mut Simulation) -> talus_engine::Re
 impl StagePlan {
     /// Make the stage's changes to `sim` (as it begins, between steps).
     pub fn begin(&self, sim: &mut Simulation) -> Result<(), String> {
-        let named = |e: talus_engine::EngineError| format!("stage `{}`: {e}", self.name);
         for c in &self.changes {
-            match c {
-                Change::Gravity(g) => sim.set_gravity(*g),
-                Change::RemoveWall(w) => sim.remove_wall(*w),
-                Change::RemoveBody(id) => {
-                    let p = sim
-                        .particles
-                        .index_of(*id)
-                        .ok_or_else(|| format!("stage `{}`: no body with id {id} is left", self.name))?;
-                    sim.remove_particles(&[p]);
-                    Ok(())
-                }
-                Change::Hold(w) => sim.hold_wall(*w),
-                Change::Move(w, dir, law) => sim.move_wall(*w, *dir, law.clone()),
-                Change::Servo(w, dir, servo) => sim.servo_wall(*w, *dir, *servo),
-                #[cfg(not(feature = "dim3"))]
-                Change::StartDrive(d) => sim.start_drive(*d),
-                #[cfg(feature = "dim3")]
-                Change::Spin(w, omega) => sim.spin_wall(*w, *omega),
-            }
-            .map_err(named)?;
+            c.apply(sim).map_err(|e| format!("stage `{}`: {e}", self.name))?;
         }
         Ok(())
     }
@@ -160,7 +190,10 @@ impl StagePlan {
                 Change::Hold(w) if self.changes.iter().any(|d| d.moves(*w)) => continue,
                 Change::Hold(w) => format!("wall {w} held"),
                 Change::Move(w, _, law) => format!("wall {w} moved ({})", law_name(law)),
-                Change::Servo(w, _, s) => format!("wall {w} under a servo to {} N", s.target),
+                Change::Servo(w, _, s, across) if across.is_empty() => {
+                    format!("wall {w} under a servo to {} N", s.target)
+                }
+                Change::Servo(w, _, s, _) => format!("wall {w} under a servo to a stress of {}", s.target),
                 #[cfg(not(feature = "dim3"))]
                 Change::StartDrive(d) => format!("drive {d} started"),
                 #[cfg(feature = "dim3")]
@@ -176,6 +209,30 @@ impl StagePlan {
 }
 
 impl Change {
+    /// Make the change to `sim`.
+    pub(crate) fn apply(&self, sim: &mut Simulation) -> Result<(), String> {
+        match self {
+            Change::Gravity(g) => sim.set_gravity(*g),
+            Change::RemoveWall(w) => sim.remove_wall(*w),
+            Change::RemoveBody(id) => {
+                let p = sim
+                    .particles
+                    .index_of(*id)
+                    .ok_or_else(|| format!("no body with id {id} is left"))?;
+                sim.remove_particles(&[p]);
+                Ok(())
+            }
+            Change::Hold(w) => sim.hold_wall(*w),
+            Change::Move(w, dir, law) => sim.move_wall(*w, *dir, law.clone()),
+            Change::Servo(w, dir, servo, across) => sim.servo_face(*w, *dir, *servo, across.clone()),
+            #[cfg(not(feature = "dim3"))]
+            Change::StartDrive(d) => sim.start_drive(*d),
+            #[cfg(feature = "dim3")]
+            Change::Spin(w, omega) => sim.spin_wall(*w, *omega),
+        }
+        .map_err(|e| e.to_string())
+    }
+
     fn moves(&self, wall: usize) -> bool {
         matches!(self, Change::Move(w, ..) | Change::Servo(w, ..) if *w == wall)
     }

@@ -214,6 +214,65 @@ macro_rules! motion_tests {
             assert!(err(s.move_wall(1, along(UP, 1.0), Displacement::Velocity(1.0))).contains("removed"));
         }
 
+        /// Every face of a closed box under a servo to one stress (Yade's
+        /// TriaxialStressController, isotropic): the bed of 25 discs (125 spheres) is
+        /// pressed until each face carries the stress times its extent (the distances
+        /// between the other faces, which move too), and the bed's Love-Weber stress over
+        /// the box's volume, an independent sum over every contact, is that stress on each
+        /// axis (without friction, which would let the faces' shear take a part).
+        #[test]
+        fn a_box_under_a_stress_servo_holds_its_stress() {
+            let l = 0.0102;
+            let mut walls = Vec::new();
+            for a in 0..D {
+                walls.push(Wall::$wall([0.0; D], along(a, 1.0), 0));
+                walls.push(Wall::$wall(along(a, l), along(a, -1.0), 0));
+            }
+            let per_axis = 5usize;
+            let mut grains = Vec::new();
+            for k in 0..per_axis.pow(D as u32) {
+                let p: [f64; D] = std::array::from_fn(|a| 1.02 * R + 2.01 * R * ((k / per_axis.pow(a as u32)) % per_axis) as f64);
+                grains.push(grain(k as u64 + 1, p));
+            }
+            let gamma_n = ContactParams::gamma_for_restitution(KN, mass() / 2.0, 0.2);
+            let mut s = sim(&grains, walls, 0.0, gamma_n, 2e-6, 1e-4);
+            // Frictionless: friction at the faces would carry part of the load past the
+            // bed (the faces' shear tractions enter its stress).
+            let mut table = s.pair_table().clone();
+            let frictionless = engine::ContactParams { mu: 0.0, ..s.contact_params(0, 0) };
+            table.set(0, 0, frictionless, Default::default());
+            s.set_pair_table(table).unwrap();
+            // N/m in 2D (a force of 0.6 N on a 12 mm face), N/m^2 in 3D (0.72 N).
+            let sigma = if D == 2 { 50.0 } else { 5000.0 };
+            // The load answers the wall's speed through the contacts' dashpots: the gain
+            // times their damping (gamma_n m summed over a face's grains: 130 kg/s for 5,
+            // 650 kg/s for 25) is kept below 1, or the servo rings from one step to the
+            // next (it does at 0.02 m/s/N in 3D).
+            let gain = if D == 2 { 3e-3 } else { 7e-4 };
+            let servo = Servo { target: sigma, gain, max_speed: 0.05 };
+            for w in 0..2 * D {
+                let a = w / 2;
+                let across: Vec<[usize; 2]> = (0..D).filter(|&b| b != a).map(|b| [2 * b, 2 * b + 1]).collect();
+                let inward = along(a, if w % 2 == 0 { 1.0 } else { -1.0 });
+                s.servo_face(w, inward, servo, across).unwrap();
+            }
+            s.run(250_000).unwrap();
+            s.log_next_run();
+            s.run(1).unwrap();
+            for sv in s.wall_servos() {
+                let want = sigma * sv.extent(&s.walls);
+                assert!((sv.load / want - 1.0).abs() < 1e-3, "wall {}: load {} N, stress x extent {want} N", sv.wall, sv.load);
+                assert!(sv.extent(&s.walls) < l.powi(D as i32 - 1), "the faces came in");
+            }
+            let an = s.analyse(None).unwrap();
+            let size: Vec<f64> = (0..D).map(|a| s.walls[2 * a + 1].point().unwrap()[a] - s.walls[2 * a].point().unwrap()[a]).collect();
+            let v_box: f64 = size.iter().product();
+            for a in 0..D {
+                let box_stress = an.stress[a][a] * an.volume / v_box;
+                assert!((box_stress / -sigma - 1.0).abs() < 1e-2, "axis {a}: the bed's stress {box_stress}, the servo's {sigma}");
+            }
+        }
+
         /// Refused by name: an unknown wall, a wall moving twice, a direction of no length,
         /// a table whose times do not increase.
         #[test]

@@ -52,8 +52,24 @@ impl Simulation {
     /// the load is the particles' push against it). Refused as [`Simulation::move_wall`]
     /// refuses, and a servo [`Servo::check`] refuses.
     pub fn servo_wall(&mut self, wall: usize, direction: Vector, servo: Servo) -> Result<()> {
+        self.servo_face(wall, direction, servo, Vec::new())
+    }
+
+    /// Put wall `wall`, one face of a box, under a servo to the stress `servo.target`
+    /// along `direction`: its target force is the stress times the face's extent, the
+    /// product of the distances between the pairs of walls `across` (the box's faces on
+    /// the other axes, which may move too). Refused as [`Simulation::servo_wall`]
+    /// refuses, and pairs of walls that are not lines or planes, or removed.
+    pub fn servo_face(&mut self, wall: usize, direction: Vector, servo: Servo, across: Vec<[usize; 2]>) -> Result<()> {
         let setup = |m: String| EngineError::Setup(format!("wall {wall}: {m}"));
         servo.check().map_err(setup)?;
+        let bounded = |w: usize| self.walls.get(w).is_some_and(|x| !x.removed && x.point().is_some());
+        if let Some(pair) = across
+            .iter()
+            .find(|p| !(bounded(p[0]) && bounded(p[1]) && p[0] != p[1]))
+        {
+            return Err(setup(format!("walls {pair:?}: not two lines or planes to span a face")));
+        }
         let (origin, direction) = self.free_wall(wall, direction).map_err(setup)?;
         self.servos.push(WallServo {
             wall,
@@ -64,6 +80,7 @@ impl Simulation {
             v: 0.0,
             load: 0.0,
             listed: origin,
+            across,
         });
         self.needs_rebuild = true;
         Ok(())
@@ -145,10 +162,12 @@ impl Simulation {
         &self.servos
     }
 
-    /// Each servo's wall moved one step `dt` at the speed its last load asks for.
+    /// Each servo's wall moved one step `dt` at the speed its last load asks for (a face's
+    /// extent taken where the walls are before any of them moves).
     pub(super) fn advance_servos(&mut self, dt: f64) {
-        for sv in &mut self.servos {
-            sv.v = sv.servo.speed(sv.load);
+        let extents: Vec<f64> = self.servos.iter().map(|sv| sv.extent(&self.walls)).collect();
+        for (sv, extent) in self.servos.iter_mut().zip(extents) {
+            sv.v = sv.servo.speed(sv.load, extent);
             sv.s += sv.v * dt;
             let (p, v) = sv.pose();
             self.walls[sv.wall].set_pose(p, v);

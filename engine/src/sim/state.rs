@@ -113,7 +113,7 @@ pub trait SectionSource {
 /// carries a digest of those present. Insertion came with format version 2 (files of
 /// version 1 lack it); `periodic` is there only for a periodic cell.
 #[cfg(not(feature = "dim3"))]
-pub const SETTINGS_SECTIONS: [&str; 12] = [
+pub const SETTINGS_SECTIONS: [&str; 13] = [
     "config",
     "materials",
     "material.names",
@@ -126,11 +126,12 @@ pub const SETTINGS_SECTIONS: [&str; 12] = [
     "walls.motion",
     "walls.motion.start",
     "walls.removed",
+    "walls.servo.across",
 ];
 /// The sections that hold the settings that decide results in 3D (no drives there yet;
 /// files from before insertion lack `insert.spec`; `periodic` only for a periodic cell).
 #[cfg(feature = "dim3")]
-pub const SETTINGS_SECTIONS: [&str; 10] = [
+pub const SETTINGS_SECTIONS: [&str; 11] = [
     "config",
     "materials",
     "material.names",
@@ -141,6 +142,7 @@ pub const SETTINGS_SECTIONS: [&str; 10] = [
     "walls.motion",
     "walls.motion.start",
     "walls.removed",
+    "walls.servo.across",
 ];
 
 /// Section names of the arrays per axis and per angular component (the 2D ones as format 1

@@ -595,6 +595,14 @@ pub(super) fn moving_wall_records(
             w
         });
         out.push(("walls.servo", words.collect()));
+        if servos.iter().any(|sv| !sv.across.is_empty()) {
+            let across = servos.iter().flat_map(|sv| {
+                let mut w = vec![sv.across.len() as f64];
+                w.extend(sv.across.iter().flatten().map(|&x| x as f64));
+                w
+            });
+            out.push(("walls.servo.across", across.collect()));
+        }
     }
     out
 }
@@ -640,12 +648,42 @@ pub(super) fn wall_servos_from(r: &Reader, walls: &[Wall], motions: &[WallMotion
             v: w[5 + 2 * DIM],
             load: w[6 + 2 * DIM],
             listed: at(7 + 2 * DIM),
+            across: Vec::new(),
         };
         let unit = (sv.direction.iter().map(|d| d * d).sum::<f64>() - 1.0).abs() < 1e-12;
         if !(unit && w.iter().all(|x| x.is_finite())) {
             return Err(r.err("walls.servo", format!("wall {index}: {w:?}")));
         }
         servos.push(sv);
+    }
+    // The faces' pairs (files without "walls.servo.across" have servos to forces only):
+    // per servo, the count of pairs, then the pairs.
+    if r.src.section("walls.servo.across").is_some() {
+        let words: Vec<f64> = r.get("walls.servo.across")?;
+        let bad = |m: String| r.err("walls.servo.across", m);
+        let mut k = 0;
+        for sv in &mut servos {
+            let count = *words
+                .get(k)
+                .ok_or_else(|| bad(format!("cut short at servo of wall {}", sv.wall)))?;
+            let n = count as usize;
+            if !(count >= 0.0 && count.fract() == 0.0 && n < DIM && k + 1 + 2 * n <= words.len()) {
+                return Err(bad(format!("wall {}: {count} pairs", sv.wall)));
+            }
+            for p in words[k + 1..k + 1 + 2 * n].chunks_exact(2) {
+                let ok = |w: f64| {
+                    w >= 0.0 && w.fract() == 0.0 && (w as usize) < walls.len() && walls[w as usize].point().is_some()
+                };
+                if !(ok(p[0]) && ok(p[1]) && p[0] != p[1]) {
+                    return Err(bad(format!("wall {}: pair {p:?}", sv.wall)));
+                }
+                sv.across.push([p[0] as usize, p[1] as usize]);
+            }
+            k += 1 + 2 * n;
+        }
+        if k != words.len() {
+            return Err(bad(format!("{} values, {k} used", words.len())));
+        }
     }
     Ok(servos)
 }

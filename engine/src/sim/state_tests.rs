@@ -670,8 +670,8 @@ fn restart_with_moving_walls_is_bitwise_the_straight_run() {
     );
 }
 
-/// What a stage changes (a wall taken away, a motion begun late, gravity turned) is kept
-/// by a restart: bitwise the straight run. A removed wall that moves, and a motion
+/// What a stage changes (a wall taken away, a motion begun late, gravity turned, 2D a
+/// servo to a stress) is kept by a restart: bitwise the straight run. A removed wall that moves, and a motion
 /// starting before time 0, are refused by name.
 #[test]
 fn restart_after_stage_changes_is_bitwise_the_straight_run() {
@@ -687,12 +687,24 @@ fn restart_after_stage_changes_is_bitwise_the_straight_run() {
         g[0] = 2.0;
         g[DIM - 1] = -9.81;
         sim.set_gravity(g).unwrap();
+        // 2D: the left wall under a servo to a stress over an extent the floor and it
+        // span (the checkpoint keeps the pairs; the geometry is of no matter here).
+        #[cfg(not(feature = "dim3"))]
+        {
+            let servo = crate::wall_motion::Servo {
+                target: 2.0,
+                gain: 0.02,
+                max_speed: 0.2,
+            };
+            sim.servo_face(1, [1.0, 0.0], servo, vec![[0, 1]]).unwrap();
+        }
         sim
     };
     let mut first = staged();
     first.run(N / 2).unwrap();
     let saved = save(&first);
     assert!(saved.0.contains_key("walls.removed") && saved.0.contains_key("walls.motion.start"));
+    assert_eq!(saved.0.contains_key("walls.servo.across"), DIM == 2);
     let mut restored = Simulation::from_sections(&saved).unwrap();
     assert!(restored.walls.last().unwrap().removed);
     restored.run(M).unwrap();

@@ -121,7 +121,16 @@ pub struct WallMove {
 #[derive(Debug, Clone, PartialEq)]
 pub enum WallDrive {
     Law(Displacement),
+    /// A line or plane held to a force.
     Servo(Servo),
+    /// Every face of a closed box held to the stress of its axis (Yade's
+    /// TriaxialStressController): `stress` per axis (N/m^2 in 3D, N/m in 2D), the servo's
+    /// gain and max_speed as a force servo's.
+    Stress {
+        stress: Vector,
+        gain: f64,
+        max_speed: f64,
+    },
 }
 
 /// `[[pair]]`: coefficients of one pair of materials (indices into the materials) that

@@ -213,9 +213,18 @@ pub(super) struct RawMove {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawServo {
-    pub(super) force: Finite,
+    pub(super) force: Option<Finite>,
+    pub(super) stress: Option<Spanned<RawStress>>,
     pub(super) gain: Positive,
     pub(super) max_speed: Positive,
+}
+
+/// A servo's stress: one for every axis, or one per axis.
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub(super) enum RawStress {
+    All(f64),
+    Axes(Vec<f64>),
 }
 
 #[derive(Deserialize)]

@@ -68,3 +68,45 @@ fn bad_wall_moves_are_refused_by_line() {
     let t = moving("{ speed = 1.0 }");
     expect_err(&t, line_of(&t, "move = "), &["unknown field `speed`"]);
 }
+
+/// `servo = {stress}` on a closed box's faces: one stress or one per axis; refused on an
+/// open box, on a line, with a count that is not the dimension's, with a force beside it.
+#[test]
+fn box_stress_servos() {
+    let closed = |servo: &str| {
+        edit(
+            "open_top = true\n",
+            &format!("open_top = false\nmove = {{ servo = {servo} }}\n"),
+        )
+    };
+    let s = parse(&closed("{ stress = 1.0e4, gain = 1e-3, max_speed = 0.1 }")).unwrap();
+    assert_eq!(
+        s.wall_motions[0].1.drive,
+        WallDrive::Stress {
+            stress: [1.0e4, 1.0e4],
+            gain: 1e-3,
+            max_speed: 0.1
+        }
+    );
+    let s = parse(&closed("{ stress = [1.0e4, 2.0e4], gain = 1e-3, max_speed = 0.1 }")).unwrap();
+    assert!(matches!(
+        s.wall_motions[0].1.drive,
+        WallDrive::Stress {
+            stress: [1.0e4, 2.0e4],
+            ..
+        }
+    ));
+    let t = closed("{ stress = [1.0, 2.0, 3.0], gain = 1e-3, max_speed = 0.1 }");
+    expect_err(&t, line_of(&t, "move = "), &["3 values", "one per axis (2)"]);
+    let t = closed("{ stress = 1.0, force = 2.0, gain = 1e-3, max_speed = 0.1 }");
+    expect_err(&t, line_of(&t, "move = "), &["exactly one of `force` (N) or `stress`"]);
+    let t = closed("{ force = 2.0, gain = 1e-3, max_speed = 0.1 }");
+    expect_err(&t, line_of(&t, "move = "), &["a box's faces take a `stress`"]);
+    let t = edit(
+        "open_top = true\n",
+        "open_top = true\nmove = { servo = { stress = 1.0, gain = 1e-3, max_speed = 0.1 } }\n",
+    );
+    expect_err(&t, line_of(&t, "move = "), &["needs a closed box"]);
+    let t = moving("{ servo = { stress = 1.0, gain = 1e-3, max_speed = 0.1 } }");
+    expect_err(&t, line_of(&t, "move = "), &["give a line or plane a `force`"]);
+}

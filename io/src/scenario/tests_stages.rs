@@ -85,7 +85,7 @@ fn bad_stages_are_refused_by_name_and_line() {
     expect_err(
         &t,
         line_of(&t, "move = "),
-        &["a servo moves one line or plane, not a box"],
+        &["a servo to a `force` moves one line or plane"],
     );
     let t = staged("[[stage]]\nname = \"a\"\nsteps = 10\n[[stage]]\nname = \"a\"\nsteps = 10\n");
     expect_err(&t, last_line_of(&t, "[[stage]]"), &["a second stage named `a`"]);

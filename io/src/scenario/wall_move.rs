@@ -39,16 +39,7 @@ impl Ctx<'_> {
                 law.check().map_err(|msg| self.err(t.span(), msg))?;
                 WallDrive::Law(law)
             }
-            (None, None, None, Some(s)) => {
-                if matches!(wall, Wall::Box { .. }) {
-                    return Err(self.err(span, "a servo moves one line or plane, not a box"));
-                }
-                WallDrive::Servo(Servo {
-                    target: s.force.0,
-                    gain: s.gain.0,
-                    max_speed: s.max_speed.0,
-                })
-            }
+            (None, None, None, Some(s)) => self.servo(s, wall, span)?,
             _ => {
                 return Err(self.err(
                     span,
@@ -58,5 +49,52 @@ impl Ctx<'_> {
             }
         };
         Ok(WallMove { direction, drive })
+    }
+
+    /// `servo = {force | stress, gain, max_speed}`: a force on a line or plane, a stress
+    /// (one, or one per axis) on a closed box's faces.
+    fn servo(&self, s: RawServo, wall: &Wall, span: std::ops::Range<usize>) -> Result<WallDrive> {
+        let is_box = matches!(wall, Wall::Box { .. });
+        match (s.force, s.stress) {
+            (Some(_), None) if is_box => Err(self.err(
+                span,
+                "a servo to a `force` moves one line or plane; a box's faces take a `stress`",
+            )),
+            (Some(f), None) => Ok(WallDrive::Servo(Servo {
+                target: f.0,
+                gain: s.gain.0,
+                max_speed: s.max_speed.0,
+            })),
+            (None, Some(st)) => {
+                if !is_box {
+                    return Err(self.err(
+                        st.span(),
+                        "a servo to a `stress` moves a box's faces; give a line or plane a `force`",
+                    ));
+                }
+                if let Wall::Box { open_top: true, .. } = wall {
+                    return Err(self.err(st.span(), "a stress servo needs a closed box (open_top = false): the faces' extents come from the opposite faces"));
+                }
+                let stress: Vector = match st.get_ref() {
+                    RawStress::All(x) => [*x; DIM],
+                    RawStress::Axes(v) if v.len() == DIM => std::array::from_fn(|a| v[a]),
+                    RawStress::Axes(v) => {
+                        return Err(self.err(
+                            st.span(),
+                            format!("{} values: give one stress, or one per axis ({DIM})", v.len()),
+                        ))
+                    }
+                };
+                if !stress.iter().all(|x| x.is_finite()) {
+                    return Err(self.err(st.span(), format!("{stress:?} is not finite")));
+                }
+                Ok(WallDrive::Stress {
+                    stress,
+                    gain: s.gain.0,
+                    max_speed: s.max_speed.0,
+                })
+            }
+            _ => Err(self.err(span, "a servo needs exactly one of `force` (N) or `stress`")),
+        }
     }
 }
