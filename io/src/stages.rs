@@ -34,15 +34,30 @@ pub(crate) enum Change {
     Spin(usize, f64),
 }
 
-/// The changes that set scenario wall `k` moving as `m` says, its engine walls `faces` of
-/// all the scenario's engine walls `walls`: each face by the law or servo; a box under a
-/// stress servo, each face along its inward normal to the stress of its axis, its extent
-/// spanned by the faces of the other axes.
-pub(crate) fn move_changes(faces: std::ops::Range<usize>, walls: &[Wall], m: &sc::WallMove) -> Vec<Change> {
+/// The engine walls of a wall or box face.
+fn part_faces(faces: &[std::ops::Range<usize>], part: &sc::WallPart) -> std::ops::Range<usize> {
+    let all = faces[part.wall].clone();
+    match part.face {
+        Some(k) => all.start + k..all.start + k + 1,
+        None => all,
+    }
+}
+
+/// The changes that set a scenario wall moving as `m` says, its engine walls `faces` (of
+/// all the scenario's engine walls `walls`), or only its face `only`: each by the law or
+/// servo; under a stress servo, each face of the box along its inward normal to the
+/// stress of its axis, its extent spanned by the box's faces of the other axes.
+pub(crate) fn move_changes(
+    faces: std::ops::Range<usize>,
+    only: Option<usize>,
+    walls: &[Wall],
+    m: &sc::WallMove,
+) -> Vec<Change> {
+    let moved = only.map_or(faces.clone(), |e| e..e + 1);
     let (stress, gain, max_speed) = match &m.drive {
-        WallDrive::Law(law) => return faces.map(|e| Change::Move(e, m.direction, law.clone())).collect(),
+        WallDrive::Law(law) => return moved.map(|e| Change::Move(e, m.direction, law.clone())).collect(),
         WallDrive::Servo(servo) => {
-            return faces
+            return moved
                 .map(|e| Change::Servo(e, m.direction, *servo, Vec::new()))
                 .collect()
         }
@@ -61,8 +76,7 @@ pub(crate) fn move_changes(faces: std::ops::Range<usize>, walls: &[Wall], m: &sc
         (a, n[a] > 0.0)
     };
     let face = |a: usize, low: bool| faces.clone().find(|&e| axis(e) == (a, low));
-    faces
-        .clone()
+    moved
         .map(|e| {
             let (a, _) = axis(e);
             let across = (0..DIM)
@@ -121,13 +135,14 @@ pub fn stage_plans(scenario: &Scenario, first_body_id: u64) -> Vec<StagePlan> {
                     Named::Drum(_) => unreachable!("the scenario refuses removing a drum"),
                 }
             }
-            for &w in &s.hold {
-                changes.extend(faces[w].clone().map(Change::Hold));
+            for part in &s.hold {
+                changes.extend(part_faces(&faces, part).map(Change::Hold));
             }
-            for (w, m) in &s.moves {
+            for (part, m) in &s.moves {
                 // A stage's motion replaces the one the wall had.
-                changes.extend(faces[*w].clone().map(Change::Hold));
-                changes.extend(move_changes(faces[*w].clone(), &walls, m));
+                changes.extend(part_faces(&faces, part).map(Change::Hold));
+                let only = part.face.map(|k| faces[part.wall].start + k);
+                changes.extend(move_changes(faces[part.wall].clone(), only, &walls, m));
             }
             for t in &s.start {
                 match *t {

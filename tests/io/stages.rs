@@ -366,3 +366,115 @@ start = ["drum"]
     assert_eq!(spin(&sim), 4.0);
     assert_eq!(built.stages[1].name, "stage 2");
 }
+
+/// A small triaxial test (3D): a box's faces under a servo to 10 kPa, then a stage moves
+/// its top down at 0.01 m/s and holds its floor by their face names. Through the shear
+/// the floor stays where the stage found it, the top follows its law to 1e-12 m, the four
+/// sides hold 10 kPa times their area within 5 %, and the top carries more than that (the
+/// deviator).
+#[test]
+fn a_triaxial_stage_moves_one_face_and_keeps_the_others_stress() {
+    let text = small_triaxial("");
+    let scenario = talus_io3d::scenario::parse_scenario(&text, Path::new("t.toml")).unwrap();
+    let built = talus_io3d::build::build(&scenario, Path::new("t.toml")).unwrap();
+    let (mut sim, stages) = (built.sim, built.stages);
+    stages[0].begin(&mut sim).unwrap();
+    sim.run(stages[0].steps).unwrap();
+    let z = |sim: &talus::engine3d::Simulation, w: usize| sim.walls[w].point().unwrap()[2];
+    let (floor, top, t0) = (z(&sim, 0), z(&sim, 5), sim.time);
+    stages[1].begin(&mut sim).unwrap();
+    assert_eq!(sim.wall_servos().len(), 4, "the sides keep their servos");
+    sim.run(stages[1].steps).unwrap();
+    assert_eq!(z(&sim, 0), floor, "the floor holds");
+    let want = top - 0.01 * (sim.time - t0);
+    assert!(
+        (z(&sim, 5) - want).abs() < 1e-12,
+        "top at {}, its law {want}",
+        z(&sim, 5)
+    );
+    for sv in sim.wall_servos() {
+        let target = 1.0e4 * sv.extent(&sim.walls);
+        assert!(
+            (sv.load / target - 1.0).abs() < 0.05,
+            "side {}: {} N against {target} N",
+            sv.wall,
+            sv.load
+        );
+    }
+    // The top's load: the contacts' forces on wall 5, from an analysis of the last step.
+    sim.log_next_run();
+    sim.run(1).unwrap();
+    let a = sim.analyse(None).unwrap();
+    let area =
+        |w: [usize; 2], axis: usize| sim.walls[w[1]].point().unwrap()[axis] - sim.walls[w[0]].point().unwrap()[axis];
+    let sigma1 = a.wall_forces[5][2] / (area([1, 2], 0) * area([3, 4], 1));
+    assert!(sigma1 > 1.2e4, "the top carries {sigma1} Pa: no deviator");
+}
+
+/// The small triaxial test of the test above, its consolidation ended by `until` (a line,
+/// or nothing).
+fn small_triaxial(until: &str) -> String {
+    format!(
+        r#"
+dimension = 3
+title = "small triaxial"
+gravity = [0.0, 0.0, 0.0]
+[domain]
+min = [-0.001, -0.001, -0.001]
+max = [0.007, 0.007, 0.007]
+[[material]]
+name = "grain"
+density = 2500.0
+kn = 1.0e3
+restitution = 0.3
+friction = 0.5
+[[material]]
+name = "face"
+density = 2500.0
+kn = 1.0e3
+restitution = 0.3
+friction = 0.0
+[[wall]]
+name = "cell"
+kind = "box"
+material = "face"
+min = [0.0, 0.0, 0.0]
+max = [0.006, 0.006, 0.006]
+move = {{ servo = {{ stress = 1.0e4, gain = 0.5, max_speed = 0.05 }} }}
+[[particles]]
+material = "grain"
+count = 100
+radius = {{ kind = "uniform", mean = 0.5e-3, width = 0.2 }}
+packing = "random"
+region = {{ min = [0.0, 0.0, 0.0], max = [0.006, 0.006, 0.006] }}
+[[stage]]
+name = "consolidate"
+steps = 25000
+{until}
+[[stage]]
+name = "shear"
+steps = 20000
+hold = ["cell.floor"]
+move = {{ "cell.top" = {{ velocity = 0.01 }} }}
+"#
+    )
+}
+
+/// `until = { servo }` ends a stage once every servo holds its target to that fraction:
+/// the consolidation of the small triaxial test ends before its 25,000 steps, and the
+/// log says how close the loads were.
+#[test]
+fn a_stage_ends_once_its_servos_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.toml"),
+        small_triaxial("until = { servo = 0.01, every = 1000 }"),
+    )
+    .unwrap();
+    let out = run(&["run", "t.toml", "-q", "--no-output"], dir.path());
+    assert!(out.status.success(), "{}", describe(&out));
+    let log = text(&out.stderr);
+    let at = began(&log, "shear");
+    assert!(at < 25000, "the consolidation ran all its steps: {log}");
+    assert!(log.contains("servo loads within"), "{log}");
+}

@@ -121,6 +121,7 @@ pub struct Kinds {
 pub struct UntilSettings {
     pub kinetic: Option<f64>,
     pub unbalanced: Option<f64>,
+    pub servo: Option<f64>,
     pub every: u64,
 }
 

@@ -165,6 +165,21 @@ fn settled_now(sim: &Simulation, u: &UntilSettings, out: Option<&mut Outputs>) -
         }
         said.push(format!("unbalanced force {unbalanced:.4e} < {limit:e}"));
     }
+    if let Some(limit) = u.servo {
+        // The largest relative error of the servos' loads (none: nothing to wait for).
+        let worst = sim
+            .wall_servos()
+            .iter()
+            .map(|sv| {
+                let target = sv.servo.target * sv.extent(&sim.walls);
+                (sv.load - target).abs() / target.abs().max(f64::MIN_POSITIVE)
+            })
+            .fold(0.0, f64::max);
+        if worst.is_nan() || worst >= limit {
+            return Ok(None);
+        }
+        said.push(format!("servo loads within {worst:.4e} < {limit:e} of their targets"));
+    }
     Ok(Some(said.join(", ")))
 }
 
@@ -184,6 +199,7 @@ pub fn until_settings(u: super::io::scenario::Until) -> UntilSettings {
     UntilSettings {
         kinetic: u.kinetic,
         unbalanced: u.unbalanced,
+        servo: u.servo,
         every: u.every,
     }
 }
@@ -576,9 +592,15 @@ pub fn step_and_report(
         );
     }
     for sv in sim.wall_servos() {
+        let target = if sv.across.is_empty() {
+            format!("target {} N", sv.servo.target)
+        } else {
+            let force = sv.servo.target * sv.extent(&sim.walls);
+            format!("target {force:.6e} N, a stress of {} over the face", sv.servo.target)
+        };
         println!(
-            "  servo               wall{}: load {:.6e} N (target {} N), moved {:.6e} m",
-            sv.wall, sv.load, sv.servo.target, sv.s
+            "  servo               wall{}: load {:.6e} N ({target}), moved {:.6e} m",
+            sv.wall, sv.load, sv.s
         );
     }
     let table = sim.pair_table();

@@ -111,7 +111,7 @@ impl Ctx<'_> {
             let motion = w.get_mut().motion.take();
             let wall = self.wall(w, &lookup)?;
             if let Some(m) = motion {
-                wall_motions.push((k, self.wall_move(m, &wall)?));
+                wall_motions.push((k, self.wall_move(m, &wall, None)?));
             }
             walls.push(wall);
         }
@@ -213,7 +213,14 @@ impl Ctx<'_> {
         let drum_starts: Vec<f64> = drums.iter().map(|d| d.start).collect();
         #[cfg(feature = "dim3")]
         let drum_starts: Vec<f64> = Vec::new();
-        let (run, stages) = self.run_and_stages(raw.run, raw.stage, &names, &walls, &drum_starts)?;
+        // Whether any wall has a servo (`until = { servo }` needs one): in a [[wall]] or a
+        // stage's `move`.
+        let servos = wall_motions.iter().any(|(_, m)| !matches!(m.drive, WallDrive::Law(_)))
+            || raw.stage.iter().any(|s| {
+                let moves = s.get_ref().moves.iter().flatten();
+                moves.into_iter().any(|(_, m)| m.get_ref().servo.is_some())
+            });
+        let (run, stages) = self.run_and_stages(raw.run, raw.stage, &names, &walls, &drum_starts, servos)?;
         let default_every = (run.steps / DEFAULT_FRAMES).max(1);
         let output = match raw.output {
             None => Output {

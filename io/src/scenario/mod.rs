@@ -351,11 +351,13 @@ pub struct Run {
 
 /// `[run] until`: the run stops at the first check (every `every` steps) where each
 /// quantity given is below its threshold: the grains' kinetic energy (translational and
-/// rotational, J) and Yade's unbalanced-force ratio.
+/// rotational, J), Yade's unbalanced-force ratio, and every servo's relative error.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Until {
     pub kinetic: Option<f64>,
     pub unbalanced: Option<f64>,
+    /// Every servo's load within this fraction of its target (Yade's stress criterion).
+    pub servo: Option<f64>,
     pub every: u64,
 }
 
@@ -466,7 +468,7 @@ use convert::*;
 use location::*;
 use raw::*;
 use stages::Names;
-pub use stages::{Named, Stage};
+pub use stages::{Named, Stage, WallPart, BOX_FACES};
 use values::*;
 
 #[cfg(all(test, not(feature = "dim3")))]

@@ -340,6 +340,7 @@ pub(super) struct RawRun {
 pub(super) struct RawUntil {
     pub(super) kinetic: Option<Positive>,
     pub(super) unbalanced: Option<Positive>,
+    pub(super) servo: Option<Positive>,
     pub(super) every: Option<PositiveInt>,
 }
 

@@ -37,14 +37,30 @@ pub struct Stage {
     pub gravity: Option<Vector>,
     /// Walls (every engine wall a scenario wall makes) and bodies taken away.
     pub remove: Vec<Named>,
-    /// Walls (indices into `Scenario::walls`) stopped where they are.
-    pub hold: Vec<usize>,
-    /// Walls moved from this stage on (by a law whose clock starts with the stage, or a
-    /// servo), replacing any motion they had.
-    pub moves: Vec<(usize, WallMove)>,
+    /// Walls, or faces of boxes, stopped where they are.
+    pub hold: Vec<WallPart>,
+    /// Walls, or faces of boxes, moved from this stage on (by a law whose clock starts
+    /// with the stage, or a servo), replacing any motion they had.
+    pub moves: Vec<(WallPart, WallMove)>,
     /// Drums held still until this stage: 2D `[[drum]]`s, 3D cylinder `[[wall]]`s.
     pub start: Vec<Named>,
 }
+
+/// A `[[wall]]` (an index into `Scenario::walls`), or one face of it where it is a box
+/// (`NAME.floor`, `NAME.top`, `NAME.x_low`, ...: an index into its faces as
+/// [`BOX_FACES`] names them).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WallPart {
+    pub wall: usize,
+    pub face: Option<usize>,
+}
+
+/// A box's faces in the order it makes them (2D: 4, 3D: 6; `top` missing where the box
+/// is open).
+#[cfg(not(feature = "dim3"))]
+pub const BOX_FACES: [&str; 4] = ["floor", "x_low", "x_high", "top"];
+#[cfg(feature = "dim3")]
+pub const BOX_FACES: [&str; 6] = ["floor", "x_low", "x_high", "y_low", "y_high", "top"];
 
 /// What a stage names: a `[[wall]]`, a `[[body]]` (2D) or a `[[drum]]` (2D), by index.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -52,6 +68,17 @@ pub enum Named {
     Wall(usize),
     Body(usize),
     Drum(usize),
+}
+
+/// The inward normal of a box's face `k` (in [`BOX_FACES`]' order: the last axis low,
+/// then each other axis low and high, then the last axis high).
+pub(super) fn box_face_normal(k: usize) -> Vector {
+    let (axis, sign) = match k {
+        0 => (DIM - 1, 1.0),
+        k if k == 2 * DIM - 1 => (DIM - 1, -1.0),
+        k => ((k - 1) / 2, if k % 2 == 1 { 1.0 } else { -1.0 }),
+    };
+    std::array::from_fn(|a| if a == axis { sign } else { 0.0 })
 }
 
 /// The `name`s of walls, bodies and drums, in file order (None: unnamed).
@@ -84,6 +111,7 @@ impl Ctx<'_> {
         names: &Names,
         walls: &[Wall],
         drum_starts: &[f64],
+        servos: bool,
     ) -> Result<(Run, Vec<Stage>)> {
         self.check_names(names)?;
         let (run_span, run) = match run {
@@ -98,7 +126,7 @@ impl Ctx<'_> {
                 "steps",
                 "in [run] (or give [[stage]]s)",
             )?;
-            let until = self.until(run.until, (steps.0 / DEFAULT_FRAMES).max(1))?;
+            let until = self.until(run.until, (steps.0 / DEFAULT_FRAMES).max(1), servos)?;
             return Ok((Run { steps: steps.0, until }, Vec::new()));
         }
         if let Some(run) = run {
@@ -123,7 +151,7 @@ impl Ctx<'_> {
                 return Err(self.err(span, format!("a second stage named `{name}`")));
             }
             let steps = self.required(s.steps, &span, "steps", "in a [[stage]]")?.0;
-            let until = self.until(s.until, default_every)?;
+            let until = self.until(s.until, default_every, servos)?;
             let find = |n: &Spanned<String>, removed: &[(Named, String)]| -> Result<Named> {
                 let found = names.all().find(|(m, _)| m.get_ref() == n.get_ref()).map(|(_, t)| t);
                 let target = found.ok_or_else(|| {
@@ -164,22 +192,70 @@ impl Ctx<'_> {
                     }
                 }
             }
-            let wall_of = |n: &Spanned<String>, what: &str| -> Result<usize> {
-                match find(n, &removed)? {
-                    Named::Wall(w) => Ok(w),
-                    _ => Err(self.err(n.span(), format!("`{}` is not a [[wall]]: {what}", n.get_ref()))),
+            // A wall by its name, or a box's face as `NAME.FACE`.
+            let wall_of = |n: &Spanned<String>, what: &str| -> Result<WallPart> {
+                let split = n
+                    .get_ref()
+                    .rsplit_once('.')
+                    .filter(|_| !names.all().any(|(m, _)| m.get_ref() == n.get_ref()));
+                let (base, face) = match split {
+                    Some((base, face)) => (Spanned::new(n.span(), base.to_string()), Some(face)),
+                    None => (n.clone(), None),
+                };
+                let w = match find(&base, &removed)? {
+                    Named::Wall(w) => w,
+                    _ => return Err(self.err(n.span(), format!("`{}` is not a [[wall]]: {what}", base.get_ref()))),
+                };
+                let Some(face) = face else {
+                    return Ok(WallPart { wall: w, face: None });
+                };
+                let open = match walls[w] {
+                    Wall::Box { open_top, .. } => open_top,
+                    _ => {
+                        return Err(self.err(
+                            n.span(),
+                            format!("`{}` is not a box: it has no face `{face}`", base.get_ref()),
+                        ))
+                    }
+                };
+                match BOX_FACES.iter().position(|f| *f == face) {
+                    Some(k) if !(open && k == BOX_FACES.len() - 1) => Ok(WallPart { wall: w, face: Some(k) }),
+                    _ => Err(self.err(
+                        n.span(),
+                        format!(
+                            "box `{}` has no face `{face}` (its faces: {}{})",
+                            base.get_ref(),
+                            BOX_FACES.join(", "),
+                            if open { "; not top: it is open" } else { "" }
+                        ),
+                    )),
                 }
+            };
+            // Parts that overlap: the same wall, or a box and one of its faces.
+            let meet = |a: &WallPart, b: &WallPart| {
+                a.wall == b.wall && (a.face.is_none() || b.face.is_none() || a.face == b.face)
             };
             for n in s.hold.unwrap_or_default() {
                 stage.hold.push(wall_of(&n, "only walls are held")?);
             }
             for (wall_name, m) in s.moves.unwrap_or_default() {
                 let n = Spanned::new(m.span(), wall_name);
-                let w = wall_of(&n, "only walls are moved by a stage")?;
-                if stage.hold.contains(&w) {
-                    return Err(self.err(m.span(), format!("`{}` is both held and moved", n.get_ref())));
+                let part = wall_of(&n, "only walls are moved by a stage")?;
+                if stage
+                    .hold
+                    .iter()
+                    .chain(stage.moves.iter().map(|x| &x.0))
+                    .any(|h| meet(h, &part))
+                {
+                    return Err(self.err(
+                        m.span(),
+                        format!("`{}` is held or moved twice in one stage", n.get_ref()),
+                    ));
                 }
-                stage.moves.push((w, self.wall_move(m, &walls[w])?));
+                let face_normal = part.face.map(|k| box_face_normal(k));
+                stage
+                    .moves
+                    .push((part, self.wall_move(m, &walls[part.wall], face_normal)?));
             }
             for n in s.start.unwrap_or_default() {
                 let t = find(&n, &removed)?;
@@ -238,21 +314,28 @@ impl Ctx<'_> {
     }
 
     /// `until = {kinetic, unbalanced, every}` (`every` by default `default_every`).
-    fn until(&self, raw: Option<Spanned<RawUntil>>, default_every: u64) -> Result<Option<Until>> {
+    fn until(&self, raw: Option<Spanned<RawUntil>>, default_every: u64, servos: bool) -> Result<Option<Until>> {
         let Some(u) = raw else {
             return Ok(None);
         };
         let span = u.span();
         let u = u.into_inner();
-        if u.kinetic.is_none() && u.unbalanced.is_none() {
+        if u.kinetic.is_none() && u.unbalanced.is_none() && u.servo.is_none() {
             return Err(self.err(
                 span,
-                "names no condition: give `kinetic` (J) or `unbalanced` (a ratio), or both",
+                "names no condition: give `kinetic` (J), `unbalanced` (a ratio) or `servo` (a fraction), or more",
+            ));
+        }
+        if u.servo.is_some() && !servos {
+            return Err(self.err(
+                span,
+                "`servo`: no wall has a servo (a [[wall]] or stage `move` with `servo`)",
             ));
         }
         Ok(Some(Until {
             kinetic: u.kinetic.map(|k| k.0),
             unbalanced: u.unbalanced.map(|k| k.0),
+            servo: u.servo.map(|k| k.0),
             every: u.every.map_or(default_every, |e| e.0),
         }))
     }

@@ -27,13 +27,13 @@ fn stages_are_read() {
     assert_eq!(b.name, "stage 2");
     assert_eq!(b.remove, vec![Named::Wall(0)]);
     assert_eq!(b.start, vec![Named::Drum(0)]);
-    assert_eq!(b.hold, vec![1]);
+    assert_eq!(b.hold, vec![WallPart { wall: 1, face: None }]);
     assert_eq!(b.gravity, Some([1.0, -9.81]));
     let m = parse(&staged(
         "[[stage]]\nsteps = 10\n[[stage]]\nsteps = 10\nmove = { cell = { velocity = 0.5 } }\n",
     ))
     .unwrap();
-    assert_eq!(m.stages[1].moves[0].0, 1);
+    assert_eq!(m.stages[1].moves[0].0, WallPart { wall: 1, face: None });
     assert_eq!(
         m.stages[1].moves[0].1.drive,
         WallDrive::Law(Displacement::Velocity(0.5))
@@ -48,6 +48,21 @@ const FULL_RUN: &str = super::tests::FULL;
 fn last_line_of(text: &str, needle: &str) -> usize {
     let at = text.rfind(needle).unwrap_or_else(|| panic!("{needle:?} not in text"));
     text[..at].matches('\n').count() + 1
+}
+
+/// A box's faces by `NAME.FACE`: held or moved alone, a face moving along its inward
+/// normal by default.
+#[test]
+fn box_faces_are_named() {
+    let s = parse(&staged(
+        "[[stage]]\nsteps = 10\nhold = [\"cell.floor\"]\nmove = { \"cell.x_high\" = { velocity = 0.5 } }\n",
+    ))
+    .unwrap();
+    let st = &s.stages[0];
+    assert_eq!(st.hold, vec![WallPart { wall: 1, face: Some(0) }]);
+    assert_eq!(st.moves[0].0, WallPart { wall: 1, face: Some(2) });
+    assert_eq!(st.moves[0].1.direction, [-1.0, 0.0]);
+    assert_eq!(BOX_FACES[2], "x_high");
 }
 
 #[test]
@@ -79,7 +94,31 @@ fn bad_stages_are_refused_by_name_and_line() {
     let t = staged("[[stage]]\nsteps = 10\nhold = [\"drum\"]\n");
     expect_err(&t, line_of(&t, "hold = "), &["`drum` is not a [[wall]]"]);
     let t = staged("[[stage]]\nsteps = 10\nhold = [\"cell\"]\nmove = { cell = { velocity = 1.0 } }\n");
-    expect_err(&t, line_of(&t, "move = "), &["`cell` is both held and moved"]);
+    expect_err(
+        &t,
+        line_of(&t, "move = "),
+        &["`cell` is held or moved twice in one stage"],
+    );
+    let t = staged("[[stage]]\nsteps = 10\nhold = [\"cell.x_low\"]\nmove = { cell = { velocity = 1.0 } }\n");
+    expect_err(
+        &t,
+        line_of(&t, "move = "),
+        &["`cell` is held or moved twice in one stage"],
+    );
+    let t = staged("[[stage]]\nsteps = 10\nhold = [\"cell.top\"]\n");
+    expect_err(
+        &t,
+        line_of(&t, "hold = "),
+        &[
+            "box `cell` has no face `top`",
+            "floor, x_low, x_high, top",
+            "it is open",
+        ],
+    );
+    let t = staged("[[stage]]\nsteps = 10\nhold = [\"cell.side\"]\n");
+    expect_err(&t, line_of(&t, "hold = "), &["box `cell` has no face `side`"]);
+    let t = staged("[[stage]]\nsteps = 10\nhold = [\"gate.top\"]\n");
+    expect_err(&t, line_of(&t, "hold = "), &["`gate` is not a box"]);
     let t =
         staged("[[stage]]\nsteps = 10\nmove = { cell = { servo = { force = 1.0, gain = 1.0, max_speed = 1.0 } } }\n");
     expect_err(
@@ -95,6 +134,13 @@ fn bad_stages_are_refused_by_name_and_line() {
     expect_err(&t, line_of(&t, "steps = 5"), &["run.steps", "with [[stage]]s"]);
     let t = staged("[[stage]]\nsteps = 10\nuntil = { every = 5 }\n");
     expect_err(&t, line_of(&t, "until = "), &["names no condition"]);
+    let t = staged("[[stage]]\nsteps = 10\nuntil = { servo = 0.01 }\n");
+    expect_err(&t, line_of(&t, "until = "), &["`servo`: no wall has a servo"]);
+    let servo = "[[stage]]\nsteps = 10\nuntil = { servo = 0.01 }\nmove = { gate = { servo = { force = 1.0, gain = 1e-3, max_speed = 0.1 } } }\n";
+    assert_eq!(
+        parse(&staged(servo)).unwrap().stages[0].until.unwrap().servo,
+        Some(0.01)
+    );
     let t =
         staged("[[stage]]\nsteps = 10\nstart = [\"drum\"]\n").replace("omega = 2.0\n", "omega = 2.0\nstart = 1.0\n");
     expect_err(&t, line_of(&t, "start = [\"drum\"]"), &["drum `drum` has start = 1 s"]);

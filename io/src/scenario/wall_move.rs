@@ -8,11 +8,14 @@ impl Ctx<'_> {
     /// `table = [[t, s], ...]` (s in m at t in s, times increasing) or `servo = {force,
     /// gain, max_speed}` (N, m/s per N, m/s; a line or plane). A cylinder is refused (not
     /// done yet).
-    pub(super) fn wall_move(&self, raw: Spanned<RawMove>, wall: &Wall) -> Result<WallMove> {
+    /// `face`: the inward normal of the one face of a box that moves (a stage's
+    /// `NAME.FACE`), its default direction.
+    pub(super) fn wall_move(&self, raw: Spanned<RawMove>, wall: &Wall, face: Option<Vector>) -> Result<WallMove> {
         let span = raw.span();
         let m = raw.into_inner();
         let direction = match (&m.direction, wall) {
             (Some(d), _) => d.get_ref().0,
+            (None, _) if face.is_some() => face.expect("a face"),
             #[cfg(not(feature = "dim3"))]
             (None, Wall::Line { normal, .. }) => *normal,
             #[cfg(feature = "dim3")]
@@ -39,7 +42,7 @@ impl Ctx<'_> {
                 law.check().map_err(|msg| self.err(t.span(), msg))?;
                 WallDrive::Law(law)
             }
-            (None, None, None, Some(s)) => self.servo(s, wall, span)?,
+            (None, None, None, Some(s)) => self.servo(s, wall, face.is_some(), span)?,
             _ => {
                 return Err(self.err(
                     span,
@@ -51,10 +54,10 @@ impl Ctx<'_> {
         Ok(WallMove { direction, drive })
     }
 
-    /// `servo = {force | stress, gain, max_speed}`: a force on a line or plane, a stress
-    /// (one, or one per axis) on a closed box's faces.
-    fn servo(&self, s: RawServo, wall: &Wall, span: std::ops::Range<usize>) -> Result<WallDrive> {
-        let is_box = matches!(wall, Wall::Box { .. });
+    /// `servo = {force | stress, gain, max_speed}`: a force on a line or plane (or one face
+    /// of a box: `face`), a stress (one, or one per axis) on a closed box's faces.
+    fn servo(&self, s: RawServo, wall: &Wall, face: bool, span: std::ops::Range<usize>) -> Result<WallDrive> {
+        let is_box = matches!(wall, Wall::Box { .. }) && !face;
         match (s.force, s.stress) {
             (Some(_), None) if is_box => Err(self.err(
                 span,
@@ -66,7 +69,7 @@ impl Ctx<'_> {
                 max_speed: s.max_speed.0,
             })),
             (None, Some(st)) => {
-                if !is_box {
+                if !matches!(wall, Wall::Box { .. }) {
                     return Err(self.err(
                         st.span(),
                         "a servo to a `stress` moves a box's faces; give a line or plane a `force`",
