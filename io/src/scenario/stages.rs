@@ -252,7 +252,7 @@ impl Ctx<'_> {
                         format!("`{}` is held or moved twice in one stage", n.get_ref()),
                     ));
                 }
-                let face_normal = part.face.map(|k| box_face_normal(k));
+                let face_normal = part.face.map(box_face_normal);
                 stage
                     .moves
                     .push((part, self.wall_move(m, &walls[part.wall], face_normal)?));
