@@ -9,8 +9,11 @@ use talus_kernels::contact::ContactForce;
 /// `i` with both torques (`c.f`; `j` gets `-c.f`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PairForce {
+    /// First particle (the smaller store index).
     pub i: u32,
+    /// Second particle (> i).
     pub j: u32,
+    /// The force on `i` and the torques on both particles.
     pub c: ContactForce,
 }
 
@@ -18,8 +21,11 @@ pub struct PairForce {
 /// `c.ti`); the particle's force on the wall is `-c.f`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct WallForce {
+    /// The particle (store index).
     pub p: u32,
+    /// The wall (index in the simulation's walls).
     pub wall: u16,
+    /// The wall's force on the particle, and its torque in `c.ti`.
     pub c: ContactForce,
 }
 
@@ -30,8 +36,10 @@ pub struct WallForce {
 /// kept for the next logged step.
 #[derive(Debug, Clone, Default)]
 pub struct ContactLog {
+    /// The step the forces belong to: the simulation's step count once it ended.
     pub step: u64,
     pub(crate) runs: Vec<Vec<PairForce>>,
+    /// The particle-wall contacts, in the wall-contact list's order.
     pub walls: Vec<WallForce>,
 }
 

@@ -13,9 +13,11 @@
 use talus_kernels::contact::{Spring, SPRING_ZERO};
 use talus_kernels::math::ANG;
 
+/// Marks a free slot in `ContactTable::i` (and `j`).
 pub const FREE: u32 = u32::MAX;
 const NIL: u32 = u32::MAX;
 
+/// The contact table (module doc): candidate pairs by slot, with their per-pair state.
 #[derive(Debug, Default, Clone)]
 pub struct ContactTable {
     /// First particle of each slot (`FREE` for a free slot).
@@ -27,6 +29,7 @@ pub struct ContactTable {
     /// Polygon pairs only (empty until `enable_polygon_state`): the cached closest-feature
     /// pair (packed) and the overlap area of the last step.
     pub features: Vec<u32>,
+    /// Polygon pairs only: the overlap area of the last step (m^2), or minus the gap (m) left to a pair that was apart.
     pub area: Vec<f64>,
     /// With rolling resistance only (empty until `enable_rolling_state`): the rolling
     /// torque kept in the contact (epsd2), the one its second particle gets.
@@ -44,6 +47,7 @@ pub struct ContactTable {
 }
 
 impl ContactTable {
+    /// An empty table for `particles` particles.
     pub fn new(particles: usize) -> Self {
         ContactTable {
             head: vec![NIL; particles],
@@ -79,10 +83,12 @@ impl ContactTable {
         self.generation
     }
 
+    /// Number of pairs in the table (free slots not counted).
     pub fn len(&self) -> usize {
         self.live
     }
 
+    /// Whether the table holds no pair.
     pub fn is_empty(&self) -> bool {
         self.live == 0
     }
@@ -99,6 +105,7 @@ impl ContactTable {
         self.area.iter_mut().filter(|a| **a < 0.0).for_each(|a| *a = 0.0);
     }
 
+    /// Number of free slots: the holes left by removals until the next compaction.
     pub fn free_slots(&self) -> usize {
         self.free.len()
     }

@@ -18,8 +18,11 @@ use crate::store::ParticleStore;
 /// A rigid prescribed motion.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Drive {
+    /// Centre the bodies turn about, at the time they are registered (m).
     pub centre: [f64; 2],
+    /// Velocity of the centre at full speed (m/s).
     pub velocity: [f64; 2],
+    /// Angular velocity at full speed (rad/s, counter-clockwise).
     pub omega: f64,
     /// Time (s) at which the motion starts; the bodies rest before it.
     pub start: f64,
@@ -52,7 +55,9 @@ impl Drive {
 /// time of registration.
 #[derive(Debug, Default, Clone)]
 pub struct Driven {
+    /// The drives, indexed by the number a body is registered under.
     pub drives: Vec<Drive>,
+    /// Store index of each driven body.
     pub index: Vec<u32>,
     pub(crate) drive: Vec<u16>,
     pub(crate) rel: Vec<[f64; 2]>,
@@ -61,10 +66,12 @@ pub struct Driven {
 }
 
 impl Driven {
+    /// Number of driven bodies.
     pub fn len(&self) -> usize {
         self.index.len()
     }
 
+    /// Whether no body is driven.
     pub fn is_empty(&self) -> bool {
         self.index.is_empty()
     }

@@ -19,10 +19,13 @@ const BALLS: &str = if DIM == 2 { "discs" } else { "spheres" };
 /// How radii are drawn.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RadiusDist {
+    /// Every radius the same (m).
     Fixed(f64),
     /// Uniform in [mean (1 - width), mean (1 + width)].
     Uniform {
+        /// Mean radius (m).
         mean: f64,
+        /// Half-width relative to the mean.
         width: f64,
     },
     /// Cycled through in order.
@@ -30,6 +33,7 @@ pub enum RadiusDist {
 }
 
 impl RadiusDist {
+    /// Largest radius the distribution gives (m).
     pub fn max(&self) -> f64 {
         match self {
             RadiusDist::Fixed(r) => *r,
@@ -38,6 +42,7 @@ impl RadiusDist {
         }
     }
 
+    /// Smallest radius the distribution gives (m).
     pub fn min(&self) -> f64 {
         match self {
             RadiusDist::Fixed(r) => *r,
@@ -46,6 +51,7 @@ impl RadiusDist {
         }
     }
 
+    /// Mean radius (m): a list's mean over its entries.
     pub fn mean(&self) -> f64 {
         match self {
             RadiusDist::Fixed(r) => *r,
@@ -74,10 +80,13 @@ impl RadiusDist {
 /// A generated ball (a disc in 2D, a sphere in 3D): centre and radius.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Ball {
+    /// Centre (m).
     pub centre: Vector,
+    /// Radius (m).
     pub r: f64,
 }
 
+/// The generators' random number generator, seeded by `seed`.
 pub fn rng(seed: u64) -> Xoshiro256PlusPlus {
     Xoshiro256PlusPlus::seed_from_u64(seed)
 }

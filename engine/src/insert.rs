@@ -62,18 +62,22 @@ pub enum Amount {
 pub struct InsertSpec {
     /// The region (a box) the particles' bounding circles (spheres) must lie in.
     pub region_min: Vector,
+    /// High corner of the region (m); `region_min` is the low one.
     pub region_max: Vector,
     /// Radius (polygons: circumradius) distribution.
     pub radius: RadiusDist,
     /// Discs or polygons (spheres only in 3D).
     #[cfg(not(feature = "dim3"))]
     pub shape: ShapeSpec,
+    /// Material of the particles (index into the simulation's materials).
     pub material: u16,
     /// The `type` column of outputs.
     pub ptype: u16,
+    /// Initial velocity of every particle (m/s), before the jitter.
     pub velocity: Vector,
     /// Each velocity component gets a uniform random number in [-j, j].
     pub velocity_jitter: f64,
+    /// How many particles each event asks for.
     pub amount: Amount,
     /// Steps between events (>= 1).
     pub every: u64,
@@ -83,6 +87,7 @@ pub struct InsertSpec {
     pub stop_step: Option<u64>,
     /// Particles to insert in all (None: no limit).
     pub total: Option<u64>,
+    /// Seed of the stream's random numbers (each event's generator is seeded by it and the event's number).
     pub seed: u64,
     /// Centres tried per particle before it is given up.
     pub attempts: u32,
@@ -104,7 +109,9 @@ pub struct InsertCounts {
 /// A stream and its progress.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Inserter {
+    /// What the stream inserts, where and when.
     pub spec: InsertSpec,
+    /// What it has done so far.
     pub counts: InsertCounts,
 }
 
@@ -115,7 +122,9 @@ pub struct Shortfall {
     pub stream: usize,
     /// The step before which it inserted.
     pub step: u64,
+    /// Particles the event asked for.
     pub requested: u64,
+    /// Particles it placed.
     pub inserted: u64,
 }
 
@@ -252,6 +261,7 @@ impl InsertSpec {
 }
 
 impl Inserter {
+    /// A stream that has done nothing yet.
     pub fn new(spec: InsertSpec) -> Self {
         Inserter {
             spec,

@@ -1,11 +1,14 @@
 //! Materials and the table of contact coefficients for every pair of materials.
 use talus_kernels::contact::{ContactParams, PairExtras, RollingModel};
 
+/// A material: its name, density and contact coefficients.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Material {
+    /// Name, as the scenario gives it.
     pub name: String,
     /// Areal density (kg/m^2): a disc of radius r has mass density * pi * r^2.
     pub density: f64,
+    /// Coefficients of a contact between two particles of this material ([`PairTable`] mixes unlike ones).
     pub contact: ContactParams,
 }
 
@@ -16,7 +19,9 @@ pub struct Material {
 /// Cohesion and rolling resistance ([`PairExtras`]) are per pair too, none unless set.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PairTable {
+    /// Number of materials.
     pub n: usize,
+    /// Coefficients of every pair, row-major: materials `a` and `b` at `a * n + b`.
     pub params: Vec<ContactParams>,
     /// Cohesion and rolling friction per pair, `n x n` as `params`.
     pub extras: Vec<PairExtras>,
@@ -25,6 +30,7 @@ pub struct PairTable {
 }
 
 impl PairTable {
+    /// The table of `materials` by the mixing rule above, without extras.
     pub fn new(materials: &[Material]) -> Self {
         let n = materials.len();
         let mut params = Vec::with_capacity(n * n);
@@ -96,6 +102,7 @@ impl PairTable {
         Ok(())
     }
 
+    /// Coefficients of materials `a` and `b`.
     #[inline(always)]
     pub fn get(&self, a: u16, b: u16) -> &ContactParams {
         &self.params[a as usize * self.n + b as usize]

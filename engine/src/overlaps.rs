@@ -16,9 +16,13 @@ use crate::Simulation;
 /// penetration depth (polygon pairs: overlap area over contact-line length).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct OverlapPair {
+    /// Stable ids of the two particles.
     pub ids: [u64; 2],
+    /// Their centres (m).
     pub centres: [Vector; 2],
+    /// Their radii (m; bounding radii of polygons).
     pub radii: [f64; 2],
+    /// Penetration depth (m; polygon pairs: overlap area over contact-line length).
     pub depth: f64,
 }
 

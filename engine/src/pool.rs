@@ -73,6 +73,7 @@ impl Phase {
         Phase::FirstTouch,
     ];
 
+    /// Name of the phase in profiles and messages.
     pub fn name(self) -> &'static str {
         match self {
             Phase::Predict => "predict",
@@ -98,16 +99,22 @@ impl Phase {
 /// time and the time waiting at the closing barrier.
 #[derive(Debug, Clone, Default)]
 pub struct PhaseProfile {
+    /// Number of `run` (or serial) calls.
     pub calls: u64,
+    /// Wall time of the calls (s).
     pub wall: f64,
+    /// Busy time per thread (s).
     pub busy: Vec<f64>,
+    /// Time each thread waited at the closing barrier (s).
     pub wait: Vec<f64>,
 }
 
 /// Per phase, per thread timings of a pool, and the wall time of the steps they ran in.
 #[derive(Debug, Clone, Default)]
 pub struct Profile {
+    /// Number of threads of the pool.
     pub threads: usize,
+    /// Timings of each phase run so far, in step order.
     pub phases: Vec<(Phase, PhaseProfile)>,
     /// Wall time of the steps (set by the simulation): the phases' sum and the glue
     /// between them.
@@ -201,6 +208,7 @@ pub struct Pool {
     threads: usize,
     /// Where thread 0 (the caller) runs: a processing unit, or None for unpinned.
     caller_pin: Option<usize>,
+    /// Timings of the phases run so far.
     pub profile: Profile,
 }
 
@@ -317,6 +325,7 @@ impl Pool {
         })
     }
 
+    /// Number of threads, the caller (thread 0) included.
     pub fn threads(&self) -> usize {
         self.threads
     }
@@ -524,6 +533,7 @@ pub struct Dynamic {
 }
 
 impl Dynamic {
+    /// Chunks of `size` (at least 1) over 0..n, none claimed yet.
     pub fn new(n: usize, size: usize) -> Dynamic {
         Dynamic {
             next: CachePadded::new(AtomicUsize::new(0)),

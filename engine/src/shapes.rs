@@ -10,12 +10,17 @@ use crate::error::{EngineError, Result};
 
 /// Fewest and most vertices of one polygon.
 pub const MIN_VERTICES: usize = 3;
+/// Most vertices of one polygon (the kernels' overlap bound).
 pub const MAX_VERTICES: usize = talus_kernels::geometry::overlap::MAX_VERTICES;
 
+/// The polygon shapes of all particles (module doc): vertex ranges per particle, body and world frames.
 #[derive(Debug, Clone, Default)]
 pub struct Shapes {
+    /// Particle p's vertices are `start[p]..start[p + 1]`: one entry more than particles.
     pub start: Vec<u32>,
+    /// Body-frame vertices (m), centroid at the origin.
     pub body: Vec<[f64; 2]>,
+    /// World-frame vertices of the current step (m), parallel to `body`.
     pub world: Vec<[f64; 2]>,
 }
 
@@ -24,6 +29,7 @@ pub struct Shapes {
 pub struct PolygonShape {
     /// Body frame: centroid at the origin.
     pub vertices: Vec<[f64; 2]>,
+    /// Area (m^2): the mass at unit areal density.
     pub area: f64,
     /// Polar second moment of area about the centroid.
     pub polar_moment: f64,
@@ -62,6 +68,7 @@ impl PolygonShape {
 }
 
 impl Shapes {
+    /// No particles yet.
     pub fn new() -> Self {
         Shapes {
             start: vec![0],
@@ -78,11 +85,13 @@ impl Shapes {
         self.start.push(self.body.len() as u32);
     }
 
+    /// Where particle `p`'s vertices sit in `body` and `world` (empty for a disc).
     #[inline(always)]
     pub fn range(&self, p: usize) -> std::ops::Range<usize> {
         self.start[p] as usize..self.start[p + 1] as usize
     }
 
+    /// Whether particle `p` is a polygon (not a disc).
     #[inline(always)]
     pub fn is_polygon(&self, p: usize) -> bool {
         self.start[p + 1] > self.start[p]
@@ -120,6 +129,7 @@ impl Shapes {
         *self = s;
     }
 
+    /// Bytes the arrays hold (their capacities).
     pub fn memory_bytes(&self) -> usize {
         self.start.capacity() * 4 + (self.body.capacity() + self.world.capacity()) * 16
     }

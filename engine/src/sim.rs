@@ -59,12 +59,13 @@ pub use config::{Config, Integrator, MAX_MATERIALS};
 use gear_history::GearHistory;
 pub use measure::Energies;
 pub use particles::{morton_key, MORTON_CELLS};
+mod sections;
 mod state;
 mod state_check;
 mod state_records;
 #[cfg(test)]
 mod state_tests;
-pub use state::{Elem, Section, SectionSource, SETTINGS_SECTIONS};
+pub use sections::{Elem, Section, SectionSource, SETTINGS_SECTIONS};
 
 /// A particle's shape beside its radius: a convex polygon (2D).
 #[cfg(not(feature = "dim3"))]
@@ -78,16 +79,24 @@ pub enum Shape {}
 /// Not `Clone`: it may own a pool of threads.
 #[derive(Debug)]
 pub struct Simulation {
+    /// The set-up: time step, gravity, domain, integrator, neighbour search.
     pub config: Config,
+    /// The particles (structure of arrays, in store order).
     pub particles: ParticleStore,
+    /// Candidate particle pairs and their per-pair state.
     pub contacts: ContactTable,
+    /// The walls, by wall number (removed ones keep their place).
     pub walls: Vec<Wall>,
+    /// Candidate particle-wall pairs and their springs.
     pub wall_contacts: WallContacts,
+    /// The materials, indexed by `ParticleStore::material`.
     pub materials: Vec<Material>,
     params: PairTable,
     broad: Broad,
     gear: Option<GearHistory>,
+    /// Steps done.
     pub step: u64,
+    /// Simulated time (s).
     pub time: f64,
     /// Broad-phase updates done (incremental or full).
     pub neighbor_updates: u64,
@@ -201,10 +210,12 @@ impl Simulation {
         Ok(sim)
     }
 
+    /// Number of particles.
     pub fn len(&self) -> usize {
         self.particles.len()
     }
 
+    /// Whether there is no particle.
     pub fn is_empty(&self) -> bool {
         self.particles.is_empty()
     }

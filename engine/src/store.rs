@@ -19,16 +19,25 @@ pub mod flags {
 /// Everything needed to create one particle (a disc or polygon in 2D, a sphere in 3D).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ParticleInit {
+    /// Stable id (kept through reorders; what outputs show).
     pub id: u64,
+    /// Centre (m; a polygon's centroid).
     pub pos: Vector,
     /// The orientation angle (2D; ignored in 3D).
     pub angle: f64,
+    /// Velocity (m/s).
     pub vel: Vector,
+    /// Angular velocity (rad/s): about z in 2D, one component per axis in 3D.
     pub omega: [f64; ANG],
+    /// Radius (m; a polygon's bounding radius).
     pub radius: f64,
+    /// Mass (kg); ignored for fixed and driven particles (infinite mass).
     pub mass: f64,
+    /// Material index (into the simulation's materials).
     pub material: u16,
+    /// The `type` column of outputs.
     pub ptype: u16,
+    /// [`flags`] bits: `FIXED`, `DRIVEN`, or 0 for a free particle.
     pub flags: u8,
 }
 
@@ -63,27 +72,39 @@ pub fn ball_mass(density: f64, r: f64) -> f64 {
     }
 }
 
+/// The particles as structure of arrays (module doc), indexed by particle.
 #[derive(Debug, Default, Clone)]
 pub struct ParticleStore {
     // Hot: one array per axis (parry's per-axis layout: the kernels and the dimension
     // of the build, `talus_kernels::math::DIM`, decide how many).
+    /// Centres (m; a polygon's centroid): one Vec per axis, indexed by particle.
     pub pos: [Vec<f64>; DIM],
     /// The orientation angle (2D; a sphere's orientation is not state, and in 3D this
     /// array stays empty).
     pub angle: Vec<f64>,
+    /// Velocities (m/s): one Vec per axis.
     pub vel: [Vec<f64>; DIM],
+    /// Angular velocities (rad/s): one Vec per component (1 in 2D, about z; 3 in 3D).
     pub omega: [Vec<f64>; ANG],
+    /// Contact forces of the current step (N; gravity is applied apart): one Vec per axis.
     pub force: [Vec<f64>; DIM],
+    /// Torques of the current step (N m): one Vec per component.
     pub torque: [Vec<f64>; ANG],
     // Cold.
+    /// Radii (m; a polygon's bounding radius).
     pub radius: Vec<f64>,
     /// Zero for fixed and driven particles (infinite mass). No mass array is kept: the
     /// mass is 1/inv_mass where it is finite (8 bytes per particle saved).
     pub inv_mass: Vec<f64>,
+    /// Inverse moments of inertia (1/(kg m^2)); zero for fixed and driven particles.
     pub inv_inertia: Vec<f64>,
+    /// Stable ids (see the module doc).
     pub id: Vec<u64>,
+    /// Material index of each particle.
     pub material: Vec<u16>,
+    /// The `type` column of outputs.
     pub ptype: Vec<u16>,
+    /// [`flags`] bits of each particle (0 for a free one).
     pub flags: Vec<u8>,
 }
 
@@ -130,6 +151,7 @@ impl ParticleStore {
         self.flags.iter().filter(|&&f| f != 0).count()
     }
 
+    /// Number of particles.
     pub fn len(&self) -> usize {
         self.pos[0].len()
     }
@@ -150,10 +172,12 @@ impl ParticleStore {
         r
     }
 
+    /// Whether the store holds no particle.
     pub fn is_empty(&self) -> bool {
         self.pos[0].is_empty()
     }
 
+    /// Room for `n` more particles in every array.
     pub fn reserve(&mut self, n: usize) {
         macro_rules! r {
             ($v:expr) => {

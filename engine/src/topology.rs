@@ -18,15 +18,20 @@ use std::str::FromStr;
 /// per parent; `os_index` is the number the OS uses for binding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pu {
+    /// The number the OS uses for binding.
     pub os_index: usize,
+    /// Core index over the whole machine.
     pub core: usize,
+    /// NUMA node index over the whole machine.
     pub numa: usize,
+    /// Package (socket) index over the whole machine.
     pub package: usize,
 }
 
 /// A machine: its PUs in hwloc's logical order (package, then NUMA node, then core, then PU).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Topology {
+    /// The processing units, in hwloc's logical order.
     pub pus: Vec<Pu>,
 }
 
@@ -227,18 +232,22 @@ impl Topology {
         self.pus.iter().map(f).collect::<HashSet<_>>().len()
     }
 
+    /// Number of packages (sockets).
     pub fn packages(&self) -> usize {
         self.distinct(|p| p.package)
     }
 
+    /// Number of NUMA nodes.
     pub fn numa_nodes(&self) -> usize {
         self.distinct(|p| p.numa)
     }
 
+    /// Number of cores.
     pub fn cores(&self) -> usize {
         self.distinct(|p| p.core)
     }
 
+    /// Number of processing units (hardware threads).
     pub fn pu_count(&self) -> usize {
         self.pus.len()
     }

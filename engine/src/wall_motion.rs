@@ -12,7 +12,14 @@ pub enum Displacement {
     Velocity(f64),
     /// s = A (sin(2 pi f t + phase) - sin(phase)): amplitude A (m), frequency f (Hz),
     /// phase (rad); starts where the wall is.
-    Sine { amplitude: f64, frequency: f64, phase: f64 },
+    Sine {
+        /// Amplitude A (m).
+        amplitude: f64,
+        /// Frequency f (Hz).
+        frequency: f64,
+        /// Phase at the start (rad).
+        phase: f64,
+    },
     /// s linear between the points (t, s) (times strictly increasing, at least two), held
     /// at the first value before the first time and at the last after the last.
     Table(Vec<[f64; 2]>),
@@ -94,11 +101,17 @@ impl Displacement {
 /// was when its contacts were listed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WallMotion {
+    /// Index of the wall in the simulation's walls.
     pub wall: usize,
+    /// Unit direction of the motion.
     pub direction: Vector,
+    /// The wall's point at s = 0 (m).
     pub origin: Vector,
+    /// The displacement s(t).
     pub law: Displacement,
+    /// Time at which the law's clock starts (s).
     pub start: f64,
+    /// The wall's point when its contacts were last listed (m).
     pub listed: Vector,
 }
 
@@ -206,14 +219,23 @@ impl Servo {
 /// area in 3D) as they move; empty for a servo to a force.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WallServo {
+    /// Index of the wall in the simulation's walls.
     pub wall: usize,
+    /// Unit direction of the motion.
     pub direction: Vector,
+    /// The wall's point at s = 0 (m).
     pub origin: Vector,
+    /// The control law.
     pub servo: Servo,
+    /// Displacement from `origin` along `direction` (m).
     pub s: f64,
+    /// Speed along `direction` (m/s).
     pub v: f64,
+    /// The last step's load: the particles' force on the wall along minus `direction` (N).
     pub load: f64,
+    /// The wall's point when its contacts were last listed (m).
     pub listed: Vector,
+    /// Pairs of walls bounding the box along the other axes (empty for a servo to a force).
     pub across: Vec<[usize; 2]>,
 }
 

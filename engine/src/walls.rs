@@ -19,17 +19,22 @@ use talus_kernels::math::{Aabb, ANG};
 #[cfg(feature = "dim3")]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Surface {
+    /// A plane: the particles are on the side its normal points to.
     Plane(PlaneWall),
     /// The inside of a cylinder: the particles are within it.
     Cylinder(CylinderWall),
 }
 
+/// A wall: its surface, its material, and whether a stage took it away.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Wall {
+    /// The line (2D): a point, the unit normal towards the particles, its velocity.
     #[cfg(not(feature = "dim3"))]
     pub line: LineWall,
+    /// The surface (3D): a plane or the inside of a cylinder.
     #[cfg(feature = "dim3")]
     pub surface: Surface,
+    /// Material index (into the simulation's materials).
     pub material: u16,
     /// Taken away (a stage opened it, [`crate::Simulation::remove_wall`]): no particle
     /// touches it any more. It keeps its place in the list, so that walls keep their
@@ -166,8 +171,11 @@ impl Wall {
 /// Candidate (particle, wall) pairs, sorted by (particle, wall), with their springs.
 #[derive(Debug, Default, Clone)]
 pub struct WallContacts {
+    /// Particle (store index) of each pair.
     pub p: Vec<u32>,
+    /// Wall (index in the simulation's walls) of each pair.
     pub w: Vec<u16>,
+    /// Tangential spring (Cundall-Strack) of each pair, zero when it is not touching.
     pub xi: Vec<Spring>,
     /// Overlap area of the last step (polygons; zero for discs).
     pub area: Vec<f64>,
@@ -183,10 +191,12 @@ pub struct WallContacts {
 }
 
 impl WallContacts {
+    /// Number of candidate pairs.
     pub fn len(&self) -> usize {
         self.p.len()
     }
 
+    /// Whether there is no candidate pair.
     pub fn is_empty(&self) -> bool {
         self.p.is_empty()
     }
@@ -281,6 +291,7 @@ impl WallContacts {
         }
     }
 
+    /// Bytes the lists hold (their capacities), the rebuild's spare buffers included.
     pub fn memory_bytes(&self) -> usize {
         (self.p.capacity() + self.np.capacity()) * 4
             + (self.w.capacity() + self.nw.capacity()) * 2

@@ -10,7 +10,9 @@
 /// A build of the hot loops: the x86-64 baseline, or AVX2.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Build {
+    /// The x86-64 baseline (SSE2), or the target's default elsewhere.
     Baseline,
+    /// AVX2: four f64 lanes.
     #[cfg(target_arch = "x86_64")]
     Avx2,
 }

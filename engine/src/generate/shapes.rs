@@ -6,22 +6,29 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// The shape of generated particles.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ShapeSpec {
+    /// Discs: no polygon.
     Disc,
     /// Random convex polygons: vertex count uniform in `vertices[0]..=vertices[1]`, at
     /// sorted random angles on an ellipse of aspect ratio `aspect` (>= 1).
     Random {
+        /// Fewest and most vertices.
         vertices: [usize; 2],
+        /// Aspect ratio of the ellipse (>= 1).
         aspect: f64,
     },
     /// Regular n-gons.
     Regular {
+        /// Vertices per polygon.
         vertices: usize,
     },
     /// Vertices on an ellipse of aspect ratio `aspect` at equal angles, each angle jittered
     /// by up to `jitter` of the angular spacing (Chen & Matuttis use about 1 %).
     Ellipse {
+        /// Vertices per polygon.
         vertices: usize,
+        /// Aspect ratio of the ellipse (>= 1).
         aspect: f64,
+        /// Largest angle jitter, as a fraction of the angular spacing.
         jitter: f64,
     },
 }

@@ -85,6 +85,7 @@ pub enum ForceStrategy {
 }
 
 impl ForceStrategy {
+    /// Every strategy.
     pub const ALL: [ForceStrategy; 3] = [
         ForceStrategy::Deterministic,
         ForceStrategy::PerThread,
@@ -133,6 +134,7 @@ pub(crate) struct ThreadState {
 /// The pool and the buffers of the parallel phases.
 pub struct Workers {
     pub(crate) pool: Pool,
+    /// How the pair forces are summed into the particles.
     pub strategy: ForceStrategy,
     pub(crate) threads: Vec<Mutex<ThreadState>>,
     /// Deterministic: the force of each deferred slot (fx, fy, torque on i, torque on j).
@@ -153,6 +155,7 @@ impl std::fmt::Debug for Workers {
 }
 
 impl Workers {
+    /// A pool of `pins.len()` threads (pinned as [`Pool::new`] says) summing pair forces by `strategy`.
     pub fn new(pins: &[Option<usize>], strategy: ForceStrategy) -> Result<Workers> {
         let pool = Pool::new(pins)?;
         let threads = (0..pins.len())
@@ -179,6 +182,7 @@ impl Workers {
         })
     }
 
+    /// Number of threads, the caller (thread 0) included.
     pub fn threads(&self) -> usize {
         self.threads.len()
     }

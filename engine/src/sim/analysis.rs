@@ -20,15 +20,19 @@ use crate::error::{EngineError, Result};
 /// A box of space (`min` below `max` on every axis), for the packing fraction.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Region {
+    /// Low corner (m).
     pub min: Vector,
+    /// High corner (m).
     pub max: Vector,
 }
 
 impl Region {
+    /// Whether `x` lies in the box: `min <= x < max` on every axis.
     pub fn contains(&self, x: Vector) -> bool {
         (0..DIM).all(|a| x[a] >= self.min[a] && x[a] < self.max[a])
     }
 
+    /// Volume of the box (m^3; its area in 2D).
     pub fn volume(&self) -> f64 {
         (0..DIM).map(|a| self.max[a] - self.min[a]).product()
     }
@@ -38,12 +42,15 @@ impl Region {
 /// per particle (wall bodies get zeros).
 #[derive(Debug, Clone)]
 pub struct Analysis {
+    /// Step of the analysed state.
     pub step: u64,
+    /// Simulated time of that state (s).
     pub time: f64,
     /// The assembly's stress: the Love-Weber sum over every contact (pairs and walls)
     /// over the domain's volume (its area in 2D: a stress per unit depth). LAMMPS' sign:
     /// compression is negative.
     pub stress: Tensor,
+    /// The domain's volume (its area in 2D) that `stress` is divided by.
     pub volume: f64,
     /// Each grain's stress: its share of the sum (half of each pair's, all of each wall
     /// contact's: LAMMPS' `compute stress/atom`) over the grain's own volume.
@@ -57,6 +64,7 @@ pub struct Analysis {
     /// DIM + 1 where none has; `kernels/src/analysis/rattlers.rs`): the mechanical
     /// coordination number.
     pub coordination_held: f64,
+    /// Number of rattlers left out of `coordination_held`.
     pub rattlers: usize,
     /// Per wall: the force the grains exert on it.
     pub wall_forces: Vec<Vector>,
@@ -68,6 +76,7 @@ pub struct Analysis {
     pub unbalanced: f64,
     /// Translational and rotational kinetic energy of the grains.
     pub kinetic: f64,
+    /// Rotational kinetic energy of the grains (J).
     pub rotational: f64,
     /// Their gravitational potential energy, -sum m g . x (zero at the origin).
     pub potential: f64,

@@ -11,14 +11,20 @@ pub enum Integrator {
     Gear,
 }
 
+/// What a simulation is set up with: time step, gravity, domain, integrator, broad phase.
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// Time step (s).
     pub dt: f64,
+    /// Gravitational acceleration (m/s^2).
     pub gravity: Vector,
     /// Hard bounds: a particle centre outside them is an error of the run.
     pub domain_min: Vector,
+    /// High corner of the domain (m); `domain_min` is the low one.
     pub domain_max: Vector,
+    /// Time integration scheme.
     pub integrator: Integrator,
+    /// Broad-phase method (neighbour search).
     pub neighbor: NeighborMethod,
     /// Verlet skin (absolute length): boxes are enlarged by it on every side.
     pub margin: f64,

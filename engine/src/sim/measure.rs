@@ -5,8 +5,11 @@ use super::*;
 /// Energies and contact counts of the current state.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Energies {
+    /// Translational kinetic energy of the free particles (J).
     pub kinetic: f64,
+    /// Rotational kinetic energy of the free particles (J).
     pub rotational: f64,
+    /// Energy stored in the touching contacts, normal and tangential springs (J).
     pub elastic: f64,
     /// Touching particle pairs.
     pub contacts: u64,
@@ -15,6 +18,7 @@ pub struct Energies {
 }
 
 impl Energies {
+    /// Kinetic, rotational and elastic energy together (J).
     pub fn total(&self) -> f64 {
         self.kinetic + self.rotational + self.elastic
     }

@@ -29,6 +29,7 @@ use talus_kernels::geometry::polygon::is_convex_ccw;
 use talus_kernels::math::{Aabb, DIM};
 use talus_kernels::neighbor::NeighborSearch;
 
+use super::sections::{Elem, Section, SectionSource};
 use super::state_check::{check_boxes_fit, check_table_is_the_set};
 use super::state_records::*;
 #[cfg(not(feature = "dim3"))]
@@ -42,108 +43,6 @@ use crate::material::Material;
 #[cfg(not(feature = "dim3"))]
 use crate::shapes::{Shapes, MAX_VERTICES, MIN_VERTICES};
 use crate::store::{ParticleStore, F64_FIELDS};
-
-/// Element type of a section (the code is stored in checkpoint files: never renumber).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Elem {
-    U8,
-    U16,
-    U32,
-    U64,
-    F32,
-    F64,
-}
-
-impl Elem {
-    pub const ALL: [Elem; 6] = [Elem::U8, Elem::U16, Elem::U32, Elem::U64, Elem::F32, Elem::F64];
-
-    pub fn size(self) -> usize {
-        match self {
-            Elem::U8 => 1,
-            Elem::U16 => 2,
-            Elem::U32 | Elem::F32 => 4,
-            Elem::U64 | Elem::F64 => 8,
-        }
-    }
-
-    pub fn code(self) -> u32 {
-        match self {
-            Elem::U8 => 1,
-            Elem::U16 => 2,
-            Elem::U32 => 3,
-            Elem::U64 => 4,
-            Elem::F32 => 5,
-            Elem::F64 => 6,
-        }
-    }
-
-    pub fn from_code(c: u32) -> Option<Elem> {
-        Elem::ALL.into_iter().find(|e| e.code() == c)
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Elem::U8 => "u8",
-            Elem::U16 => "u16",
-            Elem::U32 => "u32",
-            Elem::U64 => "u64",
-            Elem::F32 => "f32",
-            Elem::F64 => "f64",
-        }
-    }
-}
-
-/// One array of the state: its name, element type and bytes (borrowed from the engine's
-/// own buffer where there is one).
-#[derive(Debug, Clone)]
-pub struct Section<'a> {
-    pub name: &'static str,
-    pub elem: Elem,
-    pub bytes: Cow<'a, [u8]>,
-}
-
-/// Where [`Simulation::from_sections`] finds the sections (a mapped checkpoint, a test).
-pub trait SectionSource {
-    /// The bytes of the named section, or None if the file has no such section.
-    fn section(&self, name: &str) -> Option<&[u8]>;
-}
-
-/// The sections that hold the settings that decide results (time step, domain, method,
-/// materials, walls, drives, insertion streams, periodic axes): a checkpoint's header
-/// carries a digest of those present. Insertion came with format version 2 (files of
-/// version 1 lack it); `periodic` is there only for a periodic cell.
-#[cfg(not(feature = "dim3"))]
-pub const SETTINGS_SECTIONS: [&str; 13] = [
-    "config",
-    "materials",
-    "material.names",
-    "walls",
-    "drives",
-    "drives.motion",
-    "insert.spec",
-    "periodic",
-    "pair.table",
-    "walls.motion",
-    "walls.motion.start",
-    "walls.removed",
-    "walls.servo.across",
-];
-/// The sections that hold the settings that decide results in 3D (no drives there yet;
-/// files from before insertion lack `insert.spec`; `periodic` only for a periodic cell).
-#[cfg(feature = "dim3")]
-pub const SETTINGS_SECTIONS: [&str; 11] = [
-    "config",
-    "materials",
-    "material.names",
-    "walls",
-    "insert.spec",
-    "periodic",
-    "pair.table",
-    "walls.motion",
-    "walls.motion.start",
-    "walls.removed",
-    "walls.servo.across",
-];
 
 /// Section names of the arrays per axis and per angular component (the 2D ones as format 1
 /// named them).

@@ -12,7 +12,7 @@ use talus_kernels::contact::sphere_wall::{CylinderWall, PlaneWall};
 use talus_kernels::contact::{ContactParams, PairExtras, RollingModel};
 use talus_kernels::math::{Vector, ANG, DIM};
 
-use super::state::SectionSource;
+use super::sections::SectionSource;
 use super::{Config, Integrator, NeighborMethod};
 #[cfg(not(feature = "dim3"))]
 use super::{NarrowStats, Rejection};

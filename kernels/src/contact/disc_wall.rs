@@ -7,8 +7,11 @@ use super::law::ContactParams;
 /// particles are, moving rigidly with `velocity`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LineWall {
+    /// A point on the wall (m).
     pub point: [f64; 2],
+    /// Unit normal, towards the particles' side.
     pub normal: [f64; 2],
+    /// Velocity of the wall (m/s).
     pub velocity: [f64; 2],
 }
 

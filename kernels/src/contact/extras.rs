@@ -19,6 +19,7 @@ pub struct PairExtras {
 }
 
 impl PairExtras {
+    /// Neither cohesion nor rolling resistance.
     pub const NONE: PairExtras = PairExtras {
         cohesion: 0.0,
         rolling_friction: 0.0,
@@ -59,11 +60,14 @@ pub struct Touch {
     pub n: Vector,
     /// [`contact_size`] or [`wall_contact_size`].
     pub size: f64,
+    /// Depth of the overlap (m).
     pub overlap: f64,
+    /// Effective radius R_i R_j / (R_i + R_j) (a wall: the body's radius) (m).
     pub r_eff: f64,
     /// The law's stiffnesses as its normal model scales them (Hertz: times
     /// sqrt(delta R_eff)).
     pub kn: f64,
+    /// Tangential stiffness, scaled as `kn` (N/m).
     pub kt: f64,
     /// omega_i - omega_j (a wall: omega_i).
     pub w: [f64; ANG],

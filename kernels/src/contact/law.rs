@@ -53,8 +53,10 @@ impl ContactParams {
 /// particle's radius), and so is the tangential force, as in LAMMPS.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum NormalModel {
+    /// F_n linear in delta (LAMMPS `gran/hooke/history`).
     #[default]
     Hooke,
+    /// F_n with delta^(3/2), the forces scaled by sqrt(delta R_eff) (`gran/hertz/history`).
     Hertz,
 }
 

@@ -63,8 +63,11 @@ pub fn spring_components_mut(s: &mut Spring) -> &mut [f64] {
 /// (about z in 2D: one component).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ContactForce {
+    /// Force on the first body (N).
     pub f: Vector,
+    /// Torque on the first body (N m).
     pub ti: [f64; ANG],
+    /// Torque on the second body (N m).
     pub tj: [f64; ANG],
     /// Depth of the overlap (a polygon pair's: its area over the contact line's length).
     pub overlap: f64,

@@ -13,13 +13,18 @@ use crate::geometry::overlap::{OverlapScratch, Tier};
 /// One body of a contact: world vertices, centre of mass, velocity, spin, bounding radius.
 #[derive(Debug, Clone, Copy)]
 pub struct ContactBody<'a> {
+    /// Vertices in world coordinates, counter-clockwise (m); unused for a disc.
     pub vertices: &'a [[f64; 2]],
+    /// Centre of mass (m).
     pub pos: [f64; 2],
     /// The angle the vertices were turned by (only its size matters here: the rounding
     /// of a drift of a large angle, see [`approach_bound`]).
     pub angle: f64,
+    /// Velocity of the centre of mass (m/s).
     pub vel: [f64; 2],
+    /// Angular velocity about z (rad/s).
     pub omega: f64,
+    /// Bounding radius about `pos` (a disc: its radius) (m).
     pub radius: f64,
 }
 
@@ -28,18 +33,32 @@ pub struct ContactBody<'a> {
 pub enum PolyOutcome {
     /// Apart (closest-feature walk), with the feature pairs visited; `skipped` when the
     /// walk was not needed (the gap left from the last walk exceeds the step's motion).
-    Separated { steps: u32, fallback: bool, skipped: bool },
+    Separated {
+        /// Feature pairs the walk visited.
+        steps: u32,
+        /// The walk did not settle and the brute-force search answered.
+        fallback: bool,
+        /// The gap budget ruled out a contact: no walk.
+        skipped: bool,
+    },
     /// Overlapping: the force, and the overlap area and contact-line length; `tracked`
     /// when the overlap came from the cached crossing edges, not from clipping; `tier`, the
     /// arithmetic that computed it (a slow tier where the f64 fast path could not vouch
     /// for it).
     Contact {
+        /// Force and torques; its `overlap` is the area.
         force: ContactForce,
+        /// Overlap area (m^2).
         area: f64,
+        /// Length of the contact line (m).
         line: f64,
+        /// Feature pairs the walk visited (0 when it did not run).
         steps: u32,
+        /// The walk did not settle and the brute-force search answered.
         fallback: bool,
+        /// The overlap came from the cached crossing edges.
         tracked: bool,
+        /// The arithmetic that computed the overlap.
         tier: Tier,
     },
 }

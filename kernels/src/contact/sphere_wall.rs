@@ -11,8 +11,11 @@ use crate::math::{cross, dot, norm2, scale, sub};
 /// are, moving rigidly with `velocity`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PlaneWall {
+    /// A point on the plane (m).
     pub point: [f64; 3],
+    /// Unit normal, towards the particles' side.
     pub normal: [f64; 3],
+    /// Velocity of the plane (m/s).
     pub velocity: [f64; 3],
 }
 
@@ -29,9 +32,13 @@ impl PlaneWall {
 /// Particles are inside.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CylinderWall {
+    /// A point on the axis (m).
     pub point: [f64; 3],
+    /// Unit direction of the axis.
     pub axis: [f64; 3],
+    /// Inner radius (m).
     pub radius: f64,
+    /// Angular velocity about `axis`, right-handed (rad/s).
     pub spin: f64,
 }
 
@@ -59,10 +66,15 @@ impl CylinderWall {
 /// `omega`, inverse mass (> 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SphereBody {
+    /// Centre (m).
     pub x: [f64; 3],
+    /// Radius (m).
     pub r: f64,
+    /// Velocity (m/s).
     pub v: [f64; 3],
+    /// Angular velocity (rad/s).
     pub omega: [f64; 3],
+    /// Inverse mass, > 0 (1/kg).
     pub inv_mass: f64,
 }
 

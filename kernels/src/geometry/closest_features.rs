@@ -22,7 +22,9 @@
 /// A vertex or an edge of a polygon.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Feature {
+    /// Vertex k.
     Vertex(usize),
+    /// Edge k, from vertex k to vertex k+1.
     Edge(usize),
 }
 
@@ -47,7 +49,9 @@ impl Feature {
 /// contact table's per-pair state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FeaturePair {
+    /// Feature of the first polygon.
     pub a: Feature,
+    /// Feature of the second polygon.
     pub b: Feature,
 }
 
@@ -58,10 +62,12 @@ impl FeaturePair {
         b: Feature::Vertex(0),
     };
 
+    /// The pair packed: `a` in the low 16 bits, `b` in the high ones (bit 0 of each: edge).
     pub fn pack(self) -> u32 {
         self.a.pack() | (self.b.pack() << 16)
     }
 
+    /// The pair from its packed form ([`FeaturePair::pack`]).
     pub fn unpack(v: u32) -> Self {
         FeaturePair {
             a: Feature::unpack(v & 0xffff),
@@ -74,7 +80,14 @@ impl FeaturePair {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Proximity {
     /// Apart (or touching, at distance 0): the distance and the closest points.
-    Separated { distance: f64, pa: [f64; 2], pb: [f64; 2] },
+    Separated {
+        /// Distance between the polygons (m).
+        distance: f64,
+        /// Closest point of the first polygon.
+        pa: [f64; 2],
+        /// Closest point of the second polygon.
+        pb: [f64; 2],
+    },
     /// The interiors overlap.
     Penetrating,
 }
@@ -82,6 +95,7 @@ pub enum Proximity {
 /// The result of one query, with the work it took.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Tracked {
+    /// How the polygons lie.
     pub proximity: Proximity,
     /// Feature pairs visited.
     pub steps: u32,

@@ -88,6 +88,7 @@ pub(crate) fn estimate(e: &[f64]) -> f64 {
 pub struct Expansion(Vec<f64>);
 
 impl Expansion {
+    /// `x` as a one-component expansion.
     pub fn from_f64(x: f64) -> Self {
         Expansion(vec![x])
     }
@@ -98,6 +99,7 @@ impl Expansion {
         Expansion(if y == 0.0 { vec![x] } else { vec![y, x] })
     }
 
+    /// Whether the number is 0 (every component 0).
     pub fn is_zero(&self) -> bool {
         self.0.iter().all(|&c| c == 0.0)
     }
@@ -111,10 +113,12 @@ impl Expansion {
         }
     }
 
+    /// The value to about one rounding, with the right sign.
     pub fn estimate(&self) -> f64 {
         estimate(&self.0)
     }
 
+    /// -self exactly.
     pub fn neg(&self) -> Self {
         Expansion(self.0.iter().map(|c| -c).collect())
     }
@@ -136,6 +140,7 @@ impl Expansion {
         Expansion(e).compress()
     }
 
+    /// self - o exactly.
     pub fn sub(&self, o: &Expansion) -> Self {
         self.add(&o.neg())
     }

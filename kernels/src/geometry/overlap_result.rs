@@ -7,9 +7,12 @@
 /// Largest vertex count of one polygon.
 pub const MAX_VERTICES: usize = 64;
 
+/// The overlap of two convex polygons: its area and centroid, the contact line and its normal.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Overlap {
+    /// Area of the overlap (m^2).
     pub area: f64,
+    /// Centroid of the overlap, in world coordinates (m).
     pub centroid: [f64; 2],
     /// The points where the two boundaries cross (the ends of the contact line), when there
     /// are exactly two (always, unless the configuration is degenerate).
@@ -146,9 +149,13 @@ pub(crate) fn contact_normal(line: Option<[[f64; 2]; 2]>, ca: [f64; 2], cb: [f64
 /// `jb`; at the exit point Q, a's edge `ka` leaves b through b's edge `lb`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Crossings {
+    /// a's edge at the entry point P.
     pub ia: u8,
+    /// b's edge at the entry point P.
     pub jb: u8,
+    /// a's edge at the exit point Q.
     pub ka: u8,
+    /// b's edge at the exit point Q.
     pub lb: u8,
 }
 
@@ -161,6 +168,7 @@ impl Crossings {
     /// has this bit, so the contact table keeps either in the same `u32`.
     const TAG: u32 = 1 << 31;
 
+    /// The four edges packed in 7 bits each (one byte apart), with the tag bit set.
     pub fn pack(self) -> u32 {
         Self::TAG
             | (self.ia as u32 & 0x7f)

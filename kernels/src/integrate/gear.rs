@@ -27,10 +27,15 @@ pub struct Derivatives<'a> {
     /// at the angular velocity. The value feeds back into no derivative, so the rates are
     /// the same with it or without.
     pub x: Option<&'a mut [f64]>,
+    /// First time derivative (velocity, angular velocity).
     pub v: &'a mut [f64],
+    /// Second derivative (acceleration).
     pub a: &'a mut [f64],
+    /// Third derivative.
     pub b: &'a mut [f64],
+    /// Fourth derivative.
     pub c: &'a mut [f64],
+    /// Fifth derivative.
     pub d: &'a mut [f64],
 }
 

@@ -7,10 +7,13 @@ use crate::math::{Aabb, Vector, DIM};
 
 /// What [`check_positions`] (and `verlet::kick_drift_check`) check the new positions against.
 pub struct Check<'a> {
+    /// Bounding radius of each particle (m).
     pub radius: &'a [f64],
     /// Stored enlarged boxes of the broad phase `[lo_x, hi_x, lo_y, hi_y (, lo_z, hi_z)]`.
     pub boxes: &'a [Aabb],
+    /// Lower corner of the domain (m).
     pub domain_min: Vector,
+    /// Upper corner of the domain (m).
     pub domain_max: Vector,
 }
 

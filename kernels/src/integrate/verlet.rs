@@ -13,17 +13,22 @@ use crate::vector_build::vectorized;
 /// Positions, angles and their velocities of a range of particles (the state velocity
 /// Verlet advances; not Verlet neighbour lists, which are `neighbor::verlet`).
 pub struct Kinematics<'a> {
+    /// Positions, one array per axis (m).
     pub pos: [&'a mut [f64]; DIM],
     /// The orientation angle (2D).
     #[cfg(not(feature = "dim3"))]
     pub angle: &'a mut [f64],
+    /// Velocities, one array per axis (m/s).
     pub vel: [&'a mut [f64]; DIM],
+    /// Angular velocities, one array per component (rad/s; about z in 2D).
     pub omega: [&'a mut [f64]; ANG],
 }
 
 /// Forces and torques of a range of particles.
 pub struct Loads<'a> {
+    /// Forces, one array per axis (N).
     pub force: [&'a mut [f64]; DIM],
+    /// Torques, one array per component (N m; about z in 2D).
     pub torque: [&'a mut [f64]; ANG],
 }
 
@@ -32,7 +37,9 @@ pub struct Loads<'a> {
 /// bodies of finite mass, so no mass array is read (or stored) for it. The inertia is a
 /// scalar: discs and spheres (and the polygons' moment about z).
 pub struct Inertia<'a> {
+    /// Inverse masses (1/kg).
     pub inv_mass: &'a [f64],
+    /// Inverse moments of inertia (1/(kg m^2)).
     pub inv_inertia: &'a [f64],
 }
 

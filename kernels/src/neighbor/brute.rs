@@ -27,6 +27,7 @@ pub struct BruteForce {
 }
 
 impl BruteForce {
+    /// An empty search; the first rebuild stores the boxes.
     pub fn new() -> Self {
         Self::default()
     }

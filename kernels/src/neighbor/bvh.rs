@@ -22,6 +22,7 @@ struct BvhNode {
     count: u32,
 }
 
+/// Bounding-volume hierarchy, rebuilt at every refresh (see the module documentation).
 #[derive(Debug, Default, Clone)]
 pub struct BoundingVolumes {
     boxes: Vec<[f32; 4]>,
@@ -35,6 +36,7 @@ fn union(a: [f32; 4], b: &[f32; 4]) -> [f32; 4] {
 }
 
 impl BoundingVolumes {
+    /// An empty search; the first rebuild stores the boxes.
     pub fn new() -> Self {
         Self::default()
     }

@@ -18,6 +18,7 @@ use super::{boxes_overlap, scan_query, Aabb, PairSet, WholeSet, DIM};
 /// Cells per axis at most: beyond that the grid costs more than it saves.
 const MAX_CELLS_PER_AXIS: usize = 1 << 14;
 
+/// Linked cells: a grid of cells as wide as the widest box (see the module documentation).
 #[derive(Debug, Default, Clone)]
 pub struct LinkedCells {
     boxes: Vec<Aabb>,
@@ -33,6 +34,7 @@ pub struct LinkedCells {
 }
 
 impl LinkedCells {
+    /// An empty search; the first rebuild stores the boxes.
     pub fn new() -> Self {
         Self::default()
     }

@@ -23,6 +23,7 @@ fn key(v: f32, end: bool, p: usize) -> u64 {
     ((ordered as u64) << 32) | ((end as u64) << 31) | p as u64
 }
 
+/// Double-Ended Spatial Sorting (see the module documentation).
 #[derive(Debug, Default, Clone)]
 pub struct Dess {
     boxes: Vec<[f32; 4]>,
@@ -36,6 +37,7 @@ pub struct Dess {
 }
 
 impl Dess {
+    /// An empty search; the first rebuild stores the boxes.
     pub fn new() -> Self {
         Self::default()
     }

@@ -10,6 +10,7 @@
 //! hashed to it, which are skipped by comparing cell coordinates.
 use super::{boxes_overlap, scan_query, PairSet, WholeSet};
 
+/// Spatial hashing of cells onto a torus of buckets (see the module documentation).
 #[derive(Debug, Default, Clone)]
 pub struct SpatialHash {
     boxes: Vec<[f32; 4]>,
@@ -35,6 +36,7 @@ fn hash(c: [i64; 2], bits: u32) -> usize {
 }
 
 impl SpatialHash {
+    /// An empty search; the first rebuild stores the boxes.
     pub fn new() -> Self {
         Self::default()
     }

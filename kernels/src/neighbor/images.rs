@@ -35,8 +35,11 @@ use crate::math::Vector;
 /// the x length): x and y both periodic.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PeriodicCell {
+    /// Lower corner of the cell, included (m).
     pub lo: Vector,
+    /// Upper corner of the cell, excluded (m).
     pub hi: Vector,
+    /// Which axes wrap.
     pub periodic: [bool; DIM],
     /// The x velocity of the cell above relative to this one (0: no shear).
     pub shear_velocity: f64,
@@ -107,9 +110,13 @@ impl PeriodicCell {
 /// and the relative x velocity by `k shear_velocity` first.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MinImage {
+    /// Cell length per axis (m); 0 on an axis that does not wrap.
     pub length: Vector,
+    /// 1 / length per axis; 0 on an axis that does not wrap.
     pub inverse: Vector,
+    /// Under shear: the x offset of the cell above (m).
     pub offset: f64,
+    /// The x velocity of the cell above relative to this one (m/s; 0: no shear).
     pub shear_velocity: f64,
 }
 
@@ -120,6 +127,8 @@ pub struct MinImage {
 const ROUNDER: f64 = 6_755_399_441_055_744.0;
 
 impl MinImage {
+    /// The component `d` along axis `a` shifted by whole cell lengths to within half a
+    /// length (the shear's shift of x with y left out: see [`MinImage::with_cells`]).
     #[inline(always)]
     pub fn axis(&self, a: usize, d: f64) -> f64 {
         let k = (d * self.inverse[a] + ROUNDER) - ROUNDER;
@@ -145,6 +154,7 @@ impl MinImage {
         )
     }
 
+    /// The minimum image of `d = x_j - x_i` (see [`MinImage::with_cells`]).
     #[inline(always)]
     pub fn of(&self, d: Vector) -> Vector {
         self.with_cells(d).0
@@ -155,6 +165,7 @@ impl MinImage {
 /// (particles `0..n`, then images `n..n + images`) back to particles. See the module notes.
 #[derive(Debug, Clone)]
 pub struct PeriodicImages {
+    /// The periodic cell.
     pub cell: PeriodicCell,
     reach: f64,
     slack: f64,
@@ -236,6 +247,7 @@ impl PeriodicImages {
         self.offset = offset;
     }
 
+    /// Under shear: the x offset of the cell above, as last set ([`PeriodicImages::set_offset`]).
     pub fn offset(&self) -> f64 {
         self.offset
     }
@@ -266,6 +278,7 @@ impl PeriodicImages {
         self.stored_offset
     }
 
+    /// Set the offset the images' stored boxes were placed with, from a checkpoint.
     pub fn restore_offsets(&mut self, stored: f64) {
         self.stored_offset = stored;
     }
@@ -275,6 +288,7 @@ impl PeriodicImages {
         self.owner.len()
     }
 
+    /// Whether there are no images.
     pub fn is_empty(&self) -> bool {
         self.owner.is_empty()
     }
@@ -284,6 +298,8 @@ impl PeriodicImages {
         &self.owner
     }
 
+    /// Each image's shift in cell lengths per axis (-1, 0 or 1), in the order of
+    /// [`PeriodicImages::owners`].
     pub fn shifts(&self) -> &[[i8; DIM]] {
         &self.shift
     }

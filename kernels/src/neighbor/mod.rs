@@ -123,10 +123,15 @@ pub fn check_stored_boxes(boxes: &[Aabb]) -> Result<(), String> {
 /// how to index and how to search; the [`NeighborSearch`] bookkeeping around that (storing
 /// the boxes, keeping the set and diffing it, growing, renumbering) is written once, below.
 pub trait WholeSet {
+    /// Short name, for [`NeighborSearch::name`].
     const NAME: &'static str;
+    /// The stored boxes.
     fn boxes(&self) -> &Vec<Aabb>;
+    /// The stored boxes, writable.
     fn boxes_mut(&mut self) -> &mut Vec<Aabb>;
+    /// The kept pair set.
     fn set(&self) -> &PairSet;
+    /// The kept pair set, writable.
     fn set_mut(&mut self) -> &mut PairSet;
     /// Index the boxes just stored; `fresh` after a rebuild (nothing earlier to reuse).
     fn index(&mut self, fresh: bool);
@@ -286,6 +291,7 @@ impl PairSet {
         self.pairs.len()
     }
 
+    /// Whether the set holds no pair.
     pub fn is_empty(&self) -> bool {
         self.pairs.is_empty()
     }
@@ -295,6 +301,7 @@ impl PairSet {
         renumber_pairs(&mut self.pairs, map);
     }
 
+    /// Bytes held (capacity of the set and of the spare buffer).
     pub fn memory_bytes(&self) -> usize {
         (self.pairs.capacity() + self.spare.capacity()) * 8
     }
@@ -347,18 +354,24 @@ impl BoxSource for Boxes<'_> {
 /// Where the broad phase reads bounding boxes from: `[lo_x, hi_x, lo_y, hi_y (, lo_z,
 /// hi_z)]` of particle `p`.
 pub trait BoxSource {
+    /// Number of particles.
     fn len(&self) -> usize;
+    /// Whether there are no particles.
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Box of particle `p`.
     fn bbox(&self, p: usize) -> Box64;
 }
 
 /// Boxes of balls (discs in 2D, spheres in 3D): centre +- (radius + margin) on every
 /// axis. The margin is the Verlet skin.
 pub struct BallBoxes<'a> {
+    /// Centres, one array per axis (m).
     pub pos: [&'a [f64]; DIM],
+    /// Radii (m).
     pub radius: &'a [f64],
+    /// Added to every radius (m).
     pub margin: f64,
 }
 

@@ -22,6 +22,7 @@ fn key(v: f32, p: usize) -> u64 {
     ((ordered as u64) << 32) | p as u64
 }
 
+/// Sort-and-sweep in horizontal strips (see the module documentation).
 #[derive(Debug, Default, Clone)]
 pub struct StripedSort {
     boxes: Vec<[f32; 4]>,
@@ -37,6 +38,7 @@ pub struct StripedSort {
 }
 
 impl StripedSort {
+    /// An empty search; the first rebuild stores the boxes.
     pub fn new() -> Self {
         Self::default()
     }

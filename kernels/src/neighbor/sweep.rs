@@ -113,10 +113,12 @@ pub struct SweepAndPrune {
     pub removes: Vec<(u32, u32)>,
     active: Vec<u32>,
     pos: Vec<u32>,
+    /// Counters of the work done.
     pub stats: SweepStats,
 }
 
 impl SweepAndPrune {
+    /// An empty sweep; the first rebuild stores the boxes.
     pub fn new() -> Self {
         Self::default()
     }
@@ -126,6 +128,7 @@ impl SweepAndPrune {
         self.boxes.len()
     }
 
+    /// Whether the sweep knows no particle.
     pub fn is_empty(&self) -> bool {
         self.boxes.is_empty()
     }

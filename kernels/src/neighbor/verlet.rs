@@ -16,6 +16,7 @@ const SHORT: u64 = 4;
 /// One that lasted more makes it shrink.
 const LONG: u64 = 40;
 
+/// Verlet lists with an automatic skin (see the module documentation).
 #[derive(Debug, Default, Clone)]
 pub struct VerletLists {
     boxes: Vec<Aabb>,
@@ -32,11 +33,14 @@ pub struct VerletLists {
     age: u64,
     /// Particles added or renumbered: rebuild at the next refresh.
     stale: bool,
+    /// Lists built so far.
     pub builds: u64,
+    /// Refreshes so far.
     pub refreshes: u64,
 }
 
 impl VerletLists {
+    /// An empty search; the first rebuild stores the boxes.
     pub fn new() -> Self {
         Self::default()
     }

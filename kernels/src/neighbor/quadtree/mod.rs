@@ -50,11 +50,15 @@ const TILE_FACTOR: f64 = 2.0;
 /// Work counters, for the benchmarks and the run summary.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct QuadtreeStats {
+    /// Trees built from scratch.
     pub rebuilds: u64,
+    /// Incremental updates.
     pub refreshes: u64,
     /// Entries that left their leaf and were moved.
     pub migrations: u64,
+    /// Leaves split into 2^DIM children.
     pub splits: u64,
+    /// Nodes that gave back their 2^DIM empty children.
     pub merges: u64,
 }
 
@@ -81,6 +85,7 @@ struct Node {
     depth: u8,
 }
 
+/// The incrementally migrated quadtree (an octree in 3D); see the module documentation.
 #[derive(Debug, Default, Clone)]
 pub struct Quadtree {
     /// Fixed root square (cube), if the caller gives one (the simulation domain);
@@ -125,6 +130,7 @@ pub struct Quadtree {
     rebuilt_only: bool,
     /// Inside `insert_all`: `link` leaves `leaf_box` to one pass at the end.
     bulk: bool,
+    /// Work counters.
     pub stats: QuadtreeStats,
 }
 
