@@ -77,7 +77,6 @@ impl ContactTable {
         self.rolling_state
     }
 
-    /// Number of pairs in the table.
     /// Changes whenever the pair set or the slot order may have changed.
     pub fn generation(&self) -> u64 {
         self.generation

@@ -6,7 +6,8 @@ use talus_kernels::contact::{ContactParams, PairExtras, RollingModel};
 pub struct Material {
     /// Name, as the scenario gives it.
     pub name: String,
-    /// Areal density (kg/m^2): a disc of radius r has mass density * pi * r^2.
+    /// Density: areal in 2D (kg/m^2: a disc of radius r has mass density * pi * r^2), of
+    /// volume in 3D (kg/m^3: a sphere's mass is density * 4/3 pi r^3).
     pub density: f64,
     /// Coefficients of a contact between two particles of this material ([`PairTable`] mixes unlike ones).
     pub contact: ContactParams,

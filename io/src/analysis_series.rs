@@ -48,6 +48,7 @@ pub fn header(a: &Analysis) -> String {
     h
 }
 
+/// The analysis series being written: an open CSV file and its header.
 #[derive(Debug)]
 pub struct AnalysisSeries {
     header: String,
@@ -71,6 +72,7 @@ impl AnalysisSeries {
         Ok(AnalysisSeries { header, csv })
     }
 
+    /// The file of the series.
     pub fn path(&self) -> &Path {
         self.csv.path()
     }

@@ -19,7 +19,9 @@ use crate::{IoError, Result};
 
 /// A simulation with the run settings of its scenario.
 pub struct Built {
+    /// The simulation, ready to run.
     pub sim: Simulation,
+    /// `[run] steps`: the most steps (with stages, their total).
     pub steps: u64,
     /// `[run] until`: stop earlier once settled.
     pub until: Option<sc::Until>,
@@ -28,12 +30,17 @@ pub struct Built {
     /// The id of the scenario's first `[[body]]` (the next after the particle sources'):
     /// a restart makes its stages with it ([`stage_plans`]).
     pub first_body_id: u64,
+    /// `[[outflow]]`s.
     pub outflows: Vec<sc::Outflow>,
+    /// `[output]`.
     pub output: sc::Output,
+    /// `[analysis]`: None when the section is absent.
     pub analysis: Option<sc::Analysis>,
+    /// `[checkpoint]`.
     pub checkpoint: sc::CheckpointSettings,
     /// The scenario's text (checkpoints carry it and its hash).
     pub scenario_text: String,
+    /// The scenario's `title`, or its path where it has none.
     pub title: String,
     /// How the time step was chosen, for the run summary.
     pub dt_note: String,

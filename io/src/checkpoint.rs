@@ -26,6 +26,7 @@ use talus_kernels::math::DIM;
 
 use crate::{IoError, Result};
 
+/// First 8 bytes of every checkpoint file.
 pub const MAGIC: [u8; 8] = *b"TALUSCKP";
 /// Format version this talus writes. Version 2 added the sections of drive start times
 /// (`drives.motion`) and insertion streams (`insert.spec`, `insert.state`): a talus that
@@ -36,7 +37,9 @@ pub const VERSION: u32 = 2;
 pub const MIN_VERSION: u32 = 1;
 /// Written as a native u32: reads back as 0x0403_0201 on a machine of the other order.
 pub const BYTE_ORDER_MARK: u32 = 0x0102_0304;
+/// Size of the [`Header`], bytes.
 pub const HEADER_BYTES: usize = 256;
+/// Size of one section table [`Entry`], bytes.
 pub const ENTRY_BYTES: usize = 64;
 /// Alignment of every section in the file.
 pub const ALIGN: usize = 64;
@@ -45,40 +48,58 @@ pub const NAME_BYTES: usize = 32;
 /// File name extension of complete checkpoints.
 pub const EXTENSION: &str = "talus";
 
+/// The first 256 bytes of a checkpoint file, in the machine's byte order.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
 pub struct Header {
+    /// [`MAGIC`].
     pub magic: [u8; 8],
+    /// Format version of the file ([`VERSION`] when this talus wrote it).
     pub version: u32,
+    /// [`BYTE_ORDER_MARK`] as the writing machine stored it.
     pub byte_order: u32,
     /// 2 or 3: the build of the engine whose state this is (2 in every file before 3D).
     pub dimension: u32,
+    /// Number of sections (entries in the table).
     pub sections: u32,
     /// Header and section table.
     pub table_end: u64,
+    /// Length of the whole file, bytes.
     pub file_bytes: u64,
+    /// Number of particles in the state.
     pub particles: u64,
+    /// Step of the state.
     pub step: u64,
+    /// Simulated time of the state, s.
     pub time: f64,
     /// FNV-1a of the scenario text the run was built from.
     pub scenario_hash: u64,
     /// FNV-1a of the settings sections (time step, domain, method, materials, walls,
     /// drives): the engine settings that decide the results.
     pub settings_hash: u64,
+    /// Zero; room for later fields.
     pub reserved: [u64; 21],
     /// CRC-32 of the header (this field zero) and the section table.
     pub header_crc: u32,
+    /// Zero; pads the header to 256 bytes.
     pub pad: u32,
 }
 
+/// One section in the section table.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
 pub struct Entry {
+    /// Section name, UTF-8, padded with zeros.
     pub name: [u8; NAME_BYTES],
+    /// Element type of the section ([`Elem`] code).
     pub elem: u32,
+    /// CRC-32 of the section's bytes.
     pub crc: u32,
+    /// Start of the section in the file, bytes (a multiple of [`ALIGN`]).
     pub offset: u64,
+    /// Length of the section, bytes.
     pub len: u64,
+    /// Zero; room for later fields.
     pub reserved: u64,
 }
 
@@ -86,6 +107,7 @@ const _: () = assert!(std::mem::size_of::<Header>() == HEADER_BYTES);
 const _: () = assert!(std::mem::size_of::<Entry>() == ENTRY_BYTES);
 
 impl Entry {
+    /// The section name (`<not UTF-8>` where it is not).
     pub fn name(&self) -> &str {
         let end = self.name.iter().position(|&b| b == 0).unwrap_or(NAME_BYTES);
         std::str::from_utf8(&self.name[..end]).unwrap_or("<not UTF-8>")
@@ -232,8 +254,11 @@ fn header_crc(header_and_table: &[u8]) -> u32 {
 
 /// A checkpoint file, mapped, its header and table checked.
 pub struct Checkpoint {
+    /// The file.
     pub path: PathBuf,
+    /// Its header.
     pub header: Header,
+    /// Its section table, in file order.
     pub entries: Vec<Entry>,
     map: Mmap,
 }
@@ -380,6 +405,7 @@ impl Checkpoint {
         &self.map[e.offset as usize..(e.offset + e.len) as usize]
     }
 
+    /// An [`IoError::Checkpoint`] of this file, in `section` if one.
     pub fn error(&self, section: Option<&str>, msg: String) -> IoError {
         IoError::Checkpoint {
             path: self.path.clone(),

@@ -52,7 +52,9 @@ enum Msg {
 /// A checkpoint on disk.
 #[derive(Debug, Clone)]
 pub struct Written {
+    /// Its final path.
     pub path: PathBuf,
+    /// Its length, bytes.
     pub bytes: usize,
     /// Background time: CRCs, msync, fsync, rename.
     pub seconds: f64,
@@ -61,7 +63,9 @@ pub struct Written {
 /// What writing checkpoints has cost the run so far.
 #[derive(Debug, Default, Clone)]
 pub struct CheckpointStats {
+    /// Checkpoints taken (copied and handed to the background thread).
     pub count: u64,
+    /// Their bytes in all.
     pub bytes: u64,
     /// Time the run was stopped (copy into the mapping, plus any wait for the previous
     /// checkpoint or for a file to be prepared).
@@ -72,6 +76,7 @@ pub struct CheckpointStats {
     pub copy: Duration,
     /// Background time of the checkpoints already on disk.
     pub background: Duration,
+    /// The newest checkpoint on disk, if one.
     pub last: Option<PathBuf>,
 }
 
@@ -89,6 +94,7 @@ pub struct Checkpointer {
     prepared: Option<Prepared>,
     preparing: bool,
     in_flight: bool,
+    /// What the checkpoints have cost so far.
     pub stats: CheckpointStats,
 }
 
@@ -154,6 +160,7 @@ impl Checkpointer {
         Ok(c)
     }
 
+    /// The folder the checkpoints go to.
     pub fn dir(&self) -> &Path {
         &self.dir
     }

@@ -14,6 +14,8 @@ use crate::{IoError, Result};
 /// Position, Velocity, Force, Angular Velocity, Radius (and Orientation in 2D).
 #[cfg(not(feature = "dim3"))]
 pub const DUMP_COLUMNS: &str = "id type x y z vx vy vz radius omegaz fx fy angle quatw quati quatj quatk";
+/// The per-atom columns of every snapshot in 3D (OVITO: Position, Velocity, Force, Angular
+/// Velocity, Radius).
 #[cfg(feature = "dim3")]
 pub const DUMP_COLUMNS: &str = "id type x y z vx vy vz fx fy fz omegax omegay omegaz radius";
 
@@ -22,6 +24,7 @@ pub const DUMP_COLUMNS: &str = "id type x y z vx vy vz fx fy fz omegax omegay om
 /// yz; xx yy xy in 2D).
 #[cfg(not(feature = "dim3"))]
 pub const ANALYSIS_COLUMNS: &str = "contacts sxx syy sxy";
+/// The analysis columns in 3D: contacts and the six stress components.
 #[cfg(feature = "dim3")]
 pub const ANALYSIS_COLUMNS: &str = "contacts sxx syy szz sxy sxz syz";
 

@@ -18,20 +18,35 @@ use crate::{IoError, Result};
 /// The particles of a LAMMPS data file, in the order of its Atoms section.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LammpsData {
+    /// Atom ids (positive, unique).
     pub ids: Vec<u64>,
+    /// Atom types (>= 1).
     pub types: Vec<u16>,
+    /// Radii (half the file's diameters), m.
     pub radius: Vec<f64>,
+    /// Masses from diameter and density, as spheres' (see [`read_lammps_data`]), kg.
     pub mass: Vec<f64>,
+    /// Positions along x, m.
     pub x: Vec<f64>,
+    /// Positions along y, m.
     pub y: Vec<f64>,
+    /// Positions along z, m (0 in the 2D build).
     pub z: Vec<f64>,
+    /// Velocities along x, m/s (0 without a Velocities section).
     pub vx: Vec<f64>,
+    /// Velocities along y, m/s.
     pub vy: Vec<f64>,
+    /// Velocities along z, m/s (0 in the 2D build).
     pub vz: Vec<f64>,
+    /// Angular velocities about x, rad/s (0 in the 2D build).
     pub wx: Vec<f64>,
+    /// Angular velocities about y, rad/s (0 in the 2D build).
     pub wy: Vec<f64>,
+    /// Angular velocities about z, rad/s.
     pub wz: Vec<f64>,
+    /// Low corner of the box (`xlo xhi` ... lines; LAMMPS' default -0.5 where absent), m.
     pub box_lo: [f64; 3],
+    /// High corner of the box (default 0.5), m.
     pub box_hi: [f64; 3],
 }
 
@@ -41,6 +56,7 @@ impl LammpsData {
         self.ids.len()
     }
 
+    /// Whether the file has no particle.
     pub fn is_empty(&self) -> bool {
         self.ids.is_empty()
     }

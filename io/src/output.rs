@@ -21,8 +21,11 @@ use crate::{IoError, Result};
 /// Which files to write.
 #[derive(Debug, Clone, Copy)]
 pub struct OutputKinds {
+    /// ParaView frames of the particles and walls (`particles.pvd`, `walls.pvd`).
     pub vtk: bool,
+    /// The LAMMPS dump `particles.dump`, for OVITO.
     pub dump: bool,
+    /// The energy series `energy.csv`.
     pub energy: bool,
     /// `[analysis]`: None for a run without it.
     pub analysis: Option<AnalysisKinds>,
@@ -50,6 +53,7 @@ struct AnalysisOut {
     last: Option<Analysis>,
 }
 
+/// The output files of one run, in one folder, and their writers.
 pub struct Outputs {
     dir: PathBuf,
     pvd: Option<PvdSeries>,
@@ -256,6 +260,7 @@ impl Outputs {
         })
     }
 
+    /// The output folder.
     pub fn dir(&self) -> &Path {
         &self.dir
     }

@@ -90,6 +90,7 @@ impl PvdSeries {
         self.frames.len()
     }
 
+    /// Whether the collection has no frame yet.
     pub fn is_empty(&self) -> bool {
         self.frames.is_empty()
     }

@@ -142,6 +142,7 @@ impl EnergySeries {
         self.0.row(step, &values, &contacts.to_string())
     }
 
+    /// Flushes the file (rows are already flushed as they are written).
     pub fn flush(&mut self) -> Result<()> {
         self.0.flush()
     }
@@ -156,6 +157,7 @@ pub const OUTFLOW_HEADER: &str = "step,time,outflow,removed,mass,mass_rate";
 pub struct OutflowSeries(CsvSeries);
 
 impl OutflowSeries {
+    /// Creates (or truncates) the file and writes the header.
     pub fn create(path: impl AsRef<Path>) -> Result<Self> {
         CsvSeries::create(path.as_ref(), OUTFLOW_HEADER).map(OutflowSeries)
     }
@@ -172,6 +174,7 @@ impl OutflowSeries {
         .map(OutflowSeries)
     }
 
+    /// Path of the CSV file.
     pub fn path(&self) -> &Path {
         self.0.path()
     }

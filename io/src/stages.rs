@@ -12,8 +12,11 @@ use crate::scenario::{self as sc, Named, Scenario, WallDrive};
 /// One stage: at most `steps`, ended earlier by `until`; `changes` made as it begins.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StagePlan {
+    /// The stage's `name`, or `stage K` (K from 1).
     pub name: String,
+    /// The most steps it runs.
     pub steps: u64,
+    /// It ends earlier once settled.
     pub until: Option<sc::Until>,
     changes: Vec<Change>,
 }

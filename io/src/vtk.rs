@@ -16,14 +16,21 @@ use crate::{IoError, Result};
 /// one column per axis of the vectors (per component of the angular velocity).
 #[derive(Debug, Clone, Copy)]
 pub struct Frame<'a> {
+    /// Particle ids.
     pub ids: &'a [u64],
+    /// Particle types (the `type` column).
     pub types: &'a [u32],
+    /// Positions, m.
     pub pos: [&'a [f64]; DIM],
+    /// Velocities, m/s.
     pub vel: [&'a [f64]; DIM],
+    /// Angular velocities, rad/s: about z in 2D, one component per axis in 3D.
     pub omega: [&'a [f64]; ANG],
+    /// Radii (a polygon's bounding radius), m.
     pub radius: &'a [f64],
     /// The total force (contacts and gravity).
     pub force: [&'a [f64]; DIM],
+    /// Orientation angles, rad (2D).
     #[cfg(not(feature = "dim3"))]
     pub angle: &'a [f64],
     /// The polygons' world-frame corners, if any particle is a polygon.
@@ -37,7 +44,9 @@ pub struct Frame<'a> {
 /// [`talus_engine::Analysis::grain_stress`]) and the contacts (walls included).
 #[derive(Debug, Clone, Copy)]
 pub struct GrainValues<'a> {
+    /// Each grain's stress tensor.
     pub stress: &'a [Tensor],
+    /// Each grain's number of contacts.
     pub contacts: &'a [u32],
 }
 
@@ -46,7 +55,9 @@ pub struct GrainValues<'a> {
 /// frames only; the type is in both builds so that the writer is written once.
 #[derive(Debug, Clone, Copy)]
 pub struct Polygons<'a> {
+    /// Offsets into `corners`: one per particle, then the end.
     pub start: &'a [u32],
+    /// Corners of all the polygons, world frame, m.
     pub corners: &'a [[f64; 2]],
 }
 
@@ -59,6 +70,7 @@ impl<'a> Frame<'a> {
         self.ids.len()
     }
 
+    /// Whether the frame has no particle.
     pub fn is_empty(&self) -> bool {
         self.ids.is_empty()
     }

@@ -66,6 +66,7 @@ impl Footprint {
         }
     }
 
+    /// All bytes per particle.
     pub fn total(&self) -> u64 {
         self.store + self.contacts + self.neighbor + self.extra + self.setup
     }

@@ -40,7 +40,9 @@ pub use walls::{surface_walls, Reacher, WallShape, Walls};
 /// messages and its particles' places in the build's list.
 #[derive(Debug, Clone)]
 pub struct Source {
+    /// Its name in messages, e.g. `particles[0] (...)`.
     pub label: String,
+    /// Its particles' places in the build's list.
     pub range: Range<usize>,
 }
 

@@ -108,14 +108,21 @@ pub fn surface_walls(walls: &[sc::Wall]) -> Vec<(String, Wall)> {
 /// (counter-clockwise corners, world frame) with a circle about `centre` holding it.
 #[derive(Debug, Clone, Copy)]
 pub enum Reacher<'a> {
+    /// A disc or a sphere.
     Ball {
+        /// Its centre, m.
         centre: Vector,
+        /// Its radius, m.
         radius: f64,
     },
+    /// A convex polygon (2D).
     #[cfg(not(feature = "dim3"))]
     Polygon {
+        /// Its corners, counter-clockwise, world frame.
         corners: &'a [[f64; 2]],
+        /// Centre of a circle holding it, m.
         centre: [f64; 2],
+        /// Radius of that circle, m.
         radius: f64,
     },
     #[cfg(feature = "dim3")]
@@ -137,6 +144,7 @@ impl Reacher<'_> {
 #[cfg(not(feature = "dim3"))]
 #[derive(Debug, Clone)]
 pub struct WallBody {
+    /// Corners, counter-clockwise, world frame.
     pub corners: Vec<[f64; 2]>,
     centre: [f64; 2],
     radius: f64,
@@ -144,6 +152,7 @@ pub struct WallBody {
 
 #[cfg(not(feature = "dim3"))]
 impl WallBody {
+    /// The body of these corners, with the circle about their mean that holds them.
     pub fn new(corners: Vec<[f64; 2]>) -> WallBody {
         let n = corners.len() as f64;
         let centre = corners.iter().fold([0.0; 2], |s, v| [s[0] + v[0] / n, s[1] + v[1] / n]);
@@ -164,11 +173,19 @@ impl WallBody {
 pub enum WallShape {
     /// A line, plane or cylinder: the engine's own wall.
     Surface(Wall),
+    /// A fixed or driven polygon (2D `[[body]]`).
     #[cfg(not(feature = "dim3"))]
     Body(WallBody),
     /// The ring `inner..outer` about `centre`.
     #[cfg(not(feature = "dim3"))]
-    Ring { centre: [f64; 2], inner: f64, outer: f64 },
+    Ring {
+        /// The ring's centre, m.
+        centre: [f64; 2],
+        /// Inner radius, m.
+        inner: f64,
+        /// Outer radius, m.
+        outer: f64,
+    },
 }
 
 impl WallShape {

@@ -14,10 +14,14 @@ pub struct Insert {
     pub type_id: u16,
     /// The box the particles' bounding circles (spheres) are placed in (inside the domain).
     pub region_min: Vector,
+    /// High corner of that box, m (`region_min` is the low one).
     pub region_max: Vector,
+    /// `radius`: the distribution of radii (circumradii of polygons), m.
     pub radius: RadiusDist,
+    /// `shape`: discs (default) or convex polygons (2D).
     #[cfg(not(feature = "dim3"))]
     pub shape: ShapeSpec,
+    /// Initial velocity before the jitter, m/s (default zero).
     pub velocity: Vector,
     /// Each velocity component gets a uniform random number in [-j, j].
     pub velocity_jitter: f64,

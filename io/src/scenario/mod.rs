@@ -34,13 +34,17 @@ pub const DEFAULT_SCENARIO: &str = include_str!("../../../scenarios/default.toml
 /// dimension (`dimension = 3` in the file for the 3D build).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scenario {
+    /// `title`: a name for the run (None: the file's path names it).
     pub title: Option<String>,
     /// Seed of the random number generator used by particle generators.
     pub seed: u64,
+    /// `[domain]`.
     pub domain: Domain,
+    /// `gravity`, m/s^2 (default zero).
     pub gravity: Vector,
     /// At least one; walls and particle sources refer to them by index.
     pub materials: Vec<Material>,
+    /// `[[wall]]`s, in file order.
     pub walls: Vec<Wall>,
     /// Particle sources (at least one of them or of `inserts`).
     pub particles: Vec<Particles>,
@@ -60,16 +64,21 @@ pub struct Scenario {
     pub pairs: Vec<PairSpec>,
     /// `[[wall]] move`: (the wall's index in `walls`, its motion), in file order.
     pub wall_motions: Vec<(usize, WallMove)>,
+    /// `[integrator]`.
     pub integrator: Integrator,
+    /// `[neighbor]`.
     pub neighbor: Neighbor,
+    /// `[run]`: the run's length (with stages, their total).
     pub run: Run,
     /// `[[stage]]`s, in file order (none: the run is one stage, `run`).
     pub stages: Vec<Stage>,
+    /// `[output]`.
     pub output: Output,
     /// `[analysis]`: None when the section is absent.
     pub analysis: Option<Analysis>,
     /// `[[outflow]]`: regions that take grains out.
     pub outflows: Vec<Outflow>,
+    /// `[checkpoint]`.
     pub checkpoint: CheckpointSettings,
     /// The text the scenario was parsed from (checkpoints carry it and its hash).
     pub text: String,
@@ -78,6 +87,7 @@ pub struct Scenario {
 /// Hard bounds of the simulation: a particle leaving them is an error of the run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Domain {
+    /// Low corner, m.
     pub min: Vector,
     /// Strictly greater than `min` in every component.
     pub max: Vector,
@@ -87,8 +97,10 @@ pub struct Domain {
     pub shear_rate: f64,
 }
 
+/// `[[material]]`: the density and contact coefficients of one material.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Material {
+    /// `name`: unique; the other sections refer to the material by it.
     pub name: String,
     /// Areal density in 2D, kg/m^2 (disc mass = density pi r^2); density in 3D, kg/m^3
     /// (sphere mass = density 4/3 pi r^3).
@@ -97,6 +109,7 @@ pub struct Material {
     pub kn: f64,
     /// Tangential spring stiffness, N/m (default 2/7 kn already applied).
     pub kt: f64,
+    /// Normal damping: `restitution` or `gamma_n`.
     pub damping: NormalDamping,
     /// Tangential damping, 1/s; `None` = derive it (gamma_n / 2) in the converter.
     pub gamma_t: Option<f64>,
@@ -113,13 +126,17 @@ pub struct Material {
 /// `direction` by a law of time, or by a servo (a line or plane).
 #[derive(Debug, Clone, PartialEq)]
 pub struct WallMove {
+    /// Unit direction of the translation (`direction`; default the wall's normal, a box's +y in 2D,
+    /// +z in 3D, a box face's inward normal).
     pub direction: Vector,
+    /// What moves it: a law of time or a servo.
     pub drive: WallDrive,
 }
 
 /// How a wall moves.
 #[derive(Debug, Clone, PartialEq)]
 pub enum WallDrive {
+    /// A displacement by a law of time: `velocity`, `sine` or `table`.
     Law(Displacement),
     /// A line or plane held to a force.
     Servo(Servo),
@@ -127,8 +144,11 @@ pub enum WallDrive {
     /// TriaxialStressController): `stress` per axis (N/m^2 in 3D, N/m in 2D), the servo's
     /// gain and max_speed as a force servo's.
     Stress {
+        /// Target stress per axis (N/m^2 in 3D, N/m in 2D).
         stress: Vector,
+        /// m/s per N of force error.
         gain: f64,
+        /// Greatest speed of a face, m/s.
         max_speed: f64,
     },
 }
@@ -137,14 +157,23 @@ pub enum WallDrive {
 /// replace their mixing; `None` keeps the mixed value.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PairSpec {
+    /// Index of the first material into `Scenario::materials`.
     pub a: usize,
+    /// Index of the second material (`a` again for the like pair).
     pub b: usize,
+    /// Normal spring stiffness, N/m.
     pub kn: Option<f64>,
+    /// Tangential spring stiffness, N/m.
     pub kt: Option<f64>,
+    /// Normal damping: `restitution` or `gamma_n`.
     pub damping: Option<NormalDamping>,
+    /// Tangential damping, 1/s.
     pub gamma_t: Option<f64>,
+    /// Coulomb friction coefficient.
     pub friction: Option<f64>,
+    /// Cohesion energy density: J/m^3 in 3D, J/m^2 in 2D.
     pub cohesion: Option<f64>,
+    /// Rolling friction coefficient mu_r.
     pub rolling_friction: Option<f64>,
 }
 
@@ -164,9 +193,13 @@ pub enum Motion {
 #[cfg(not(feature = "dim3"))]
 #[derive(Debug, Clone, PartialEq)]
 pub struct PolygonBody {
+    /// Index into `Scenario::materials`.
     pub material: usize,
+    /// The `type` column in outputs, >= 1.
     pub type_id: u16,
+    /// Vertices in the world frame, m.
     pub vertices: Vec<[f64; 2]>,
+    /// `motion` (default fixed), with its `drive` when driven.
     pub motion: Motion,
 }
 
@@ -175,11 +208,17 @@ pub struct PolygonBody {
 #[cfg(not(feature = "dim3"))]
 #[derive(Debug, Clone, PartialEq)]
 pub struct Drum {
+    /// Index into `Scenario::materials`.
     pub material: usize,
+    /// Centre of the ring, m.
     pub centre: [f64; 2],
+    /// Inner radius of the ring, m.
     pub radius: f64,
+    /// Radial thickness of the wall polygons, m.
     pub thickness: f64,
+    /// Number of wall polygons on the ring (3..=4096).
     pub segments: u64,
+    /// Angular velocity once turning, rad/s.
     pub omega: f64,
     /// Time (s) at which the drum starts turning.
     pub start: f64,
@@ -196,11 +235,13 @@ pub enum NormalDamping {
     GammaN(f64),
 }
 
+/// `[[wall]]`: one wall, by its `kind`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Wall {
     /// Infinite straight wall (2D); particles stay on the side `normal` points to.
     #[cfg(not(feature = "dim3"))]
     Line {
+        /// A point of the line, m.
         point: [f64; 2],
         /// Unit vector.
         normal: [f64; 2],
@@ -210,14 +251,18 @@ pub enum Wall {
     /// Infinite plane (3D); particles stay on the side `normal` points to.
     #[cfg(feature = "dim3")]
     Plane {
+        /// A point of the plane, m.
         point: [f64; 3],
         /// Unit vector.
         normal: [f64; 3],
+        /// Index into `Scenario::materials`.
         material: usize,
     },
     /// Inward-facing walls on the box `min..max`: four lines in 2D, six planes in 3D.
     Box {
+        /// Low corner, m.
         min: Vector,
+        /// High corner, m.
         max: Vector,
         /// Leave out the top wall (the high side of the last axis: y in 2D, z in 3D).
         open_top: bool,
@@ -228,10 +273,15 @@ pub enum Wall {
     /// unit `axis`, turning about it at `omega` rad/s (right-handed about `axis`): a drum.
     #[cfg(feature = "dim3")]
     Cylinder {
+        /// A point of the axis, m.
         point: [f64; 3],
+        /// Unit direction of the axis.
         axis: [f64; 3],
+        /// Inner radius, m.
         radius: f64,
+        /// Angular velocity, rad/s (0: still).
         omega: f64,
+        /// Index into `Scenario::materials`.
         material: usize,
     },
 }
@@ -243,17 +293,26 @@ pub struct Particles {
     pub material: usize,
     /// The `type` column in outputs, >= 1.
     pub type_id: u16,
+    /// Where the particles come from (`source`).
     pub source: ParticleSource,
 }
 
+/// Where the particles of a `[[particles]]` source come from (`source`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ParticleSource {
+    /// Generated in a region (`source = "generate"`, the default).
     Generate {
+        /// `count`: number of particles.
         count: u64,
+        /// `radius`: the distribution of radii, m.
         radius: RadiusDist,
+        /// `packing`: how they are placed.
         packing: Packing,
+        /// Low corner of the region they are placed in (`region.min`), m; inside the domain.
         region_min: Vector,
+        /// High corner of that region, m.
         region_max: Vector,
+        /// Initial velocity before the jitter, m/s (default zero).
         velocity: Vector,
         /// Each velocity component gets a uniform random number in [-j, j].
         velocity_jitter: f64,
@@ -263,7 +322,10 @@ pub enum ParticleSource {
     },
     /// A LAMMPS data file (atom_style sphere). `load_scenario` resolves a relative
     /// path against the scenario file's folder; `parse_scenario` leaves it as written.
-    Lammps { file: PathBuf },
+    Lammps {
+        /// `file`: the data file.
+        file: PathBuf,
+    },
 }
 
 /// The radius distribution is the generator's own type (fixed, uniform in
@@ -274,6 +336,7 @@ pub use talus_engine::generate::ShapeSpec;
 #[cfg(not(feature = "dim3"))]
 pub use talus_engine::Drive;
 
+/// `[[particles]] packing`: how generated particles are placed in their region.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Packing {
@@ -284,12 +347,16 @@ pub enum Packing {
     Random,
 }
 
+/// `[integrator]`: the time-integration scheme and the time step.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Integrator {
+    /// `scheme` (default Verlet).
     pub scheme: Scheme,
+    /// `dt` or `dt_fraction` (default `dt_fraction` = 50; under Hertz `dt` is required).
     pub time_step: TimeStep,
 }
 
+/// `[integrator] scheme`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Scheme {
@@ -299,6 +366,7 @@ pub enum Scheme {
     Gear,
 }
 
+/// The time step: `[integrator] dt` or `dt_fraction`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum TimeStep {
     /// dt in seconds.
@@ -307,8 +375,10 @@ pub enum TimeStep {
     Fraction(f64),
 }
 
+/// `[neighbor]`: the neighbour search.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Neighbor {
+    /// `method` (default sweep).
     pub method: NeighborMethod,
     /// Verlet skin as a fraction of the mean particle radius.
     pub margin: f64,
@@ -341,6 +411,7 @@ impl<'de> Deserialize<'de> for MethodName {
     }
 }
 
+/// `[run]`: the run's length. With `[[stage]]`s, `steps` is their total and `until` is None.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Run {
     /// The most steps.
@@ -354,10 +425,13 @@ pub struct Run {
 /// rotational, J), Yade's unbalanced-force ratio, and every servo's relative error.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Until {
+    /// `kinetic`: threshold of the grains' kinetic energy, J.
     pub kinetic: Option<f64>,
+    /// `unbalanced`: threshold of the unbalanced-force ratio.
     pub unbalanced: Option<f64>,
     /// Every servo's load within this fraction of its target (Yade's stress criterion).
     pub servo: Option<f64>,
+    /// Steps between checks (default: a twentieth of the steps).
     pub every: u64,
 }
 
@@ -373,6 +447,7 @@ pub struct CheckpointSettings {
     pub dir: PathBuf,
 }
 
+/// `[output]`: the files a run writes, how often and where.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Output {
     /// Write frames every this many steps (>= 1).
@@ -381,8 +456,11 @@ pub struct Output {
     pub energy_every: Option<u64>,
     /// Relative to the current directory.
     pub dir: PathBuf,
+    /// `vtk`: ParaView `.vtu` frames and their `.pvd` series (default true).
     pub vtk: bool,
+    /// `dump`: a LAMMPS text dump, for OVITO (default true).
     pub dump: bool,
+    /// `energy`: the CSV time series of the energies (default true).
     pub energy: bool,
 }
 
@@ -403,7 +481,9 @@ pub struct Analysis {
 /// out and counted (a hopper's discharge: `outflow.csv`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Outflow {
+    /// The box (inside the domain) whose grains are taken out.
     pub region: talus_engine::Region,
+    /// Steps between checks (default [`OUTFLOW_EVERY`]).
     pub every: u64,
 }
 

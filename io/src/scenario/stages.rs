@@ -51,7 +51,9 @@ pub struct Stage {
 /// [`BOX_FACES`] names them).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct WallPart {
+    /// Index into `Scenario::walls`.
     pub wall: usize,
+    /// The face, an index into [`BOX_FACES`]; None: the whole wall.
     pub face: Option<usize>,
 }
 
@@ -59,14 +61,18 @@ pub struct WallPart {
 /// is open).
 #[cfg(not(feature = "dim3"))]
 pub const BOX_FACES: [&str; 4] = ["floor", "x_low", "x_high", "top"];
+/// A box's faces in 3D, in the order it makes them (`top` missing where the box is open).
 #[cfg(feature = "dim3")]
 pub const BOX_FACES: [&str; 6] = ["floor", "x_low", "x_high", "y_low", "y_high", "top"];
 
 /// What a stage names: a `[[wall]]`, a `[[body]]` (2D) or a `[[drum]]` (2D), by index.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Named {
+    /// A `[[wall]]`: its index into `Scenario::walls`.
     Wall(usize),
+    /// A `[[body]]` (2D): its index into `Scenario::bodies`.
     Body(usize),
+    /// A `[[drum]]` (2D): its index into `Scenario::drums`.
     Drum(usize),
 }
 
