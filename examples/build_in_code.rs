@@ -87,12 +87,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let e = sim.energies();
     println!("after {} steps ({:.3} s):", sim.step, sim.time);
     println!("  bed top           {:.2} mm", top * 1e3);
-    println!("  contacts          {} pairs, {} with walls", e.contacts, e.wall_contacts);
+    println!(
+        "  contacts          {} pairs, {} with walls",
+        e.contacts, e.wall_contacts
+    );
     println!("  kinetic energy    {:.3e} J", e.kinetic);
     println!(
         "  floor force       {:.5} N against the weight {:.5} N",
-        -analysis.wall_forces[0][1],
-        weight
+        -analysis.wall_forces[0][1], weight
     );
     println!("  coordination      {:.3}", analysis.coordination);
     Ok(())

@@ -51,9 +51,18 @@ remove = ["gate"]
     for stage in &built.stages {
         // What `talus run` does as a stage begins, then its steps.
         stage.begin(&mut sim)?;
-        println!("stage `{}` begins at step {}: {}", stage.name, sim.step, stage.describe());
+        println!(
+            "stage `{}` begins at step {}: {}",
+            stage.name,
+            sim.step,
+            stage.describe()
+        );
         sim.run(stage.steps)?;
-        println!("  after it, {} of {} grains are below the gate's height", below(&sim), sim.len());
+        println!(
+            "  after it, {} of {} grains are below the gate's height",
+            below(&sim),
+            sim.len()
+        );
     }
     Ok(())
 }

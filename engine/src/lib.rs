@@ -4,6 +4,9 @@
 //! One source, two builds (as the kernels): `talus-engine` (2D: discs and convex polygons)
 //! and `talus-engine3d` (`engine3d/Cargo.toml`, feature `dim3`: spheres). The modules of
 //! one dimension only sit behind `#[cfg]`; 3D does not have yet what is marked 2D here.
+// Every public item has a doc comment (issue 20: the crates are libraries too); CI's
+// clippy -D warnings holds it.
+#![warn(missing_docs)]
 pub mod contact_log;
 pub mod contacts;
 #[cfg(not(feature = "dim3"))]

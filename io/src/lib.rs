@@ -4,6 +4,9 @@
 //! One source, two builds (as the engine): `talus-io` (2D) and `talus-io3d` (`io3d/`,
 //! feature `dim3`: 3D scenarios, spheres' output and checkpoints). What is 2D only
 //! (polygons, bodies, drums) sits behind `#[cfg]` in the modules.
+// Every public item has a doc comment (issue 20: the crates are libraries too); CI's
+// clippy -D warnings holds it.
+#![warn(missing_docs)]
 pub mod error;
 pub use error::{IoError, Result};
 pub mod analysis_series;

@@ -10,6 +10,9 @@
 //! incremental sort-and-sweep, linked cells, Verlet lists, the incrementally migrated
 //! quadtree (an octree in 3D) and the brute-force reference (written against
 //! [`math::DIM`]); the other searches and the polygon geometry are 2D only so far.
+// Every public item has a doc comment (issue 20: the crates are libraries too); CI's
+// clippy -D warnings holds it.
+#![warn(missing_docs)]
 pub mod analysis;
 pub mod contact;
 #[cfg(not(feature = "dim3"))]

@@ -76,7 +76,7 @@ pub struct Section<'a> {
     pub bytes: Cow<'a, [u8]>,
 }
 
-/// Where [`Simulation::from_sections`] finds the sections (a mapped checkpoint, a test).
+/// Where [`crate::Simulation::from_sections`] finds the sections (a mapped checkpoint, a test).
 pub trait SectionSource {
     /// The bytes of the named section, or None if the file has no such section.
     fn section(&self, name: &str) -> Option<&[u8]>;
