@@ -3,8 +3,10 @@
 //! protocol: `numpy.asarray(view)` shares the engine's memory), read energies, the
 //! analysis and the contact forces, begin stages, write and restart from checkpoints.
 //! Both dimensions: a scenario's `dimension` picks the 2D or the 3D engine.
+use std::cell::Cell;
 use std::ffi::{c_int, c_void, CString};
 use std::path::Path;
+use std::rc::Rc;
 
 use pyo3::exceptions::{PyBufferError, PyIndexError, PyRuntimeError, PyValueError};
 use pyo3::ffi;
@@ -42,8 +44,9 @@ struct Simulation {
     engine: Engine,
     /// The scenario's text (checkpoints carry it).
     text: String,
-    /// Buffers exported and not yet released.
-    exports: usize,
+    /// Buffers exported and not yet released: shared with the views, which count their
+    /// exports without borrowing the simulation.
+    exports: Rc<Cell<usize>>,
 }
 
 /// Which array a view shows.
@@ -64,6 +67,7 @@ enum Field {
 struct ArrayView {
     sim: Py<Simulation>,
     field: Field,
+    exports: Rc<Cell<usize>>,
 }
 
 impl Simulation {
@@ -85,16 +89,16 @@ impl Simulation {
         Ok(Simulation {
             engine,
             text,
-            exports: 0,
+            exports: Rc::default(),
         })
     }
 
     fn free(&self) -> PyResult<()> {
-        if self.exports > 0 {
+        if self.exports.get() > 0 {
             return Err(PyRuntimeError::new_err(format!(
                 "{} particle array view(s) are still held: a step may move the memory they show; copy what \
                  you keep (numpy.array(view)) or del them first",
-                self.exports
+                self.exports.get()
             )));
         }
         Ok(())
@@ -128,27 +132,18 @@ impl Simulation {
     }
 
     fn views(slf: &Bound<'_, Self>, make: impl Fn(usize) -> Field, count: usize) -> PyResult<Py<PyTuple>> {
-        let py = slf.py();
-        let views: Vec<Py<ArrayView>> = (0..count)
-            .map(|a| {
-                Py::new(
-                    py,
-                    ArrayView {
-                        sim: slf.clone().unbind(),
-                        field: make(a),
-                    },
-                )
-            })
-            .collect::<PyResult<_>>()?;
-        Ok(PyTuple::new(py, views)?.unbind())
+        let views: Vec<Py<ArrayView>> = (0..count).map(|a| Self::view(slf, make(a))).collect::<PyResult<_>>()?;
+        Ok(PyTuple::new(slf.py(), views)?.unbind())
     }
 
     fn view(slf: &Bound<'_, Self>, field: Field) -> PyResult<Py<ArrayView>> {
+        let exports = slf.borrow().exports.clone();
         Py::new(
             slf.py(),
             ArrayView {
                 sim: slf.clone().unbind(),
                 field,
+                exports,
             },
         )
     }
@@ -205,7 +200,7 @@ impl Simulation {
         Ok(Simulation {
             engine,
             text,
-            exports: 0,
+            exports: Rc::default(),
         })
     }
 
@@ -240,7 +235,7 @@ impl Simulation {
     /// Array views held now (a step is refused while any is).
     #[getter]
     fn views_held(&self) -> usize {
-        self.exports
+        self.exports.get()
     }
 
     /// Step `steps` times. `analyse`: keep the contact forces of the last step, for
@@ -476,12 +471,16 @@ impl ArrayView {
         if (flags & ffi::PyBUF_WRITABLE) == ffi::PyBUF_WRITABLE {
             return Err(PyBufferError::new_err("talus particle arrays are read-only"));
         }
-        let py = slf.py();
-        let field = slf.borrow().field;
-        let sim_obj = slf.borrow().sim.clone_ref(py);
-        let mut sim = sim_obj.borrow_mut(py);
-        let (ptr, n, format) = sim.slice(field)?;
-        sim.exports += 1;
+        let (ptr, n, format) = {
+            let me = slf.borrow();
+            let sim = me
+                .sim
+                .try_borrow(slf.py())
+                .map_err(|_| PyBufferError::new_err("the simulation is busy"))?;
+            let slice = sim.slice(me.field)?;
+            me.exports.set(me.exports.get() + 1);
+            slice
+        };
         // SAFETY: `view` is the non-null Py_buffer the interpreter passed to fill. The
         // memory is a live Vec of the simulation, which the exported object (this view,
         // which holds the simulation) keeps alive, and which no step moves while the
@@ -517,7 +516,7 @@ impl ArrayView {
         Ok(())
     }
 
-    unsafe fn __releasebuffer__(&self, py: Python<'_>, view: *mut ffi::Py_buffer) {
+    unsafe fn __releasebuffer__(&self, view: *mut ffi::Py_buffer) {
         // SAFETY: the interpreter passes back the Py_buffer `__getbuffer__` filled: its
         // format (if any) and element count were made there by into_raw.
         unsafe {
@@ -528,8 +527,7 @@ impl ArrayView {
                 drop(Box::from_raw((*view).internal as *mut isize));
             }
         }
-        let mut sim = self.sim.borrow_mut(py);
-        sim.exports = sim.exports.saturating_sub(1);
+        self.exports.set(self.exports.get().saturating_sub(1));
     }
 }
 
