@@ -241,9 +241,15 @@ pub struct WallServo {
 
 impl WallServo {
     /// The face's extent among `walls`: the product of the distances across its pairs (1
-    /// for a servo to a force).
+    /// for a servo to a force); a cylinder's (3D), 2 pi r times that (its area between two
+    /// planes across its axis).
     pub fn extent(&self, walls: &[crate::Wall]) -> f64 {
-        self.across.iter().fold(1.0, |e, &[a, b]| {
+        let around = if self.across.is_empty() || walls[self.wall].point().is_some() {
+            1.0
+        } else {
+            2.0 * std::f64::consts::PI * walls[self.wall].coordinate()[0]
+        };
+        self.across.iter().fold(around, |e, &[a, b]| {
             let (pa, pb) = (walls[a].point(), walls[b].point());
             let (pa, pb) = (pa.expect("a line or plane"), pb.expect("a line or plane"));
             let n = walls[a].normal_at(pa);

@@ -81,6 +81,7 @@ impl Wall {
                 axis,
                 radius,
                 spin,
+                growth: 0.0,
             }),
             material,
             removed: false,
@@ -153,17 +154,38 @@ impl Wall {
         }
     }
 
-    /// Put a line or plane through `point`, moving at `velocity` (a cylinder stays).
-    pub fn set_pose(&mut self, point: talus_kernels::math::Vector, velocity: talus_kernels::math::Vector) {
+    /// Where a moving wall is: a line's or plane's point; a cylinder's radius as `[r, 0, 0]`
+    /// (a motion or servo moves it along `[-1, 0, 0]`: into the grains, the radius
+    /// shrinking).
+    pub fn coordinate(&self) -> talus_kernels::math::Vector {
+        #[cfg(not(feature = "dim3"))]
+        return self.line.point;
+        #[cfg(feature = "dim3")]
+        match &self.surface {
+            Surface::Plane(pl) => pl.point,
+            Surface::Cylinder(cy) => [cy.radius, 0.0, 0.0],
+        }
+    }
+
+    /// Put a moving wall at `coordinate` (as [`Wall::coordinate`] has it), moving at
+    /// `velocity`: a line or plane through that point; a cylinder of that radius, growing
+    /// at `velocity[0]`.
+    pub fn set_pose(&mut self, coordinate: talus_kernels::math::Vector, velocity: talus_kernels::math::Vector) {
         #[cfg(not(feature = "dim3"))]
         {
-            self.line.point = point;
+            self.line.point = coordinate;
             self.line.velocity = velocity;
         }
         #[cfg(feature = "dim3")]
-        if let Surface::Plane(pl) = &mut self.surface {
-            pl.point = point;
-            pl.velocity = velocity;
+        match &mut self.surface {
+            Surface::Plane(pl) => {
+                pl.point = coordinate;
+                pl.velocity = velocity;
+            }
+            Surface::Cylinder(cy) => {
+                cy.radius = coordinate[0];
+                cy.growth = velocity[0];
+            }
         }
     }
 }

@@ -300,3 +300,82 @@ mod plane {
 mod space {
     motion_tests!(talus::engine3d, 3, plane, normal_model: talus::kernels3d::contact::law::NormalModel::Hooke);
 }
+
+/// A drum (3D) closing in on its grains under a servo to a force: six spheres round a
+/// seventh, all in one plane across the axis, without friction or gravity. At rest each
+/// of the ring's spheres is pressed by the drum with F / 6, which its contacts with the
+/// centre and its two neighbours (all of one overlap d, at 60 degrees) carry: F / 6 = 2
+/// kn d, and the drum's radius is 3 R - 3 d = 3 R - F / (4 kn).
+mod cylinder {
+    use super::*;
+    use talus::engine3d::wall_motion::Servo;
+    use talus::engine3d::{
+        Config, ContactParams, Integrator, Material, NeighborMethod, ParticleInit, Simulation, Wall,
+    };
+
+    #[test]
+    fn a_drum_under_a_servo_closes_to_the_closed_form_radius() {
+        let mass = DENSITY * PI * R * R;
+        let gamma_n = ContactParams::gamma_for_restitution(KN, mass / 2.0, 0.2);
+        let contact = ContactParams {
+            kn: KN,
+            kt: 0.0,
+            gamma_n,
+            gamma_t: 0.0,
+            mu: 0.0,
+        };
+        let material = Material {
+            name: "m".into(),
+            density: DENSITY,
+            contact,
+        };
+        let config = Config {
+            dt: 1e-6,
+            gravity: [0.0; 3],
+            domain_min: [-0.01; 3],
+            domain_max: [0.01; 3],
+            integrator: Integrator::Verlet,
+            neighbor: NeighborMethod::Sweep,
+            margin: 1e-4,
+            every_step: false,
+            sort_every: 0,
+            normal_model: talus::kernels3d::contact::law::NormalModel::Hooke,
+        };
+        let sphere = |id: u64, pos: [f64; 3]| ParticleInit {
+            id,
+            pos,
+            angle: 0.0,
+            vel: [0.0; 3],
+            omega: [0.0; 3],
+            radius: R,
+            mass,
+            material: 0,
+            ptype: 1,
+            flags: 0,
+        };
+        // The ring a little apart (2.02 R from the centre), the drum 0.1 R outside it.
+        let mut grains = vec![sphere(1, [0.0; 3])];
+        for k in 0..6u64 {
+            let a = k as f64 * PI / 3.0 + 0.1;
+            grains.push(sphere(k + 2, [2.02 * R * a.cos(), 2.02 * R * a.sin(), 0.0]));
+        }
+        let drum = Wall::cylinder([0.0; 3], [0.0, 0.0, 1.0], 3.12 * R, 0.0, 0);
+        let mut s = Simulation::new(config, vec![material], vec![drum], &grains).unwrap();
+        let force = 3.0;
+        let servo = Servo {
+            target: force,
+            gain: 2e-3,
+            max_speed: 0.05,
+        };
+        s.servo_wall(0, [0.0; 3], servo).unwrap();
+        s.run(60_000).unwrap();
+        let load = s.wall_servos()[0].load;
+        assert!((load / force - 1.0).abs() < 1e-6, "the drum carries {load} N");
+        let radius = match &s.walls[0].surface {
+            talus::engine3d::walls::Surface::Cylinder(c) => c.radius,
+            _ => unreachable!(),
+        };
+        let expect = 3.0 * R - force / (4.0 * KN);
+        assert!((radius - expect).abs() < 1e-10, "radius {radius}, closed form {expect}");
+    }
+}

@@ -93,9 +93,8 @@ impl Simulation {
             .walls
             .get_mut(wall)
             .ok_or_else(|| EngineError::Setup(format!("wall {wall}: no such wall")))?;
-        if let Some(p) = w.point() {
-            w.set_pose(p, [0.0; DIM]);
-        }
+        let at = w.coordinate();
+        w.set_pose(at, [0.0; DIM]);
         self.moving_walls.retain(|m| m.wall != wall);
         self.servos.retain(|s| s.wall != wall);
         Ok(())
@@ -146,9 +145,15 @@ impl Simulation {
         if w.removed {
             return Err("removed".into());
         }
-        let origin = w.point().ok_or("moving a cylinder is not done yet")?;
+        let origin = w.coordinate();
         if self.moving_walls.iter().any(|m| m.wall == wall) || self.servos.iter().any(|m| m.wall == wall) {
             return Err("moves already".into());
+        }
+        // A cylinder moves along its radius, into the grains: the radius shrinks.
+        if w.point().is_none() {
+            let mut inward = [0.0; DIM];
+            inward[0] = -1.0;
+            return Ok((origin, inward));
         }
         let len = direction.iter().map(|d| d * d).sum::<f64>().sqrt();
         if !(len.is_finite() && len > 0.0) {
@@ -193,10 +198,14 @@ impl Simulation {
         };
         let wc = &self.wall_contacts;
         for sv in &mut self.servos {
-            let mut sink = LoadAlong {
-                direction: sv.direction,
-                load: 0.0,
+            // A line's or plane's load is along its direction; a cylinder's, along each
+            // grain's inward normal (the push outward on its radius).
+            let (wall, pos, direction) = (&self.walls[sv.wall], &self.particles.pos, sv.direction);
+            let along = |p: usize| match wall.point() {
+                Some(_) => direction,
+                None => wall.normal_at(std::array::from_fn(|a| pos[a][p])),
             };
+            let mut sink = LoadAlong { along, load: 0.0 };
             for k in (0..wc.len()).filter(|&k| wc.w[k] as usize == sv.wall) {
                 // Copies, one contact at a time: the state stays as the force phase left it.
                 let (mut xi, mut area) = (wc.xi[k], wc.area[k]);
@@ -243,7 +252,7 @@ impl Simulation {
     /// Record where the moving walls are, as their contact list is built.
     pub(super) fn mark_walls_listed(&mut self) {
         for (w, at) in listed_walls(&mut self.moving_walls, &mut self.servos) {
-            *at = self.walls[w].point().expect("a moving wall has a point");
+            *at = self.walls[w].coordinate();
         }
     }
 
@@ -253,7 +262,7 @@ impl Simulation {
         let margin = self.config.margin;
         let walls = &self.walls;
         let strayed = listed_walls(&mut self.moving_walls, &mut self.servos).any(|(w, at)| {
-            let p = walls[w].point().expect("a moving wall has a point");
+            let p = walls[w].coordinate();
             (0..DIM).map(|a| (p[a] - at[a]).powi(2)).sum::<f64>() > margin * margin
         });
         if !strayed {
@@ -285,15 +294,16 @@ fn listed_walls<'a>(
     by_law.chain(servos.iter_mut().map(|s| (s.wall, &mut s.listed)))
 }
 
-/// Sums the force the particles take from a wall along a direction: the push they give it
-/// back against that direction.
-struct LoadAlong {
-    direction: Vector,
+/// Sums the force the particles take from a wall along a direction, `along(p)` for
+/// particle p: the push they give it back against that direction.
+struct LoadAlong<F: Fn(usize) -> Vector> {
+    along: F,
     load: f64,
 }
 
-impl WallSink for LoadAlong {
-    fn wall(&mut self, _p: usize, c: &ContactForce) {
-        self.load += (0..DIM).map(|a| c.f[a] * self.direction[a]).sum::<f64>();
+impl<F: Fn(usize) -> Vector> WallSink for LoadAlong<F> {
+    fn wall(&mut self, p: usize, c: &ContactForce) {
+        let d = (self.along)(p);
+        self.load += (0..DIM).map(|a| c.f[a] * d[a]).sum::<f64>();
     }
 }

@@ -193,7 +193,7 @@ pub(super) fn wall_words(walls: &[Wall]) -> Vec<f64> {
             {
                 let (kind, point, dir, rest) = match &w.surface {
                     Surface::Plane(p) => (0.0, p.point, p.normal, p.velocity),
-                    Surface::Cylinder(c) => (1.0, c.point, c.axis, [c.radius, c.spin, 0.0]),
+                    Surface::Cylinder(c) => (1.0, c.point, c.axis, [c.radius, c.spin, c.growth]),
                 };
                 v[0] = kind;
                 v[1..4].copy_from_slice(&point);
@@ -227,19 +227,18 @@ pub(super) fn wall_from(w: &[f64], material: u16) -> std::result::Result<Wall, S
                 normal: v3(4),
                 velocity: v3(7),
             })
-        } else if w[0] == 1.0 && w[9] == 0.0 {
-            // One encoding per cylinder: the unused value is zero.
+        } else if w[0] == 1.0 {
+            // The tenth value is the radius' growth (0 in files from before servos on
+            // cylinders, where it had to be 0).
             Surface::Cylinder(CylinderWall {
                 point: v3(1),
                 axis: v3(4),
                 radius: w[7],
                 spin: w[8],
+                growth: w[9],
             })
         } else {
-            return Err(format!(
-                "kind {} with {} (0: a plane; 1: a cylinder, its tenth value 0)",
-                w[0], w[9]
-            ));
+            return Err(format!("kind {} (0: a plane; 1: a cylinder)", w[0]));
         };
         Ok(Wall {
             surface,
@@ -444,8 +443,8 @@ pub(super) fn wall_motions_from(r: &Reader, walls: &[Wall]) -> Result<Vec<WallMo
         let w = words[k];
         let count = words[k + head - 1];
         let index = w as usize;
-        if !(w >= 0.0 && w.fract() == 0.0 && index < walls.len() && walls[index].point().is_some()) {
-            return Err(bad(format!("wall {w}: no line or plane of {} walls", walls.len())));
+        if !(w >= 0.0 && w.fract() == 0.0 && index < walls.len()) {
+            return Err(bad(format!("wall {w}: not one of {} walls", walls.len())));
         }
         if motions.iter().any(|m| m.wall == index) {
             return Err(bad(format!("wall {index} moves twice")));
@@ -627,8 +626,8 @@ pub(super) fn wall_servos_from(r: &Reader, walls: &[Wall], motions: &[WallMotion
     for w in words.chunks_exact(SERVO_WORDS) {
         let index = w[0] as usize;
         let taken = motions.iter().any(|m| m.wall == index) || servos.iter().any(|s| s.wall == index);
-        if !(w[0] >= 0.0 && w[0].fract() == 0.0 && index < walls.len() && walls[index].point().is_some()) || taken {
-            return Err(r.err("walls.servo", format!("wall {}: no line or plane free to move", w[0])));
+        if !(w[0] >= 0.0 && w[0].fract() == 0.0 && index < walls.len()) || taken {
+            return Err(r.err("walls.servo", format!("wall {}: no wall free to move", w[0])));
         }
         let at = |k: usize| -> Vector { std::array::from_fn(|a| w[k + a]) };
         let servo = Servo {

@@ -312,3 +312,24 @@ fn coincident_and_deep_spheres_of_a_data_file_are_warned_about() {
         "{w:?}"
     );
 }
+
+/// A cylinder moves along its radius: by a law or a servo to a force, without a
+/// `direction`; a stress on it is refused.
+#[test]
+fn a_cylinder_moves_along_its_radius() {
+    let with = |m: &str| SMALL.replacen("omega = 2.0\n", &format!("omega = 2.0\nmove = {m}\n"), 1);
+    let s = parse(&with("{ velocity = 0.01 }")).unwrap();
+    assert_eq!(s.wall_motions[0].1.direction, [-1.0, 0.0, 0.0]);
+    let s = parse(&with("{ servo = { force = 2.0, gain = 1e-3, max_speed = 0.1 } }")).unwrap();
+    assert!(matches!(s.wall_motions[0].1.drive, WallDrive::Servo(_)));
+    let built = crate::build::build(&s, std::path::Path::new("t.toml")).unwrap();
+    assert_eq!(built.sim.wall_servos().len(), 1);
+    expect_err(
+        &with("{ direction = [1.0, 0.0, 0.0], velocity = 0.01 }"),
+        &["moves along its radius", "no `direction`"],
+    );
+    expect_err(
+        &with("{ servo = { stress = 2.0, gain = 1e-3, max_speed = 0.1 } }"),
+        &["give a line, plane or cylinder a `force`"],
+    );
+}

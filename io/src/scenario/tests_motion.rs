@@ -108,5 +108,9 @@ fn box_stress_servos() {
     );
     expect_err(&t, line_of(&t, "move = "), &["needs a closed box"]);
     let t = moving("{ servo = { stress = 1.0, gain = 1e-3, max_speed = 0.1 } }");
-    expect_err(&t, line_of(&t, "move = "), &["give a line or plane a `force`"]);
+    expect_err(
+        &t,
+        line_of(&t, "move = "),
+        &["give a line, plane or cylinder a `force`"],
+    );
 }

@@ -6,8 +6,9 @@ impl Ctx<'_> {
     /// The motion of `wall`: a direction (default the wall's normal; a box's: +y in 2D, +z
     /// in 3D) and exactly one of `velocity` (m/s), `sine = {amplitude, frequency, phase}`,
     /// `table = [[t, s], ...]` (s in m at t in s, times increasing) or `servo = {force,
-    /// gain, max_speed}` (N, m/s per N, m/s; a line or plane). A cylinder is refused (not
-    /// done yet).
+    /// gain, max_speed}` (N, m/s per N, m/s; a line, plane or cylinder). A cylinder (3D)
+    /// moves along its radius, s into the grains (the radius shrinking), without a
+    /// `direction`.
     /// `face`: the inward normal of the one face of a box that moves (a stage's
     /// `NAME.FACE`), its default direction.
     pub(super) fn wall_move(&self, raw: Spanned<RawMove>, wall: &Wall, face: Option<Vector>) -> Result<WallMove> {
@@ -21,12 +22,15 @@ impl Ctx<'_> {
             #[cfg(feature = "dim3")]
             (None, Wall::Plane { normal, .. }) => *normal,
             #[cfg(feature = "dim3")]
-            (None, Wall::Cylinder { .. }) => [0.0; DIM],
+            (None, Wall::Cylinder { .. }) => [-1.0, 0.0, 0.0],
             (None, Wall::Box { .. }) => std::array::from_fn(|a| if a == DIM - 1 { 1.0 } else { 0.0 }),
         };
         #[cfg(feature = "dim3")]
-        if matches!(wall, Wall::Cylinder { .. }) {
-            return Err(self.err(span, "moving a cylinder is not done yet (lines, planes and boxes move)"));
+        if let (Wall::Cylinder { .. }, Some(d)) = (wall, &m.direction) {
+            return Err(self.err(
+                d.span(),
+                "a cylinder moves along its radius (into the grains: it shrinks): no `direction`",
+            ));
         }
         let len = direction.iter().map(|d| d * d).sum::<f64>().sqrt();
         let direction = direction.map(|d| d / len);
@@ -72,7 +76,7 @@ impl Ctx<'_> {
                 if !matches!(wall, Wall::Box { .. }) {
                     return Err(self.err(
                         st.span(),
-                        "a servo to a `stress` moves a box's faces; give a line or plane a `force`",
+                        "a servo to a `stress` moves a box's faces; give a line, plane or cylinder a `force`",
                     ));
                 }
                 if let Wall::Box { open_top: true, .. } = wall {

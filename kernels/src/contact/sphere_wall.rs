@@ -5,7 +5,7 @@
 use super::law::{ContactParams, NormalModel};
 use super::sphere_sphere::contact_in_frame;
 use super::ContactForce;
-use crate::math::{cross, dot, norm2, scale, sub};
+use crate::math::{add, cross, dot, norm2, scale, sub};
 
 /// A plane through `point` with unit `normal` pointing to the side where the particles
 /// are, moving rigidly with `velocity`.
@@ -40,6 +40,9 @@ pub struct CylinderWall {
     pub radius: f64,
     /// Angular velocity about `axis`, right-handed (rad/s).
     pub spin: f64,
+    /// Rate at which the radius grows (m/s; negative while it closes in, as under a
+    /// servo): the surface's velocity along its outward normal.
+    pub growth: f64,
 }
 
 impl CylinderWall {
@@ -149,8 +152,12 @@ pub fn sphere_cylinder(
         return None;
     }
     let n = scale(1.0 / dist, rad);
-    // The wall's velocity at the contact point (radius `radius` along n): spin axis x r.
-    let v_wall = scale(wall.spin * wall.radius, cross(wall.axis, n));
+    // The wall's velocity at the contact point (radius `radius` along n): spin axis x r,
+    // and the growth of the radius along n.
+    let v_wall = add(
+        scale(wall.spin * wall.radius, cross(wall.axis, n)),
+        scale(wall.growth, n),
+    );
     Some(against(p, model, s, n, overlap, v_wall, xi, dt))
 }
 
@@ -286,6 +293,7 @@ mod tests {
             axis: [0.0, 0.0, 1.0],
             radius: 0.1,
             spin: 2.0,
+            growth: 0.0,
         };
         let p = ContactParams {
             kn: 1e6,
