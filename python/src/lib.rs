@@ -47,6 +47,8 @@ struct Simulation {
     /// Buffers exported and not yet released: shared with the views, which count their
     /// exports without borrowing the simulation.
     exports: Rc<Cell<usize>>,
+    /// The id of the scenario's first `[[body]]`: its stages name bodies by id.
+    first_body_id: u64,
 }
 
 /// Which array a view shows.
@@ -70,6 +72,10 @@ struct ArrayView {
     exports: Rc<Cell<usize>>,
 }
 
+/// The checkpoint section in which `write_checkpoint` keeps the first body's id (`talus
+/// run` keeps it in its stage record, "run.stage").
+const BODY_RECORD: &str = "bodies.first_id";
+
 impl Simulation {
     fn from_text(text: String, name: &str) -> PyResult<Simulation> {
         let path = Path::new(name);
@@ -79,17 +85,19 @@ impl Simulation {
             let sc =
                 talus_io3d::scenario::parse_scenario(&text, path).map_err(|e| PyValueError::new_err(e.to_string()))?;
             let b = talus_io3d::build::build(&sc, path).map_err(|e| PyValueError::new_err(e.to_string()))?;
-            Engine::D3(b.sim, b.stages)
+            (Engine::D3(b.sim, b.stages), b.first_body_id)
         } else {
             let sc =
                 talus_io::scenario::parse_scenario(&text, path).map_err(|e| PyValueError::new_err(e.to_string()))?;
             let b = talus_io::build::build(&sc, path).map_err(|e| PyValueError::new_err(e.to_string()))?;
-            Engine::D2(b.sim, b.stages)
+            (Engine::D2(b.sim, b.stages), b.first_body_id)
         };
+        let (engine, first_body_id) = engine;
         Ok(Simulation {
             engine,
             text,
             exports: Rc::default(),
+            first_body_id,
         })
     }
 
@@ -184,23 +192,26 @@ impl Simulation {
         let p = Path::new(path);
         let dimension = talus_io::checkpoint::file_dimension(p)
             .ok_or_else(|| PyValueError::new_err(format!("{path}: not a talus checkpoint")))?;
-        let (engine, text) = if dimension == 3 {
+        let (engine, text, first) = if dimension == 3 {
             let ck = talus_io3d::checkpoint::Checkpoint::open(p).map_err(err)?;
             let text = ck.text("scenario.toml").unwrap_or_default().to_string();
             let sc = talus_io3d::scenario::parse_scenario(&text, p).map_err(err)?;
-            let stages = talus_io3d::stages::stage_plans(&sc, first_body_id(&ck));
-            (Engine::D3(ck.simulation().map_err(err)?, stages), text)
+            let first = first_body_id(&ck, !sc.stages.is_empty())?;
+            let stages = talus_io3d::stages::stage_plans(&sc, first);
+            (Engine::D3(ck.simulation().map_err(err)?, stages), text, first)
         } else {
             let ck = talus_io::checkpoint::Checkpoint::open(p).map_err(err)?;
             let text = ck.text("scenario.toml").unwrap_or_default().to_string();
             let sc = talus_io::scenario::parse_scenario(&text, p).map_err(err)?;
-            let stages = talus_io::stages::stage_plans(&sc, first_body_id(&ck));
-            (Engine::D2(ck.simulation().map_err(err)?, stages), text)
+            let first = first_body_id(&ck, !sc.stages.is_empty())?;
+            let stages = talus_io::stages::stage_plans(&sc, first);
+            (Engine::D2(ck.simulation().map_err(err)?, stages), text, first)
         };
         Ok(Simulation {
             engine,
             text,
             exports: Rc::default(),
+            first_body_id: first,
         })
     }
 
@@ -372,7 +383,13 @@ impl Simulation {
     /// the scenario; `Simulation.restart(path)` and `talus restart` go on from it.
     fn write_checkpoint(&self, dir: &str) -> PyResult<String> {
         let hash = talus_io::checkpoint::fnv1a(self.text.as_bytes());
-        let extras = vec![("scenario.toml", self.text.clone().into_bytes())];
+        let extras = vec![
+            ("scenario.toml", self.text.clone().into_bytes()),
+            (
+                BODY_RECORD,
+                format!("first_body_id = {}\n", self.first_body_id).into_bytes(),
+            ),
+        ];
         let last = match &self.engine {
             Engine::D2(s, _) => {
                 let mut c =
@@ -410,16 +427,23 @@ impl Simulation {
     }
 }
 
-/// The first body id a checkpoint's stage record gives (its stages name bodies by id);
-/// without one (no stages), any.
-fn first_body_id<C: RecordText>(ck: &C) -> u64 {
-    ck.record_text("run.stage")
-        .and_then(|r| {
-            r.lines()
-                .find_map(|l| l.strip_prefix("first_body_id = "))
-                .and_then(|v| v.trim().parse().ok())
-        })
-        .unwrap_or(0)
+/// The first body id a checkpoint keeps (`talus run`'s stage record, or `write_checkpoint`'s
+/// own): its stages name bodies by id. Without one, 0 where the scenario has no stages
+/// (nothing asks for it), an error where it has.
+fn first_body_id<C: RecordText>(ck: &C, staged: bool) -> PyResult<u64> {
+    let kept = ["run.stage", BODY_RECORD].iter().find_map(|name| {
+        ck.record_text(name)?
+            .lines()
+            .find_map(|l| l.strip_prefix("first_body_id = "))
+            .and_then(|v| v.trim().parse().ok())
+    });
+    match (kept, staged) {
+        (Some(id), _) => Ok(id),
+        (None, false) => Ok(0),
+        (None, true) => Err(PyValueError::new_err(
+            "the checkpoint keeps no first body id (section run.stage or bodies.first_id), which its stages need",
+        )),
+    }
 }
 
 /// A checkpoint's text sections, for either dimension's reader.

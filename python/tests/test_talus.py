@@ -198,6 +198,23 @@ steps = 10
         with self.assertRaises(IndexError):
             sim.begin_stage(5)
 
+    def test_a_restarted_run_removes_the_same_gate(self):
+        text = COLUMN.replace(
+            "[run]\nsteps = 10\n",
+            '[[body]]\nname = "gate"\nmaterial = "grain"\n'
+            "vertices = [[0.005, 0.05], [0.015, 0.05], [0.015, 0.055], [0.005, 0.055]]\n"
+            '[[stage]]\nsteps = 10\n[[stage]]\nname = "open"\nsteps = 10\nremove = ["gate"]\n',
+        )
+        sim = talus.Simulation.from_toml(text)
+        sim.run(100)
+        with tempfile.TemporaryDirectory() as d:
+            again = talus.Simulation.restart(sim.write_checkpoint(d))
+        gate = max(np.asarray(again.ids()).tolist())  # the body comes after the grains
+        again.begin_stage(1)
+        ids = np.asarray(again.ids()).tolist()
+        self.assertNotIn(gate, ids)
+        self.assertEqual(len(ids), len(sim) - 1)
+
 
 class Checkpoints(unittest.TestCase):
     def test_a_restart_goes_on_bit_for_bit(self):
