@@ -263,3 +263,65 @@ fn law_name(law: &Displacement) -> &'static str {
         Displacement::Table(_) => "table",
     }
 }
+
+/// The checkpoint section in which a staged run keeps its [`StageRecord`].
+pub const STAGE_RECORD: &str = "run.stage";
+
+/// What a checkpoint keeps of a staged run: the stage it is in, the step that stage began
+/// at, and the scenario's first body id (its stages name bodies by id), as `key = value`
+/// lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StageRecord {
+    /// The stage (an index into the scenario's stages).
+    pub stage: u64,
+    /// The step it began at.
+    pub began: u64,
+    /// The id of the scenario's first `[[body]]`.
+    pub first_body_id: u64,
+}
+
+impl StageRecord {
+    /// The record as the checkpoint section holds it.
+    pub fn text(&self) -> String {
+        format!(
+            "stage = {}\nbegan = {}\nfirst_body_id = {}\n",
+            self.stage, self.began, self.first_body_id
+        )
+    }
+
+    /// The record in `text`, if it has all three values.
+    pub fn parse(text: &str) -> Option<StageRecord> {
+        Some(StageRecord {
+            stage: record_value(text, "stage")?,
+            began: record_value(text, "began")?,
+            first_body_id: record_value(text, "first_body_id")?,
+        })
+    }
+}
+
+/// The whole number after `key = ` on a line of `text`, if any.
+pub fn record_value(text: &str, key: &str) -> Option<u64> {
+    text.lines().find_map(|l| {
+        l.split_once(" = ")
+            .filter(|(k, _)| *k == key)
+            .and_then(|(_, v)| v.trim().parse().ok())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The record reads back what it wrote; one missing value is no record.
+    #[test]
+    fn a_stage_record_reads_back() {
+        let r = StageRecord {
+            stage: 2,
+            began: 88000,
+            first_body_id: 601,
+        };
+        assert_eq!(StageRecord::parse(&r.text()), Some(r));
+        assert_eq!(StageRecord::parse("stage = 2\nbegan = 88000\n"), None);
+        assert_eq!(record_value("first_body_id = 7\n", "first_body_id"), Some(7));
+    }
+}

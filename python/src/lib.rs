@@ -431,12 +431,9 @@ impl Simulation {
 /// own): its stages name bodies by id. Without one, 0 where the scenario has no stages
 /// (nothing asks for it), an error where it has.
 fn first_body_id<C: RecordText>(ck: &C, staged: bool) -> PyResult<u64> {
-    let kept = ["run.stage", BODY_RECORD].iter().find_map(|name| {
-        ck.record_text(name)?
-            .lines()
-            .find_map(|l| l.strip_prefix("first_body_id = "))
-            .and_then(|v| v.trim().parse().ok())
-    });
+    let kept = [talus_io::stages::STAGE_RECORD, BODY_RECORD]
+        .iter()
+        .find_map(|name| talus_io::stages::record_value(ck.record_text(name)?, "first_body_id"));
     match (kept, staged) {
         (Some(id), _) => Ok(id),
         (None, false) => Ok(0),

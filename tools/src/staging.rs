@@ -2,12 +2,10 @@
 //! checkpoint keeps of it ("run.stage") so that a restart goes on in the same stage.
 //! Compiled once per dimension (`dim2.rs`, `dim3.rs`).
 use super::engine::Simulation;
-use super::io::stages::StagePlan;
+pub use super::io::stages::STAGE_RECORD;
+use super::io::stages::{StagePlan, StageRecord};
 use super::stepping::until_settings;
 use crate::run::UntilSettings;
-
-/// The checkpoint section of the stage record.
-pub const STAGE_RECORD: &str = "run.stage";
 
 /// A staged run's progress. A stage's changes are made just before its first step, so
 /// a checkpoint written at the step where one stage ended holds the state before the
@@ -40,14 +38,12 @@ impl Staging {
     /// A restart at `step` from the record its checkpoint kept; `plans` from the scenario
     /// and the record's first body id ([`Staging::first_body_id`]).
     pub fn resume(record: &str, step: u64, plans: impl FnOnce(u64) -> Vec<StagePlan>) -> Result<Staging, String> {
-        let get = |key: &str| {
-            record.lines().find_map(|l| {
-                l.split_once(" = ")
-                    .filter(|(k, _)| *k == key)
-                    .and_then(|(_, v)| v.trim().parse::<u64>().ok())
-            })
-        };
-        let (Some(current), Some(began), Some(first)) = (get("stage"), get("began"), get("first_body_id")) else {
+        let Some(StageRecord {
+            stage: current,
+            began,
+            first_body_id: first,
+        }) = StageRecord::parse(record)
+        else {
             return Err(format!(
                 "{STAGE_RECORD}: no stage, began and first_body_id in {record:?}"
             ));
@@ -74,10 +70,12 @@ impl Staging {
 
     /// What a checkpoint keeps (the section [`STAGE_RECORD`]).
     pub fn record(&self) -> Vec<u8> {
-        format!(
-            "stage = {}\nbegan = {}\nfirst_body_id = {}\n",
-            self.current, self.began, self.first_body_id
-        )
+        StageRecord {
+            stage: self.current as u64,
+            began: self.began,
+            first_body_id: self.first_body_id,
+        }
+        .text()
         .into_bytes()
     }
 
