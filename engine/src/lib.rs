@@ -29,7 +29,7 @@ pub mod wall_motion;
 pub mod walls;
 
 #[cfg(not(feature = "dim3"))]
-pub use drive::Drive;
+pub use drive::{Drive, DriveLaws};
 pub use error::{EngineError, Result};
 pub use insert::{Amount, InsertCounts, InsertSpec, Inserter, Shortfall};
 pub use material::Material;

@@ -54,6 +54,37 @@ impl Displacement {
         }
     }
 
+    /// The law as checkpoint words: its kind (0 velocity, 1 sine, 2 table) and its values
+    /// (v; amplitude, frequency, phase; t0, s0, t1, s1, ...).
+    pub fn words(&self) -> (f64, Vec<f64>) {
+        match self {
+            Displacement::Velocity(v) => (0.0, vec![*v]),
+            Displacement::Sine {
+                amplitude,
+                frequency,
+                phase,
+            } => (1.0, vec![*amplitude, *frequency, *phase]),
+            Displacement::Table(p) => (2.0, p.iter().flatten().copied().collect()),
+        }
+    }
+
+    /// The law of [`Displacement::words`], or None where kind and count do not fit (the
+    /// values are not checked: see [`Displacement::check`]).
+    pub fn from_words(kind: f64, values: &[f64]) -> Option<Displacement> {
+        match (kind, values.len()) {
+            (0.0, 1) => Some(Displacement::Velocity(values[0])),
+            (1.0, 3) => Some(Displacement::Sine {
+                amplitude: values[0],
+                frequency: values[1],
+                phase: values[2],
+            }),
+            (2.0, n) if n % 2 == 0 => Some(Displacement::Table(
+                values.chunks_exact(2).map(|c| [c[0], c[1]]).collect(),
+            )),
+            _ => None,
+        }
+    }
+
     /// What is wrong with the law, if anything: a value not finite, a negative frequency,
     /// a table of fewer than two points or with times not strictly increasing (named by
     /// row, from 0).

@@ -367,12 +367,12 @@ fn add_bodies(
         .bodies
         .iter()
         .zip(body_drive)
-        .map(|(b, d)| (b.vertices.clone(), b.material, b.type_id, b.motion, d))
+        .map(|(b, d)| (b.vertices.clone(), b.material, b.type_id, b.motion.clone(), d))
         .collect();
     for (d, &drive) in scenario.drums.iter().zip(&drum_drive) {
-        let motion = sc::Motion::Driven(drives[drive].0);
+        let motion = sc::Motion::Driven(drives[drive].0.clone());
         for seg in generate::drum_ring(d.centre, d.radius, d.thickness, d.segments as usize) {
-            bodies.push((seg.to_vec(), d.material, 2, motion, Some(drive)));
+            bodies.push((seg.to_vec(), d.material, 2, motion.clone(), Some(drive)));
         }
     }
     for (k, (vertices, material, ptype, motion, drive)) in bodies.into_iter().enumerate() {
@@ -423,7 +423,7 @@ pub fn drives(scenario: &Scenario) -> (Vec<Drive>, Vec<Option<usize>>, Vec<usize
     };
     // (the drive, the drum it is held for)
     let mut all: Vec<(Drive, Option<usize>)> = Vec::new();
-    let mut index = |d: Drive, tag: Option<usize>| match all.iter().position(|&x| x == (d, tag)) {
+    let mut index = |d: Drive, tag: Option<usize>| match all.iter().position(|x| x.0 == d && x.1 == tag) {
         Some(k) => k,
         None => {
             all.push((d, tag));
@@ -433,8 +433,8 @@ pub fn drives(scenario: &Scenario) -> (Vec<Drive>, Vec<Option<usize>>, Vec<usize
     let body_drive = scenario
         .bodies
         .iter()
-        .map(|b| match b.motion {
-            sc::Motion::Driven(d) => Some(index(d, None)),
+        .map(|b| match &b.motion {
+            sc::Motion::Driven(d) => Some(index(d.clone(), None)),
             _ => None,
         })
         .collect();
@@ -448,6 +448,10 @@ pub fn drives(scenario: &Scenario) -> (Vec<Drive>, Vec<Option<usize>>, Vec<usize
                 omega: d.omega,
                 start: if tag.is_some() { f64::MAX } else { d.start },
                 ramp: d.ramp,
+                laws: d.turn.clone().map(|turn| talus_engine::DriveLaws {
+                    slide: None,
+                    turn: Some(turn),
+                }),
             };
             index(drive, tag)
         })

@@ -423,9 +423,7 @@ mod plane {
         let drive = Drive {
             centre: [0.5 * l, 5.0 * R],
             velocity: [3.0, 0.0],
-            omega: 0.0,
-            start: 0.0,
-            ramp: 0.0,
+            ..Drive::default()
         };
         sim.drive_particles(drive, &[1]).unwrap();
         sim.set_periodic([true, false]).unwrap();

@@ -87,13 +87,14 @@ pub trait SectionSource {
 /// carries a digest of those present. Insertion came with format version 2 (files of
 /// version 1 lack it); `periodic` is there only for a periodic cell.
 #[cfg(not(feature = "dim3"))]
-pub const SETTINGS_SECTIONS: [&str; 13] = [
+pub const SETTINGS_SECTIONS: [&str; 14] = [
     "config",
     "materials",
     "material.names",
     "walls",
     "drives",
     "drives.motion",
+    "drives.laws",
     "insert.spec",
     "periodic",
     "pair.table",

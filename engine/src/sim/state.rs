@@ -177,6 +177,9 @@ impl Simulation {
             // When each drive starts and how long it takes to reach full speed (format 2).
             let motion: Vec<f64> = self.driven.drives.iter().flat_map(|d| [d.start, d.ramp]).collect();
             s.push(owned("drives.motion", Elem::F64, motion));
+            if let Some(words) = drive_law_words(&self.driven.drives) {
+                s.push(owned("drives.laws", Elem::F64, words));
+            }
         }
         // Insertion streams: their settings, and what they have done (2D: format 2).
         s.push(owned(
@@ -366,14 +369,17 @@ impl Simulation {
             } else {
                 vec![0.0; 2 * (dv.len() / 5)]
             };
+            let laws = drive_laws_from(&r, dv.len() / 5)?;
             dv.chunks_exact(5)
                 .zip(motion.chunks_exact(2))
-                .map(|(d, m)| Drive {
+                .zip(laws)
+                .map(|((d, m), laws)| Drive {
                     centre: [d[0], d[1]],
                     velocity: [d[2], d[3]],
                     omega: d[4],
                     start: m[0],
                     ramp: m[1],
+                    laws,
                 })
                 .collect()
         };

@@ -93,6 +93,16 @@ fn check_drives(sim: &Simulation) -> Result<()> {
                 format!("drive {k}: centre, velocity and omega must be finite"),
             ));
         }
+        if let Some(laws) = &d.laws {
+            if d.velocity != [0.0; 2] || d.omega != 0.0 || d.ramp != 0.0 {
+                return Err(err(
+                    "drives.laws",
+                    format!("drive {k}: laws beside a velocity, omega or ramp"),
+                ));
+            }
+            laws.check()
+                .map_err(|m| err("drives.laws", format!("drive {k}: {m}")))?;
+        }
         if !(d.start.is_finite() && d.ramp.is_finite() && d.ramp >= 0.0) {
             return Err(err(
                 "drives.motion",

@@ -401,6 +401,114 @@ pub(super) fn rolling_from(r: &Reader, name: &str, len: usize, extras: bool) -> 
     }
 }
 
+/// Words of the drives' laws ("drives.laws", only where a drive has them): per drive, 0
+/// (constant speed) or 1 then the slide (0, or 1, the direction's two values, the law's
+/// kind, count and values) and the turn (0, or 1, kind, count, values); the law words as
+/// in [`Displacement::words`].
+#[cfg(not(feature = "dim3"))]
+pub(super) fn drive_law_words(drives: &[crate::drive::Drive]) -> Option<Vec<f64>> {
+    if drives.iter().all(|d| d.laws.is_none()) {
+        return None;
+    }
+    let mut words = Vec::new();
+    let law = |words: &mut Vec<f64>, l: &Displacement| {
+        let (kind, values) = l.words();
+        words.extend([kind, values.len() as f64]);
+        words.extend(values);
+    };
+    for d in drives {
+        let Some(laws) = &d.laws else {
+            words.push(0.0);
+            continue;
+        };
+        words.push(1.0);
+        match &laws.slide {
+            None => words.push(0.0),
+            Some((dir, l)) => {
+                words.extend([1.0, dir[0], dir[1]]);
+                law(&mut words, l);
+            }
+        }
+        match &laws.turn {
+            None => words.push(0.0),
+            Some(l) => {
+                words.push(1.0);
+                law(&mut words, l);
+            }
+        }
+    }
+    Some(words)
+}
+
+/// Words read in order.
+#[cfg(not(feature = "dim3"))]
+struct WordReader<'a>(&'a [f64]);
+
+#[cfg(not(feature = "dim3"))]
+impl<'a> WordReader<'a> {
+    /// The next `n` words, or None past the end.
+    fn take(&mut self, n: usize) -> Option<&'a [f64]> {
+        if n > self.0.len() {
+            return None;
+        }
+        let (head, tail) = self.0.split_at(n);
+        self.0 = tail;
+        Some(head)
+    }
+}
+
+/// The laws of `n` drives from "drives.laws" (none without it), each checked.
+#[cfg(not(feature = "dim3"))]
+pub(super) fn drive_laws_from(r: &Reader, n: usize) -> Result<Vec<Option<crate::drive::DriveLaws>>> {
+    if r.src.section("drives.laws").is_none() {
+        return Ok(vec![None; n]);
+    }
+    let words: Vec<f64> = r.get("drives.laws")?;
+    let bad = |m: String| r.err("drives.laws", m);
+    let mut w = WordReader(&words);
+    let mut out = Vec::with_capacity(n);
+    for d in 0..n {
+        let cut = || bad(format!("drive {d}: cut short"));
+        let flag = |w: &mut WordReader, what: &str| match w.take(1).ok_or_else(cut)?[0] {
+            0.0 => Ok(false),
+            1.0 => Ok(true),
+            x => Err(bad(format!("drive {d}: {what} flag {x}, not 0 or 1"))),
+        };
+        let law = |w: &mut WordReader| {
+            let head = w.take(2).ok_or_else(cut)?;
+            let (kind, count) = (head[0], head[1]);
+            if !(count >= 0.0 && count.fract() == 0.0 && count < 1e9) {
+                return Err(bad(format!("drive {d}: a law of {count} values")));
+            }
+            let values = w.take(count as usize).ok_or_else(cut)?;
+            Displacement::from_words(kind, values)
+                .ok_or_else(|| bad(format!("drive {d}: law {kind} with {count} values")))
+        };
+        if !flag(&mut w, "laws")? {
+            out.push(None);
+            continue;
+        }
+        let slide = if flag(&mut w, "slide")? {
+            let dir = w.take(2).ok_or_else(cut)?;
+            Some(([dir[0], dir[1]], law(&mut w)?))
+        } else {
+            None
+        };
+        let turn = if flag(&mut w, "turn")? {
+            Some(law(&mut w)?)
+        } else {
+            None
+        };
+        let laws = crate::drive::DriveLaws { slide, turn };
+        laws.check().map_err(|m| bad(format!("drive {d}: {m}")))?;
+        out.push(Some(laws));
+    }
+    if !w.0.is_empty() {
+        return Err(bad(format!("{} words past the last drive", w.0.len())));
+    }
+    Ok(out)
+}
+
 /// Words of the moving walls ("walls.motion"): per wall, its index, direction and origin
 /// per axis, the law (0 velocity, 1 sine, 2 table), the count of the law's values, then
 /// them (v; amplitude, frequency, phase; t0, s0, t1, s1, ...).
@@ -410,15 +518,7 @@ pub(super) fn wall_motion_words(motions: &[WallMotion]) -> Vec<f64> {
         words.push(m.wall as f64);
         words.extend(m.direction);
         words.extend(m.origin);
-        let (kind, values): (f64, Vec<f64>) = match &m.law {
-            Displacement::Velocity(v) => (0.0, vec![*v]),
-            Displacement::Sine {
-                amplitude,
-                frequency,
-                phase,
-            } => (1.0, vec![*amplitude, *frequency, *phase]),
-            Displacement::Table(p) => (2.0, p.iter().flatten().copied().collect()),
-        };
+        let (kind, values) = m.law.words();
         words.extend([kind, values.len() as f64]);
         words.extend(values);
     }
@@ -455,16 +555,9 @@ pub(super) fn wall_motions_from(r: &Reader, walls: &[Wall]) -> Result<Vec<WallMo
         let direction: Vector = std::array::from_fn(|a| words[k + 1 + a]);
         let origin: Vector = std::array::from_fn(|a| words[k + 1 + DIM + a]);
         let values = &words[k + head..k + head + count as usize];
-        let law = match (words[k + head - 2], values.len()) {
-            (0.0, 1) => Displacement::Velocity(values[0]),
-            (1.0, 3) => Displacement::Sine {
-                amplitude: values[0],
-                frequency: values[1],
-                phase: values[2],
-            },
-            (2.0, n) if n % 2 == 0 => Displacement::Table(values.chunks_exact(2).map(|c| [c[0], c[1]]).collect()),
-            (kind, n) => return Err(bad(format!("wall {index}: law {kind} with {n} values"))),
-        };
+        let kind = words[k + head - 2];
+        let law = Displacement::from_words(kind, values)
+            .ok_or_else(|| bad(format!("wall {index}: law {kind} with {} values", values.len())))?;
         law.check().map_err(|m| bad(format!("wall {index}: {m}")))?;
         let unit = (direction.iter().map(|d| d * d).sum::<f64>() - 1.0).abs() < 1e-12;
         if !(unit && origin.iter().all(|o| o.is_finite())) {

@@ -14,7 +14,7 @@ pub(super) const DEFAULT_FRAMES: u64 = 20;
 
 /// `v / |v|` (non-zero `v`). In 3D scaled by the largest component first, so that no
 /// finite input overflows or underflows the length (as `hypot` does in 2D).
-fn unit<const N: usize>(v: [f64; N]) -> [f64; N] {
+pub(super) fn unit<const N: usize>(v: [f64; N]) -> [f64; N] {
     if N == 2 {
         let len = v[0].hypot(v[1]);
         return v.map(|c| c / len);
@@ -410,19 +410,12 @@ impl Ctx<'_> {
                 }
                 MotionKind::Fixed => Motion::Fixed,
                 MotionKind::Free => Motion::Free,
-                MotionKind::Driven => {
-                    let d = b
-                        .drive
-                        .ok_or_else(|| self.err(span.clone(), "`drive` is required for motion = \"driven\""))?
-                        .into_inner();
-                    Motion::Driven(Drive {
-                        centre: d.centre.0,
-                        omega: d.omega.map_or(0.0, |w| w.0),
-                        velocity: d.velocity.map_or([0.0; 2], |v| v.0),
-                        start: d.start.map_or(0.0, |s| s.0),
-                        ramp: d.ramp.map_or(0.0, |r| r.0),
-                    })
-                }
+                MotionKind::Driven => Motion::Driven(
+                    self.drive(
+                        b.drive
+                            .ok_or_else(|| self.err(span.clone(), "`drive` is required for motion = \"driven\""))?,
+                    )?,
+                ),
             };
             bodies.push(PolygonBody {
                 material,
@@ -433,7 +426,19 @@ impl Ctx<'_> {
         }
         let mut drums = Vec::with_capacity(raw_drums.len());
         for d in raw_drums {
+            let span = d.span();
             let d = d.into_inner();
+            let turn = match (d.omega, d.turn) {
+                (Some(_), Some(t)) => return Err(self.err(t.span(), "give `omega` or `turn`, not both")),
+                (None, None) => return Err(self.err(span, "a drum needs `omega` (rad/s) or `turn` (a law of time)")),
+                (_, Some(t)) => {
+                    if let Some(r) = &d.ramp {
+                        return Err(self.err(r.span(), "a `turn` law sets its own pace: no `ramp`"));
+                    }
+                    Some(self.turn(t)?)
+                }
+                (Some(_), None) => None,
+            };
             let segments = d.segments.get_ref().0;
             if !(3..=4096).contains(&segments) {
                 return Err(self.err(d.segments.span(), format!("must be in 3..=4096, got {segments}")));
@@ -444,9 +449,10 @@ impl Ctx<'_> {
                 radius: d.radius.0,
                 thickness: d.thickness.0,
                 segments,
-                omega: d.omega.0,
+                omega: d.omega.map_or(0.0, |w| w.0),
                 start: d.start.map_or(0.0, |s| s.0),
-                ramp: d.ramp.map_or(0.0, |r| r.0),
+                ramp: d.ramp.map_or(0.0, |r| r.into_inner().0),
+                turn,
             });
         }
 

@@ -179,7 +179,7 @@ pub struct PairSpec {
 
 /// How a `[[body]]` moves.
 #[cfg(not(feature = "dim3"))]
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Motion {
     /// Does not move (infinite mass).
     Fixed,
@@ -218,12 +218,14 @@ pub struct Drum {
     pub thickness: f64,
     /// Number of wall polygons on the ring (3..=4096).
     pub segments: u64,
-    /// Angular velocity once turning, rad/s.
+    /// Angular velocity once turning, rad/s (0 with `turn`).
     pub omega: f64,
     /// Time (s) at which the drum starts turning.
     pub start: f64,
     /// Seconds over which it reaches `omega` from rest, after `start`.
     pub ramp: f64,
+    /// In place of `omega`: the angle turned (rad) as a law of the time since `start`.
+    pub turn: Option<Displacement>,
 }
 
 /// How the normal damping is specified: exactly one of the two.
@@ -537,6 +539,8 @@ pub fn default_scenario() -> Scenario {
 }
 
 mod convert;
+#[cfg(not(feature = "dim3"))]
+mod drive_laws;
 mod location;
 mod pairs;
 mod periodic;

@@ -114,10 +114,24 @@ pub(super) enum MotionKind {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawDrive {
     pub(super) centre: Vec2,
-    pub(super) omega: Option<Finite>,
-    pub(super) velocity: Option<Vec2>,
+    pub(super) omega: Option<Spanned<Finite>>,
+    pub(super) velocity: Option<Spanned<Vec2>>,
     pub(super) start: Option<NonNegative>,
-    pub(super) ramp: Option<NonNegative>,
+    pub(super) ramp: Option<Spanned<NonNegative>>,
+    pub(super) slide: Option<Spanned<RawLaw>>,
+    pub(super) turn: Option<Spanned<RawLaw>>,
+}
+
+/// A law of time: `slide = {direction, velocity | sine | table}` (m) or `turn = {velocity
+/// | sine | table}` (rad) of a drive.
+#[cfg(not(feature = "dim3"))]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawLaw {
+    pub(super) direction: Option<Spanned<Direction>>,
+    pub(super) velocity: Option<Finite>,
+    pub(super) sine: Option<RawSine>,
+    pub(super) table: Option<Spanned<Vec<[f64; 2]>>>,
 }
 
 #[cfg(not(feature = "dim3"))]
@@ -143,9 +157,10 @@ pub(super) struct RawDrum {
     pub(super) radius: Positive,
     pub(super) thickness: Positive,
     pub(super) segments: Spanned<PositiveInt>,
-    pub(super) omega: Finite,
+    pub(super) omega: Option<Finite>,
     pub(super) start: Option<NonNegative>,
-    pub(super) ramp: Option<NonNegative>,
+    pub(super) ramp: Option<Spanned<NonNegative>>,
+    pub(super) turn: Option<Spanned<RawLaw>>,
 }
 
 #[derive(Deserialize)]

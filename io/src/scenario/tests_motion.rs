@@ -1,5 +1,5 @@
 //! `[[wall]] move` in the scenario file.
-use super::tests::{edit, expect_err, line_of, parse};
+use super::tests::{edit, expect_err, line_of, parse, FULL};
 use super::*;
 
 const LINE: &str = "normal = [0.0, 2.0]\n";
@@ -113,4 +113,79 @@ fn box_stress_servos() {
         line_of(&t, "move = "),
         &["give a line, plane or cylinder a `force`"],
     );
+}
+
+/// FULL with a driven square `[[body]]` whose drive is `drive`.
+fn driven(drive: &str) -> String {
+    format!(
+        "{FULL}\n[[body]]\nmaterial = \"steel\"\nvertices = [[0.1, 0.1], [0.2, 0.1], [0.2, 0.2], [0.1, 0.2]]\n\
+         motion = \"driven\"\ndrive = {drive}\n"
+    )
+}
+
+/// FULL with a `[[drum]]` whose last lines are `tail`.
+fn drum(tail: &str) -> String {
+    format!(
+        "{FULL}\n[[drum]]\nmaterial = \"steel\"\ncentre = [0.5, 0.5]\nradius = 0.3\nthickness = 0.01\n\
+         segments = 16\n{tail}\n"
+    )
+}
+
+#[test]
+fn drives_by_laws_are_read() {
+    let s = parse(&driven(
+        "{ centre = [0.15, 0.15], start = 0.1, slide = { direction = [3.0, 4.0], sine = { amplitude = 1e-3, \
+         frequency = 5.0 } }, turn = { table = [[0.0, 0.0], [1.0, 0.5]] } }",
+    ))
+    .unwrap();
+    let Motion::Driven(d) = &s.bodies[0].motion else {
+        panic!("not driven")
+    };
+    assert_eq!(
+        (d.centre, d.start, d.omega, d.velocity),
+        ([0.15, 0.15], 0.1, 0.0, [0.0; 2])
+    );
+    let laws = d.laws.as_ref().expect("laws");
+    assert_eq!(
+        laws.slide,
+        Some((
+            [0.6, 0.8],
+            Displacement::Sine {
+                amplitude: 1e-3,
+                frequency: 5.0,
+                phase: 0.0
+            }
+        ))
+    );
+    assert_eq!(laws.turn, Some(Displacement::Table(vec![[0.0, 0.0], [1.0, 0.5]])));
+    let s = parse(&drum(
+        "turn = { sine = { amplitude = 0.5, frequency = 1.0 } }\nstart = 0.2",
+    ))
+    .unwrap();
+    let dr = &s.drums[0];
+    assert_eq!((dr.omega, dr.start), (0.0, 0.2));
+    assert!(matches!(dr.turn, Some(Displacement::Sine { amplitude, .. }) if amplitude == 0.5));
+    // The constant drive as before.
+    let s = parse(&driven("{ centre = [0.15, 0.15], omega = 2.0, ramp = 0.1 }")).unwrap();
+    assert!(matches!(&s.bodies[0].motion, Motion::Driven(d) if d.laws.is_none() && d.omega == 2.0));
+}
+
+#[test]
+fn bad_drive_laws_are_refused_by_line() {
+    let t = driven("{ centre = [0.1, 0.1], omega = 1.0, turn = { velocity = 1.0 } }");
+    expect_err(&t, line_of(&t, "drive = "), &["replace `omega`, `velocity` and `ramp`"]);
+    let t = driven("{ centre = [0.1, 0.1], slide = { velocity = 1.0 } }");
+    expect_err(&t, line_of(&t, "drive = "), &["a slide needs a `direction`"]);
+    let t = driven("{ centre = [0.1, 0.1], turn = { direction = [1.0, 0.0], velocity = 1.0 } }");
+    expect_err(&t, line_of(&t, "drive = "), &["a turn is about the centre"]);
+    let t = driven("{ centre = [0.1, 0.1], turn = { velocity = 1.0, table = [[0.0, 0.0], [1.0, 1.0]] } }");
+    expect_err(&t, line_of(&t, "drive = "), &["exactly one of `velocity` (rad/s)"]);
+    let t = driven("{ centre = [0.1, 0.1], slide = { direction = [0.0, 1.0], table = [[0.0, 0.0], [0.0, 1.0]] } }");
+    expect_err(&t, line_of(&t, "drive = "), &["row 1", "times must increase"]);
+    let t = drum("omega = 1.0\nturn = { velocity = 1.0 }");
+    expect_err(&t, line_of(&t, "turn = "), &["`omega` or `turn`, not both"]);
+    let t = drum("turn = { velocity = 1.0 }\nramp = 0.1");
+    expect_err(&t, line_of(&t, "ramp = "), &["no `ramp`"]);
+    let t = drum("start = 0.1");
+    expect_err(&t, line_of(&t, "[[drum]]"), &["needs `omega` (rad/s) or `turn`"]);
 }

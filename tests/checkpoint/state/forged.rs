@@ -54,6 +54,40 @@ total = 40
     }
 }
 
+/// Drives' laws no scenario could make, checksums and digest made right: refused by name.
+#[test]
+fn impossible_drive_laws_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = super::restart::rocking_drum();
+    let mut sim = simulation(&text);
+    sim.run(50).unwrap();
+    let path = checkpoint(&sim, dir.path(), &text);
+    let good = std::fs::read(&path).unwrap();
+    let ck = Checkpoint::open(&path).unwrap();
+    let e = *ck.entries.iter().find(|e| e.name() == "drives.laws").unwrap();
+    // Words: drive 0 (the plate: bodies come before drums): 1 (laws), 1 (slide),
+    // direction 0, 1, kind 1 (sine), count 3, amplitude, frequency, phase, 1 (turn), kind
+    // 0, count 1, 3.0; drive 1 (the drum): 1, 0 (no slide), 1, kind 1, count 3, ...
+    let cases: Vec<(Spoil, &[&str])> = vec![
+        (set_f64(0, 2.0), &["drive 0", "laws flag 2"]),
+        (set_f64(5, 5.0), &["drive 0", "law 1 with 5 values"]),
+        (set_f64(7, -1.0), &["drive 0", "slide:", "frequency > 0"]),
+        (set_f64(3, 0.5), &["drive 0", "not a unit vector"]),
+        (set_f64(14, 2.0), &["drive 1", "slide flag 2"]),
+        (set_f64(13, 0.0), &["words past the last drive"]),
+    ];
+    for (spoil, words) in cases {
+        let mut bad = good.clone();
+        spoil(&mut bad[e.offset as usize..(e.offset + e.len) as usize]);
+        reseal(&mut bad);
+        let msg = refused(dir.path(), "spoilt.talus", &bad);
+        assert!(msg.contains("section drives.laws:"), "{msg}");
+        for w in words {
+            assert!(msg.contains(w), "{msg} lacks {w:?}");
+        }
+    }
+}
+
 /// Sections whose checksums are right but whose contents break the engine's invariants
 /// (as a bug or a hand-made file would): refused, naming the section, never a panic.
 #[test]

@@ -114,6 +114,29 @@ fn rotating_drum_restarts_bitwise() {
     check_restart(|| simulation(&text), 400, &text, "drum");
 }
 
+/// The drum rocked by a sine (`turn`) and a small plate outside it slid and turned by
+/// laws of time (section "drives.laws").
+pub(super) fn rocking_drum() -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("scenarios/drum.toml")).unwrap();
+    let rocking = text.replace(
+        "omega = 5.0             # rad/s, counter-clockwise",
+        "turn = { sine = { amplitude = 0.6, frequency = 2.0 } }",
+    );
+    assert_ne!(rocking, text, "drum.toml's omega line changed");
+    format!(
+        "{rocking}\n[[body]]\nmaterial = \"steel\"\nvertices = [[0.130, 0.006], [0.134, 0.006], [0.134, 0.010], \
+         [0.130, 0.010]]\nmotion = \"driven\"\ndrive = {{ centre = [0.132, 0.008], start = 0.0005, slide = {{ \
+         direction = [0.0, 1.0], sine = {{ amplitude = 1e-3, frequency = 20.0 }} }}, turn = {{ velocity = 3.0 }} }}\n"
+    )
+}
+
+#[test]
+fn drives_by_laws_restart_bitwise() {
+    let text = rocking_drum();
+    check_restart(|| simulation(&text), 400, &text, "rocking drum");
+}
+
 #[test]
 fn worker_pool_deterministic_restart_is_bitwise() {
     let text = scenario(true, false, 300);

@@ -18,6 +18,7 @@ use talus::engine::{
 
 mod add_remove;
 mod collision;
+mod driven_laws;
 mod drum;
 mod energy;
 mod gap_budget;
