@@ -237,45 +237,49 @@ fn overlap_from_crossings_accurate(
         let o = a[i1];
         (o, cut(a[i], a[i1], s0, s1, o), cut(a[k], a[k1], u0, u1, o))
     };
-    // P, a[i1..=k], Q, b[l1..=j] with their errors.
-    let mut pts = [([0.0; 2], 0.0); 2 * super::overlap::MAX_VERTICES + 2];
-    let mut m = 0;
-    let mut push = |p: [f64; 2], e: f64| {
-        pts[m] = (p, e);
-        m += 1;
-    };
-    push(p, ep);
-    let corner = |v: [f64; 2]| {
-        let d = [v[0] - o[0], v[1] - o[1]];
-        (d, EPS * norm(d))
-    };
-    if i != k {
-        let mut n = i1;
-        loop {
-            let (d, e) = corner(a[n]);
-            push(d, e);
-            if n == k {
-                break;
-            }
-            n = next(n, na);
+    // P, a[i1..=k], Q, b[l1..=j] with their errors, made as the sum walks round them (a
+    // buffer for them, zeroed at every call, had cost more than the rest of this tier).
+    let count_a = if i != k {
+        if k > i {
+            k - i
+        } else {
+            k + na - i
         }
-    }
-    push(q, eq);
-    if inside_b {
-        let mut n = l1;
-        loop {
-            let (d, e) = corner(b[n]);
-            push(d, e);
-            if n == j {
-                break;
-            }
-            n = next(n, nb);
+    } else {
+        0
+    };
+    let count_b = if inside_b {
+        if j > l {
+            j - l
+        } else {
+            j + nb - l
         }
-    }
-    let pts = &pts[..m];
+    } else {
+        0
+    };
+    let m = count_a + count_b + 2;
+    let wrap = |x: usize, n: usize| if x >= n { x - n } else { x };
+    let point = |n: usize| -> ([f64; 2], f64) {
+        let corner = |v: [f64; 2]| {
+            let d = [v[0] - o[0], v[1] - o[1]];
+            (d, EPS * norm(d))
+        };
+        if n == 0 {
+            (p, ep)
+        } else if n <= count_a {
+            corner(a[wrap(i + n, na)])
+        } else if n == count_a + 1 {
+            (q, eq)
+        } else {
+            corner(b[wrap(l + n - count_a - 1, nb)])
+        }
+    };
     let (mut a2, mut cx, mut cy, mut abs_sum, mut bound) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    let first = point(0);
+    let (mut pv, mut cur) = (point(m - 1).0, first);
     for n in 0..m {
-        let (pv, (pn_, en), pn) = (pts[(n + m - 1) % m].0, pts[n], pts[(n + 1) % m].0);
+        let next = if n + 1 < m { point(n + 1) } else { first };
+        let ((pn_, en), pn) = (cur, next.0);
         bound += en * (norm([pn_[0] - pv[0], pn_[1] - pv[1]]) + norm([pn[0] - pn_[0], pn[1] - pn_[1]]));
         if n >= 1 && n + 1 < m {
             let (u, v) = ([pn_[0] - p[0], pn_[1] - p[1]], [pn[0] - p[0], pn[1] - p[1]]);
@@ -285,6 +289,7 @@ fn overlap_from_crossings_accurate(
             cx += t * (u[0] + v[0]);
             cy += t * (u[1] + v[1]);
         }
+        (pv, cur) = (pn_, next);
     }
     bound += 4.0 * EPS * m as f64 * abs_sum;
     if !(a2 > 0.0 && bound <= 1e-10 * a2) {
