@@ -74,6 +74,12 @@ impl PairTable {
         self.extras.iter().any(PairExtras::any)
     }
 
+    /// Whether any pair has rolling resistance (round grains only: a polygon's corners
+    /// resist its rolling already).
+    pub fn has_rolling(&self) -> bool {
+        self.extras.iter().any(|e| e.rolling_friction != 0.0)
+    }
+
     /// What is wrong with the table, if anything: its size, a coefficient that is negative
     /// or not finite, or a pair whose two orders differ (named by materials).
     pub fn check(&self, materials: usize) -> Result<(), String> {

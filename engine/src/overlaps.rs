@@ -107,7 +107,7 @@ pub fn census(sim: &Simulation, fraction: f64) -> OverlapCensus {
                     let (dsc, pol) = if pj { (&a, &b) } else { (&b, &a) };
                     let prm = sim.contact_params(ps.material[i], ps.material[j]);
                     let mut xi = sim.contacts.xi[s];
-                    disc_polygon(&prm, dsc, pol, inv, &mut xi, 0.0).map_or(0.0, |c| c.overlap)
+                    disc_polygon(&prm, dsc, pol, inv, &mut xi, 0.0, &mut ()).map_or(0.0, |c| c.overlap)
                 }
             }
         };

@@ -629,14 +629,17 @@ impl Simulation {
             .map_err(|m| EngineError::Setup(format!("pair table: {m}")))?;
         if table.has_extras() {
             #[cfg(not(feature = "dim3"))]
-            if self.shapes.is_some()
-                || self.inserts.iter().any(|i| {
-                    let mut rng = crate::generate::rng(i.spec.seed);
-                    crate::generate::polygon_vertices(&i.spec.shape, i.spec.radius.max(), &mut rng).is_some()
-                })
+            if table.has_rolling()
+                && (self.shapes.is_some()
+                    || self.inserts.iter().any(|i| {
+                        let mut rng = crate::generate::rng(i.spec.seed);
+                        crate::generate::polygon_vertices(&i.spec.shape, i.spec.radius.max(), &mut rng).is_some()
+                    }))
             {
                 return Err(EngineError::Setup(
-                    "cohesion and rolling resistance with polygons are not done yet (discs and spheres only)".into(),
+                    "rolling resistance is for round grains (discs, spheres): a polygon's corners resist its rolling \
+                     already; give polygons cohesion alone"
+                        .into(),
                 ));
             }
             self.contacts.enable_rolling_state();

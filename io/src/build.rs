@@ -284,7 +284,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
     // Moving walls: every engine wall a scenario wall made (a box's faces) moves with it.
     let faces = crate::stages::engine_walls(scenario);
     for (k, mv) in &scenario.wall_motions {
-        for c in crate::stages::move_changes(faces[*k].clone(), None, &sim.walls, mv) {
+        for c in crate::stages::move_changes(&faces, *k, None, &sim.walls, mv) {
             c.apply(&mut sim).map_err(|e| invalid(format!("wall[{k}]: {e}")))?;
         }
     }

@@ -46,18 +46,37 @@ fn part_faces(faces: &[std::ops::Range<usize>], part: &sc::WallPart) -> std::ops
     }
 }
 
-/// The changes that set a scenario wall moving as `m` says, its engine walls `faces` (of
-/// all the scenario's engine walls `walls`), or only its face `only`: each by the law or
-/// servo; under a stress servo, each face of the box along its inward normal to the
-/// stress of its axis, its extent spanned by the box's faces of the other axes.
+/// The changes that set scenario wall `wall` moving as `m` says (`all`: the engine walls
+/// of every scenario wall, among the engine walls `walls`), or only its face `only`: each
+/// by the law or servo; under a stress servo, each face of the box along its inward
+/// normal to the stress of its axis, its extent spanned by the box's faces of the other
+/// axes; a cylinder's stress over its area between its two planes.
 pub(crate) fn move_changes(
-    faces: std::ops::Range<usize>,
+    all: &[std::ops::Range<usize>],
+    wall: usize,
     only: Option<usize>,
     walls: &[Wall],
     m: &sc::WallMove,
 ) -> Vec<Change> {
+    let faces = all[wall].clone();
     let moved = only.map_or(faces.clone(), |e| e..e + 1);
     let (stress, gain, max_speed) = match &m.drive {
+        WallDrive::CylinderStress {
+            stress,
+            gain,
+            max_speed,
+            between,
+        } => {
+            let servo = Servo {
+                target: *stress,
+                gain: *gain,
+                max_speed: *max_speed,
+            };
+            let across = vec![[all[between[0]].start, all[between[1]].start]];
+            return moved
+                .map(|e| Change::Servo(e, m.direction, servo, across.clone()))
+                .collect();
+        }
         WallDrive::Law(law) => return moved.map(|e| Change::Move(e, m.direction, law.clone())).collect(),
         WallDrive::Servo(servo) => {
             return moved
@@ -145,7 +164,7 @@ pub fn stage_plans(scenario: &Scenario, first_body_id: u64) -> Vec<StagePlan> {
                 // A stage's motion replaces the one the wall had.
                 changes.extend(part_faces(&faces, part).map(Change::Hold));
                 let only = part.face.map(|k| faces[part.wall].start + k);
-                changes.extend(move_changes(faces[part.wall].clone(), only, &walls, m));
+                changes.extend(move_changes(&faces, part.wall, only, &walls, m));
             }
             for t in &s.start {
                 match *t {

@@ -180,7 +180,8 @@ mod plane {
     extras_tests!(talus::engine, talus::kernels, 2, fixed, rejection: Default::default());
 
     /// `[[pair]]` entries and the materials' cohesion and rolling friction reach the
-    /// simulation's table; cohesion with polygons is refused (not done yet).
+    /// simulation's table; polygons take cohesion, and rolling friction with them is
+    /// refused.
     #[test]
     fn a_scenario_pair_table_reaches_the_simulation() {
         use talus::io::build::build;
@@ -213,11 +214,168 @@ mod plane {
             );
             assert!((t.get(a, b).kn - 2.0 * 1e5 * 2e5 / 3e5).abs() < 1e-6);
         }
+        // Polygons take cohesion; rolling resistance is for round grains.
         let polygons = text("shape = { kind = \"random\", vertices = [5, 8] }\n");
         let err = build(&parse_scenario(&polygons, path).unwrap(), path)
             .err()
-            .expect("polygons refused");
-        assert!(err.to_string().contains("not done yet"), "{err}");
+            .expect("rolling friction with polygons refused");
+        assert!(
+            err.to_string().contains("rolling resistance is for round grains"),
+            "{err}"
+        );
+        let cohesive = polygons
+            .replace("rolling_friction = 0.2\n", "")
+            .replace("rolling_friction = 0.1\n", "");
+        let cohesive = cohesive.replace("[contact]\nrolling = \"cdt\"\n", "");
+        let built = build(&parse_scenario(&cohesive, path).unwrap(), path).unwrap();
+        assert_eq!(built.sim.pair_table().extras(0, 1).cohesion, 7.0);
+    }
+
+    /// Cohesion on polygons: k times the contact line's length pulls a touching pair
+    /// together, at the overlap's centroid. Squares of side s face to face rest where the
+    /// area law E s delta / l balances k s: delta = k l / E (l = 2 r_i r_j / (r_i + r_j),
+    /// the bounding radii); a square on a floor at delta = k r / E; a disc against a
+    /// square where kn delta = k 2 sqrt(delta (2 R - delta)): delta = 8 k^2 R / (kn^2 +
+    /// 4 k^2). Without gravity, damped, from a touch of 1/4 of that.
+    mod polygons {
+        use super::*;
+        use talus::engine::{
+            Config, ContactParams, Integrator, Material, NeighborMethod, ParticleInit, PolygonShape, Simulation, Wall,
+        };
+        use talus::kernels::contact::PairExtras;
+
+        const H: f64 = 1.0e-3;
+        const K: f64 = 100.0;
+
+        fn square() -> PolygonShape {
+            PolygonShape::new(&[[-H, -H], [H, -H], [H, H], [-H, H]]).unwrap()
+        }
+
+        fn body(id: u64, x: [f64; 2], shape: &Option<PolygonShape>) -> ParticleInit {
+            let (radius, mass) = match shape {
+                Some(s) => (s.radius, DENSITY * s.area),
+                None => (R, DENSITY * PI * R * R),
+            };
+            ParticleInit {
+                id,
+                pos: x,
+                angle: 0.0,
+                vel: [0.0; 2],
+                omega: [0.0],
+                radius,
+                mass,
+                material: 0,
+                ptype: 1,
+                flags: 0,
+            }
+        }
+
+        /// The bodies after 30 ms, with cohesion K on their pair, damped near critically.
+        fn settle(parts: &[(u64, [f64; 2], Option<PolygonShape>)], walls: Vec<Wall>) -> Simulation {
+            let config = Config {
+                dt: 2.0e-7,
+                gravity: [0.0, 0.0],
+                domain_min: [-0.02; 2],
+                domain_max: [0.02; 2],
+                integrator: Integrator::Verlet,
+                neighbor: NeighborMethod::Sweep,
+                margin: 0.1e-3,
+                every_step: false,
+                sort_every: 0,
+                rejection: Default::default(),
+            };
+            let gamma_n = 2.0 * (KN / (DENSITY * 4.0 * H * H)).sqrt();
+            let contact = ContactParams {
+                kn: KN,
+                kt: 0.0,
+                gamma_n,
+                gamma_t: 0.0,
+                mu: 0.0,
+            };
+            let material = Material {
+                name: "m".into(),
+                density: DENSITY,
+                contact,
+            };
+            let inits: Vec<ParticleInit> = parts.iter().map(|(id, x, s)| body(*id, *x, s)).collect();
+            let shapes: Vec<Option<PolygonShape>> = parts.iter().map(|p| p.2.clone()).collect();
+            let mut sim = Simulation::new_with_shapes(config, vec![material], walls, &inits, &shapes).unwrap();
+            let mut table = sim.pair_table().clone();
+            table.set(
+                0,
+                0,
+                contact,
+                PairExtras {
+                    cohesion: K,
+                    rolling_friction: 0.0,
+                },
+            );
+            sim.set_pair_table(table).unwrap();
+            sim.run(150_000).unwrap();
+            sim
+        }
+
+        fn x(sim: &Simulation, id: u64) -> [f64; 2] {
+            let p = sim.particles.index_of(id).unwrap();
+            [sim.particles.pos[0][p], sim.particles.pos[1][p]]
+        }
+
+        #[test]
+        fn cohesive_polygons_rest_at_the_closed_form_overlaps() {
+            let sq = square();
+            // Two squares: l = r (equal bounding radii).
+            let expect = K * sq.radius / KN;
+            let s = settle(
+                &[
+                    (1, [0.0, 0.0], Some(sq.clone())),
+                    (2, [2.0 * H - 0.25 * expect, 0.0], Some(sq.clone())),
+                ],
+                vec![],
+            );
+            let delta = 2.0 * H - (x(&s, 2)[0] - x(&s, 1)[0]);
+            assert!(
+                (delta / expect - 1.0).abs() < 1e-6,
+                "squares: {delta:e} against {expect:e}"
+            );
+            // Face to face: no sideways push and no turn, but for rounding.
+            assert!(x(&s, 1)[1].abs() < 1e-9 && s.particles.angle.iter().all(|a| a.abs() < 1e-6));
+            // A square on a floor.
+            let floor = Wall::fixed([0.0, -0.01], [0.0, 1.0], 0);
+            let s = settle(&[(1, [0.0, -0.01 + H - 0.25 * expect], Some(sq.clone()))], vec![floor]);
+            let delta = H - (x(&s, 1)[1] + 0.01);
+            assert!(
+                (delta / expect - 1.0).abs() < 1e-6,
+                "square on a floor: {delta:e} against {expect:e}"
+            );
+            // A disc against a square, either order in the pair.
+            let expect = 8.0 * K * K * R / (KN * KN + 4.0 * K * K);
+            for (a, b) in [(Some(sq.clone()), None), (None, Some(sq.clone()))] {
+                let gap = H + R;
+                let s = settle(
+                    &[(1, [0.0, 0.0], a.clone()), (2, [gap - 0.25 * expect, 0.0], b)],
+                    vec![],
+                );
+                let delta = gap - (x(&s, 2)[0] - x(&s, 1)[0]);
+                assert!(
+                    (delta / expect - 1.0).abs() < 1e-6,
+                    "disc and square: {delta:e} against {expect:e}"
+                );
+            }
+            // Without cohesion the squares part.
+            let mut s = settle(
+                &[
+                    (1, [0.0, 0.0], Some(sq.clone())),
+                    (2, [2.0 * H - 0.25 * expect, 0.0], Some(sq)),
+                ],
+                vec![],
+            );
+            let mut table = s.pair_table().clone();
+            let c = *table.get(0, 0);
+            table.set(0, 0, c, PairExtras::NONE);
+            s.set_pair_table(table).unwrap();
+            s.run(20_000).unwrap();
+            assert!(x(&s, 2)[0] - x(&s, 1)[0] > 2.0 * H, "no cohesion: still touching");
+        }
     }
 }
 

@@ -360,7 +360,7 @@ mod cylinder {
             grains.push(sphere(k + 2, [2.02 * R * a.cos(), 2.02 * R * a.sin(), 0.0]));
         }
         let drum = Wall::cylinder([0.0; 3], [0.0, 0.0, 1.0], 3.12 * R, 0.0, 0);
-        let mut s = Simulation::new(config, vec![material], vec![drum], &grains).unwrap();
+        let mut s = Simulation::new(config.clone(), vec![material.clone()], vec![drum], &grains).unwrap();
         let force = 3.0;
         let servo = Servo {
             target: force,
@@ -377,5 +377,37 @@ mod cylinder {
         };
         let expect = 3.0 * R - force / (4.0 * KN);
         assert!((radius - expect).abs() < 1e-10, "radius {radius}, closed form {expect}");
+        drop(s);
+
+        // To a stress over its area between two planes H = 10 R apart (clear of the
+        // grains): the load is s 2 pi r H with r = 3 R - load / (4 kn), so the drum closes
+        // to r = 3 R / (1 + s 2 pi H / (4 kn)).
+        let h = 10.0 * R;
+        let planes = [
+            Wall::plane([0.0, 0.0, -0.5 * h], [0.0, 0.0, 1.0], 0),
+            Wall::plane([0.0, 0.0, 0.5 * h], [0.0, 0.0, -1.0], 0),
+        ];
+        let drum = Wall::cylinder([0.0; 3], [0.0, 0.0, 1.0], 3.12 * R, 0.0, 0);
+        let walls = vec![drum, planes[0].clone(), planes[1].clone()];
+        let mut s = Simulation::new(config, vec![material], walls, &grains).unwrap();
+        let stress = force / (2.0 * PI * 3.0 * R * h);
+        let servo = Servo {
+            target: stress,
+            gain: 2e-3,
+            max_speed: 0.05,
+        };
+        s.servo_face(0, [-1.0, 0.0, 0.0], servo, vec![[1, 2]]).unwrap();
+        s.run(60_000).unwrap();
+        let radius = match &s.walls[0].surface {
+            talus::engine3d::walls::Surface::Cylinder(c) => c.radius,
+            _ => unreachable!(),
+        };
+        let expect = 3.0 * R / (1.0 + stress * 2.0 * PI * h / (4.0 * KN));
+        assert!((radius - expect).abs() < 1e-10, "radius {radius}, closed form {expect}");
+        let (load, area) = (s.wall_servos()[0].load, 2.0 * PI * radius * h);
+        assert!(
+            (load / (stress * area) - 1.0).abs() < 1e-6,
+            "the drum carries {load} N over {area} m^2"
+        );
     }
 }

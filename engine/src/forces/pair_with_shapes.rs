@@ -1,7 +1,12 @@
 //! One candidate pair of a simulation with polygons, whatever its two shapes: the
 //! bounding-circle test (every pair), then the disc-disc, disc-polygon or polygon-polygon
-//! contact. Pairs with a polygon are counted in the narrow-phase statistics.
+//! contact. Pairs with a polygon are counted in the narrow-phase statistics. With
+//! `COHESION` (some pairs of materials have it) each touching pair is pulled together by
+//! its cohesion times its contact line's length (`kernels::contact::extras::add_cohesion_at`).
+use talus_kernels::contact::cohesion::chord;
 use talus_kernels::contact::disc_disc::{disc_disc_touching, ContactForce};
+use talus_kernels::contact::extras::add_cohesion_at;
+use talus_kernels::contact::polygon_polygon::{ContactFrame, FrameOut};
 use talus_kernels::neighbor::MinImage;
 
 use super::disc_polygon::disc_polygon_pair;
@@ -16,7 +21,7 @@ use crate::store::ParticleStore;
 /// as its image nearest to i (its corners moved into `buf`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn pair_with_shapes(
+pub(crate) fn pair_with_shapes<const COHESION: bool>(
     ps: &ParticleStore,
     sh: &Shapes,
     params: &PairTable,
@@ -55,10 +60,78 @@ pub(crate) fn pair_with_shapes(
     if inv == 0.0 {
         return None;
     }
-    let prm = params.get(ps.material[i], ps.material[j]);
+    let (mi, mj) = (ps.material[i], ps.material[j]);
+    let prm = params.get(mi, mj);
     let (a, b) = (polygon_body(ps, sh, i), polygon_image(ps, sh, j, shift, dvx, buf));
+    if !COHESION {
+        return contact(
+            prm,
+            &a,
+            &b,
+            pi,
+            pj,
+            [dx, dy],
+            rs,
+            dvx,
+            inv,
+            ps,
+            i,
+            j,
+            slot,
+            dt,
+            work,
+            &mut (),
+        );
+    }
+    let mut frame = ContactFrame::default();
+    let mut c = contact(
+        prm,
+        &a,
+        &b,
+        pi,
+        pj,
+        [dx, dy],
+        rs,
+        dvx,
+        inv,
+        ps,
+        i,
+        j,
+        slot,
+        dt,
+        work,
+        &mut frame,
+    )?;
+    let k = params.extras(mi, mj).cohesion;
+    if k != 0.0 {
+        add_cohesion_at(k, &frame, a.pos, b.pos, &mut c);
+    }
+    Some(c)
+}
+
+/// The contact of i and j (a and b) whose bounding circles overlap, by their shapes.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn contact(
+    prm: &talus_kernels::contact::ContactParams,
+    a: &talus_kernels::contact::polygon_polygon::ContactBody,
+    b: &talus_kernels::contact::polygon_polygon::ContactBody,
+    pi: bool,
+    pj: bool,
+    [dx, dy]: [f64; 2],
+    rs: f64,
+    dvx: f64,
+    inv: f64,
+    ps: &ParticleStore,
+    i: usize,
+    j: usize,
+    slot: SlotState,
+    dt: f64,
+    work: &mut NarrowWork,
+    frame: &mut impl FrameOut,
+) -> Option<ContactForce> {
     if pi && pj {
-        let c = polygon_pair(prm, &a, &b, inv, slot, dt, work);
+        let c = polygon_pair(prm, a, b, inv, slot, dt, work, frame);
         work.stats.touching += c.is_some() as u64;
         return c;
     }
@@ -66,8 +139,8 @@ pub(crate) fn pair_with_shapes(
         (false, false) => {
             // Coincident discs (d = 0) get the full overlap along the fixed normal of
             // `contact_normal`, as in the disc-only loop.
-            let d = d2.sqrt();
-            Some(disc_disc_touching(
+            let d = (dx * dx + dy * dy).sqrt();
+            let c = disc_disc_touching(
                 prm,
                 dx,
                 dy,
@@ -82,9 +155,24 @@ pub(crate) fn pair_with_shapes(
                 inv,
                 slot.xi,
                 dt,
-            ))
+            );
+            // Cohesion's frame: along the centre line (no torque; the law's normal where
+            // the centres coincide), the circles' chord.
+            frame.put(|| {
+                let f = c.f[0].hypot(c.f[1]);
+                ContactFrame {
+                    normal: if d > 0.0 {
+                        [dx / d, dy / d]
+                    } else {
+                        [-c.f[0] / f, -c.f[1] / f]
+                    },
+                    point: a.pos,
+                    size: chord(d, ps.radius[i], ps.radius[j]),
+                }
+            });
+            Some(c)
         }
-        _ => disc_polygon_pair(prm, &a, &b, pj, inv, slot.xi, dt),
+        _ => disc_polygon_pair(prm, a, b, pj, inv, slot.xi, dt, frame),
     };
     match c {
         Some(c) => {

@@ -2,7 +2,9 @@
 //! then the closest-feature walk and the overlap kernel (`kernels::contact::polygon_polygon`),
 //! each counted in the narrow-phase statistics.
 use talus_kernels::contact::disc_disc::ContactForce;
-use talus_kernels::contact::polygon_polygon::{polygon_polygon, ContactBody, PolyOutcome};
+use talus_kernels::contact::polygon_polygon::{
+    polygon_polygon, polygon_polygon_framed, ContactBody, FrameOut, PolyOutcome,
+};
 use talus_kernels::contact::ContactParams;
 use talus_kernels::geometry::overlap::Tier;
 use talus_kernels::geometry::projection::projections_apart;
@@ -11,8 +13,10 @@ use talus_kernels::geometry::separating_line::separating_line;
 use super::{NarrowWork, Rejection, SlotState, SEPARATING_LINE_ITERATIONS};
 
 /// Polygons a and b, whose bounding circles overlap: the force on a (b gets its
-/// opposite), or None. `inv` is the sum of their inverse masses (not 0).
+/// opposite), or None; where it acts into `frame`. `inv` is the sum of their inverse
+/// masses (not 0).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn polygon_pair(
     prm: &ContactParams,
     a: &ContactBody,
@@ -21,6 +25,7 @@ pub(crate) fn polygon_pair(
     slot: SlotState,
     dt: f64,
     work: &mut NarrowWork,
+    frame: &mut impl FrameOut,
 ) -> Option<ContactForce> {
     let SlotState { xi, area, features } = slot;
     let NarrowWork {
@@ -52,7 +57,11 @@ pub(crate) fn polygon_pair(
             return None;
         }
     }
-    match polygon_polygon(prm, a, b, inv, features, area, xi, dt, gap_budget, scratch) {
+    let outcome = match frame.as_frame() {
+        Some(frame) => polygon_polygon_framed(prm, a, b, inv, features, area, xi, dt, gap_budget, scratch, frame),
+        None => polygon_polygon(prm, a, b, inv, features, area, xi, dt, gap_budget, scratch),
+    };
+    match outcome {
         PolyOutcome::Separated {
             steps,
             fallback,

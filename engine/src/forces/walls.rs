@@ -3,7 +3,11 @@
 //! a sphere through `kernels::contact::sphere_wall` (planes and cylinders).
 #[cfg(not(feature = "dim3"))]
 use talus_kernels::contact::disc_wall::disc_wall;
+#[cfg(not(feature = "dim3"))]
+use talus_kernels::contact::extras::add_cohesion_at;
 use talus_kernels::contact::extras::{add_extras, wall_contact_size, Touch};
+#[cfg(not(feature = "dim3"))]
+use talus_kernels::contact::polygon_polygon::ContactFrame;
 #[cfg(not(feature = "dim3"))]
 use talus_kernels::contact::polygon_wall::polygon_wall;
 #[cfg(feature = "dim3")]
@@ -93,7 +97,38 @@ impl WallWork<'_> {
             let c = match self.shapes {
                 Some(sh) if sh.is_polygon(q) => {
                     let b = polygon_body(ps, sh, q);
-                    polygon_wall(prm, &wall.line, &b, ps.inv_mass[q], &mut area[k], &mut xi[k], self.dt)
+                    let (mut at, line) = (ContactFrame::default(), &wall.line);
+                    if self.extras {
+                        // Cohesion, a polygon's only extra: along the wall's line in it.
+                        polygon_wall(
+                            prm,
+                            line,
+                            &b,
+                            ps.inv_mass[q],
+                            &mut area[k],
+                            &mut xi[k],
+                            self.dt,
+                            &mut at,
+                        )
+                        .map(|mut c| {
+                            let coh = self.params.extras(ps.material[q], wall.material).cohesion;
+                            if coh != 0.0 {
+                                add_cohesion_at(coh, &at, b.pos, at.point, &mut c);
+                            }
+                            c
+                        })
+                    } else {
+                        polygon_wall(
+                            prm,
+                            line,
+                            &b,
+                            ps.inv_mass[q],
+                            &mut area[k],
+                            &mut xi[k],
+                            self.dt,
+                            &mut (),
+                        )
+                    }
                 }
                 _ => disc_wall(
                     prm,
@@ -111,7 +146,11 @@ impl WallWork<'_> {
             };
             match c {
                 Some(mut c) => {
-                    if self.extras {
+                    #[cfg(not(feature = "dim3"))]
+                    let round = self.shapes.is_none_or(|sh| !sh.is_polygon(q));
+                    #[cfg(feature = "dim3")]
+                    let round = true;
+                    if self.extras && round {
                         self.add_extras(ps, q, wall, &mut c, &mut rolling[k]);
                     }
                     sink.wall(q, &c);

@@ -103,37 +103,60 @@ fn chunk_forces<S: ForceSink>(
         rolling,
     } = c;
     match (shapes, one) {
-        // (Cohesion and rolling resistance are refused for polygons at set-up.)
         (None, one) if !rolling.is_empty() => disc_slots_with_extras(view, one, params, ci, cj, xi, rolling, dt, sink),
         (None, Some(one)) => disc_slots(view, one, ci, cj, xi, rolling, dt, sink),
         (None, None) => disc_slots(view, params, ci, cj, xi, rolling, dt, sink),
-        (Some(sh), _) => {
-            let mut touching = 0;
-            // The corners of a polygon's image across a periodic face.
-            let mut buf = Vec::new();
-            for o in 0..xi.len() {
-                let i = ci[o];
-                if i == FREE {
-                    sink.none(o);
-                    continue;
-                }
-                let (i, j) = (i as usize, cj[o] as usize);
-                let slot = SlotState {
-                    xi: &mut xi[o],
-                    area: &mut area[o],
-                    features: &mut features[o],
-                };
-                match pair_with_shapes(ps, sh, params, i, j, slot, dt, narrow, view.image(), &mut buf) {
-                    Some(f) => {
-                        touching += 1;
-                        sink.add(o, i, j, &f);
-                    }
-                    None => sink.none(o),
-                }
+        // With polygons only cohesion is allowed (rolling resistance is refused at set-up);
+        // its loop is compiled apart, so that a run without it pays nothing.
+        (Some(sh), _) if !rolling.is_empty() => {
+            shape_slots::<S, true>(ps, view, sh, params, ci, cj, xi, area, features, dt, narrow, sink)
+        }
+        (Some(sh), _) => shape_slots::<S, false>(ps, view, sh, params, ci, cj, xi, area, features, dt, narrow, sink),
+    }
+}
+
+/// The pairs of a chunk of slots of a simulation with polygons, whatever their shapes.
+#[cfg(not(feature = "dim3"))]
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn shape_slots<S: ForceSink, const COHESION: bool>(
+    ps: &ParticleStore,
+    view: &RoundView,
+    sh: &Shapes,
+    params: &crate::material::PairTable,
+    ci: &[u32],
+    cj: &[u32],
+    xi: &mut [f64],
+    area: &mut [f64],
+    features: &mut [u32],
+    dt: f64,
+    narrow: &mut NarrowWork,
+    sink: &mut S,
+) -> u64 {
+    let mut touching = 0;
+    // The corners of a polygon's image across a periodic face.
+    let mut buf = Vec::new();
+    for o in 0..xi.len() {
+        let i = ci[o];
+        if i == FREE {
+            sink.none(o);
+            continue;
+        }
+        let (i, j) = (i as usize, cj[o] as usize);
+        let slot = SlotState {
+            xi: &mut xi[o],
+            area: &mut area[o],
+            features: &mut features[o],
+        };
+        match pair_with_shapes::<COHESION>(ps, sh, params, i, j, slot, dt, narrow, view.image(), &mut buf) {
+            Some(f) => {
+                touching += 1;
+                sink.add(o, i, j, &f);
             }
-            touching
+            None => sink.none(o),
         }
     }
+    touching
 }
 
 /// The pairs of one chunk of slots (3D: spheres), into `sink`, as the 2D version.

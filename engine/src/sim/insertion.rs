@@ -24,9 +24,9 @@ impl Simulation {
             let r = spec.radius.max();
             if let Some(v) = crate::generate::polygon_vertices(&spec.shape, r, &mut rng) {
                 PolygonShape::new(&v).map_err(|e| setup(e.to_string()))?;
-                if self.contacts.has_rolling_state() {
+                if self.params.has_rolling() {
                     return Err(setup(
-                        "polygons with cohesion or rolling resistance are not done yet (discs only)".into(),
+                        "rolling resistance is for round grains: a polygon's corners resist its rolling already".into(),
                     ));
                 }
             }

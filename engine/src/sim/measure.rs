@@ -125,7 +125,7 @@ impl Simulation {
                     let (d, p) = if sh.is_polygon(j) { (&a, &b) } else { (&b, &a) };
                     let inv = ps.inv_mass[i] + ps.inv_mass[j];
                     if inv > 0.0 {
-                        if let Some(c) = disc_polygon(prm, d, p, inv, &mut xi.clone(), 0.0) {
+                        if let Some(c) = disc_polygon(prm, d, p, inv, &mut xi.clone(), 0.0, &mut ()) {
                             e.elastic += elastic_energy(prm, c.overlap, xi);
                             e.contacts += 1;
                         }

@@ -501,8 +501,8 @@ impl Simulation {
             ct.features = r.exact("contact.features", slots)?;
             ct.area = r.exact("contact.area", slots)?;
         }
-        if extras && has_shapes {
-            return Err(r.err("pair.table", "cohesion or rolling friction with polygons".into()));
+        if has_shapes && params.has_rolling() {
+            return Err(r.err("pair.table", "rolling friction with polygons".into()));
         }
         ct.rolling = rolling_from(&r, "contact.rolling", slots, extras)?;
         ct.rolling_state = extras;

@@ -106,14 +106,17 @@ impl Ctx<'_> {
             bodies: Vec::new(),
             drums: Vec::new(),
         };
+        // The walls, then their motions (a servo may name other walls).
+        let mut raw_motions = Vec::new();
         for (k, mut w) in raw.wall.into_iter().enumerate() {
             names.walls.push(w.get_mut().name.take());
-            let motion = w.get_mut().motion.take();
-            let wall = self.wall(w, &lookup)?;
-            if let Some(m) = motion {
-                wall_motions.push((k, self.wall_move(m, &wall, None)?));
+            if let Some(m) = w.get_mut().motion.take() {
+                raw_motions.push((k, m));
             }
-            walls.push(wall);
+            walls.push(self.wall(w, &lookup)?);
+        }
+        for (k, m) in raw_motions {
+            wall_motions.push((k, self.wall_move(m, &walls[k], None, (&names.walls, &walls))?));
         }
         domain.periodic = self.periodic(raw.domain.periodic, &walls, &wall_spans)?;
         domain.shear_rate = self.shear_rate(raw.domain.shear_rate, domain.periodic)?;
@@ -383,80 +386,6 @@ impl Ctx<'_> {
             every_step: n.every_step.unwrap_or(false),
             rejection,
         })
-    }
-
-    /// `[[body]]` and `[[drum]]` (2D).
-    #[cfg(not(feature = "dim3"))]
-    #[allow(clippy::type_complexity)]
-    fn bodies_and_drums(
-        &self,
-        raw_bodies: Vec<Spanned<RawBody>>,
-        raw_drums: Vec<Spanned<RawDrum>>,
-        lookup: &dyn Fn(&Spanned<String>) -> Result<usize>,
-    ) -> Result<(Vec<PolygonBody>, Vec<Drum>)> {
-        let mut bodies = Vec::with_capacity(raw_bodies.len());
-        for b in raw_bodies {
-            let span = b.span();
-            let b = b.into_inner();
-            let material = lookup(&b.material)?;
-            let vspan = b.vertices.span();
-            let vertices: Vec<[f64; 2]> = b.vertices.into_inner().into_iter().map(|v| v.0).collect();
-            if let Err(e) = talus_engine::PolygonShape::new(&vertices) {
-                return Err(self.err(vspan, e.to_string().trim_start_matches("invalid setup: ")));
-            }
-            let motion = match b.motion.unwrap_or(MotionKind::Fixed) {
-                MotionKind::Fixed | MotionKind::Free if b.drive.is_some() => {
-                    return Err(self.err(b.drive.unwrap().span(), "a drive needs motion = \"driven\""))
-                }
-                MotionKind::Fixed => Motion::Fixed,
-                MotionKind::Free => Motion::Free,
-                MotionKind::Driven => Motion::Driven(
-                    self.drive(
-                        b.drive
-                            .ok_or_else(|| self.err(span.clone(), "`drive` is required for motion = \"driven\""))?,
-                    )?,
-                ),
-            };
-            bodies.push(PolygonBody {
-                material,
-                type_id: b.type_id.map_or(1, |t| t.0),
-                vertices,
-                motion,
-            });
-        }
-        let mut drums = Vec::with_capacity(raw_drums.len());
-        for d in raw_drums {
-            let span = d.span();
-            let d = d.into_inner();
-            let turn = match (d.omega, d.turn) {
-                (Some(_), Some(t)) => return Err(self.err(t.span(), "give `omega` or `turn`, not both")),
-                (None, None) => return Err(self.err(span, "a drum needs `omega` (rad/s) or `turn` (a law of time)")),
-                (_, Some(t)) => {
-                    if let Some(r) = &d.ramp {
-                        return Err(self.err(r.span(), "a `turn` law sets its own pace: no `ramp`"));
-                    }
-                    Some(self.turn(t)?)
-                }
-                (Some(_), None) => None,
-            };
-            let segments = d.segments.get_ref().0;
-            if !(3..=4096).contains(&segments) {
-                return Err(self.err(d.segments.span(), format!("must be in 3..=4096, got {segments}")));
-            }
-            drums.push(Drum {
-                material: lookup(&d.material)?,
-                centre: d.centre.0,
-                radius: d.radius.0,
-                thickness: d.thickness.0,
-                segments,
-                omega: d.omega.map_or(0.0, |w| w.0),
-                start: d.start.map_or(0.0, |s| s.0),
-                ramp: d.ramp.map_or(0.0, |r| r.into_inner().0),
-                turn,
-            });
-        }
-
-        Ok((bodies, drums))
     }
 
     /// A box region (`{min, max}`) that lies inside the domain.

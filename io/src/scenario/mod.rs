@@ -151,6 +151,18 @@ pub enum WallDrive {
         /// Greatest speed of a face, m/s.
         max_speed: f64,
     },
+    /// A cylinder (3D) held to a radial stress over its area between two planes across its
+    /// axis (a triaxial cell's confining pressure).
+    CylinderStress {
+        /// Target stress, N/m^2.
+        stress: f64,
+        /// m/s per N of force error.
+        gain: f64,
+        /// Greatest speed of the radius, m/s.
+        max_speed: f64,
+        /// The two planes (indices into `Scenario::walls`).
+        between: [usize; 2],
+    },
 }
 
 /// `[[pair]]`: coefficients of one pair of materials (indices into the materials) that
@@ -538,9 +550,9 @@ pub fn default_scenario() -> Scenario {
     }
 }
 
-mod convert;
 #[cfg(not(feature = "dim3"))]
-mod drive_laws;
+mod bodies;
+mod convert;
 mod location;
 mod pairs;
 mod periodic;

@@ -232,6 +232,8 @@ pub(super) struct RawServo {
     pub(super) stress: Option<Spanned<RawStress>>,
     pub(super) gain: Positive,
     pub(super) max_speed: Positive,
+    /// A cylinder's stress: the two planes that bound it (by name).
+    pub(super) between: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 /// A servo's stress: one for every axis, or one per axis.

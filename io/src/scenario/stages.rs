@@ -259,9 +259,10 @@ impl Ctx<'_> {
                     ));
                 }
                 let face_normal = part.face.map(box_face_normal);
-                stage
-                    .moves
-                    .push((part, self.wall_move(m, &walls[part.wall], face_normal)?));
+                stage.moves.push((
+                    part,
+                    self.wall_move(m, &walls[part.wall], face_normal, (&names.walls, walls))?,
+                ));
             }
             for n in s.start.unwrap_or_default() {
                 let t = find(&n, &removed)?;

@@ -313,8 +313,9 @@ fn coincident_and_deep_spheres_of_a_data_file_are_warned_about() {
     );
 }
 
-/// A cylinder moves along its radius: by a law or a servo to a force, without a
-/// `direction`; a stress on it is refused.
+/// A cylinder moves along its radius: by a law, a servo to a force, or a servo to a
+/// stress over its area between two named planes across its axis; not with a
+/// `direction`.
 #[test]
 fn a_cylinder_moves_along_its_radius() {
     let with = |m: &str| SMALL.replacen("omega = 2.0\n", &format!("omega = 2.0\nmove = {m}\n"), 1);
@@ -330,6 +331,60 @@ fn a_cylinder_moves_along_its_radius() {
     );
     expect_err(
         &with("{ servo = { stress = 2.0, gain = 1e-3, max_speed = 0.1 } }"),
-        &["give a line, plane or cylinder a `force`"],
+        &["between two planes across its axis", "between = [\"bottom\", \"top\"]"],
     );
+    // Bounded by the floor and a lid, both named.
+    let named = SMALL
+        .replacen(
+            "[[wall]]\nkind = \"plane\"\n",
+            "[[wall]]\nname = \"floor\"\nkind = \"plane\"\n",
+            1,
+        )
+        .replacen(
+            "[[particles]]",
+            "[[wall]]\nname = \"lid\"\nkind = \"plane\"\npoint = [0.0, 0.0, 0.035]\nnormal = [0.0, 0.0, -1.0]\n\
+             [[wall]]\nname = \"side\"\nkind = \"plane\"\npoint = [0.019, 0.0, 0.0]\nnormal = [-1.0, 0.0, 0.0]\n\
+             [[particles]]",
+            1,
+        );
+    let with = |m: &str| named.replacen("omega = 2.0\n", &format!("omega = 2.0\nmove = {m}\n"), 1);
+    let s = parse(&with(
+        "{ servo = { stress = 50.0, gain = 1e-3, max_speed = 0.1, between = [\"floor\", \"lid\"] } }",
+    ))
+    .unwrap();
+    assert!(matches!(
+        s.wall_motions[0].1.drive,
+        WallDrive::CylinderStress { stress, between: [1, 2], .. } if stress == 50.0
+    ));
+    let built = crate::build::build(&s, std::path::Path::new("t.toml")).unwrap();
+    let servo = &built.sim.wall_servos()[0];
+    assert_eq!(servo.across, vec![[1, 2]]);
+    // 2 pi r times the 35 mm between the planes.
+    let area = servo.extent(&built.sim.walls);
+    assert!(
+        (area - 2.0 * std::f64::consts::PI * 0.015 * 0.035).abs() < 1e-12,
+        "{area}"
+    );
+    for (m, words) in [
+        (
+            "between = [\"floor\", \"side\"]",
+            &["`side` is not a plane across the cylinder's axis"][..],
+        ),
+        ("between = [\"floor\", \"roof\"]", &["no [[wall]] is named `roof`"]),
+        ("between = [\"floor\"]", &["1 names: give the two planes"]),
+        ("between = [\"lid\", \"lid\"]", &["two different planes"]),
+    ] {
+        expect_err(
+            &with(&format!(
+                "{{ servo = {{ stress = 5.0, gain = 1e-3, max_speed = 0.1, {m} }} }}"
+            )),
+            words,
+        );
+    }
+    let text = named.replacen(
+        "normal = [0.0, 0.0, 1.0]\n",
+        "normal = [0.0, 0.0, 1.0]\nmove = { servo = { force = 1.0, gain = 1e-3, max_speed = 0.1, between = [\"lid\", \"floor\"] } }\n",
+        1,
+    );
+    expect_err(&text, &["`between` is for a cylinder's stress"]);
 }

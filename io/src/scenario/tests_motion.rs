@@ -111,7 +111,7 @@ fn box_stress_servos() {
     expect_err(
         &t,
         line_of(&t, "move = "),
-        &["give a line, plane or cylinder a `force`"],
+        &["moves a box's faces; give a line a `force`"],
     );
 }
 

@@ -2,6 +2,9 @@
 use super::convert::Ctx;
 use super::*;
 
+/// Every wall's `name` and the walls, in file order.
+pub(super) type Others<'a> = (&'a [Option<Spanned<String>>], &'a [Wall]);
+
 impl Ctx<'_> {
     /// The motion of `wall`: a direction (default the wall's normal; a box's: +y in 2D, +z
     /// in 3D) and exactly one of `velocity` (m/s), `sine = {amplitude, frequency, phase}`,
@@ -10,8 +13,15 @@ impl Ctx<'_> {
     /// moves along its radius, s into the grains (the radius shrinking), without a
     /// `direction`.
     /// `face`: the inward normal of the one face of a box that moves (a stage's
-    /// `NAME.FACE`), its default direction.
-    pub(super) fn wall_move(&self, raw: Spanned<RawMove>, wall: &Wall, face: Option<Vector>) -> Result<WallMove> {
+    /// `NAME.FACE`), its default direction. `others`: every wall's name and wall (a
+    /// cylinder's stress servo names the planes that bound it).
+    pub(super) fn wall_move(
+        &self,
+        raw: Spanned<RawMove>,
+        wall: &Wall,
+        face: Option<Vector>,
+        others: Others,
+    ) -> Result<WallMove> {
         let span = raw.span();
         let m = raw.into_inner();
         let direction = match (&m.direction, wall) {
@@ -46,7 +56,7 @@ impl Ctx<'_> {
                 law.check().map_err(|msg| self.err(t.span(), msg))?;
                 WallDrive::Law(law)
             }
-            (None, None, None, Some(s)) => self.servo(s, wall, face.is_some(), span)?,
+            (None, None, None, Some(s)) => self.servo(s, wall, face.is_some(), span, others)?,
             _ => {
                 return Err(self.err(
                     span,
@@ -59,9 +69,68 @@ impl Ctx<'_> {
     }
 
     /// `servo = {force | stress, gain, max_speed}`: a force on a line or plane (or one face
-    /// of a box: `face`), a stress (one, or one per axis) on a closed box's faces.
-    fn servo(&self, s: RawServo, wall: &Wall, face: bool, span: std::ops::Range<usize>) -> Result<WallDrive> {
+    /// of a box: `face`), a stress (one, or one per axis) on a closed box's faces, or (3D)
+    /// a stress on a cylinder over its area `between` two named planes across its axis.
+    #[cfg_attr(not(feature = "dim3"), allow(unused_variables))]
+    fn servo(
+        &self,
+        s: RawServo,
+        wall: &Wall,
+        face: bool,
+        span: std::ops::Range<usize>,
+        others: Others,
+    ) -> Result<WallDrive> {
         let is_box = matches!(wall, Wall::Box { .. }) && !face;
+        #[cfg(feature = "dim3")]
+        if let (Wall::Cylinder { axis, .. }, Some(st)) = (wall, &s.stress) {
+            let stress = match st.get_ref() {
+                RawStress::All(x) if x.is_finite() => *x,
+                _ => return Err(self.err(st.span(), "a cylinder takes one stress (N/m^2), radial")),
+            };
+            let between = s.between.ok_or_else(|| {
+                self.err(
+                    span,
+                    "a cylinder's stress acts over its area between two planes across its axis: name them, `between \
+                     = [\"bottom\", \"top\"]`",
+                )
+            })?;
+            let bspan = between.span();
+            let planes = between.into_inner();
+            if planes.len() != 2 {
+                return Err(self.err(bspan, format!("{} names: give the two planes", planes.len())));
+            }
+            let plane = |n: &Spanned<String>| -> Result<usize> {
+                let k = others
+                    .0
+                    .iter()
+                    .position(|m| m.as_ref().is_some_and(|m| m.get_ref() == n.get_ref()))
+                    .ok_or_else(|| self.err(n.span(), format!("no [[wall]] is named `{}`", n.get_ref())))?;
+                match &others.1[k] {
+                    Wall::Plane { normal, .. }
+                        if (normal.iter().zip(axis).map(|(a, b)| a * b).sum::<f64>().abs() - 1.0).abs() < 1e-9 =>
+                    {
+                        Ok(k)
+                    }
+                    _ => Err(self.err(
+                        n.span(),
+                        format!("`{}` is not a plane across the cylinder's axis", n.get_ref()),
+                    )),
+                }
+            };
+            let between = [plane(&planes[0])?, plane(&planes[1])?];
+            if between[0] == between[1] {
+                return Err(self.err(bspan, "two different planes are needed"));
+            }
+            return Ok(WallDrive::CylinderStress {
+                stress,
+                gain: s.gain.0,
+                max_speed: s.max_speed.0,
+                between,
+            });
+        }
+        if let Some(b) = &s.between {
+            return Err(self.err(b.span(), "`between` is for a cylinder's stress (3D)"));
+        }
         match (s.force, s.stress) {
             (Some(_), None) if is_box => Err(self.err(
                 span,
@@ -76,7 +145,11 @@ impl Ctx<'_> {
                 if !matches!(wall, Wall::Box { .. }) {
                     return Err(self.err(
                         st.span(),
-                        "a servo to a `stress` moves a box's faces; give a line, plane or cylinder a `force`",
+                        if DIM == 2 {
+                            "a servo to a `stress` moves a box's faces; give a line a `force`"
+                        } else {
+                            "a servo to a `stress` moves a box's faces or a cylinder; give a plane a `force`"
+                        },
                     ));
                 }
                 if let Wall::Box { open_top: true, .. } = wall {

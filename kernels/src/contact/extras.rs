@@ -107,6 +107,27 @@ pub fn add_extras(e: &PairExtras, model: RollingModel, t: &Touch, c: &mut Contac
     }
 }
 
+/// Cohesion (sjkr's F = k A, 2D: A the contact line's length) on a contact with a
+/// polygon: k times the frame's size, pulling the first body along the frame's normal
+/// at its point (torques about the centres `xi`, `xj`; a wall's `xj` is ignored: its
+/// torque is not kept).
+#[cfg(not(feature = "dim3"))]
+#[inline]
+pub fn add_cohesion_at(
+    k: f64,
+    frame: &super::polygon_polygon::ContactFrame,
+    xi: [f64; 2],
+    xj: [f64; 2],
+    c: &mut ContactForce,
+) {
+    let f = [k * frame.size * frame.normal[0], k * frame.size * frame.normal[1]];
+    let arm = |x: [f64; 2], f: [f64; 2]| (frame.point[0] - x[0]) * f[1] - (frame.point[1] - x[1]) * f[0];
+    c.f[0] += f[0];
+    c.f[1] += f[1];
+    c.ti[0] += arm(xi, f);
+    c.tj[0] += arm(xj, [-f[0], -f[1]]);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

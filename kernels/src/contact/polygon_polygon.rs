@@ -28,6 +28,55 @@ pub struct ContactBody<'a> {
     pub radius: f64,
 }
 
+/// Where a 2D contact with a polygon pushes: the unit normal from the first body into the
+/// second (a wall: from the body into the wall), the point where the normal force acts
+/// (the overlap's centroid, or a disc's nearest boundary point) and the size of the
+/// contact, the length of its contact line (the chord between the two boundary crossings,
+/// as for two discs): what cohesion ([`super::extras::add_cohesion_at`]) needs.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ContactFrame {
+    /// Unit normal from the first body into the second.
+    pub normal: [f64; 2],
+    /// Where the normal force acts (m).
+    pub point: [f64; 2],
+    /// Length of the contact line (m).
+    pub size: f64,
+}
+
+/// Where the contact kernels put a contact's [`ContactFrame`]: a frame, or `()` where
+/// nothing needs it (no cohesion), which compiles the kernels as if there were no frame
+/// (a frame in their result had made the pair loop 2 % slower without cohesion).
+pub trait FrameOut {
+    /// Whether the frame is kept (false: `()`).
+    const WANTED: bool;
+    /// Keep the frame `f` makes (called only for a contact).
+    fn put(&mut self, f: impl FnOnce() -> ContactFrame);
+    /// The frame to fill, if kept.
+    fn as_frame(&mut self) -> Option<&mut ContactFrame>;
+}
+
+impl FrameOut for () {
+    const WANTED: bool = false;
+    #[inline(always)]
+    fn put(&mut self, _: impl FnOnce() -> ContactFrame) {}
+    #[inline(always)]
+    fn as_frame(&mut self) -> Option<&mut ContactFrame> {
+        None
+    }
+}
+
+impl FrameOut for ContactFrame {
+    const WANTED: bool = true;
+    #[inline(always)]
+    fn put(&mut self, f: impl FnOnce() -> ContactFrame) {
+        *self = f();
+    }
+    #[inline(always)]
+    fn as_frame(&mut self) -> Option<&mut ContactFrame> {
+        Some(self)
+    }
+}
+
 /// What the narrow phase found for one candidate pair.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PolyOutcome {
@@ -112,6 +161,69 @@ pub fn polygon_polygon(
     gap_budget: bool,
     scratch: &mut OverlapScratch,
 ) -> PolyOutcome {
+    polygon_polygon_into(
+        p,
+        a,
+        b,
+        inv_mass_sum,
+        features,
+        prev_area,
+        xi,
+        dt,
+        gap_budget,
+        scratch,
+        &mut (),
+    )
+}
+
+/// [`polygon_polygon`] that also gives where the contact's force acts (`frame`, kept
+/// only for a contact): what cohesion needs. (Two functions over one body inlined into
+/// each, so that the pair loops without cohesion run the code they ran before frames.)
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub fn polygon_polygon_framed(
+    p: &ContactParams,
+    a: &ContactBody,
+    b: &ContactBody,
+    inv_mass_sum: f64,
+    features: &mut u32,
+    prev_area: &mut f64,
+    xi: &mut f64,
+    dt: f64,
+    gap_budget: bool,
+    scratch: &mut OverlapScratch,
+    frame: &mut ContactFrame,
+) -> PolyOutcome {
+    polygon_polygon_into(
+        p,
+        a,
+        b,
+        inv_mass_sum,
+        features,
+        prev_area,
+        xi,
+        dt,
+        gap_budget,
+        scratch,
+        frame,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn polygon_polygon_into(
+    p: &ContactParams,
+    a: &ContactBody,
+    b: &ContactBody,
+    inv_mass_sum: f64,
+    features: &mut u32,
+    prev_area: &mut f64,
+    xi: &mut f64,
+    dt: f64,
+    gap_budget: bool,
+    scratch: &mut OverlapScratch,
+    frame: &mut impl FrameOut,
+) -> PolyOutcome {
     if gap_budget && *prev_area < 0.0 {
         let left = -*prev_area - approach_bound(a, b, dt);
         if left > 0.0 {
@@ -192,6 +304,11 @@ pub fn polygon_polygon(
     let f = [-normal * n[0] + ft * tdir[0], -normal * n[1] + ft * tdir[1]];
     let arm = |x: [f64; 2], f: [f64; 2]| (c[0] - x[0]) * f[1] - (c[1] - x[1]) * f[0];
     let line = ov.line_length;
+    frame.put(|| ContactFrame {
+        normal: n,
+        point: c,
+        size: line,
+    });
     PolyOutcome::Contact {
         force: ContactForce {
             f: [f[0], f[1]],
@@ -210,7 +327,8 @@ pub fn polygon_polygon(
 
 /// Contact of a disc (first) and a polygon: the disc-wall law against the polygon's
 /// nearest boundary point (penetration depth r - distance, or r + depth when the centre
-/// is inside). O(number of vertices).
+/// is inside). O(number of vertices). The frame's size is the disc's chord along the
+/// polygon's edge there, as against a flat wall.
 #[allow(clippy::too_many_arguments)]
 pub fn disc_polygon(
     p: &ContactParams,
@@ -219,6 +337,7 @@ pub fn disc_polygon(
     inv_mass_sum: f64,
     xi: &mut f64,
     dt: f64,
+    frame: &mut impl FrameOut,
 ) -> Option<ContactForce> {
     let v = poly.vertices;
     let n = v.len();
@@ -260,6 +379,11 @@ pub fn disc_polygon(
     let ft = coulomb_spring(p, normal, v_t, meff, xi, dt);
     let f = [-normal * nrm[0] + ft * tdir[0], -normal * nrm[1] + ft * tdir[1]];
     let arm_b = [best[0] - poly.pos[0], best[1] - poly.pos[1]];
+    frame.put(|| ContactFrame {
+        normal: nrm,
+        point: best,
+        size: super::cohesion::wall_chord(disc.radius, overlap),
+    });
     Some(ContactForce {
         f: [f[0], f[1]],
         ti: [disc.radius * ft],

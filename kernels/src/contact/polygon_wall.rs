@@ -5,9 +5,12 @@
 use super::disc_disc::ContactForce;
 use super::disc_wall::LineWall;
 use super::law::{coulomb_spring, ContactParams};
-use super::polygon_polygon::ContactBody;
+use super::polygon_polygon::{ContactBody, ContactFrame, FrameOut};
 
 /// Contact of polygon `b` with `wall`, or `None` (then `prev_area` and `xi` are reset).
+/// The frame's size is the length of the wall's line inside the polygon (the polygon's
+/// diameter where it is wholly past the wall).
+#[allow(clippy::too_many_arguments)]
 pub fn polygon_wall(
     p: &ContactParams,
     wall: &LineWall,
@@ -16,6 +19,7 @@ pub fn polygon_wall(
     prev_area: &mut f64,
     xi: &mut f64,
     dt: f64,
+    frame: &mut impl FrameOut,
 ) -> Option<ContactForce> {
     let v = b.vertices;
     let n = v.len();
@@ -38,6 +42,8 @@ pub fn polygon_wall(
         }
         last = q;
     };
+    // Where the boundary crosses the wall's line (two, for a convex polygon across it).
+    let (mut cuts, mut ncut) = ([[0.0; 2]; 2], 0);
     for k in 0..n {
         let (u, w) = (v[k], v[(k + 1) % n]);
         let (du, dw) = (wall.distance(u[0], u[1]), wall.distance(w[0], w[1]));
@@ -46,7 +52,10 @@ pub fn polygon_wall(
         }
         if (du <= 0.0) != (dw <= 0.0) {
             let t = du / (du - dw);
-            add([u[0] + t * (w[0] - u[0]), u[1] + t * (w[1] - u[1])]);
+            let q = [u[0] + t * (w[0] - u[0]), u[1] + t * (w[1] - u[1])];
+            add(q);
+            cuts[ncut & 1] = q;
+            ncut += 1;
         }
     }
     if let Some(f) = first {
@@ -76,6 +85,15 @@ pub fn polygon_wall(
     let v_t = (vc[0] - wall.velocity[0]) * tdir[0] + (vc[1] - wall.velocity[1]) * tdir[1];
     let ft = coulomb_spring(p, normal, v_t, meff, xi, dt);
     let f = [-normal * nrm[0] + ft * tdir[0], -normal * nrm[1] + ft * tdir[1]];
+    frame.put(|| ContactFrame {
+        normal: nrm,
+        point: c,
+        size: if ncut == 2 {
+            (cuts[1][0] - cuts[0][0]).hypot(cuts[1][1] - cuts[0][1])
+        } else {
+            2.0 * b.radius
+        },
+    });
     Some(ContactForce {
         f: [f[0], f[1]],
         ti: [(c[0] - b.pos[0]) * f[1] - (c[1] - b.pos[1]) * f[0]],
@@ -112,11 +130,22 @@ mod tests {
             radius: 2.0,
         };
         let (mut a, mut xi) = (0.0, 0.0);
-        let c = polygon_wall(&p, &floor, &b, 1.0, &mut a, &mut xi, 1e-3).unwrap();
+        let mut frame = ContactFrame::default();
+        let c = polygon_wall(&p, &floor, &b, 1.0, &mut a, &mut xi, 1e-3, &mut frame).unwrap();
         assert!((a - 0.2).abs() < 1e-12, "{a}");
         assert!(
             (c.f[1] - 100.0 * 0.2 / 2.0).abs() < 1e-9 && c.f[0].abs() < 1e-12 && c.ti[0].abs() < 1e-12,
             "{c:?}"
+        );
+        // The floor's line inside the square: its whole width, 2; at the centroid of the
+        // sunk part, pushing down into the floor.
+        assert!(
+            (frame.size - 2.0).abs() < 1e-12 && frame.normal == [0.0, -1.0],
+            "{frame:?}"
+        );
+        assert!(
+            frame.point[0].abs() < 1e-12 && (frame.point[1] + 0.05).abs() < 1e-12,
+            "{frame:?}"
         );
     }
 }

@@ -137,6 +137,17 @@ fn drives_by_laws_restart_bitwise() {
     check_restart(|| simulation(&text), 400, &text, "rocking drum");
 }
 
+/// Polygons with cohesion (their contacts pulled along the contact line) and the box's
+/// walls: bitwise.
+#[test]
+fn cohesive_polygons_restart_bitwise() {
+    let text = scenario(true, false, 300).replacen("friction = 0.5\n", "friction = 0.5\ncohesion = 30.0\n", 1);
+    assert!(text.contains("cohesion = 30.0"));
+    let (straight, _) = check_restart(|| simulation(&text), 400, &text, "cohesive polygons");
+    assert_eq!(straight.pair_table().extras(0, 0).cohesion, 30.0);
+    assert!(straight.narrow.touching > 0, "no polygon touched another");
+}
+
 #[test]
 fn worker_pool_deterministic_restart_is_bitwise() {
     let text = scenario(true, false, 300);
