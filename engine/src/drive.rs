@@ -41,9 +41,11 @@ pub struct Drive {
 }
 
 /// A drive's motion as laws of the time since its start: the centre slid along a unit
-/// direction by s(t) (m), the bodies turned about it by theta(t) (rad). A law's value at
-/// the start is where the bodies were (a table that does not begin at 0 moves them there
-/// at once); before the start they rest.
+/// direction by s(t) (m), the bodies turned about it by theta(t) (rad). The bodies move
+/// by the change of the laws since they were registered (or since the start, where that
+/// is later): where they are is s = 0 and theta = 0, whatever a table's first value (a
+/// wall's table, by contrast, puts the wall at s(0) of its origin); before the start
+/// they rest.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DriveLaws {
     /// The unit direction and s(t); None: the centre stays.
@@ -103,6 +105,31 @@ impl Drive {
     pub fn at_full_speed(&self, t: f64) -> bool {
         t - self.start >= self.ramp
     }
+
+    /// What is wrong with the drive, if anything, with the checkpoint section that holds
+    /// the wrong value: a value not finite, a negative ramp, laws beside a velocity, omega
+    /// or ramp, laws [`DriveLaws::check`] refuses.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        if !self.centre.iter().chain(&self.velocity).all(|v| v.is_finite()) || !self.omega.is_finite() {
+            return Err(("drives", "centre, velocity and omega must be finite".into()));
+        }
+        if !(self.start.is_finite() && self.ramp.is_finite() && self.ramp >= 0.0) {
+            return Err((
+                "drives.motion",
+                format!(
+                    "start {} must be finite, ramp {} finite and >= 0",
+                    self.start, self.ramp
+                ),
+            ));
+        }
+        if let Some(laws) = &self.laws {
+            if self.velocity != [0.0; 2] || self.omega != 0.0 || self.ramp != 0.0 {
+                return Err(("drives.laws", "laws beside a velocity, omega or ramp".into()));
+            }
+            laws.check().map_err(|m| ("drives.laws", m))?;
+        }
+        Ok(())
+    }
 }
 
 /// The driven bodies: particle index, drive, pose relative to the drive's centre at the
@@ -143,31 +170,33 @@ impl Driven {
     /// Exact pose (position, angle) of driven body `k` at time `t`.
     pub fn pose(&self, k: usize, t: f64) -> ([f64; 2], f64) {
         let d = &self.drives[self.drive[k] as usize];
-        if let Some(laws) = &d.laws {
-            let ((c1, a1), (c0, a0)) = (laws.at(t - d.start), laws.at(self.t0[k] - d.start));
-            let c = [d.centre[0] + (c1[0] - c0[0]), d.centre[1] + (c1[1] - c0[1])];
-            let (sn, cs) = (a1 - a0).sin_cos();
-            let r = self.rel[k];
-            return (
-                [c[0] + cs * r[0] - sn * r[1], c[1] + sn * r[0] + cs * r[1]],
-                self.angle0[k] + (a1 - a0),
-            );
-        }
-        let s = d.elapsed(t) - d.elapsed(self.t0[k]);
-        let c = [d.centre[0] + d.velocity[0] * s, d.centre[1] + d.velocity[1] * s];
-        let (sn, cs) = (d.omega * s).sin_cos();
+        // The centre and the angle turned since the body was registered.
+        let (c, turned) = match &d.laws {
+            Some(laws) => {
+                let ((c1, a1), (c0, a0)) = (laws.at(t - d.start), laws.at(self.t0[k] - d.start));
+                ([d.centre[0] + (c1[0] - c0[0]), d.centre[1] + (c1[1] - c0[1])], a1 - a0)
+            }
+            None => {
+                let s = d.elapsed(t) - d.elapsed(self.t0[k]);
+                (
+                    [d.centre[0] + d.velocity[0] * s, d.centre[1] + d.velocity[1] * s],
+                    d.omega * s,
+                )
+            }
+        };
+        let (sn, cs) = turned.sin_cos();
         let r = self.rel[k];
         (
             [c[0] + cs * r[0] - sn * r[1], c[1] + sn * r[0] + cs * r[1]],
-            self.angle0[k] + d.omega * s,
+            self.angle0[k] + turned,
         )
     }
 
     /// Set the velocities of the driven bodies for a step of `dt` from time `t`: linear
     /// velocity from the current position to the exact pose at `t + dt`, spin `omega` (at
-    /// full speed; while starting, and under laws, the mean spin over the step). In a periodic cell
-    /// (`image`) a body may have been wrapped: the step is the minimum image of the way to
-    /// its pose.
+    /// full speed; while starting, and under laws, the mean spin over the step). In a
+    /// periodic cell (`image`) a body may have been wrapped: the step is the minimum image
+    /// of the way to its pose.
     pub fn set_velocities(&self, ps: &mut ParticleStore, t: f64, dt: f64, image: Option<&MinImage>) {
         for k in 0..self.index.len() {
             let p = self.index[k] as usize;
@@ -271,5 +300,21 @@ mod tests {
         }
         .check()
         .is_err());
+        // A drive's own check: laws beside a constant speed, an empty table.
+        let turning = |law: Displacement, omega: f64| Drive {
+            omega,
+            laws: Some(DriveLaws {
+                slide: None,
+                turn: Some(law),
+            }),
+            ..Drive::default()
+        };
+        assert_eq!(turning(Displacement::Velocity(1.0), 0.0).check(), Ok(()));
+        assert_eq!(
+            turning(Displacement::Velocity(1.0), 2.0).check().unwrap_err().0,
+            "drives.laws"
+        );
+        let empty = turning(Displacement::Table(Vec::new()), 0.0).check().unwrap_err();
+        assert!(empty.1.contains("turn: a table of 0 points"), "{empty:?}");
     }
 }

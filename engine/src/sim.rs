@@ -621,8 +621,8 @@ impl Simulation {
     /// Replace the table of pair coefficients: pairs set one by one (LAMMPS `pair_coeff
     /// i j`), cohesion and rolling resistance (LIGGGHTS `cohesion sjkr`, `rolling_friction
     /// epsd2` or `cdt`). Refused: a table for another number of materials, a coefficient
-    /// negative or not finite, and (not done yet) cohesion or rolling resistance with
-    /// polygons.
+    /// negative or not finite, and rolling resistance with polygons (their corners resist
+    /// rolling; they take cohesion).
     pub fn set_pair_table(&mut self, table: PairTable) -> Result<()> {
         table
             .check(self.materials.len())

@@ -68,6 +68,13 @@ impl Displacement {
         }
     }
 
+    /// Append the law's kind, the count of its values, and its values to `out`.
+    pub fn push_words(&self, out: &mut Vec<f64>) {
+        let (kind, values) = self.words();
+        out.extend([kind, values.len() as f64]);
+        out.extend(values);
+    }
+
     /// The law of [`Displacement::words`], or None where kind and count do not fit (the
     /// values are not checked: see [`Displacement::check`]).
     pub fn from_words(kind: f64, values: &[f64]) -> Option<Displacement> {

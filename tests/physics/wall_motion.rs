@@ -409,5 +409,11 @@ mod cylinder {
             (load / (stress * area) - 1.0).abs() < 1e-6,
             "the drum carries {load} N over {area} m^2"
         );
+        // A plane the stress spans cannot be taken away under it.
+        let e = s.remove_wall(2).unwrap_err().to_string();
+        assert!(
+            e.contains("bounds the face that wall 0's servo holds a stress over"),
+            "{e}"
+        );
     }
 }

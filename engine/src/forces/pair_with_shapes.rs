@@ -4,7 +4,7 @@
 //! `COHESION` (some pairs of materials have it) each touching pair is pulled together by
 //! its cohesion times its contact line's length (`kernels::contact::extras::add_cohesion_at`).
 use talus_kernels::contact::cohesion::chord;
-use talus_kernels::contact::disc_disc::{disc_disc_touching, ContactForce};
+use talus_kernels::contact::disc_disc::{contact_normal, disc_disc_touching, ContactForce};
 use talus_kernels::contact::extras::add_cohesion_at;
 use talus_kernels::contact::polygon_polygon::{ContactFrame, FrameOut};
 use talus_kernels::neighbor::MinImage;
@@ -159,13 +159,9 @@ fn contact(
             // Cohesion's frame: along the centre line (no torque; the law's normal where
             // the centres coincide), the circles' chord.
             frame.put(|| {
-                let f = c.f[0].hypot(c.f[1]);
+                let (nx, ny) = contact_normal(dx, dy, d);
                 ContactFrame {
-                    normal: if d > 0.0 {
-                        [dx / d, dy / d]
-                    } else {
-                        [-c.f[0] / f, -c.f[1] / f]
-                    },
+                    normal: [nx, ny],
                     point: a.pos,
                     size: chord(d, ps.radius[i], ps.radius[j]),
                 }

@@ -102,12 +102,19 @@ impl Simulation {
 
     /// Take wall `wall` away (a hopper's gate opened): its contacts end, with their springs,
     /// and no particle meets it again. It keeps its number; moving, it stops. Refused: an
-    /// unknown wall, or one already removed.
+    /// unknown wall, one already removed, one that bounds the face of a servo to a stress
+    /// (hold that servo's wall first).
     pub fn remove_wall(&mut self, wall: usize) -> Result<()> {
         match self.walls.get(wall) {
             None => return Err(EngineError::Setup(format!("wall {wall}: no such wall"))),
             Some(w) if w.removed => return Err(EngineError::Setup(format!("wall {wall}: removed already"))),
             Some(_) => {}
+        }
+        if let Some(s) = self.servos.iter().find(|s| s.across.iter().any(|p| p.contains(&wall))) {
+            return Err(EngineError::Setup(format!(
+                "wall {wall}: it bounds the face that wall {}'s servo holds a stress over (hold wall {} first)",
+                s.wall, s.wall
+            )));
         }
         self.hold_wall(wall)?;
         self.walls[wall].removed = true;

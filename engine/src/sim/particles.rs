@@ -129,8 +129,12 @@ impl Simulation {
 
     /// Put the particles with these ids under a prescribed rigid motion (they must carry
     /// the DRIVEN flag: infinite mass). Their poses follow `drive` exactly from now on.
+    /// Refused: a drive [`Drive::check`] refuses.
     #[cfg(not(feature = "dim3"))]
     pub fn drive_particles(&mut self, drive: Drive, ids: &[u64]) -> Result<()> {
+        drive
+            .check()
+            .map_err(|(_, m)| EngineError::Setup(format!("drive: {m}")))?;
         let d = self.driven.drives.len();
         if d >= u16::MAX as usize {
             return Err(EngineError::Setup("too many drives".into()));

@@ -87,31 +87,8 @@ pub(super) fn check_contents(sim: &Simulation) -> Result<()> {
 #[cfg(not(feature = "dim3"))]
 fn check_drives(sim: &Simulation) -> Result<()> {
     for (k, d) in sim.driven.drives.iter().enumerate() {
-        if !d.centre.iter().chain(&d.velocity).all(|v| v.is_finite()) || !d.omega.is_finite() {
-            return Err(err(
-                "drives",
-                format!("drive {k}: centre, velocity and omega must be finite"),
-            ));
-        }
-        if let Some(laws) = &d.laws {
-            if d.velocity != [0.0; 2] || d.omega != 0.0 || d.ramp != 0.0 {
-                return Err(err(
-                    "drives.laws",
-                    format!("drive {k}: laws beside a velocity, omega or ramp"),
-                ));
-            }
-            laws.check()
-                .map_err(|m| err("drives.laws", format!("drive {k}: {m}")))?;
-        }
-        if !(d.start.is_finite() && d.ramp.is_finite() && d.ramp >= 0.0) {
-            return Err(err(
-                "drives.motion",
-                format!(
-                    "drive {k}: start {} must be finite, ramp {} finite and >= 0",
-                    d.start, d.ramp
-                ),
-            ));
-        }
+        d.check()
+            .map_err(|(section, m)| err(section, format!("drive {k}: {m}")))?;
     }
     Ok(())
 }

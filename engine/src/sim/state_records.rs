@@ -411,11 +411,6 @@ pub(super) fn drive_law_words(drives: &[crate::drive::Drive]) -> Option<Vec<f64>
         return None;
     }
     let mut words = Vec::new();
-    let law = |words: &mut Vec<f64>, l: &Displacement| {
-        let (kind, values) = l.words();
-        words.extend([kind, values.len() as f64]);
-        words.extend(values);
-    };
     for d in drives {
         let Some(laws) = &d.laws else {
             words.push(0.0);
@@ -426,14 +421,14 @@ pub(super) fn drive_law_words(drives: &[crate::drive::Drive]) -> Option<Vec<f64>
             None => words.push(0.0),
             Some((dir, l)) => {
                 words.extend([1.0, dir[0], dir[1]]);
-                law(&mut words, l);
+                l.push_words(&mut words);
             }
         }
         match &laws.turn {
             None => words.push(0.0),
             Some(l) => {
                 words.push(1.0);
-                law(&mut words, l);
+                l.push_words(&mut words);
             }
         }
     }
@@ -518,9 +513,7 @@ pub(super) fn wall_motion_words(motions: &[WallMotion]) -> Vec<f64> {
         words.push(m.wall as f64);
         words.extend(m.direction);
         words.extend(m.origin);
-        let (kind, values) = m.law.words();
-        words.extend([kind, values.len() as f64]);
-        words.extend(values);
+        m.law.push_words(&mut words);
     }
     words
 }

@@ -259,10 +259,18 @@ impl Ctx<'_> {
                     ));
                 }
                 let face_normal = part.face.map(box_face_normal);
-                stage.moves.push((
-                    part,
-                    self.wall_move(m, &walls[part.wall], face_normal, (&names.walls, walls))?,
-                ));
+                let span = m.span();
+                let mv = self.wall_move(m, &walls[part.wall], face_normal, (&names.walls, walls))?;
+                // A cylinder's stress spans two planes: neither may be gone.
+                if let WallDrive::CylinderStress { between, .. } = &mv.drive {
+                    for b in between {
+                        if let Some((_, at)) = removed.iter().find(|(t, _)| *t == Named::Wall(*b)) {
+                            let plane = names.walls[*b].as_ref().map_or("?", |n| n.get_ref().as_str());
+                            return Err(self.err(span, format!("`{plane}` was removed in stage `{at}`")));
+                        }
+                    }
+                }
+                stage.moves.push((part, mv));
             }
             for n in s.start.unwrap_or_default() {
                 let t = find(&n, &removed)?;

@@ -336,6 +336,11 @@ fn a_cylinder_moves_along_its_radius() {
     // Bounded by the floor and a lid, both named.
     let named = SMALL
         .replacen(
+            "[[wall]]\nkind = \"cylinder\"\n",
+            "[[wall]]\nname = \"cell\"\nkind = \"cylinder\"\n",
+            1,
+        )
+        .replacen(
             "[[wall]]\nkind = \"plane\"\n",
             "[[wall]]\nname = \"floor\"\nkind = \"plane\"\n",
             1,
@@ -373,6 +378,10 @@ fn a_cylinder_moves_along_its_radius() {
         ("between = [\"floor\", \"roof\"]", &["no [[wall]] is named `roof`"]),
         ("between = [\"floor\"]", &["1 names: give the two planes"]),
         ("between = [\"lid\", \"lid\"]", &["two different planes"]),
+        (
+            "force = 1.0, between = [\"floor\", \"lid\"]",
+            &["exactly one of `force` (N) or `stress`"],
+        ),
     ] {
         expect_err(
             &with(&format!(
@@ -387,4 +396,10 @@ fn a_cylinder_moves_along_its_radius() {
         1,
     );
     expect_err(&text, &["`between` is for a cylinder's stress"]);
+    // A stage may not hold a stress over a plane an earlier stage took away.
+    let staged = named.replacen("[run]\nsteps = 100\n", "", 1)
+        + "[[stage]]\nname = \"open\"\nsteps = 10\nremove = [\"lid\"]\n\
+           [[stage]]\nname = \"press\"\nsteps = 10\n\
+           move = { cell = { servo = { stress = 5.0, gain = 1e-3, max_speed = 0.1, between = [\"floor\", \"lid\"] } } }\n";
+    expect_err(&staged, &["`lid` was removed in stage `open`"]);
 }

@@ -83,6 +83,9 @@ impl Ctx<'_> {
         let is_box = matches!(wall, Wall::Box { .. }) && !face;
         #[cfg(feature = "dim3")]
         if let (Wall::Cylinder { axis, .. }, Some(st)) = (wall, &s.stress) {
+            if s.force.is_some() {
+                return Err(self.err(span, "a servo needs exactly one of `force` (N) or `stress`"));
+            }
             let stress = match st.get_ref() {
                 RawStress::All(x) if x.is_finite() => *x,
                 _ => return Err(self.err(st.span(), "a cylinder takes one stress (N/m^2), radial")),

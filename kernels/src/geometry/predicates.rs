@@ -28,8 +28,9 @@ pub fn det_of_differences(x0: f64, x1: f64, y0: f64, y1: f64, u0: f64, u1: f64, 
     }
 }
 
-/// [`det_of_differences`] to a relative error below 4 eps = 2^-51 (the f64 value where its
-/// bound allows that, else the exact value rounded).
+/// [`det_of_differences`] to a relative error below 4 eps = 2^-51: the f64 value where its
+/// bound allows that, else the compensated value where the differences are exact and its
+/// bound allows it, else the exact value rounded.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub fn det_of_differences_accurate(x0: f64, x1: f64, y0: f64, y1: f64, u0: f64, u1: f64, v0: f64, v1: f64) -> f64 {
