@@ -43,9 +43,8 @@ pub struct Drive {
 /// A drive's motion as laws of the time since its start: the centre slid along a unit
 /// direction by s(t) (m), the bodies turned about it by theta(t) (rad). The bodies move
 /// by the change of the laws since they were registered (or since the start, where that
-/// is later): where they are is s = 0 and theta = 0, whatever a table's first value (a
-/// wall's table, by contrast, puts the wall at s(0) of its origin); before the start
-/// they rest.
+/// is later): where they are is the laws' values there, whatever a table's first value
+/// (as a moving wall starts where it is); before the start they rest.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DriveLaws {
     /// The unit direction and s(t); None: the centre stays.
