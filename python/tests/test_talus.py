@@ -51,6 +51,14 @@ region = { min = [0.0, 0.0], max = [0.02, 0.03] }
 steps = 10
 """
 
+# COLUMN with a gate body that a second stage removes.
+GATED = COLUMN.replace(
+    "[run]\nsteps = 10\n",
+    '[[body]]\nname = "gate"\nmaterial = "grain"\n'
+    "vertices = [[0.005, 0.05], [0.015, 0.05], [0.015, 0.055], [0.005, 0.055]]\n"
+    '[[stage]]\nsteps = 10\n[[stage]]\nname = "open"\nsteps = 10\nremove = ["gate"]\n',
+)
+
 
 class Views(unittest.TestCase):
     def test_views_share_the_engines_memory_and_block_a_step(self):
@@ -184,13 +192,7 @@ steps = 10
         self.assertGreater(sim.energies()["kinetic"], 0.0)
 
     def test_a_stage_removes_its_gate(self):
-        text = COLUMN.replace(
-            "[run]\nsteps = 10\n",
-            '[[body]]\nname = "gate"\nmaterial = "grain"\n'
-            "vertices = [[0.005, 0.05], [0.015, 0.05], [0.015, 0.055], [0.005, 0.055]]\n"
-            '[[stage]]\nsteps = 10\n[[stage]]\nname = "open"\nsteps = 10\nremove = ["gate"]\n',
-        )
-        sim = talus.Simulation.from_toml(text)
+        sim = talus.Simulation.from_toml(GATED)
         self.assertEqual(sim.stages, ["stage 1", "open"])
         n = len(sim)
         sim.begin_stage(1)
@@ -199,13 +201,7 @@ steps = 10
             sim.begin_stage(5)
 
     def test_a_restarted_run_removes_the_same_gate(self):
-        text = COLUMN.replace(
-            "[run]\nsteps = 10\n",
-            '[[body]]\nname = "gate"\nmaterial = "grain"\n'
-            "vertices = [[0.005, 0.05], [0.015, 0.05], [0.015, 0.055], [0.005, 0.055]]\n"
-            '[[stage]]\nsteps = 10\n[[stage]]\nname = "open"\nsteps = 10\nremove = ["gate"]\n',
-        )
-        sim = talus.Simulation.from_toml(text)
+        sim = talus.Simulation.from_toml(GATED)
         sim.run(100)
         with tempfile.TemporaryDirectory() as d:
             again = talus.Simulation.restart(sim.write_checkpoint(d))

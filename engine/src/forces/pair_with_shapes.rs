@@ -1,8 +1,9 @@
 //! One candidate pair of a simulation with polygons, whatever its two shapes: the
 //! bounding-circle test (every pair), then the disc-disc, disc-polygon or polygon-polygon
-//! contact. Pairs with a polygon are counted in the narrow-phase statistics. With
-//! `COHESION` (some pairs of materials have it) each touching pair is pulled together by
-//! its cohesion times its contact line's length (`kernels::contact::extras::add_cohesion_at`).
+//! contact. Pairs with a polygon are counted in the narrow-phase statistics. Where the
+//! contact's frame is kept (`F` a `ContactFrame`: some pairs of materials have cohesion)
+//! each touching pair is pulled together by its cohesion times its contact line's length
+//! (`kernels::contact::extras::add_cohesion_at`); with `F = ()` the pair runs as without.
 use talus_kernels::contact::cohesion::chord;
 use talus_kernels::contact::disc_disc::{contact_normal, disc_disc_touching, ContactForce};
 use talus_kernels::contact::extras::add_cohesion_at;
@@ -21,7 +22,7 @@ use crate::store::ParticleStore;
 /// as its image nearest to i (its corners moved into `buf`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn pair_with_shapes<const COHESION: bool>(
+pub(crate) fn pair_with_shapes<F: FrameOut + Default>(
     ps: &ParticleStore,
     sh: &Shapes,
     params: &PairTable,
@@ -63,27 +64,7 @@ pub(crate) fn pair_with_shapes<const COHESION: bool>(
     let (mi, mj) = (ps.material[i], ps.material[j]);
     let prm = params.get(mi, mj);
     let (a, b) = (polygon_body(ps, sh, i), polygon_image(ps, sh, j, shift, dvx, buf));
-    if !COHESION {
-        return contact(
-            prm,
-            &a,
-            &b,
-            pi,
-            pj,
-            [dx, dy],
-            rs,
-            dvx,
-            inv,
-            ps,
-            i,
-            j,
-            slot,
-            dt,
-            work,
-            &mut (),
-        );
-    }
-    let mut frame = ContactFrame::default();
+    let mut frame = F::default();
     let mut c = contact(
         prm,
         &a,
@@ -102,9 +83,11 @@ pub(crate) fn pair_with_shapes<const COHESION: bool>(
         work,
         &mut frame,
     )?;
-    let k = params.extras(mi, mj).cohesion;
-    if k != 0.0 {
-        add_cohesion_at(k, &frame, a.pos, b.pos, &mut c);
+    if let Some(frame) = frame.as_frame() {
+        let k = params.extras(mi, mj).cohesion;
+        if k != 0.0 {
+            add_cohesion_at(k, frame, a.pos, b.pos, &mut c);
+        }
     }
     Some(c)
 }

@@ -93,41 +93,18 @@ impl WallWork<'_> {
                     Surface::Cylinder(cy) => sphere_cylinder(prm, self.normal_model, cy, &s, &mut xi[k], self.dt),
                 }
             };
+            // A polygon's contact frame, kept for its cohesion.
+            #[cfg(not(feature = "dim3"))]
+            let mut frame = None;
             #[cfg(not(feature = "dim3"))]
             let c = match self.shapes {
                 Some(sh) if sh.is_polygon(q) => {
-                    let b = polygon_body(ps, sh, q);
-                    let (mut at, line) = (ContactFrame::default(), &wall.line);
+                    let (b, m, line, dt) = (polygon_body(ps, sh, q), ps.inv_mass[q], &wall.line, self.dt);
+                    let (area, xi) = (&mut area[k], &mut xi[k]);
                     if self.extras {
-                        // Cohesion, a polygon's only extra: along the wall's line in it.
-                        polygon_wall(
-                            prm,
-                            line,
-                            &b,
-                            ps.inv_mass[q],
-                            &mut area[k],
-                            &mut xi[k],
-                            self.dt,
-                            &mut at,
-                        )
-                        .map(|mut c| {
-                            let coh = self.params.extras(ps.material[q], wall.material).cohesion;
-                            if coh != 0.0 {
-                                add_cohesion_at(coh, &at, b.pos, at.point, &mut c);
-                            }
-                            c
-                        })
+                        polygon_wall(prm, line, &b, m, area, xi, dt, frame.insert(ContactFrame::default()))
                     } else {
-                        polygon_wall(
-                            prm,
-                            line,
-                            &b,
-                            ps.inv_mass[q],
-                            &mut area[k],
-                            &mut xi[k],
-                            self.dt,
-                            &mut (),
-                        )
+                        polygon_wall(prm, line, &b, m, area, xi, dt, &mut ())
                     }
                 }
                 _ => disc_wall(
@@ -146,11 +123,10 @@ impl WallWork<'_> {
             };
             match c {
                 Some(mut c) => {
-                    #[cfg(not(feature = "dim3"))]
-                    let round = self.shapes.is_none_or(|sh| !sh.is_polygon(q));
-                    #[cfg(feature = "dim3")]
-                    let round = true;
-                    if self.extras && round {
+                    if self.extras {
+                        #[cfg(not(feature = "dim3"))]
+                        self.add_extras(ps, q, wall, &mut c, &mut rolling[k], frame.as_ref());
+                        #[cfg(feature = "dim3")]
                         self.add_extras(ps, q, wall, &mut c, &mut rolling[k]);
                     }
                     sink.wall(q, &c);
@@ -172,15 +148,30 @@ impl WallWork<'_> {
         }
     }
 
-    /// Cohesion and rolling resistance of particle `q`'s touching contact `c` with `wall`
-    /// (a round particle: polygons have neither), `m` its rolling torque. The wall is flat
-    /// at the contact (a cylinder's curvature is left out of the contact's size) and
-    /// takes the place of body j: R_eff is the particle's radius, the relative rotation
-    /// the particle's spin less the wall's.
+    /// Cohesion and rolling resistance of particle `q`'s touching contact `c` with `wall`,
+    /// `m` its rolling torque. A polygon (2D: its contact `frame`) takes cohesion alone,
+    /// along the wall's line inside it. For a round particle the wall is flat at the
+    /// contact (a cylinder's curvature is left out of the contact's size) and takes the
+    /// place of body j: R_eff is the particle's radius, the relative rotation the
+    /// particle's spin less the wall's.
     #[cold]
-    fn add_extras(&self, ps: &ParticleStore, q: usize, wall: &Wall, c: &mut ContactForce, m: &mut [f64; ANG]) {
+    fn add_extras(
+        &self,
+        ps: &ParticleStore,
+        q: usize,
+        wall: &Wall,
+        c: &mut ContactForce,
+        m: &mut [f64; ANG],
+        #[cfg(not(feature = "dim3"))] frame: Option<&ContactFrame>,
+    ) {
         let e = self.params.extras(ps.material[q], wall.material);
         if !e.any() {
+            return;
+        }
+        #[cfg(not(feature = "dim3"))]
+        if let Some(frame) = frame {
+            // (The wall's torque is not kept: its arm is taken from the contact point.)
+            add_cohesion_at(e.cohesion, frame, [ps.pos[0][q], ps.pos[1][q]], frame.point, c);
             return;
         }
         let prm = self.params.get(ps.material[q], wall.material);

@@ -62,6 +62,8 @@ use crate::shapes::Shapes;
 use crate::store::ParticleStore;
 use crate::store::LOADS;
 use crate::walls::WallContacts;
+#[cfg(not(feature = "dim3"))]
+use talus_kernels::contact::polygon_polygon::{ContactFrame, FrameOut};
 use talus_kernels::contact::{ContactForce, Spring};
 #[cfg(not(feature = "dim3"))]
 use talus_kernels::geometry::overlap::OverlapScratch;

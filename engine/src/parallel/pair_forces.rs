@@ -109,9 +109,9 @@ fn chunk_forces<S: ForceSink>(
         // With polygons only cohesion is allowed (rolling resistance is refused at set-up);
         // its loop is compiled apart, so that a run without it pays nothing.
         (Some(sh), _) if !rolling.is_empty() => {
-            shape_slots::<S, true>(ps, view, sh, params, ci, cj, xi, area, features, dt, narrow, sink)
+            shape_slots::<S, ContactFrame>(ps, view, sh, params, ci, cj, xi, area, features, dt, narrow, sink)
         }
-        (Some(sh), _) => shape_slots::<S, false>(ps, view, sh, params, ci, cj, xi, area, features, dt, narrow, sink),
+        (Some(sh), _) => shape_slots::<S, ()>(ps, view, sh, params, ci, cj, xi, area, features, dt, narrow, sink),
     }
 }
 
@@ -119,7 +119,7 @@ fn chunk_forces<S: ForceSink>(
 #[cfg(not(feature = "dim3"))]
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn shape_slots<S: ForceSink, const COHESION: bool>(
+fn shape_slots<S: ForceSink, F: FrameOut + Default>(
     ps: &ParticleStore,
     view: &RoundView,
     sh: &Shapes,
@@ -148,7 +148,7 @@ fn shape_slots<S: ForceSink, const COHESION: bool>(
             area: &mut area[o],
             features: &mut features[o],
         };
-        match pair_with_shapes::<COHESION>(ps, sh, params, i, j, slot, dt, narrow, view.image(), &mut buf) {
+        match pair_with_shapes::<F>(ps, sh, params, i, j, slot, dt, narrow, view.image(), &mut buf) {
             Some(f) => {
                 touching += 1;
                 sink.add(o, i, j, &f);

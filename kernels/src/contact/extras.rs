@@ -109,8 +109,7 @@ pub fn add_extras(e: &PairExtras, model: RollingModel, t: &Touch, c: &mut Contac
 
 /// Cohesion (sjkr's F = k A, 2D: A the contact line's length) on a contact with a
 /// polygon: k times the frame's size, pulling the first body along the frame's normal
-/// at its point (torques about the centres `xi`, `xj`; a wall's `xj` is ignored: its
-/// torque is not kept).
+/// at its point, with the torques about the centres `xi`, `xj`.
 #[cfg(not(feature = "dim3"))]
 #[inline]
 pub fn add_cohesion_at(
