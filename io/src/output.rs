@@ -302,8 +302,9 @@ impl Outputs {
         match out.last.take() {
             // The same step and the same particles (none taken out since).
             Some(a) if a.step == sim.step && a.contacts.len() == sim.len() => Ok(Some(a)),
-            _ => sim
-                .analyse(out.kinds.region.as_ref())
+            // A new one in the last one's buffers.
+            last => sim
+                .analyse_reusing(out.kinds.region.as_ref(), last.unwrap_or_default())
                 .map(Some)
                 .map_err(|e| IoError::Invalid {
                     path: self.dir.join("analysis.csv"),

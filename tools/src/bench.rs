@@ -195,9 +195,10 @@ trait Timed {
     fn phases(&self) -> [f64; 4];
     fn coordination(&self) -> f64;
     fn bytes(&self) -> usize;
-    /// Seconds of one plain step, one logged step, its analysis and its contact network
-    /// written (to `path`).
-    fn analysis_call(&mut self, path: &std::path::Path) -> Result<[f64; 4], String>;
+    /// Per call: seconds of one plain step, one logged step, its analysis and its contact
+    /// network written (to `path`). A run analysing at an interval hands the last analysis
+    /// back for its buffers, and so do the calls here.
+    fn analysis_calls(&mut self, path: &std::path::Path, calls: usize) -> Result<Vec<[f64; 4]>, String>;
 }
 
 macro_rules! timed_simulation {
@@ -230,23 +231,30 @@ macro_rules! timed_simulation {
             fn bytes(&self) -> usize {
                 self.memory_bytes()
             }
-            fn analysis_call(&mut self, path: &std::path::Path) -> Result<[f64; 4], String> {
+            fn analysis_calls(&mut self, path: &std::path::Path, calls: usize) -> Result<Vec<[f64; 4]>, String> {
                 let err = |e: &dyn std::fmt::Display| e.to_string();
-                let t = Instant::now();
-                self.run(1).map_err(|e| err(&e))?;
-                let plain = t.elapsed().as_secs_f64();
-                self.log_next_run();
-                let t = Instant::now();
-                self.run(1).map_err(|e| err(&e))?;
-                let logged = t.elapsed().as_secs_f64();
-                let t = Instant::now();
-                let a = self.analyse(None).map_err(|e| err(&e))?;
-                let analyse = t.elapsed().as_secs_f64();
-                drop(a);
-                let log = self.contact_log().ok_or("the logged step left no log")?;
-                let t = Instant::now();
-                $io::contact_network::write_contact_network(path, self, log).map_err(|e| err(&e))?;
-                Ok([plain, logged, analyse, t.elapsed().as_secs_f64()])
+                let mut earlier = None;
+                (0..calls)
+                    .map(|_| {
+                        let t = Instant::now();
+                        self.run(1).map_err(|e| err(&e))?;
+                        let plain = t.elapsed().as_secs_f64();
+                        self.log_next_run();
+                        let t = Instant::now();
+                        self.run(1).map_err(|e| err(&e))?;
+                        let logged = t.elapsed().as_secs_f64();
+                        let t = Instant::now();
+                        let a = self
+                            .analyse_reusing(None, earlier.take().unwrap_or_default())
+                            .map_err(|e| err(&e))?;
+                        let analyse = t.elapsed().as_secs_f64();
+                        earlier = Some(a);
+                        let log = self.contact_log().ok_or("the logged step left no log")?;
+                        let t = Instant::now();
+                        $io::contact_network::write_contact_network(path, self, log).map_err(|e| err(&e))?;
+                        Ok([plain, logged, analyse, t.elapsed().as_secs_f64()])
+                    })
+                    .collect()
             }
         }
     };
@@ -385,12 +393,9 @@ fn measure_sim<S: Timed>(mut sim: S, n: usize, iname: &str, mname: &str, a: &Ben
     };
     if a.analysis {
         let path = std::env::temp_dir().join(format!("talus-bench-contacts-{}.vtu", std::process::id()));
-        let mut calls = Vec::new();
-        for _ in 0..3 {
-            calls.push(sim.analysis_call(&path));
-        }
+        let calls = sim.analysis_calls(&path, 3);
         let _ = std::fs::remove_file(&path);
-        let calls = calls.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let calls = calls?;
         row.analysis = std::array::from_fn(|k| {
             let mut v: Vec<f64> = calls.iter().map(|c| c[k]).collect();
             v.sort_by(f64::total_cmp);

@@ -9,7 +9,7 @@
 //! its whole share of the stress the grain's, with the branch vector from the contact
 //! point to the grain's centre ([`Simulation::wall_contact_point`],
 //! [`Simulation::body_contact_branch`]).
-use talus_kernels::analysis::rattlers::{coordination, rattlers, HELD_FRICTIONAL, HELD_FRICTIONLESS};
+use talus_kernels::analysis::rattlers::{coordination, ContactCounts, Peeling, HELD_FRICTIONAL, HELD_FRICTIONLESS};
 use talus_kernels::analysis::stress::{add_scaled, contact_virial, Tensor};
 use talus_kernels::math::{norm2, scale, sub, Vector, DIM};
 
@@ -40,7 +40,7 @@ impl Region {
 
 /// What [`Simulation::analyse`] measures. Per-grain arrays are in store order, one entry
 /// per particle (wall bodies get zeros).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Analysis {
     /// Step of the analysed state.
     pub step: u64,
@@ -85,19 +85,38 @@ pub struct Analysis {
     /// The stress in the region: the shares of the grains whose centres lie in it, over
     /// its volume (the domain's stress averages over empty space too).
     pub region_stress: Option<Tensor>,
+    /// What the analysis worked in, kept for the next ([`Simulation::analyse_reusing`]).
+    buffers: Buffers,
+}
+
+/// The analysis's working buffers: each grain's contacts, the peeling's, the pairs where it
+/// needs them listed, and the bodies' forces.
+#[derive(Debug, Clone, Default)]
+struct Buffers {
+    counts: ContactCounts,
+    peeling: Peeling,
+    pairs: Vec<(u32, u32)>,
+    body_force: Vec<Vector>,
 }
 
 impl Simulation {
     /// The analysis of the current state, from the contact forces of the step that led to
     /// it: that step must have been logged ([`Simulation::log_next_run`]).
     pub fn analyse(&self, region: Option<&Region>) -> Result<Analysis> {
+        self.analyse_reusing(region, Analysis::default())
+    }
+
+    /// [`Simulation::analyse`], in the buffers of an earlier analysis: a run analysing at an
+    /// interval hands back the last one (at 10^6 discs, fresh buffers' pages faulted in
+    /// cost a third of the analysis).
+    pub fn analyse_reusing(&self, region: Option<&Region>, earlier: Analysis) -> Result<Analysis> {
         let log = self.contact_log().ok_or_else(|| {
             EngineError::Setup(format!(
                 "no contact forces were logged for step {}: analysis needs log_next_run before the run that ends there",
                 self.step
             ))
         })?;
-        Ok(self.analyse_log(log, region))
+        Ok(self.analyse_log(log, region, earlier))
     }
 
     /// Where a wall contact acts: on the wall's normal through the particle's centre,
@@ -132,21 +151,40 @@ impl Simulation {
         scale(rho / len, f)
     }
 
-    fn analyse_log(&self, log: &ContactLog, region: Option<&Region>) -> Analysis {
+    fn analyse_log(&self, log: &ContactLog, region: Option<&Region>, earlier: Analysis) -> Analysis {
         let ps = &self.particles;
         let n = ps.len();
         let x = |p: usize| -> Vector { std::array::from_fn(|a| ps.pos[a][p]) };
-        // Wall bodies are few or none: without them every particle is a grain and the
-        // grains need no numbering of their own.
+        // Wall bodies are few or none: without them every particle is a grain.
         let bodies = ps.wall_bodies() > 0;
         let grain = |p: usize| !bodies || !ps.is_wall_body(p);
+        let image = self.min_image();
+        let Analysis {
+            mut grain_stress,
+            mut contacts,
+            mut buffers,
+            ..
+        } = earlier;
         // Each grain's stress times volume first, divided by its volume at the end.
-        let mut grain_stress = vec![[[0.0; DIM]; DIM]; n];
+        grain_stress.clear();
+        grain_stress.resize(n, [[0.0; DIM]; DIM]);
         let mut total = [[0.0; DIM]; DIM];
-        let mut contacts = vec![0u32; n];
-        let mut fixed = vec![0u32; n];
-        let mut grain_pairs = Vec::with_capacity(if bodies { log.pair_count() } else { 0 });
-        let mut body_force = vec![[0.0; DIM]; if bodies { n } else { 0 }];
+        let frictional = self.materials.iter().any(|m| m.contact.mu > 0.0);
+        let need = if frictional { HELD_FRICTIONAL } else { HELD_FRICTIONLESS };
+        // Each grain's contacts, gathered here for the rattlers and the coordination
+        // numbers; the pairs themselves only where the peeling needs them listed (a second
+        // pass over the log cost as much as this one).
+        let Buffers {
+            counts,
+            peeling,
+            pairs,
+            body_force,
+        } = &mut buffers;
+        counts.reset(n);
+        pairs.clear();
+        let mut grain_pairs = 0;
+        body_force.clear();
+        body_force.resize(if bodies { n } else { 0 }, [0.0; DIM]);
         let mut force_sum = 0.0;
         for c in log.pairs() {
             let (i, j) = (c.i as usize, c.j as usize);
@@ -154,14 +192,15 @@ impl Simulation {
             match (grain(i), grain(j)) {
                 (true, true) => {
                     // The branch from j to i, by the minimum image in a periodic cell.
-                    let v = contact_virial(scale(-1.0, self.separation(i, j)), c.c.f);
+                    let d: Vector = std::array::from_fn(|a| ps.pos[a][j] - ps.pos[a][i]);
+                    let v = contact_virial(scale(-1.0, image.map_or(d, |m| m.of(d))), c.c.f);
                     add_scaled(&mut total, 1.0, &v);
                     add_scaled(&mut grain_stress[i], 0.5, &v);
                     add_scaled(&mut grain_stress[j], 0.5, &v);
-                    contacts[i] += 1;
-                    contacts[j] += 1;
-                    if bodies {
-                        grain_pairs.push((c.i, c.j));
+                    counts.add_pair(c.i, c.j);
+                    grain_pairs += 1;
+                    if need > 2 {
+                        pairs.push((c.i, c.j));
                     }
                 }
                 (gi, gj) if gi || gj => {
@@ -170,8 +209,7 @@ impl Simulation {
                     let v = contact_virial(self.body_contact_branch(g, f, c.c.overlap), f);
                     add_scaled(&mut total, 1.0, &v);
                     add_scaled(&mut grain_stress[g], 1.0, &v);
-                    contacts[g] += 1;
-                    fixed[g] += 1;
+                    counts.add_fixed(g as u32);
                     body_force[b] = sub(body_force[b], f);
                 }
                 _ => {}
@@ -183,47 +221,50 @@ impl Simulation {
             let v = contact_virial(sub(x(p), self.wall_contact_point(c)), c.c.f);
             add_scaled(&mut total, 1.0, &v);
             add_scaled(&mut grain_stress[p], 1.0, &v);
-            contacts[p] += 1;
-            fixed[p] += 1;
+            counts.add_fixed(c.p);
             force_sum += norm2(c.c.f).sqrt();
             let w = &mut wall_forces[c.wall as usize];
             *w = sub(*w, c.c.f);
         }
-        // The rattlers, over the grains numbered apart where there are wall bodies.
-        let frictional = self.materials.iter().any(|m| m.contact.mu > 0.0);
-        let need = if frictional { HELD_FRICTIONAL } else { HELD_FRICTIONLESS };
-        let (grain_count, rattler, pairs) = if bodies {
-            let grains: Vec<usize> = (0..n).filter(|&p| grain(p)).collect();
-            let mut index = vec![u32::MAX; n];
-            for (k, &p) in grains.iter().enumerate() {
-                index[p] = k as u32;
-            }
-            let pairs: Vec<(u32, u32)> = grain_pairs
-                .iter()
-                .map(|&(i, j)| (index[i as usize], index[j as usize]))
-                .collect();
-            let held: Vec<u32> = grains.iter().map(|&p| fixed[p]).collect();
-            (grains.len(), rattlers(grains.len(), &pairs, &held, need), pairs)
+        // The rattlers: a grain's contacts with grains, walls and bodies hold it; the
+        // bodies are kept.
+        let grain_count = if bodies {
+            (0..n).filter(|&p| !grain(p)).for_each(|p| counts.keep(p as u32));
+            (0..n).filter(|&p| grain(p)).count()
         } else {
-            let pairs: Vec<(u32, u32)> = log.pairs().map(|c| (c.i, c.j)).collect();
-            (n, rattlers(n, &pairs, &fixed, need), pairs)
+            n
         };
-        let volume_of = |p: usize| ps.mass(p) / self.materials[ps.material[p] as usize].density;
-        let inv_volume = |p: usize| ps.inv_mass[p] * self.materials[ps.material[p] as usize].density;
+        let peeled = peeling.peel(counts, need, pairs);
+        contacts.clear();
+        contacts.extend_from_slice(&counts.all);
+        if bodies {
+            (0..n).filter(|&p| !grain(p)).for_each(|p| contacts[p] = 0);
+        }
+        // One pass over the grains: the net forces, the potential energy, the region's
+        // grains, and each grain's stress over its volume.
         let g = self.config.gravity;
-        let net: f64 = (0..n)
-            .filter(|&p| grain(p))
-            .map(|p| {
-                let m = ps.mass(p);
-                let f: Vector = std::array::from_fn(|a| ps.force[a][p] + m * g[a]);
-                norm2(f).sqrt()
-            })
-            .sum();
+        let (mut net, mut potential) = (0.0, 0.0);
+        let (mut packed, mut region_sum) = (0.0, [[0.0; DIM]; DIM]);
+        for (p, s) in grain_stress.iter_mut().enumerate() {
+            if !grain(p) {
+                continue;
+            }
+            let m = ps.mass(p);
+            let f: Vector = std::array::from_fn(|a| ps.force[a][p] + m * g[a]);
+            net += norm2(f).sqrt();
+            potential += -m * (0..DIM).map(|a| g[a] * ps.pos[a][p]).sum::<f64>();
+            let density = self.materials[ps.material[p] as usize].density;
+            if let Some(r) = region.filter(|r| r.contains(x(p))) {
+                packed += m / density;
+                add_scaled(&mut region_sum, 1.0 / r.volume(), s);
+            }
+            let v = *s;
+            *s = [[0.0; DIM]; DIM];
+            add_scaled(s, ps.inv_mass[p] * density, &v);
+        }
+        let packing = region.map(|r| packed / r.volume());
+        let region_stress = region.map(|_| region_sum);
         let (kinetic, rotational) = self.kinetic_energies();
-        let potential: f64 = (0..n)
-            .filter(|&p| grain(p))
-            .map(|p| -ps.mass(p) * (0..DIM).map(|a| g[a] * ps.pos[a][p]).sum::<f64>())
-            .sum();
         let found = log.pair_count() + log.walls.len();
         // Grains without a contact (a bed in free fall) are not balanced: no number, as
         // Yade gives none; no grains at all: nothing unbalanced.
@@ -240,20 +281,6 @@ impl Simulation {
         };
         let mut stress = [[0.0; DIM]; DIM];
         add_scaled(&mut stress, 1.0 / domain.volume(), &total);
-        let inside = |r: Region| (0..n).filter(move |&p| grain(p) && r.contains(x(p)));
-        let packing = region.map(|r| inside(*r).map(volume_of).sum::<f64>() / r.volume());
-        let region_stress = region.map(|r| {
-            let mut s = [[0.0; DIM]; DIM];
-            inside(*r).for_each(|p| add_scaled(&mut s, 1.0 / r.volume(), &grain_stress[p]));
-            s
-        });
-        for (p, s) in grain_stress.iter_mut().enumerate() {
-            if grain(p) {
-                let v = *s;
-                *s = [[0.0; DIM]; DIM];
-                add_scaled(s, inv_volume(p), &v);
-            }
-        }
         Analysis {
             step: self.step,
             time: self.time,
@@ -261,9 +288,9 @@ impl Simulation {
             volume: domain.volume(),
             grain_stress,
             contacts,
-            coordination: coordination(grain_count, &pairs, None),
-            coordination_held: coordination(grain_count, &pairs, Some(&rattler)),
-            rattlers: rattler.iter().filter(|&&r| r).count(),
+            coordination: coordination(grain_pairs, grain_count),
+            coordination_held: coordination(peeled.held_pairs, grain_count - peeled.rattlers),
+            rattlers: peeled.rattlers,
             wall_forces,
             body_forces: (0..n)
                 .filter(|&p| !grain(p))
@@ -275,6 +302,7 @@ impl Simulation {
             potential,
             packing,
             region_stress,
+            buffers,
         }
     }
 }

@@ -5,6 +5,13 @@
 //! hold a frictional particle. Taking a rattler out takes a contact from each of its
 //! partners, which may make them rattlers in turn, so the rule is applied until nothing
 //! changes (a queue, O(N + contacts)).
+//!
+//! Where two contacts hold a particle (friction), a rattler has at most one partner left
+//! when it is taken out, and the XOR of the indices of a particle's partners names that
+//! one: the peeling needs no adjacency, only three numbers per particle gathered in the
+//! caller's pass over the contacts (XOR peeling, as in Goodrich & Mitzenmacher's
+//! invertible Bloom lookup tables, 2011). Where more hold it, the partners are put in
+//! compressed rows first.
 use crate::math::DIM;
 
 /// Contacts a frictionless particle needs so as not to be a rattler.
@@ -12,72 +19,231 @@ pub const HELD_FRICTIONLESS: u32 = DIM as u32 + 1;
 /// Contacts a frictional particle needs.
 pub const HELD_FRICTIONAL: u32 = 2;
 
-/// Which of `n` particles are rattlers (fewer than `held` contacts, repeatedly), given the
-/// pairs in contact (each pair once, both particles below `n`) and the contacts each
-/// particle has with walls or with bodies that are not counted as particles (`fixed[p]`,
-/// which never go away).
-pub fn rattlers(n: usize, pairs: &[(u32, u32)], fixed: &[u32], held: u32) -> Vec<bool> {
-    assert_eq!(fixed.len(), n);
-    // Adjacency in compressed rows: the partners of p are adj[at[p]..at[p + 1]]. `at`
-    // first holds where each row ends and is counted down as the rows are filled, which
-    // leaves it at their starts.
-    let mut count: Vec<u32> = fixed.to_vec();
-    let mut at = vec![0u32; n + 1];
-    for &(i, j) in pairs {
-        at[i as usize] += 1;
-        at[j as usize] += 1;
-    }
-    let mut total = 0;
-    for p in 0..n {
-        count[p] += at[p];
-        total += at[p];
-        at[p] = total;
-    }
-    at[n] = total;
-    let mut adj = vec![0u32; total as usize];
-    for &(i, j) in pairs {
-        at[i as usize] -= 1;
-        adj[at[i as usize] as usize] = j;
-        at[j as usize] -= 1;
-        adj[at[j as usize] as usize] = i;
-    }
-    let mut out = vec![false; n];
-    let mut queue: Vec<u32> = (0..n as u32).filter(|&p| count[p as usize] < held).collect();
-    for &p in &queue {
-        out[p as usize] = true;
-    }
-    while let Some(p) = queue.pop() {
-        for &q in &adj[at[p as usize] as usize..at[p as usize + 1] as usize] {
-            let q = q as usize;
-            if out[q] {
-                continue;
-            }
-            count[q] -= 1;
-            if count[q] < held {
-                out[q] = true;
-                queue.push(q as u32);
-            }
-        }
-    }
-    out
+/// Each particle's contacts, gathered in one pass over them: where the peeling starts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ContactCounts {
+    /// All of a particle's contacts: with other particles, with walls, and with bodies
+    /// that are not peeled (these never go away). `u32::MAX` for such a body itself.
+    pub all: Vec<u32>,
+    /// Its contacts with other particles that are peeled.
+    pub pairs: Vec<u32>,
+    /// The XOR of those partners' indices.
+    pub partners: Vec<u32>,
 }
 
-/// Mean contacts per particle, 2 C / N, of the pairs whose particles are both not
-/// excluded (`None`: all), over the particles not excluded. Zero particles: zero.
-pub fn coordination(n: usize, pairs: &[(u32, u32)], excluded: Option<&[bool]>) -> f64 {
-    let out = |p: u32| excluded.is_some_and(|e| e[p as usize]);
-    let kept = n - excluded.map_or(0, |e| e.iter().filter(|&&x| x).count());
-    let c = pairs.iter().filter(|&&(i, j)| !out(i) && !out(j)).count();
-    if kept == 0 {
+impl ContactCounts {
+    /// `n` particles without contacts.
+    pub fn new(n: usize) -> Self {
+        ContactCounts {
+            all: vec![0; n],
+            pairs: vec![0; n],
+            partners: vec![0; n],
+        }
+    }
+
+    /// `n` particles without contacts again, in the buffers of an earlier count.
+    pub fn reset(&mut self, n: usize) {
+        for v in [&mut self.all, &mut self.pairs, &mut self.partners] {
+            v.clear();
+            v.resize(n, 0);
+        }
+    }
+
+    /// A contact between particles `i` and `j`, both peeled.
+    #[inline]
+    pub fn add_pair(&mut self, i: u32, j: u32) {
+        let (a, b) = (i as usize, j as usize);
+        self.all[a] += 1;
+        self.all[b] += 1;
+        self.pairs[a] += 1;
+        self.pairs[b] += 1;
+        self.partners[a] ^= j;
+        self.partners[b] ^= i;
+    }
+
+    /// A contact of particle `p` with a wall or a body that is not peeled.
+    #[inline]
+    pub fn add_fixed(&mut self, p: u32) {
+        self.all[p as usize] += 1;
+    }
+
+    /// Particle `p` is a body that is not peeled: never a rattler, holding what it touches.
+    pub fn keep(&mut self, p: u32) {
+        self.all[p as usize] = u32::MAX;
+    }
+}
+
+/// What the peeling finds, besides which particles are rattlers ([`Peeling::rattler`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Peeled {
+    /// How many particles are rattlers.
+    pub rattlers: usize,
+    /// The pairs in contact between particles that are not rattlers.
+    pub held_pairs: usize,
+}
+
+/// The peeling's buffers, kept from one peeling to the next (at 10^6 particles their
+/// first use faulted in as many pages as the peeling took).
+#[derive(Debug, Clone, Default)]
+pub struct Peeling {
+    /// Each particle's contacts: all of them while it is in.
+    all: Vec<u32>,
+    /// Its partners left.
+    left: Vec<u32>,
+    /// The XOR of their indices (two contacts hold a particle).
+    partners: Vec<u32>,
+    /// Which particles are out.
+    out: Vec<bool>,
+    /// Out particles yet to take their contacts from their partners.
+    queue: Vec<u32>,
+    /// Compressed rows of partners (more than two hold a particle): row p's start...
+    at: Vec<u32>,
+    /// ... and the partners.
+    adj: Vec<u32>,
+}
+
+impl Peeling {
+    /// Which particles the last [`Peeling::peel`] found to be rattlers.
+    pub fn rattler(&self) -> &[bool] {
+        &self.out
+    }
+
+    /// Find the rattlers (fewer than `held` contacts, repeatedly). `pairs` lists the pairs
+    /// in contact (each once, as [`ContactCounts::add_pair`] was given them); it is read
+    /// only where `held > 2` and may be empty below.
+    pub fn peel(&mut self, counts: &ContactCounts, held: u32, pairs: &[(u32, u32)]) -> Peeled {
+        let n = counts.all.len();
+        refill(&mut self.all, &counts.all);
+        refill(&mut self.left, &counts.pairs);
+        self.out.clear();
+        self.out.extend(counts.all.iter().map(|&c| c < held));
+        self.queue.clear();
+        self.queue.extend((0..n as u32).filter(|&p| self.out[p as usize]));
+        if held <= 2 {
+            // A particle taken out had fewer than two contacts: at most one partner is
+            // left, and the XOR of those left names it. Each pair is taken by the first of
+            // its two particles to leave the queue.
+            refill(&mut self.partners, &counts.partners);
+            while let Some(p) = self.queue.pop() {
+                let p = p as usize;
+                debug_assert!(self.left[p] <= 1, "an out particle has fewer than two contacts");
+                if self.left[p] == 0 {
+                    continue;
+                }
+                let q = self.partners[p] as usize;
+                self.left[p] = 0;
+                self.partners[q] ^= p as u32;
+                self.lose(q, held);
+            }
+        } else {
+            // Adjacency in compressed rows: the partners of p are adj[at[p]..at[p + 1]].
+            // `at` first holds where each row ends and is counted down as the rows are
+            // filled, which leaves it at their starts.
+            self.at.clear();
+            let mut total = 0;
+            self.at.extend(counts.pairs.iter().map(|&d| {
+                total += d;
+                total
+            }));
+            self.at.push(total);
+            self.adj.clear();
+            self.adj.resize(total as usize, 0);
+            for &(i, j) in pairs {
+                self.at[i as usize] -= 1;
+                self.adj[self.at[i as usize] as usize] = j;
+                self.at[j as usize] -= 1;
+                self.adj[self.at[j as usize] as usize] = i;
+            }
+            while let Some(p) = self.queue.pop() {
+                let p = p as usize;
+                for k in self.at[p]..self.at[p + 1] {
+                    let q = self.adj[k as usize] as usize;
+                    if !self.out[q] {
+                        self.lose(q, held);
+                    }
+                }
+            }
+        }
+        let held_pairs = (0..n)
+            .filter(|&p| !self.out[p])
+            .map(|p| self.left[p] as usize)
+            .sum::<usize>()
+            / 2;
+        Peeled {
+            rattlers: self.out.iter().filter(|&&r| r).count(),
+            held_pairs,
+        }
+    }
+
+    /// Particle q loses a partner taken out: an out particle only its count of partners
+    /// left (so that the pair is taken once), one still in a contact as well, which may
+    /// take it out.
+    fn lose(&mut self, q: usize, held: u32) {
+        self.left[q] -= 1;
+        if self.out[q] {
+            return;
+        }
+        self.all[q] -= 1;
+        if self.all[q] < held {
+            self.out[q] = true;
+            self.queue.push(q as u32);
+        }
+    }
+}
+
+/// `to` becomes a copy of `from`, in its own buffer.
+fn refill(to: &mut Vec<u32>, from: &[u32]) {
+    to.clear();
+    to.extend_from_slice(from);
+}
+
+/// Mean contacts per particle, 2 C / N, for `pairs` pairs among `particles` (zero
+/// particles: zero).
+pub fn coordination(pairs: usize, particles: usize) -> f64 {
+    if particles == 0 {
         0.0
     } else {
-        2.0 * c as f64 / kept as f64
+        2.0 * pairs as f64 / particles as f64
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The counts of `n` particles with these pairs and wall contacts, in `c`'s buffers.
+    fn count_into(c: &mut ContactCounts, n: usize, pairs: &[(u32, u32)], fixed: &[u32]) {
+        c.reset(n);
+        pairs.iter().for_each(|&(i, j)| c.add_pair(i, j));
+        for (p, &k) in fixed.iter().enumerate() {
+            (0..k).for_each(|_| c.add_fixed(p as u32));
+        }
+    }
+
+    fn counts(n: usize, pairs: &[(u32, u32)], fixed: &[u32]) -> ContactCounts {
+        let mut c = ContactCounts::new(n);
+        count_into(&mut c, n, pairs, fixed);
+        c
+    }
+
+    /// The rule applied as it reads: take out any particle held by fewer than `held`
+    /// contacts with walls and with particles not yet out, until none is left.
+    fn brute_force(n: usize, pairs: &[(u32, u32)], fixed: &[u32], kept: &[bool], held: u32) -> Vec<bool> {
+        let mut out = vec![false; n];
+        loop {
+            let found = (0..n).find(|&p| {
+                let partners = pairs
+                    .iter()
+                    .filter(|&&(i, j)| (i as usize == p && !out[j as usize]) || (j as usize == p && !out[i as usize]))
+                    .count() as u32;
+                !out[p] && !kept[p] && fixed[p] + partners < held
+            });
+            match found {
+                Some(p) => out[p] = true,
+                None => return out,
+            }
+        }
+    }
 
     /// Frictionless: a particle held by DIM cluster members and one more partner that is
     /// a rattler goes once that partner is gone; the cluster (each member touching every
@@ -95,18 +261,21 @@ mod tests {
         pairs.extend((0..DIM as u32).map(|m| (m, k)));
         pairs.push((k, k + 1));
         let n = k as usize + 2;
-        let r = rattlers(n, &pairs, &vec![0; n], HELD_FRICTIONLESS);
-        assert!(r[..k as usize].iter().all(|&x| !x), "{r:?}");
-        assert!(r[k as usize..].iter().all(|&x| x), "{r:?}");
+        let c = counts(n, &pairs, &vec![0; n]);
+        let mut peeling = Peeling::default();
+        let r = peeling.peel(&c, HELD_FRICTIONLESS, &pairs);
+        let out = peeling.rattler();
+        assert!(out[..k as usize].iter().all(|&x| !x), "{out:?}");
+        assert!(out[k as usize..].iter().all(|&x| x), "{out:?}");
+        assert_eq!(r.rattlers, 2);
         // The cluster alone: DIM + 1 partners each.
-        let z = coordination(n, &pairs, Some(&r));
-        assert_eq!(z, (DIM + 1) as f64);
-        // All of them: 2 C / N.
-        assert_eq!(coordination(n, &pairs, None), 2.0 * pairs.len() as f64 / n as f64);
-        assert_eq!(coordination(0, &[], None), 0.0);
-        let r = rattlers(n, &pairs, &vec![0; n], HELD_FRICTIONAL);
-        assert_eq!(r.iter().filter(|&&x| x).count(), 1);
-        assert!(r[k as usize + 1]);
+        let kept = n - r.rattlers;
+        assert_eq!(coordination(r.held_pairs, kept), (DIM + 1) as f64);
+        assert_eq!(coordination(0, 0), 0.0);
+        let r = peeling.peel(&c, HELD_FRICTIONAL, &[]);
+        assert_eq!(r.rattlers, 1);
+        assert!(peeling.rattler()[k as usize + 1]);
+        assert_eq!(r.held_pairs, pairs.len() - 1);
     }
 
     /// Contacts with walls hold a particle as well as particles do.
@@ -114,7 +283,56 @@ mod tests {
     fn wall_contacts_hold() {
         for held in [HELD_FRICTIONLESS, HELD_FRICTIONAL] {
             let fixed = vec![held, held - 1];
-            assert_eq!(rattlers(2, &[], &fixed, held), vec![false, true]);
+            let mut peeling = Peeling::default();
+            peeling.peel(&counts(2, &[], &fixed), held, &[]);
+            assert_eq!(peeling.rattler(), [false, true]);
+        }
+    }
+
+    /// Random contact graphs, sparse to dense, some particles touching walls and some
+    /// kept (bodies that hold what they touch): the peeling (the XOR one for two
+    /// contacts, the rows' for more) takes out exactly what the rule does, and counts
+    /// the pairs left between the others.
+    #[test]
+    fn peeling_agrees_with_the_rule_applied_by_hand() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        let (mut peeling, mut c) = (Peeling::default(), ContactCounts::default());
+        for case in 0..300 {
+            let n = 2 + next(40) as usize;
+            let want = next(3 * n as u64) as usize;
+            let mut pairs: Vec<(u32, u32)> = Vec::new();
+            let kept: Vec<bool> = (0..n).map(|_| next(8) == 0).collect();
+            for _ in 0..4 * want {
+                let (i, j) = (next(n as u64) as u32, next(n as u64) as u32);
+                let (i, j) = (i.min(j), i.max(j));
+                if i != j && !pairs.contains(&(i, j)) && !kept[i as usize] && !kept[j as usize] {
+                    pairs.push((i, j));
+                }
+            }
+            let fixed: Vec<u32> = (0..n)
+                .map(|_| if next(4) == 0 { 1 + next(2) as u32 } else { 0 })
+                .collect();
+            count_into(&mut c, n, &pairs, &fixed);
+            (0..n).filter(|&p| kept[p]).for_each(|p| c.keep(p as u32));
+            for held in [1, 2, 3, 4] {
+                let want = brute_force(n, &pairs, &fixed, &kept, held);
+                // One peeling's buffers for every case: what an earlier one left must not
+                // matter.
+                let r = peeling.peel(&c, held, &pairs);
+                assert_eq!(peeling.rattler(), want, "case {case}, held {held}");
+                let between = pairs
+                    .iter()
+                    .filter(|&&(i, j)| !want[i as usize] && !want[j as usize])
+                    .count();
+                assert_eq!(r.held_pairs, between, "case {case}, held {held}");
+                assert_eq!(r.rattlers, want.iter().filter(|&&x| x).count());
+            }
         }
     }
 }
