@@ -65,6 +65,7 @@ mod state_check;
 mod state_records;
 #[cfg(test)]
 mod state_tests;
+mod state_turns;
 pub use sections::{Elem, Section, SectionSource, SETTINGS_SECTIONS};
 
 /// A particle's shape beside its radius: a convex polygon (2D).
@@ -137,6 +138,8 @@ pub struct Simulation {
     wall_relists: u64,
     /// Walls under a servo (`sim/moving_walls.rs`).
     servos: Vec<crate::wall_motion::WallServo>,
+    /// Drums turned by a law of time (3D cylinders; `sim/moving_walls.rs`).
+    turns: Vec<crate::wall_motion::WallTurn>,
 }
 
 impl Simulation {
@@ -202,6 +205,7 @@ impl Simulation {
             moving_walls: Vec::new(),
             wall_relists: 0,
             servos: Vec::new(),
+            turns: Vec::new(),
         };
         sim.append(particles, shapes)?;
         sim.primed = false;
@@ -317,8 +321,9 @@ impl Simulation {
         // Under Lees-Edwards shear, the offset of the cell above at the drifted positions'
         // time (the wrap uses it); it may call for an update of its own.
         let sheared = self.shear_to(self.time + dt);
-        // Moving walls at their poses of the drifted positions' time.
-        if !self.moving_walls.is_empty() {
+        // Moving walls at their poses, and turning drums at their spins, of the drifted
+        // positions' time.
+        if !self.moving_walls.is_empty() || !self.turns.is_empty() {
             self.place_walls(self.time + dt);
         }
         if !self.servos.is_empty() {

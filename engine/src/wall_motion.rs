@@ -165,6 +165,28 @@ impl WallMotion {
     }
 }
 
+/// A drum (the inside of a cylinder, 3D) turned about its axis by a law of time, the
+/// angle theta(t - start) (rad; LIGGGHTS `fix move/mesh` with `rotate/variable`, Yade's
+/// `RotationEngine` driven by a function): its surface's spin at time t is the law's rate
+/// theta'(t - start), which the contacts see as the wall's velocity. The drum is round,
+/// so the angle itself moves nothing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WallTurn {
+    /// Index of the wall in the simulation's walls.
+    pub wall: usize,
+    /// The angle theta(t) (rad).
+    pub law: Displacement,
+    /// Time at which the law's clock starts (s).
+    pub start: f64,
+}
+
+impl WallTurn {
+    /// The drum's spin at time `t` (rad/s, right-handed about its axis).
+    pub fn spin(&self, t: f64) -> f64 {
+        self.law.at(t - self.start).1
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -188,6 +188,14 @@ impl Wall {
             }
         }
     }
+
+    /// A cylinder's spin about its axis (rad/s); a plane has none to set.
+    #[cfg(feature = "dim3")]
+    pub fn set_spin(&mut self, spin: f64) {
+        if let Surface::Cylinder(cy) = &mut self.surface {
+            cy.spin = spin;
+        }
+    }
 }
 
 /// Candidate (particle, wall) pairs, sorted by (particle, wall), with their springs.

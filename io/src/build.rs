@@ -293,7 +293,7 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         sim.drive_particles(d, &ids).map_err(|e| invalid(e.to_string()))?;
     }
     #[cfg(feature = "dim3")]
-    crate::stages::hold_drums(scenario, &mut sim).map_err(|e| invalid(e.to_string()))?;
+    crate::stages::start_drums(scenario, &mut sim).map_err(|e| invalid(e.to_string()))?;
     for (k, i) in scenario.inserts.iter().enumerate() {
         sim.add_insertion(insert_spec(i, k, scenario.seed, dt))
             .map_err(|e| invalid(format!("insert[{k}]: {e}")))?;

@@ -35,6 +35,9 @@ pub(crate) enum Change {
     StartDrive(usize),
     #[cfg(feature = "dim3")]
     Spin(usize, f64),
+    /// A drum turned by a law of its angle.
+    #[cfg(feature = "dim3")]
+    Turn(usize, Displacement),
 }
 
 /// The engine walls of a wall or box face.
@@ -172,8 +175,11 @@ pub fn stage_plans(scenario: &Scenario, first_body_id: u64) -> Vec<StagePlan> {
                     Named::Drum(j) => changes.push(Change::StartDrive(drum_drive[j])),
                     #[cfg(feature = "dim3")]
                     Named::Wall(w) => {
-                        if let sc::Wall::Cylinder { omega, .. } = scenario.walls[w] {
-                            changes.extend(faces[w].clone().map(|e| Change::Spin(e, omega)));
+                        if let sc::Wall::Cylinder { omega, ref turn, .. } = scenario.walls[w] {
+                            changes.extend(faces[w].clone().map(|e| match turn {
+                                Some(law) => Change::Turn(e, law.clone()),
+                                None => Change::Spin(e, omega),
+                            }));
                         }
                     }
                     _ => unreachable!("the scenario starts drums only"),
@@ -189,17 +195,26 @@ pub fn stage_plans(scenario: &Scenario, first_body_id: u64) -> Vec<StagePlan> {
         .collect()
 }
 
-/// The drums (3D: cylinder walls) that stages start, still as the build makes them: held
-/// until their stage (3D: spin 0).
+/// The drums (3D: cylinder walls) as the run begins: those that stages start held until
+/// their stage (spin 0), those that turn by a law turning by it from now.
 #[cfg(feature = "dim3")]
-pub fn hold_drums(scenario: &Scenario, sim: &mut Simulation) -> talus_engine::Result<()> {
+pub fn start_drums(scenario: &Scenario, sim: &mut Simulation) -> talus_engine::Result<()> {
     let faces = engine_walls(scenario);
-    for s in &scenario.stages {
-        for t in &s.start {
-            if let Named::Wall(w) = *t {
-                for e in faces[w].clone() {
-                    sim.spin_wall(e, 0.0)?;
-                }
+    let started = |w: usize| {
+        scenario
+            .stages
+            .iter()
+            .any(|s| s.start.iter().any(|t| matches!(*t, Named::Wall(k) if k == w)))
+    };
+    for (w, wall) in scenario.walls.iter().enumerate() {
+        let sc::Wall::Cylinder { turn, .. } = wall else {
+            continue;
+        };
+        for e in faces[w].clone() {
+            match turn {
+                _ if started(w) => sim.spin_wall(e, 0.0)?,
+                Some(law) => sim.turn_wall(e, law.clone())?,
+                None => {}
             }
         }
     }
@@ -235,6 +250,8 @@ impl StagePlan {
                 Change::StartDrive(d) => format!("drive {d} started"),
                 #[cfg(feature = "dim3")]
                 Change::Spin(w, omega) => format!("drum wall {w} turning at {omega} rad/s"),
+                #[cfg(feature = "dim3")]
+                Change::Turn(w, law) => format!("drum wall {w} turning by a {} law", law_name(law)),
             });
         }
         if said.is_empty() {
@@ -266,6 +283,8 @@ impl Change {
             Change::StartDrive(d) => sim.start_drive(*d),
             #[cfg(feature = "dim3")]
             Change::Spin(w, omega) => sim.spin_wall(*w, *omega),
+            #[cfg(feature = "dim3")]
+            Change::Turn(w, law) => sim.turn_wall(*w, law.clone()),
         }
         .map_err(|e| e.to_string())
     }

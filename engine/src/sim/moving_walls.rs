@@ -14,7 +14,7 @@ use crate::error::{EngineError, Result};
 use crate::forces::walls::WallWork;
 use crate::forces::WallSink;
 use crate::pool::Phase;
-use crate::wall_motion::{Displacement, Servo, WallMotion, WallServo};
+use crate::wall_motion::{Displacement, Servo, WallMotion, WallServo, WallTurn};
 use talus_kernels::contact::ContactForce;
 
 impl Simulation {
@@ -117,6 +117,7 @@ impl Simulation {
             )));
         }
         self.hold_wall(wall)?;
+        self.turns.retain(|t| t.wall != wall);
         self.walls[wall].removed = true;
         self.wall_contacts.drop_wall(wall as u16);
         Ok(())
@@ -134,12 +135,42 @@ impl Simulation {
             Some(w) if !w.removed => match &mut w.surface {
                 crate::walls::Surface::Cylinder(c) => {
                     c.spin = spin;
+                    // A constant spin replaces a law the drum turned by.
+                    self.turns.retain(|t| t.wall != wall);
                     Ok(())
                 }
                 crate::walls::Surface::Plane(_) => bad("a plane does not spin"),
             },
             _ => bad("no such wall"),
         }
+    }
+
+    /// Turn the drum (the inside of a cylinder) `wall` about its axis by the angle `law`
+    /// gives, its clock starting now (the spin it had, or an earlier law, replaced).
+    /// Refused: an unknown or removed wall, a plane, a law [`Displacement::check`]
+    /// refuses.
+    #[cfg(feature = "dim3")]
+    pub fn turn_wall(&mut self, wall: usize, law: Displacement) -> Result<()> {
+        let setup = |m: String| EngineError::Setup(format!("wall {wall}: {m}"));
+        law.check().map_err(setup)?;
+        match self.walls.get(wall) {
+            Some(w) if !w.removed && w.point().is_none() => {}
+            Some(w) if !w.removed => return Err(setup("a plane does not turn".into())),
+            _ => return Err(setup("no such wall".into())),
+        }
+        self.turns.retain(|t| t.wall != wall);
+        self.turns.push(WallTurn {
+            wall,
+            law,
+            start: self.time,
+        });
+        self.place_walls(self.time);
+        Ok(())
+    }
+
+    /// The drums turned by laws of time.
+    pub fn wall_turns(&self) -> &[WallTurn] {
+        &self.turns
     }
 
     /// Wall `wall`'s point, if it is a line or plane that does not move yet, and
@@ -235,6 +266,10 @@ impl Simulation {
         for m in &self.moving_walls {
             let (p, v) = m.pose(t);
             self.walls[m.wall].set_pose(p, v);
+        }
+        #[cfg(feature = "dim3")]
+        for turn in &self.turns {
+            self.walls[turn.wall].set_spin(turn.spin(t));
         }
     }
 

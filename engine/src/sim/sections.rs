@@ -104,9 +104,10 @@ pub const SETTINGS_SECTIONS: [&str; 14] = [
     "walls.servo.across",
 ];
 /// The sections that hold the settings that decide results in 3D (no drives there yet;
-/// files from before insertion lack `insert.spec`; `periodic` only for a periodic cell).
+/// files from before insertion lack `insert.spec`; `periodic` only for a periodic cell;
+/// `walls.turn` only where a drum turns by a law).
 #[cfg(feature = "dim3")]
-pub const SETTINGS_SECTIONS: [&str; 11] = [
+pub const SETTINGS_SECTIONS: [&str; 12] = [
     "config",
     "materials",
     "material.names",
@@ -118,4 +119,5 @@ pub const SETTINGS_SECTIONS: [&str; 11] = [
     "walls.motion.start",
     "walls.removed",
     "walls.servo.across",
+    "walls.turn",
 ];

@@ -32,6 +32,7 @@ use talus_kernels::neighbor::NeighborSearch;
 use super::sections::{Elem, Section, SectionSource};
 use super::state_check::{check_boxes_fit, check_table_is_the_set};
 use super::state_records::*;
+use super::state_turns::{turn_words, wall_turns_from};
 #[cfg(not(feature = "dim3"))]
 use super::NarrowStats;
 use super::{Broad, GearHistory, Integrator, Simulation};
@@ -164,6 +165,9 @@ impl Simulation {
         }
         for (name, words) in moving_wall_records(&self.walls, &self.moving_walls, &self.servos) {
             s.push(owned(name, Elem::F64, words));
+        }
+        if !self.turns.is_empty() {
+            s.push(owned("walls.turn", Elem::F64, turn_words(&self.turns)));
         }
         #[cfg(not(feature = "dim3"))]
         {
@@ -356,6 +360,7 @@ impl Simulation {
             .map_err(|e| r.err("config", format!("settings refused: {e}")))?;
         let params = pair_table_from(&r, &materials)?;
         let (moving_walls, servos) = wall_states_from(&r, &mut walls)?;
+        let turns = wall_turns_from(&r, &walls)?;
         let extras = params.has_extras();
         #[cfg(not(feature = "dim3"))]
         let drives: Vec<Drive> = {
@@ -688,6 +693,7 @@ impl Simulation {
             moving_walls,
             wall_relists: 0,
             servos,
+            turns,
             config,
         };
         // Under shear, the offset for the positions as saved (the next step sets its own).

@@ -724,3 +724,61 @@ fn restart_after_stage_changes_is_bitwise_the_straight_run() {
     let msg = refused(&bad);
     assert!(msg.starts_with("walls.motion.start: motion 0"), "{msg}");
 }
+
+/// A drum turned by a law (3D): a restart in the middle of the law continues it bit for
+/// bit (its clock started after time 0); "walls.turn" naming the floor, a wall twice, or
+/// a table out of order is refused by name.
+#[cfg(feature = "dim3")]
+#[test]
+fn a_drum_turned_by_a_law_restarts_bitwise() {
+    use crate::wall_motion::Displacement;
+    let turned = || {
+        let mut sim = bed(NeighborMethod::Sweep, Integrator::Verlet);
+        sim.run(50).unwrap();
+        let law = Displacement::Sine {
+            amplitude: 0.05,
+            frequency: 40.0,
+            phase: 0.2,
+        };
+        sim.turn_wall(1, law).unwrap();
+        sim
+    };
+    let mut straight = turned();
+    straight.run(2 * N).unwrap();
+    let mut first = turned();
+    first.run(N).unwrap();
+    let saved = save(&first);
+    let mut restored = Simulation::from_sections(&saved).unwrap();
+    assert_eq!(restored.wall_turns(), first.wall_turns());
+    restored.run(N).unwrap();
+    same_bits(
+        &restored.particles.vel,
+        &straight.particles.vel,
+        "turned drum: velocities",
+    );
+    same_bits(
+        &restored.particles.omega,
+        &straight.particles.omega,
+        "turned drum: spins",
+    );
+    assert_same_state(&restored, &straight, "turned drum");
+    // Words: wall, start, kind, count, values.
+    for (k, v, words) in [
+        (0, 0.0, "wall 0: not a drum"),
+        (0, 5.0, "not one of 2 walls"),
+        (1, -1.0, "start -1"),
+        (4, f64::NAN, "finite values"),
+    ] {
+        let mut bad = Saved(saved.0.clone());
+        set_f64(&mut bad, "walls.turn", k, v);
+        let msg = refused(&bad);
+        assert!(
+            msg.starts_with("walls.turn: ") && msg.contains(words),
+            "[{k}] = {v}: {msg}"
+        );
+    }
+    let mut twice = Saved(saved.0.clone());
+    let once = twice.0["walls.turn"].clone();
+    twice.0.get_mut("walls.turn").unwrap().extend(once);
+    assert!(refused(&twice).contains("turns twice"), "{}", refused(&twice));
+}

@@ -35,6 +35,7 @@ pub fn surface_walls(walls: &[sc::Wall]) -> Vec<(String, Wall)> {
                 radius,
                 omega,
                 material,
+                ..
             } => out.push((
                 format!("wall[{k}] (cylinder of radius {radius} about {point:?} along {axis:?})"),
                 Wall::cylinder(point, axis, radius, omega, material as u16),

@@ -122,39 +122,4 @@ impl Ctx<'_> {
             laws,
         })
     }
-
-    /// `turn = {velocity | sine | table}`: an angle (rad) about the drive's centre.
-    pub(super) fn turn(&self, raw: Spanned<RawLaw>) -> Result<Displacement> {
-        let span = raw.span();
-        let l = raw.into_inner();
-        if let Some(d) = &l.direction {
-            return Err(self.err(d.span(), "a turn is about the centre: no `direction`"));
-        }
-        self.time_law(l, span, "rad")
-    }
-
-    /// Exactly one of `velocity` (`unit`/s), `sine = {amplitude, frequency, phase}`
-    /// (`unit`, Hz, rad) or `table = [[t, value], ...]` (times increasing).
-    fn time_law(&self, l: RawLaw, span: std::ops::Range<usize>, unit: &str) -> Result<Displacement> {
-        match (l.velocity, l.sine, l.table) {
-            (Some(v), None, None) => Ok(Displacement::Velocity(v.0)),
-            (None, Some(s), None) => Ok(Displacement::Sine {
-                amplitude: s.amplitude.0,
-                frequency: s.frequency.0,
-                phase: s.phase.map_or(0.0, |p| p.0),
-            }),
-            (None, None, Some(t)) => {
-                let law = Displacement::Table(t.get_ref().clone());
-                law.check().map_err(|msg| self.err(t.span(), msg))?;
-                Ok(law)
-            }
-            _ => Err(self.err(
-                span,
-                format!(
-                    "give exactly one of `velocity` ({unit}/s), `sine = {{amplitude ({unit}), frequency, phase}}` \
-                     or `table = [[t, {unit}], ...]`"
-                ),
-            )),
-        }
-    }
 }

@@ -492,6 +492,7 @@ impl Ctx<'_> {
                 self.forbidden(&w.axis, when)?;
                 self.forbidden(&w.radius, when)?;
                 self.forbidden(&w.omega, when)?;
+                self.forbidden(&w.turn, when)?;
                 let req = &format!("for kind = \"{name}\"");
                 let point = self.required(w.point, &span, "point", req)?.0;
                 let normal = self.required(w.normal, &span, "normal", req)?.0;
@@ -519,11 +520,15 @@ impl Ctx<'_> {
                 self.forbidden(&w.max, when)?;
                 self.forbidden(&w.open_top, when)?;
                 let req = "for kind = \"cylinder\"";
+                if let (Some(o), Some(_)) = (&w.omega, &w.turn) {
+                    return Err(self.err(o.span(), "give `omega` (rad/s) or `turn` (a law of time), not both"));
+                }
                 Ok(Wall::Cylinder {
                     point: self.required(w.point, &span, "point", req)?.0,
                     axis: unit(self.required(w.axis, &span, "axis", req)?.0),
                     radius: self.required(w.radius, &span, "radius", req)?.0,
                     omega: w.omega.map_or(0.0, |o| o.into_inner().0),
+                    turn: w.turn.map(|t| self.turn(t)).transpose()?,
                     material,
                 })
             }
@@ -534,6 +539,7 @@ impl Ctx<'_> {
                 self.forbidden(&w.axis, when)?;
                 self.forbidden(&w.radius, when)?;
                 self.forbidden(&w.omega, when)?;
+                self.forbidden(&w.turn, when)?;
                 let min = self.required(w.min, &span, "min", "for kind = \"box\"")?;
                 let max = w
                     .max

@@ -295,6 +295,9 @@ pub enum Wall {
         radius: f64,
         /// Angular velocity, rad/s (0: still).
         omega: f64,
+        /// In place of `omega`: the angle turned (rad) as a law of the time since the run
+        /// began or the stage that starts the drum.
+        turn: Option<Displacement>,
         /// Index into `Scenario::materials`.
         material: usize,
     },
@@ -558,6 +561,7 @@ mod pairs;
 mod periodic;
 mod raw;
 mod stages;
+mod time_law;
 mod values;
 mod wall_move;
 use convert::*;

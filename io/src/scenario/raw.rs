@@ -123,8 +123,7 @@ pub(super) struct RawDrive {
 }
 
 /// A law of time: `slide = {direction, velocity | sine | table}` (m) or `turn = {velocity
-/// | sine | table}` (rad) of a drive.
-#[cfg(not(feature = "dim3"))]
+/// | sine | table}` (rad) of a drive or a drum.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawLaw {
@@ -209,6 +208,8 @@ pub(super) struct RawWall {
     pub(super) axis: Option<Spanned<Direction>>,
     pub(super) radius: Option<Spanned<Positive>>,
     pub(super) omega: Option<Spanned<Finite>>,
+    /// A cylinder's angle as a law of time, in place of `omega`.
+    pub(super) turn: Option<Spanned<RawLaw>>,
     pub(super) material: Option<Spanned<String>>,
     #[serde(rename = "move")]
     pub(super) motion: Option<Spanned<RawMove>>,

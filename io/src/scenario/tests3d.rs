@@ -403,3 +403,60 @@ fn a_cylinder_moves_along_its_radius() {
            move = { cell = { servo = { stress = 5.0, gain = 1e-3, max_speed = 0.1, between = [\"floor\", \"lid\"] } } }\n";
     expect_err(&staged, &["`lid` was removed in stage `open`"]);
 }
+
+/// `turn` on a cylinder: its angle by a law of time, which the build sets turning (or a
+/// stage that starts the drum, from its start); refused beside `omega`, on a plane or a
+/// box, with a `direction`, or as a table out of order, by line.
+#[test]
+fn a_cylinder_turns_by_a_law() {
+    let turned = SMALL.replace("omega = 2.0", "turn = { sine = { amplitude = 0.2, frequency = 3.0 } }");
+    let s = parse(&turned).unwrap();
+    let law = Displacement::Sine {
+        amplitude: 0.2,
+        frequency: 3.0,
+        phase: 0.0,
+    };
+    match &s.walls[0] {
+        Wall::Cylinder { omega, turn, .. } => assert_eq!((*omega, turn.as_ref()), (0.0, Some(&law))),
+        w => panic!("{w:?}"),
+    }
+    let b = build(&s, Path::new("turned.toml")).unwrap();
+    assert_eq!(b.sim.wall_turns().len(), 1);
+    assert_eq!((b.sim.wall_turns()[0].wall, &b.sim.wall_turns()[0].law), (0, &law));
+    // A stage that starts the drum: still until then, turning by the law from its start.
+    let staged = format!(
+        "{}[[stage]]\nname = \"settle\"\nsteps = 10\n[[stage]]\nname = \"turn\"\nsteps = 10\nstart = [\"drum\"]\n",
+        turned
+            .replace("kind = \"cylinder\"", "name = \"drum\"\nkind = \"cylinder\"")
+            .replace("[run]\nsteps = 100\n", "")
+    );
+    let s = parse(&staged).unwrap();
+    let mut b = build(&s, Path::new("staged.toml")).unwrap();
+    assert!(b.sim.wall_turns().is_empty());
+    let plans = crate::stages::stage_plans(&s, 1);
+    plans[1].begin(&mut b.sim).unwrap();
+    assert_eq!(b.sim.wall_turns()[0].law, law);
+    assert!(
+        plans[1].describe().contains("turning by a sine law"),
+        "{}",
+        plans[1].describe()
+    );
+    let line = |t: &str, at: &str| t.lines().position(|l| l.contains(at)).unwrap() + 1;
+    let both = turned.replace("turn = {", "omega = 1.0\nturn = {");
+    expect_err(&both, &[&format!(":{}:", line(&both, "omega = 1.0")), "not both"]);
+    let plane = SMALL.replace(
+        "normal = [0.0, 0.0, 1.0]",
+        "normal = [0.0, 0.0, 1.0]\nturn = { velocity = 1.0 }",
+    );
+    expect_err(
+        &plane,
+        &[
+            &format!(":{}:", line(&plane, "turn =")),
+            "not allowed with kind = \"plane\"",
+        ],
+    );
+    let aimed = SMALL.replace("omega = 2.0", "turn = { direction = [1.0, 0.0, 0.0], velocity = 1.0 }");
+    expect_err(&aimed, &["no `direction`"]);
+    let table = SMALL.replace("omega = 2.0", "turn = { table = [[0.0, 0.0], [0.0, 1.0]] }");
+    expect_err(&table, &["does not come after"]);
+}

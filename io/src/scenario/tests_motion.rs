@@ -177,7 +177,7 @@ fn bad_drive_laws_are_refused_by_line() {
     let t = driven("{ centre = [0.1, 0.1], slide = { velocity = 1.0 } }");
     expect_err(&t, line_of(&t, "drive = "), &["a slide needs a `direction`"]);
     let t = driven("{ centre = [0.1, 0.1], turn = { direction = [1.0, 0.0], velocity = 1.0 } }");
-    expect_err(&t, line_of(&t, "drive = "), &["a turn is about the centre"]);
+    expect_err(&t, line_of(&t, "drive = "), &["a turn is about a centre or an axis"]);
     let t = driven("{ centre = [0.1, 0.1], turn = { velocity = 1.0, table = [[0.0, 0.0], [1.0, 1.0]] } }");
     expect_err(&t, line_of(&t, "drive = "), &["exactly one of `velocity` (rad/s)"]);
     let t = driven("{ centre = [0.1, 0.1], slide = { direction = [0.0, 1.0], table = [[0.0, 0.0], [0.0, 1.0]] } }");
