@@ -55,7 +55,10 @@ fn shipped_3d_scenarios_parse_and_build() {
         ("drum3d.toml", include_str!("../../../scenarios/drum3d.toml")),
         ("column3d.toml", include_str!("../../../scenarios/column3d.toml")),
         ("drum3d_pour.toml", include_str!("../../../scenarios/drum3d_pour.toml")),
-        ("rocking_drum3d.toml", include_str!("../../../scenarios/rocking_drum3d.toml")),
+        (
+            "rocking_drum3d.toml",
+            include_str!("../../../scenarios/rocking_drum3d.toml"),
+        ),
     ] {
         assert_eq!(scenario_dimension(text, Path::new(name)).unwrap(), 3);
         let s = parse_scenario(text, Path::new(name)).unwrap_or_else(|e| panic!("{e}"));
