@@ -1,5 +1,6 @@
 //! Materials and the table of contact coefficients for every pair of materials.
-use talus_kernels::contact::{ContactParams, PairExtras, RollingModel};
+use talus_kernels::contact::{CohesionModel, ContactParams, PairExtras, RollingModel};
+use talus_kernels::math::DIM;
 
 /// A material: its name, density and contact coefficients.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,6 +29,8 @@ pub struct PairTable {
     pub extras: Vec<PairExtras>,
     /// The rolling-resistance law of every pair with a rolling friction.
     pub rolling: RollingModel,
+    /// The size of contact every pair with cohesion pulls with.
+    pub cohesion: CohesionModel,
 }
 
 impl PairTable {
@@ -57,6 +60,7 @@ impl PairTable {
             params,
             extras: vec![PairExtras::NONE; n * n],
             rolling: RollingModel::default(),
+            cohesion: CohesionModel::default(),
         }
     }
 
@@ -83,6 +87,9 @@ impl PairTable {
     /// What is wrong with the table, if anything: its size, a coefficient that is negative
     /// or not finite, or a pair whose two orders differ (named by materials).
     pub fn check(&self, materials: usize) -> Result<(), String> {
+        if DIM == 2 && self.cohesion == CohesionModel::Sjkr2 {
+            return Err("cohesion sjkr2 is for spheres (3D): discs take sjkr's chord".into());
+        }
         if self.n != materials || self.params.len() != self.n * self.n || self.extras.len() != self.n * self.n {
             return Err(format!("a pair table of {} materials for {materials}", self.n));
         }

@@ -529,6 +529,7 @@ fn pair_table(
     use talus_kernels::contact::PairExtras;
     let mut table = talus_engine::material::PairTable::new(materials);
     table.rolling = scenario.rolling;
+    table.cohesion = scenario.cohesion_model;
     let n = materials.len();
     let own = |m: usize| PairExtras {
         cohesion: scenario.materials[m].cohesion,

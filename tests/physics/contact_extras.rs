@@ -381,4 +381,66 @@ mod plane {
 
 mod space {
     extras_tests!(talus::engine3d, talus::kernels3d, 3, plane, normal_model: talus::kernels3d::contact::law::NormalModel::Hooke);
+
+    /// LIGGGHTS sjkr2: the cohesion of spheres of radii Ri, Rj overlapping by delta is
+    /// k 2 pi (2 R*) delta, of a sphere delta deep in a plane k 2 pi R delta: at rest, no
+    /// damping, the force is kn delta less that, exactly (to rounding); sjkr's is kn delta
+    /// less k pi (crossing area). A 2D scenario's `cohesion = "sjkr2"` is refused by line.
+    #[test]
+    fn sjkr2_pulls_with_its_linear_area() {
+        use talus::kernels3d::contact::CohesionModel;
+        let (ri, rj, delta, k) = (1.0e-3, 2.0e-3, 2.0e-5, 3.0e5);
+        let z = 0.01;
+        for model in [CohesionModel::Sjkr, CohesionModel::Sjkr2] {
+            let grains = [
+                grain(1, [0.0, 0.0, z], [0.0; 3], [0.0; 3]),
+                ParticleInit {
+                    radius: rj,
+                    ..grain(2, [ri + rj - delta, 0.0, z], [0.0; 3], [0.0; 3])
+                },
+                // Into the floor by delta.
+                grain(3, [-0.01, 0.0, ri - delta], [0.0; 3], [0.0; 3]),
+            ];
+            let floor = vec![Wall::plane([0.0; 3], [0.0, 0.0, 1.0], 0)];
+            let mut s = sim(&grains, floor, 0.0, 0.0, cohesion(k), RollingModel::default());
+            let mut table = s.pair_table().clone();
+            table.cohesion = model;
+            s.set_pair_table(table).unwrap();
+            s.prime().unwrap();
+            let r_star = ri * rj / (ri + rj);
+            let d = ri + rj - delta;
+            let (pair, wall) = match model {
+                CohesionModel::Sjkr2 => (2.0 * PI * 2.0 * r_star * delta, 2.0 * PI * ri * delta),
+                CohesionModel::Sjkr => (
+                    0.25 * PI * (ri + rj - d) * (d + ri - rj) * (d - ri + rj) * (ri + rj + d) / (d * d),
+                    PI * delta * (2.0 * ri - delta),
+                ),
+            };
+            let ps = &s.particles;
+            let at = |id: u64| ps.index_of(id).unwrap();
+            let (f, [a, b, c]) = (&ps.force, [1, 2, 3].map(at));
+            let push = KN * delta - k * pair;
+            assert!(
+                (f[0][a] + push).abs() < 1e-12 * KN * delta,
+                "{model:?}: pair {} against {}",
+                f[0][a],
+                -push
+            );
+            assert!((f[0][b] - push).abs() < 1e-12 * KN * delta, "{model:?}");
+            let lift = KN * delta - k * wall;
+            assert!(
+                (f[2][c] - lift).abs() < 1e-12 * KN * delta,
+                "{model:?}: wall {} against {lift}",
+                f[2][c]
+            );
+        }
+        let text = "[domain]\nmin = [0.0, 0.0]\nmax = [0.05, 0.05]\n[[material]]\nname = \"a\"\ndensity = 2500.0\n\
+                    kn = 1.0e5\nrestitution = 0.5\nfriction = 0.5\ncohesion = 40.0\n[contact]\ncohesion = \"sjkr2\"\n\
+                    [[particles]]\nmaterial = \"a\"\ncount = 10\nradius = { kind = \"fixed\", value = 1.0e-3 }\n\
+                    packing = \"lattice\"\nregion = { min = [0.0, 0.0], max = [0.02, 0.02] }\n[run]\nsteps = 10\n";
+        let e = talus::io::scenario::parse_scenario(text, std::path::Path::new("s.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("s.toml:12:") && e.contains("for spheres (3D)"), "{e}");
+    }
 }

@@ -607,8 +607,10 @@ pub fn step_and_report(
     if table.has_extras() {
         let cohesion = table.extras.iter().map(|e| e.cohesion).fold(0.0, f64::max);
         let rolling = table.extras.iter().map(|e| e.rolling_friction).fold(0.0, f64::max);
-        let law = table.rolling.name();
-        println!("  contact extras      cohesion (sjkr) up to {cohesion:e}, rolling friction ({law}) up to {rolling}");
+        let (law, sizes) = (table.rolling.name(), table.cohesion.name());
+        println!(
+            "  contact extras      cohesion ({sizes}) up to {cohesion:e}, rolling friction ({law}) up to {rolling}"
+        );
     }
     println!(
         "  steps               {done} ({}), now at step {}",

@@ -296,7 +296,7 @@ fn disc_extras<P: Params>(
     let (nx, ny) = contact_normal(dx, dy, d);
     let t = Touch {
         n: [nx, ny],
-        size: contact_size(d, ri, rj),
+        size: contact_size(params.cohesion(), d, ri, rj),
         overlap: ri + rj - d,
         r_eff: ri * rj / (ri + rj),
         kn: p.kn,
@@ -596,6 +596,7 @@ mod tests {
             params: vec![a, b, b, a],
             extras: vec![Default::default(); 4],
             rolling: Default::default(),
+            cohesion: Default::default(),
         };
         let mut laws = vec![Build::Baseline];
         if Build::detect() == Build::Baseline {

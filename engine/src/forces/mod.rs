@@ -4,7 +4,7 @@
 //! narrow phase's stages and counters in `narrow_phase.rs`); in 3D sphere-sphere; walls in
 //! both. The pool's
 //! force phase (`parallel/pair_forces.rs`) runs them over chunks of the contact table.
-use talus_kernels::contact::{ContactForce, ContactParams, PairExtras, RollingModel};
+use talus_kernels::contact::{CohesionModel, ContactForce, ContactParams, PairExtras, RollingModel};
 
 use crate::contact_log::PairForce;
 use crate::material::PairTable;
@@ -50,6 +50,11 @@ pub(crate) trait Params {
     fn rolling(&self) -> RollingModel {
         RollingModel::default()
     }
+    /// The size of contact cohesion pulls with (read only where `EXTRAS`).
+    #[inline(always)]
+    fn cohesion(&self) -> CohesionModel {
+        CohesionModel::default()
+    }
 }
 
 impl<P: Params> Params for &P {
@@ -66,6 +71,10 @@ impl<P: Params> Params for &P {
     #[inline(always)]
     fn rolling(&self) -> RollingModel {
         (**self).rolling()
+    }
+    #[inline(always)]
+    fn cohesion(&self) -> CohesionModel {
+        (**self).cohesion()
     }
 }
 
@@ -94,6 +103,10 @@ impl<P: Params> Params for WithExtras<'_, P> {
     #[inline(always)]
     fn rolling(&self) -> RollingModel {
         self.table.rolling
+    }
+    #[inline(always)]
+    fn cohesion(&self) -> CohesionModel {
+        self.table.cohesion
     }
 }
 

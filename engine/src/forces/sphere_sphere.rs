@@ -135,7 +135,7 @@ pub(crate) fn sphere_slots<P: Params, S: ForceSink>(
                         let (wi, wj) = (SphereView::at(&view.omega, i), SphereView::at(&view.omega, j));
                         let t = Touch {
                             n: nrm,
-                            size: contact_size(r, ri, rj),
+                            size: contact_size(params.cohesion(), r, ri, rj),
                             overlap: f.overlap,
                             r_eff,
                             kn: h * p.kn,

@@ -196,7 +196,7 @@ impl WallWork<'_> {
         };
         let t = Touch {
             n,
-            size: wall_contact_size(r, c.overlap),
+            size: wall_contact_size(self.params.cohesion, r, c.overlap),
             overlap: c.overlap,
             r_eff: r,
             kn: h * prm.kn,

@@ -9,7 +9,7 @@ use talus_kernels::contact::disc_wall::LineWall;
 use talus_kernels::contact::law::NormalModel;
 #[cfg(feature = "dim3")]
 use talus_kernels::contact::sphere_wall::{CylinderWall, PlaneWall};
-use talus_kernels::contact::{ContactParams, PairExtras, RollingModel};
+use talus_kernels::contact::{CohesionModel, ContactParams, PairExtras, RollingModel};
 use talus_kernels::math::{Vector, ANG, DIM};
 
 use super::sections::SectionSource;
@@ -333,7 +333,8 @@ pub(super) fn periodic_from(
     Ok(Some(images))
 }
 
-/// Words of a pair table ("pair.table"): the rolling law (0 epsd2, 1 cdt), then per pair of
+/// Words of a pair table ("pair.table"): the laws (rolling: 0 epsd2, 1 cdt; plus 2 for
+/// sjkr2's cohesion), then per pair of
 /// materials, row-major, kn, kt, gamma_n, gamma_t, friction, cohesion, rolling friction.
 /// None where the table is the materials' mixing without extras (a checkpoint then has
 /// no such section, as files from before it).
@@ -343,9 +344,14 @@ pub(super) fn pair_table_words(t: &PairTable, materials: &[Material]) -> Option<
     if *t == PairTable::new(materials) {
         return None;
     }
+    // The rolling law (0 epsd2, 1 cdt), plus 2 for sjkr2's cohesion (files from before
+    // sjkr2 hold 0 or 1).
     let model = match t.rolling {
         RollingModel::ElasticPlastic => 0.0,
         RollingModel::ConstantTorque => 1.0,
+    } + match t.cohesion {
+        CohesionModel::Sjkr => 0.0,
+        CohesionModel::Sjkr2 => 2.0,
     };
     let pairs = t
         .params
@@ -363,10 +369,22 @@ pub(super) fn pair_table_from(r: &Reader, materials: &[Material]) -> Result<Pair
     }
     let n = materials.len();
     let words: Vec<f64> = r.exact("pair.table", 1 + PAIR_WORDS * n * n)?;
-    t.rolling = match words[0] {
-        0.0 => RollingModel::ElasticPlastic,
-        1.0 => RollingModel::ConstantTorque,
-        w => return Err(r.err("pair.table", format!("rolling law {w}, not 0 or 1"))),
+    let w = words[0];
+    if ![0.0, 1.0, 2.0, 3.0].contains(&w) {
+        return Err(r.err(
+            "pair.table",
+            format!("laws {w}, not 0 to 3 (rolling 0 or 1, plus 2 for sjkr2)"),
+        ));
+    }
+    t.rolling = if w % 2.0 == 0.0 {
+        RollingModel::ElasticPlastic
+    } else {
+        RollingModel::ConstantTorque
+    };
+    t.cohesion = if w >= 2.0 {
+        CohesionModel::Sjkr2
+    } else {
+        CohesionModel::Sjkr
     };
     for (k, w) in words[1..].chunks_exact(PAIR_WORDS).enumerate() {
         t.params[k] = ContactParams {

@@ -549,13 +549,18 @@ fn sticky_bed(neighbor: NeighborMethod, integrator: Integrator, model: RollingMo
     };
     let p = *table.get(0, 0);
     table.set(0, 0, p, extras);
+    // 3D under cdt: sjkr2's cohesion (2 pi (2 R*) delta), so that the restart carries it.
+    if DIM == 3 && model == RollingModel::ConstantTorque {
+        table.cohesion = talus_kernels::contact::CohesionModel::Sjkr2;
+    }
     sim.set_pair_table(table).unwrap();
     sim
 }
 
 /// A restart keeps the pair table and the rolling torques kept in pairs and wall contacts:
-/// bitwise the straight run, under both rolling laws. A table forged with a negative
-/// cohesion, or torques without a table that has extras, are refused by name.
+/// bitwise the straight run, under both rolling laws (3D: and sjkr2's cohesion). A table
+/// forged with a negative cohesion or an unknown law (2D: sjkr2), or torques without a
+/// table that has extras, are refused by name.
 #[test]
 fn restart_with_cohesion_and_rolling_is_bitwise_the_straight_run() {
     for model in [RollingModel::ElasticPlastic, RollingModel::ConstantTorque] {
@@ -570,9 +575,10 @@ fn restart_with_cohesion_and_rolling_is_bitwise_the_straight_run() {
             }
             let saved = save(&first);
             assert!(saved.0.contains_key("pair.table") && saved.0.contains_key("contact.rolling"));
+            let first_table = &first.pair_table().clone();
             drop(first);
             let mut restored = Simulation::from_sections(&saved).unwrap();
-            assert_eq!(restored.pair_table().rolling, model, "{what}");
+            assert_eq!(restored.pair_table(), first_table, "{what}");
             restored.run(M).unwrap();
             let mut straight = sticky_bed(method, Integrator::Verlet, model);
             straight.run(N + M).unwrap();
@@ -595,6 +601,14 @@ fn restart_with_cohesion_and_rolling_is_bitwise_the_straight_run() {
                 msg.starts_with("pair.table: ") && msg.contains("cohesion = -1"),
                 "{msg}"
             );
+            let mut bad = Saved(saved.0.clone());
+            set_f64(&mut bad, "pair.table", 0, 4.0);
+            assert!(refused(&bad).contains("laws 4, not 0 to 3"), "{}", refused(&bad));
+            if DIM == 2 {
+                // sjkr2 is for spheres.
+                set_f64(&mut bad, "pair.table", 0, 2.0);
+                assert!(refused(&bad).contains("sjkr2 is for spheres"), "{}", refused(&bad));
+            }
             let mut bad = Saved(saved.0.clone());
             bad.0.remove("pair.table");
             let msg = refused(&bad);

@@ -172,6 +172,16 @@ impl Ctx<'_> {
             None | Some(RollingName::Epsd2) => RollingModel::ElasticPlastic,
             Some(RollingName::Cdt) => RollingModel::ConstantTorque,
         };
+        let cohesion_model = match raw.contact.as_ref().and_then(|c| c.cohesion.as_ref()) {
+            None => CohesionModel::Sjkr,
+            Some(c) => match c.get_ref() {
+                CohesionName::Sjkr => CohesionModel::Sjkr,
+                CohesionName::Sjkr2 if DIM == 3 => CohesionModel::Sjkr2,
+                CohesionName::Sjkr2 => {
+                    return Err(self.err(c.span(), "\"sjkr2\" is for spheres (3D); discs take \"sjkr\""))
+                }
+            },
+        };
         let normal_model = match raw.contact.and_then(|c| c.model) {
             None => NormalModel::Hooke,
             Some(m) => match m.get_ref() {
@@ -301,6 +311,7 @@ impl Ctx<'_> {
             drums,
             normal_model,
             rolling,
+            cohesion_model,
             pairs,
             wall_motions,
             integrator,

@@ -19,7 +19,7 @@ use toml::Spanned;
 pub use talus_engine::wall_motion::{Displacement, Servo};
 pub use talus_engine::NeighborMethod;
 pub use talus_kernels::contact::law::NormalModel;
-pub use talus_kernels::contact::RollingModel;
+pub use talus_kernels::contact::{CohesionModel, RollingModel};
 use talus_kernels::math::{norm2, Vector, DIM};
 
 use crate::{IoError, Result};
@@ -60,6 +60,9 @@ pub struct Scenario {
     pub normal_model: NormalModel,
     /// `[contact] rolling`: the rolling-resistance law of pairs with a rolling friction.
     pub rolling: RollingModel,
+    /// `[contact] cohesion`: the size of contact cohesive pairs pull with (sjkr, or sjkr2
+    /// in 3D).
+    pub cohesion_model: CohesionModel,
     /// `[[pair]]` entries, in file order.
     pub pairs: Vec<PairSpec>,
     /// `[[wall]] move`: (the wall's index in `walls`, its motion), in file order.

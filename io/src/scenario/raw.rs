@@ -69,6 +69,7 @@ pub(super) struct RawCheckpoint {
 pub(super) struct RawContact {
     pub(super) model: Option<Spanned<ModelName>>,
     pub(super) rolling: Option<RollingName>,
+    pub(super) cohesion: Option<Spanned<CohesionName>>,
 }
 
 #[derive(Deserialize, Clone, Copy, PartialEq)]
@@ -76,6 +77,14 @@ pub(super) struct RawContact {
 pub(super) enum RollingName {
     Epsd2,
     Cdt,
+}
+
+/// `[contact] cohesion`: LIGGGHTS' `cohesion sjkr` or `sjkr2`.
+#[derive(Deserialize, Clone, Copy, PartialEq)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum CohesionName {
+    Sjkr,
+    Sjkr2,
 }
 
 /// `[[pair]]`: the coefficients of one pair of materials, over their mixing.

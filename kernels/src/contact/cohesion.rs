@@ -3,7 +3,44 @@
 //! density of the pair of materials and A the size of the contact: in 3D the area of the
 //! disc where the two spheres' surfaces cross (k in J/m^3 = N/m^2), in 2D the length of
 //! the chord where the two circles cross (k in J/m^2 = N/m). A pair that does not touch
-//! feels none (sjkr, not sjkr2's range beyond contact).
+//! feels none.
+//!
+//! LIGGGHTS' `cohesion sjkr2` (3D) takes a size that grows linearly with the overlap
+//! delta instead: A = 2 pi (2 R*) delta between spheres (R* = Ri Rj / (Ri + Rj)), twice
+//! sjkr's crossing area for small overlaps, and A = 2 pi R delta against a wall, sjkr's
+//! area for small overlaps (LIGGGHTS-PUBLIC `cohesion_model_sjkr2.h`).
+
+/// Which size of contact the cohesion pulls with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CohesionModel {
+    /// LIGGGHTS sjkr: the crossing area (3D) or chord (2D).
+    #[default]
+    Sjkr,
+    /// LIGGGHTS sjkr2 (3D): 2 pi (2 R*) delta, a wall 2 pi R delta.
+    Sjkr2,
+}
+
+impl CohesionModel {
+    /// LIGGGHTS' name of the model.
+    pub fn name(self) -> &'static str {
+        match self {
+            CohesionModel::Sjkr => "sjkr",
+            CohesionModel::Sjkr2 => "sjkr2",
+        }
+    }
+}
+
+/// sjkr2's area of spheres of radii `ri`, `rj` at centre distance `d`: 2 pi (2 R*) delta.
+#[inline(always)]
+pub fn sjkr2_area(d: f64, ri: f64, rj: f64) -> f64 {
+    2.0 * std::f64::consts::PI * (2.0 * ri * rj / (ri + rj)) * (ri + rj - d)
+}
+
+/// sjkr2's area of a sphere of radius `r` `overlap` deep in a flat wall: 2 pi r delta.
+#[inline(always)]
+pub fn sjkr2_wall_area(r: f64, overlap: f64) -> f64 {
+    2.0 * std::f64::consts::PI * r * overlap
+}
 
 /// The chord where circles of radii `ri`, `rj` at centre distance `d` cross: twice the
 /// height of the triangle (d, ri, rj), from Heron's product (exact where d is tiny against
@@ -72,6 +109,21 @@ mod tests {
         let (r, delta): (f64, f64) = (1e-3, 1e-9);
         let expect = 2.0 * (2.0 * (r / 2.0) * delta).sqrt();
         assert!((chord(2.0 * r - delta, r, r) / expect - 1.0).abs() < 1e-5);
+    }
+
+    /// sjkr2 grows with the overlap: twice sjkr's crossing area between spheres and
+    /// sjkr's area against a wall, for small overlaps; its own formula for large ones.
+    #[test]
+    fn sjkr2_areas() {
+        let (ri, rj, delta) = (1e-3, 2e-3, 1e-9);
+        let d = ri + rj - delta;
+        let r_eff = ri * rj / (ri + rj);
+        // (ri + rj - d) loses digits to the cancellation: 1e-6 relative.
+        assert!((sjkr2_area(d, ri, rj) / (4.0 * std::f64::consts::PI * r_eff * delta) - 1.0).abs() < 1e-6);
+        assert!((sjkr2_area(d, ri, rj) / crossing_area(d, ri, rj) - 2.0).abs() < 1e-5);
+        assert!((sjkr2_wall_area(ri, delta) / wall_crossing_area(ri, delta) - 1.0).abs() < 1e-5);
+        assert_eq!(sjkr2_area(ri + rj, ri, rj), 0.0);
+        assert_eq!(sjkr2_wall_area(1.0, 0.25), 0.5 * std::f64::consts::PI);
     }
 
     #[test]

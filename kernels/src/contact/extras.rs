@@ -2,7 +2,7 @@
 //! ([`super::cohesion`]) and rolling resistance ([`super::rolling`]), applied after the
 //! law, to the force it gave. As in LIGGGHTS 3.8 (`tangential_reduce off`), the law's
 //! Coulomb limit and the rolling limit see the contact's normal force without cohesion.
-use super::cohesion;
+use super::cohesion::{self, CohesionModel};
 use super::rolling::{rolling_torque, RollingModel};
 use super::ContactForce;
 use crate::math::{Vector, ANG, DIM};
@@ -33,23 +33,23 @@ impl PairExtras {
 }
 
 /// The size of the contact of two round bodies at centre distance `d` (see
-/// [`cohesion`]): the chord in 2D, the crossing area in 3D.
+/// [`cohesion`]): sjkr's chord in 2D and crossing area in 3D, or sjkr2's area.
 #[inline(always)]
-pub fn contact_size(d: f64, ri: f64, rj: f64) -> f64 {
-    if DIM == 2 {
-        cohesion::chord(d, ri, rj)
-    } else {
-        cohesion::crossing_area(d, ri, rj)
+pub fn contact_size(model: CohesionModel, d: f64, ri: f64, rj: f64) -> f64 {
+    match model {
+        CohesionModel::Sjkr2 => cohesion::sjkr2_area(d, ri, rj),
+        CohesionModel::Sjkr if DIM == 2 => cohesion::chord(d, ri, rj),
+        CohesionModel::Sjkr => cohesion::crossing_area(d, ri, rj),
     }
 }
 
 /// The size of the contact of a round body of radius `r` with a flat wall `overlap` deep.
 #[inline(always)]
-pub fn wall_contact_size(r: f64, overlap: f64) -> f64 {
-    if DIM == 2 {
-        cohesion::wall_chord(r, overlap)
-    } else {
-        cohesion::wall_crossing_area(r, overlap)
+pub fn wall_contact_size(model: CohesionModel, r: f64, overlap: f64) -> f64 {
+    match model {
+        CohesionModel::Sjkr2 => cohesion::sjkr2_wall_area(r, overlap),
+        CohesionModel::Sjkr if DIM == 2 => cohesion::wall_chord(r, overlap),
+        CohesionModel::Sjkr => cohesion::wall_crossing_area(r, overlap),
     }
 }
 

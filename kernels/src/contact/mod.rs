@@ -18,6 +18,7 @@ pub mod sphere_sphere;
 #[cfg(feature = "dim3")]
 pub mod sphere_wall;
 
+pub use cohesion::CohesionModel;
 pub use extras::PairExtras;
 pub use law::{ContactParams, PairForce};
 pub use rolling::RollingModel;
