@@ -33,23 +33,30 @@ impl PairExtras {
 }
 
 /// The size of the contact of two round bodies at centre distance `d` (see
-/// [`cohesion`]): sjkr's chord in 2D and crossing area in 3D, or sjkr2's area.
+/// [`cohesion`]): sjkr's chord in 2D (sjkr2 is for spheres: the pair table refuses it
+/// there, and the 2D loops do not look at the model), in 3D sjkr's crossing area or
+/// sjkr2's area.
 #[inline(always)]
 pub fn contact_size(model: CohesionModel, d: f64, ri: f64, rj: f64) -> f64 {
+    if DIM == 2 {
+        return cohesion::chord(d, ri, rj);
+    }
     match model {
-        CohesionModel::Sjkr2 => cohesion::sjkr2_area(d, ri, rj),
-        CohesionModel::Sjkr if DIM == 2 => cohesion::chord(d, ri, rj),
         CohesionModel::Sjkr => cohesion::crossing_area(d, ri, rj),
+        CohesionModel::Sjkr2 => cohesion::sjkr2_area(d, ri, rj),
     }
 }
 
-/// The size of the contact of a round body of radius `r` with a flat wall `overlap` deep.
+/// The size of the contact of a round body of radius `r` with a flat wall `overlap` deep
+/// (as [`contact_size`]).
 #[inline(always)]
 pub fn wall_contact_size(model: CohesionModel, r: f64, overlap: f64) -> f64 {
+    if DIM == 2 {
+        return cohesion::wall_chord(r, overlap);
+    }
     match model {
-        CohesionModel::Sjkr2 => cohesion::sjkr2_wall_area(r, overlap),
-        CohesionModel::Sjkr if DIM == 2 => cohesion::wall_chord(r, overlap),
         CohesionModel::Sjkr => cohesion::wall_crossing_area(r, overlap),
+        CohesionModel::Sjkr2 => cohesion::sjkr2_wall_area(r, overlap),
     }
 }
 
