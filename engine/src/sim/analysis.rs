@@ -228,12 +228,13 @@ impl Simulation {
         }
         // The rattlers: a grain's contacts with grains, walls and bodies hold it; the
         // bodies are kept.
-        let grain_count = if bodies {
-            (0..n).filter(|&p| !grain(p)).for_each(|p| counts.keep(p as u32));
-            (0..n).filter(|&p| grain(p)).count()
-        } else {
-            n
-        };
+        let mut grain_count = n;
+        if bodies {
+            for p in (0..n).filter(|&p| !grain(p)) {
+                counts.keep(p as u32);
+                grain_count -= 1;
+            }
+        }
         let peeled = peeling.peel(counts, need, pairs);
         contacts.clear();
         contacts.extend_from_slice(&counts.all);

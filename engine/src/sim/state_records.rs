@@ -454,19 +454,38 @@ pub(super) fn drive_law_words(drives: &[crate::drive::Drive]) -> Option<Vec<f64>
 }
 
 /// Words read in order.
-#[cfg(not(feature = "dim3"))]
-struct WordReader<'a>(&'a [f64]);
+pub(super) struct WordReader<'a>(pub(super) &'a [f64]);
 
-#[cfg(not(feature = "dim3"))]
 impl<'a> WordReader<'a> {
     /// The next `n` words, or None past the end.
-    fn take(&mut self, n: usize) -> Option<&'a [f64]> {
+    pub(super) fn take(&mut self, n: usize) -> Option<&'a [f64]> {
         if n > self.0.len() {
             return None;
         }
         let (head, tail) = self.0.split_at(n);
         self.0 = tail;
         Some(head)
+    }
+
+    /// The next law of time, as [`Displacement::push_words`] wrote it (kind, count of
+    /// values, values); its values are not checked ([`Displacement::check`]).
+    pub(super) fn law(&mut self) -> std::result::Result<Displacement, String> {
+        let head = self.take(2).ok_or("cut short")?;
+        let (kind, count) = (head[0], head[1]);
+        if !(count >= 0.0 && count.fract() == 0.0 && count < 1e9) {
+            return Err(format!("a law of {count} values"));
+        }
+        let values = self.take(count as usize).ok_or("cut short")?;
+        Displacement::from_words(kind, values).ok_or_else(|| format!("law {kind} with {count} values"))
+    }
+}
+
+/// The index a word names among `walls` walls.
+pub(super) fn wall_index(w: f64, walls: usize) -> std::result::Result<usize, String> {
+    if w >= 0.0 && w.fract() == 0.0 && (w as usize) < walls {
+        Ok(w as usize)
+    } else {
+        Err(format!("wall {w}: not one of {walls} walls"))
     }
 }
 
@@ -487,16 +506,7 @@ pub(super) fn drive_laws_from(r: &Reader, n: usize) -> Result<Vec<Option<crate::
             1.0 => Ok(true),
             x => Err(bad(format!("drive {d}: {what} flag {x}, not 0 or 1"))),
         };
-        let law = |w: &mut WordReader| {
-            let head = w.take(2).ok_or_else(cut)?;
-            let (kind, count) = (head[0], head[1]);
-            if !(count >= 0.0 && count.fract() == 0.0 && count < 1e9) {
-                return Err(bad(format!("drive {d}: a law of {count} values")));
-            }
-            let values = w.take(count as usize).ok_or_else(cut)?;
-            Displacement::from_words(kind, values)
-                .ok_or_else(|| bad(format!("drive {d}: law {kind} with {count} values")))
-        };
+        let law = |w: &mut WordReader| w.law().map_err(|m| bad(format!("drive {d}: {m}")));
         if !flag(&mut w, "laws")? {
             out.push(None);
             continue;
@@ -545,30 +555,18 @@ pub(super) fn wall_motions_from(r: &Reader, walls: &[Wall]) -> Result<Vec<WallMo
     let words: Vec<f64> = r.get("walls.motion")?;
     let bad = |m: String| r.err("walls.motion", m);
     let mut motions: Vec<WallMotion> = Vec::new();
-    let mut k = 0;
-    while k < words.len() {
-        let head = 1 + 2 * DIM + 2;
-        if k + head > words.len() {
-            return Err(bad(format!("a motion cut short at word {k}")));
-        }
-        let w = words[k];
-        let count = words[k + head - 1];
-        let index = w as usize;
-        if !(w >= 0.0 && w.fract() == 0.0 && index < walls.len()) {
-            return Err(bad(format!("wall {w}: not one of {} walls", walls.len())));
-        }
+    let mut w = WordReader(&words);
+    while !w.0.is_empty() {
+        let head = w
+            .take(1 + 2 * DIM)
+            .ok_or_else(|| bad(format!("motion {} cut short", motions.len())))?;
+        let index = wall_index(head[0], walls.len()).map_err(bad)?;
         if motions.iter().any(|m| m.wall == index) {
             return Err(bad(format!("wall {index} moves twice")));
         }
-        if !(count >= 0.0 && count.fract() == 0.0 && k + head + count as usize <= words.len()) {
-            return Err(bad(format!("wall {index}: {count} values")));
-        }
-        let direction: Vector = std::array::from_fn(|a| words[k + 1 + a]);
-        let origin: Vector = std::array::from_fn(|a| words[k + 1 + DIM + a]);
-        let values = &words[k + head..k + head + count as usize];
-        let kind = words[k + head - 2];
-        let law = Displacement::from_words(kind, values)
-            .ok_or_else(|| bad(format!("wall {index}: law {kind} with {} values", values.len())))?;
+        let direction: Vector = std::array::from_fn(|a| head[1 + a]);
+        let origin: Vector = std::array::from_fn(|a| head[1 + DIM + a]);
+        let law = w.law().map_err(|m| bad(format!("wall {index}: {m}")))?;
         law.check().map_err(|m| bad(format!("wall {index}: {m}")))?;
         let unit = (direction.iter().map(|d| d * d).sum::<f64>() - 1.0).abs() < 1e-12;
         if !(unit && origin.iter().all(|o| o.is_finite())) {
@@ -582,7 +580,6 @@ pub(super) fn wall_motions_from(r: &Reader, walls: &[Wall]) -> Result<Vec<WallMo
             start: 0.0,
             listed: origin,
         });
-        k += head + count as usize;
     }
     let listed: Vec<f64> = r.exact("walls.listed", DIM * motions.len())?;
     if listed.iter().any(|x| !x.is_finite()) {

@@ -1,9 +1,9 @@
 //! The checkpoint section "walls.turn": the drums turned by laws of time
 //! ([`crate::wall_motion::WallTurn`]), per drum its wall, the law's start and the law
 //! ([`Displacement::push_words`]).
-use super::state_records::Reader;
+use super::state_records::{wall_index, Reader, WordReader};
 use crate::error::Result;
-use crate::wall_motion::{Displacement, WallTurn};
+use crate::wall_motion::WallTurn;
 use crate::walls::Wall;
 
 /// The section's words (empty without turns: no section).
@@ -25,17 +25,12 @@ pub(super) fn wall_turns_from(r: &Reader, walls: &[Wall]) -> Result<Vec<WallTurn
     let words: Vec<f64> = r.get("walls.turn")?;
     let bad = |m: String| r.err("walls.turn", m);
     let mut turns: Vec<WallTurn> = Vec::new();
-    let mut k = 0;
-    while k < words.len() {
-        const HEAD: usize = 4;
-        if k + HEAD > words.len() {
-            return Err(bad(format!("a turn cut short at word {k}")));
-        }
-        let [w, start, kind, count] = [words[k], words[k + 1], words[k + 2], words[k + 3]];
-        let index = w as usize;
-        if !(w >= 0.0 && w.fract() == 0.0 && index < walls.len()) {
-            return Err(bad(format!("wall {w}: not one of {} walls", walls.len())));
-        }
+    let mut w = WordReader(&words);
+    while !w.0.is_empty() {
+        let head = w
+            .take(2)
+            .ok_or_else(|| bad(format!("turn {} cut short", turns.len())))?;
+        let (index, start) = (wall_index(head[0], walls.len()).map_err(bad)?, head[1]);
         if walls[index].removed || walls[index].point().is_some() {
             return Err(bad(format!("wall {index}: not a drum (removed, or a line or plane)")));
         }
@@ -45,19 +40,13 @@ pub(super) fn wall_turns_from(r: &Reader, walls: &[Wall]) -> Result<Vec<WallTurn
         if !(start.is_finite() && start >= 0.0) {
             return Err(bad(format!("wall {index}: start {start}")));
         }
-        if !(count >= 0.0 && count.fract() == 0.0 && k + HEAD + count as usize <= words.len()) {
-            return Err(bad(format!("wall {index}: {count} values")));
-        }
-        let values = &words[k + HEAD..k + HEAD + count as usize];
-        let law = Displacement::from_words(kind, values)
-            .ok_or_else(|| bad(format!("wall {index}: law {kind} with {} values", values.len())))?;
+        let law = w.law().map_err(|m| bad(format!("wall {index}: {m}")))?;
         law.check().map_err(|m| bad(format!("wall {index}: {m}")))?;
         turns.push(WallTurn {
             wall: index,
             law,
             start,
         });
-        k += HEAD + count as usize;
     }
     Ok(turns)
 }
