@@ -44,19 +44,18 @@ impl Ctx<'_> {
         }
         let len = direction.iter().map(|d| d * d).sum::<f64>().sqrt();
         let direction = direction.map(|d| d / len);
-        let drive = match (m.velocity, m.sine, m.table, m.servo) {
-            (Some(v), None, None, None) => WallDrive::Law(Displacement::Velocity(v.0)),
-            (None, Some(s), None, None) => WallDrive::Law(Displacement::Sine {
-                amplitude: s.amplitude.0,
-                frequency: s.frequency.0,
-                phase: s.phase.map_or(0.0, |p| p.0),
-            }),
-            (None, None, Some(t), None) => {
-                let law = Displacement::Table(t.get_ref().clone());
-                law.check().map_err(|msg| self.err(t.span(), msg))?;
-                WallDrive::Law(law)
+        let law = m.velocity.is_some() || m.sine.is_some() || m.table.is_some();
+        let drive = match m.servo {
+            None if law => {
+                let l = RawLaw {
+                    direction: None,
+                    velocity: m.velocity,
+                    sine: m.sine,
+                    table: m.table,
+                };
+                WallDrive::Law(self.time_law(l, span, "m")?)
             }
-            (None, None, None, Some(s)) => self.servo(s, wall, face.is_some(), span, others)?,
+            Some(s) if !law => self.servo(s, wall, face.is_some(), span, others)?,
             _ => {
                 return Err(self.err(
                     span,
