@@ -140,6 +140,8 @@ pub struct Simulation {
     servos: Vec<crate::wall_motion::WallServo>,
     /// Drums turned by a law of time (3D cylinders; `sim/moving_walls.rs`).
     turns: Vec<crate::wall_motion::WallTurn>,
+    /// Lines and planes turned about a pivot by a law of time (`sim/moving_walls.rs`).
+    tilts: Vec<crate::wall_motion::WallTilt>,
 }
 
 impl Simulation {
@@ -206,6 +208,7 @@ impl Simulation {
             wall_relists: 0,
             servos: Vec::new(),
             turns: Vec::new(),
+            tilts: Vec::new(),
         };
         sim.append(particles, shapes)?;
         sim.primed = false;
@@ -321,9 +324,9 @@ impl Simulation {
         // Under Lees-Edwards shear, the offset of the cell above at the drifted positions'
         // time (the wrap uses it); it may call for an update of its own.
         let sheared = self.shear_to(self.time + dt);
-        // Moving walls at their poses, and turning drums at their spins, of the drifted
-        // positions' time.
-        if !self.moving_walls.is_empty() || !self.turns.is_empty() {
+        // Moving and tilting walls at their poses, and turning drums at their spins, of the
+        // drifted positions' time.
+        if !(self.moving_walls.is_empty() && self.turns.is_empty() && self.tilts.is_empty()) {
             self.place_walls(self.time + dt);
         }
         if !self.servos.is_empty() {
@@ -344,7 +347,7 @@ impl Simulation {
         if left || sheared || self.config.every_step || self.needs_rebuild {
             self.update_neighbors()?;
         }
-        if !self.moving_walls.is_empty() || !self.servos.is_empty() {
+        if !(self.moving_walls.is_empty() && self.servos.is_empty() && self.tilts.is_empty()) {
             self.relist_strayed_walls();
         }
         self.forces(dt, log)?;
@@ -515,6 +518,8 @@ impl Simulation {
             normal_model: self.config.normal_model,
             dt,
             extras: self.contacts.has_rolling_state(),
+            #[cfg(feature = "dim3")]
+            turning: !self.tilts.is_empty(),
         };
         let work = PairWork {
             #[cfg(not(feature = "dim3"))]

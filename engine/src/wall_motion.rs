@@ -3,7 +3,11 @@
 //! translated along a direction by a displacement s(t), at velocity s'(t), which the
 //! contact law sees as the wall's velocity. The pose is computed from the start and s(t)
 //! at every step, not summed step by step: a restart resumes it bit for bit.
-use talus_kernels::math::Vector;
+#[cfg(feature = "dim3")]
+use talus_kernels::math::dot;
+#[cfg(test)]
+use talus_kernels::math::DIM;
+use talus_kernels::math::{add, sub, Vector, ANG};
 
 /// The displacement along the direction as a function of time.
 #[derive(Debug, Clone, PartialEq)]
@@ -187,6 +191,79 @@ impl WallTurn {
     }
 }
 
+/// A line (2D) or plane (3D) turned about an axis through `pivot` by the angle
+/// theta(t - start) (rad; LIGGGHTS `fix move/mesh ... rotate/variable`, Yade's
+/// `RotationEngine` on a facet): a tilting floor, a flap, a turntable. Its pose at time t
+/// is the pose at angle 0 turned by theta about the pivot, computed afresh at every step
+/// as [`WallMotion`]'s; its material moves at theta' axis x (c - pivot), which the
+/// contacts see at their points ([`talus_kernels::contact::disc_wall::LineWall::velocity_at`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WallTilt {
+    /// Index of the wall in the simulation's walls.
+    pub wall: usize,
+    /// A point on the axis (m).
+    pub pivot: Vector,
+    /// The unit axis, right-handed (2D: `[1.0]`, counter-clockwise in the plane).
+    pub axis: [f64; ANG],
+    /// The wall's point at angle 0 (m).
+    pub point: Vector,
+    /// The wall's unit normal at angle 0.
+    pub normal: Vector,
+    /// The angle theta(t) (rad).
+    pub law: Displacement,
+    /// Time at which the law's clock starts (s).
+    pub start: f64,
+    /// The wall's normal when its contacts were last listed.
+    pub listed: Vector,
+    /// How far from the pivot a particle's surface may be when the contacts were listed
+    /// (m): the wall may turn margin / lever before they are listed again.
+    pub lever: f64,
+}
+
+impl WallTilt {
+    /// The angle and its rate at time `t`.
+    pub fn angle(&self, t: f64) -> (f64, f64) {
+        self.law.at(t - self.start)
+    }
+
+    /// The wall's point, normal, velocity at the point, and angular velocity at time `t`.
+    pub fn pose(&self, t: f64) -> (Vector, Vector, Vector, [f64; ANG]) {
+        let (theta, rate) = self.angle(t);
+        let arm = turned(sub(self.point, self.pivot), self.axis, theta);
+        let spin = self.axis.map(|k| rate * k);
+        (
+            add(self.pivot, arm),
+            turned(self.normal, self.axis, theta),
+            spin_cross(spin, arm),
+            spin,
+        )
+    }
+}
+
+/// `v` turned by `angle` about the unit `axis` (2D: about z, `axis[0]` its sign).
+pub fn turned(v: Vector, axis: [f64; ANG], angle: f64) -> Vector {
+    let (s, c) = angle.sin_cos();
+    #[cfg(not(feature = "dim3"))]
+    {
+        let s = s * axis[0];
+        [c * v[0] - s * v[1], s * v[0] + c * v[1]]
+    }
+    #[cfg(feature = "dim3")]
+    {
+        // Rodrigues: v cos + (k x v) sin + k (k . v)(1 - cos).
+        let (kv, k_dot) = (talus_kernels::math::cross(axis, v), dot(axis, v));
+        std::array::from_fn(|a| v[a] * c + kv[a] * s + axis[a] * k_dot * (1.0 - c))
+    }
+}
+
+/// The velocity `spin x r` of a rigid turn (2D: spin about z).
+fn spin_cross(spin: [f64; ANG], r: Vector) -> Vector {
+    #[cfg(not(feature = "dim3"))]
+    return [-spin[0] * r[1], spin[0] * r[0]];
+    #[cfg(feature = "dim3")]
+    talus_kernels::math::cross(spin, r)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,6 +286,34 @@ mod tests {
         assert!(near(t.at(0.3), (0.5, -5.0)), "{:?}", t.at(0.3));
         assert!(near(t.at(0.2), (1.0, -5.0)), "{:?}", t.at(0.2));
         assert_eq!(t.at(9.0), (0.0, 0.0));
+    }
+
+    /// A wall through (2, 1) with normal +y turned a quarter about (1, 1): through (1, 2)
+    /// with normal -x, its point moving at theta' along -x... and back at a quarter the
+    /// other way.
+    #[test]
+    fn a_tilt_turns_the_wall_about_its_pivot() {
+        let half_pi = std::f64::consts::FRAC_PI_2;
+        let mut axis = [0.0; ANG];
+        axis[ANG - 1] = 1.0;
+        let at = |a: f64, b: f64| -> Vector { std::array::from_fn(|k| [a, b, 0.0][k]) };
+        let tilt = WallTilt {
+            wall: 0,
+            pivot: at(1.0, 1.0),
+            axis,
+            point: at(2.0, 1.0),
+            normal: at(0.0, 1.0),
+            law: Displacement::Velocity(2.0),
+            start: 1.0,
+            listed: [0.0; DIM],
+            lever: 0.0,
+        };
+        let (p, n, v, w) = tilt.pose(1.0 + half_pi / 2.0);
+        let near = |x: Vector, y: Vector| (0..x.len()).all(|k| (x[k] - y[k]).abs() < 1e-12);
+        assert!(near(p, at(1.0, 2.0)) && near(n, at(-1.0, 0.0)), "{p:?} {n:?}");
+        assert!(near(v, at(-2.0, 0.0)) && w[ANG - 1] == 2.0, "{v:?} {w:?}");
+        let (p, n, ..) = tilt.pose(1.0 - half_pi / 2.0);
+        assert!(near(p, at(1.0, 0.0)) && near(n, at(1.0, 0.0)), "{p:?} {n:?}");
     }
 
     #[test]

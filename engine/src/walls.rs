@@ -51,6 +51,7 @@ impl Wall {
                 point,
                 normal,
                 velocity: [0.0; 2],
+                spin: 0.0,
             },
             material,
             removed: false,
@@ -65,6 +66,7 @@ impl Wall {
                 point,
                 normal,
                 velocity: [0.0; 3],
+                spin: [0.0; 3],
             }),
             material,
             removed: false,
@@ -186,6 +188,21 @@ impl Wall {
                 cy.radius = coordinate[0];
                 cy.growth = velocity[0];
             }
+        }
+    }
+
+    /// Turn a line or plane to the unit `normal`, turning at `spin` about its point (a
+    /// tilt, [`crate::wall_motion::WallTilt`]); a cylinder's spin is [`Wall::set_spin`]'s.
+    pub fn set_tilt(&mut self, normal: talus_kernels::math::Vector, spin: [f64; ANG]) {
+        #[cfg(not(feature = "dim3"))]
+        {
+            self.line.normal = normal;
+            self.line.spin = spin[0];
+        }
+        #[cfg(feature = "dim3")]
+        if let Surface::Plane(pl) = &mut self.surface {
+            pl.normal = normal;
+            pl.spin = spin;
         }
     }
 

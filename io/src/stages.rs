@@ -4,7 +4,7 @@
 //! checkpoint, makes the same stages as the run it continues.
 use talus_engine::wall_motion::{Displacement, Servo};
 use talus_engine::{Simulation, Wall};
-use talus_kernels::math::{Vector, DIM};
+use talus_kernels::math::{Vector, ANG, DIM};
 
 use crate::preflight;
 use crate::scenario::{self as sc, Named, Scenario, WallDrive};
@@ -29,6 +29,8 @@ pub(crate) enum Change {
     RemoveBody(u64),
     Hold(usize),
     Move(usize, Vector, Displacement),
+    /// Turned about an axis through a pivot.
+    Tilt(usize, Vector, [f64; ANG], Displacement),
     /// A servo; to a stress on a box's face where the pairs of walls across it are given.
     Servo(usize, Vector, Servo, Vec<[usize; 2]>),
     #[cfg(not(feature = "dim3"))]
@@ -81,6 +83,9 @@ pub(crate) fn move_changes(
                 .collect();
         }
         WallDrive::Law(law) => return moved.map(|e| Change::Move(e, m.direction, law.clone())).collect(),
+        WallDrive::Tilt { pivot, axis, law } => {
+            return moved.map(|e| Change::Tilt(e, *pivot, *axis, law.clone())).collect()
+        }
         WallDrive::Servo(servo) => {
             return moved
                 .map(|e| Change::Servo(e, m.direction, *servo, Vec::new()))
@@ -242,6 +247,7 @@ impl StagePlan {
                 Change::Hold(w) if self.changes.iter().any(|d| d.moves(*w)) => continue,
                 Change::Hold(w) => format!("wall {w} held"),
                 Change::Move(w, _, law) => format!("wall {w} moved ({})", law_name(law)),
+                Change::Tilt(w, pivot, _, law) => format!("wall {w} turned about {pivot:?} ({})", law_name(law)),
                 Change::Servo(w, _, s, across) if across.is_empty() => {
                     format!("wall {w} under a servo to {} N", s.target)
                 }
@@ -278,6 +284,7 @@ impl Change {
             }
             Change::Hold(w) => sim.hold_wall(*w),
             Change::Move(w, dir, law) => sim.move_wall(*w, *dir, law.clone()),
+            Change::Tilt(w, pivot, axis, law) => sim.tilt_wall(*w, *pivot, *axis, law.clone()),
             Change::Servo(w, dir, servo, across) => sim.servo_face(*w, *dir, *servo, across.clone()),
             #[cfg(not(feature = "dim3"))]
             Change::StartDrive(d) => sim.start_drive(*d),
@@ -290,7 +297,7 @@ impl Change {
     }
 
     fn moves(&self, wall: usize) -> bool {
-        matches!(self, Change::Move(w, ..) | Change::Servo(w, ..) if *w == wall)
+        matches!(self, Change::Move(w, ..) | Change::Servo(w, ..) | Change::Tilt(w, ..) if *w == wall)
     }
 }
 

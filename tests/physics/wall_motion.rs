@@ -12,6 +12,8 @@ const KN: f64 = 1.0e5;
 const DENSITY: f64 = 2500.0;
 const G: f64 = 9.81;
 
+mod wall_tilt;
+
 macro_rules! motion_tests {
     ($engine:path, $dim:expr, $wall:ident, $($extra:ident: $value:expr),*) => {
         use super::*;

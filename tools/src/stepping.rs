@@ -591,6 +591,16 @@ pub fn step_and_report(
             sim.wall_relists()
         );
     }
+    for t in sim.wall_tilts() {
+        let (angle, rate) = t.angle(sim.time);
+        println!(
+            "  tilted wall         wall{} about {:?}: at {:.4} deg, turning at {:.4} deg/s",
+            t.wall,
+            t.pivot,
+            angle.to_degrees(),
+            rate.to_degrees()
+        );
+    }
     for sv in sim.wall_servos() {
         let target = if sv.across.is_empty() {
             format!("target {} N", sv.servo.target)

@@ -14,7 +14,7 @@ use crate::error::{EngineError, Result};
 use crate::forces::walls::WallWork;
 use crate::forces::WallSink;
 use crate::pool::Phase;
-use crate::wall_motion::{Displacement, Servo, WallMotion, WallServo, WallTurn};
+use crate::wall_motion::{turned, Displacement, Servo, WallMotion, WallServo, WallTilt, WallTurn};
 use talus_kernels::contact::ContactForce;
 
 impl Simulation {
@@ -95,9 +95,60 @@ impl Simulation {
             .ok_or_else(|| EngineError::Setup(format!("wall {wall}: no such wall")))?;
         let at = w.coordinate();
         w.set_pose(at, [0.0; DIM]);
+        // A tilted line or plane stops turning where it is (a cylinder keeps its spin).
+        w.set_tilt(w.normal_at(at), [0.0; ANG]);
         self.moving_walls.retain(|m| m.wall != wall);
         self.servos.retain(|s| s.wall != wall);
+        self.tilts.retain(|t| t.wall != wall);
         Ok(())
+    }
+
+    /// Turn wall `wall` (a line in 2D, a plane in 3D) about the `axis` (3D; normalised
+    /// here; 2D: `[1.0]`, counter-clockwise, or `[-1.0]`) through `pivot` by the angle
+    /// `law` gives (rad), from where it is now, the law's clock starting now (LIGGGHTS `fix
+    /// move/mesh ... rotate/variable`): a tilting floor, a flap, a turntable. Refused as
+    /// [`Simulation::move_wall`] refuses, and a pivot or axis not finite, an axis of no
+    /// length.
+    pub fn tilt_wall(&mut self, wall: usize, pivot: Vector, axis: [f64; ANG], law: Displacement) -> Result<()> {
+        let setup = |m: String| EngineError::Setup(format!("wall {wall}: {m}"));
+        let (point, _) = self.free_wall(wall, [1.0; DIM]).map_err(setup)?;
+        if self.walls[wall].point().is_none() {
+            return Err(setup("a cylinder turns about its own axis: give it a turn".into()));
+        }
+        law.check().map_err(setup)?;
+        if !pivot.iter().all(|x| x.is_finite()) {
+            return Err(setup(format!("pivot {pivot:?} is not finite")));
+        }
+        let len = axis.iter().map(|k| k * k).sum::<f64>().sqrt();
+        if !(len.is_finite() && len > 0.0) {
+            return Err(setup(format!("axis {axis:?} has no length")));
+        }
+        let axis = axis.map(|k| k / len);
+        // The wall is where it is now, whatever angle theta(0) the law starts from: its
+        // pose at angle 0 is the present one turned back by theta(0).
+        let (theta0, _) = law.at(0.0);
+        let normal = self.walls[wall].normal_at(point);
+        let arm: Vector = std::array::from_fn(|a| point[a] - pivot[a]);
+        let arm = turned(arm, axis, -theta0);
+        self.tilts.push(WallTilt {
+            wall,
+            pivot,
+            axis,
+            point: std::array::from_fn(|a| pivot[a] + arm[a]),
+            normal: turned(normal, axis, -theta0),
+            law,
+            start: self.time,
+            listed: normal,
+            lever: 0.0,
+        });
+        self.place_walls(self.time);
+        self.needs_rebuild = true;
+        Ok(())
+    }
+
+    /// The lines and planes turned about a pivot.
+    pub fn wall_tilts(&self) -> &[WallTilt] {
+        &self.tilts
     }
 
     /// Take wall `wall` away (a hopper's gate opened): its contacts end, with their springs,
@@ -184,7 +235,9 @@ impl Simulation {
             return Err("removed".into());
         }
         let origin = w.coordinate();
-        if self.moving_walls.iter().any(|m| m.wall == wall) || self.servos.iter().any(|m| m.wall == wall) {
+        let moving = self.moving_walls.iter().map(|m| m.wall);
+        let moving = moving.chain(self.servos.iter().map(|s| s.wall));
+        if moving.chain(self.tilts.iter().map(|t| t.wall)).any(|w| w == wall) {
             return Err("moves already".into());
         }
         // A cylinder moves along its radius, into the grains: the radius shrinks.
@@ -233,6 +286,8 @@ impl Simulation {
             normal_model: self.config.normal_model,
             dt: 0.0,
             extras: self.contacts.has_rolling_state(),
+            #[cfg(feature = "dim3")]
+            turning: !self.tilts.is_empty(),
         };
         let wc = &self.wall_contacts;
         for sv in &mut self.servos {
@@ -271,30 +326,47 @@ impl Simulation {
         for turn in &self.turns {
             self.walls[turn.wall].set_spin(turn.spin(t));
         }
+        for tilt in &self.tilts {
+            let (p, n, v, spin) = tilt.pose(t);
+            let w = &mut self.walls[tilt.wall];
+            w.set_pose(p, v);
+            w.set_tilt(n, spin);
+        }
     }
 
     /// How far each wall may move before its contact list is built again (empty without
     /// moving walls: none moves).
     pub(super) fn wall_reach(&self) -> Vec<f64> {
-        if self.moving_walls.is_empty() && self.servos.is_empty() {
+        if self.moving_walls.is_empty() && self.servos.is_empty() && self.tilts.is_empty() {
             return Vec::new();
         }
         let mut reach = vec![0.0; self.walls.len()];
-        for w in self
-            .moving_walls
-            .iter()
-            .map(|m| m.wall)
-            .chain(self.servos.iter().map(|s| s.wall))
-        {
+        let moving = self.moving_walls.iter().map(|m| m.wall);
+        let moving = moving.chain(self.servos.iter().map(|s| s.wall));
+        for w in moving.chain(self.tilts.iter().map(|t| t.wall)) {
             reach[w] = self.config.margin;
         }
         reach
     }
 
-    /// Record where the moving walls are, as their contact list is built.
+    /// Record where the moving walls are, as their contact list is built; and for each
+    /// tilted wall, its normal and how far from its pivot a particle's surface may be (the
+    /// domain's farthest corner, beyond it by the largest radius).
     pub(super) fn mark_walls_listed(&mut self) {
         for (w, at) in listed_walls(&mut self.moving_walls, &mut self.servos) {
             *at = self.walls[w].coordinate();
+        }
+        if self.tilts.is_empty() {
+            return;
+        }
+        let r = self.particles.radius.iter().fold(0.0_f64, |m, &r| m.max(r));
+        let (lo, hi) = self.checked_domain();
+        for tilt in &mut self.tilts {
+            let far: f64 = (0..DIM)
+                .map(|a| ((tilt.pivot[a] - lo[a]).abs().max((hi[a] - tilt.pivot[a]).abs()) + r).powi(2))
+                .sum();
+            tilt.lever = far.sqrt();
+            tilt.listed = self.walls[tilt.wall].normal_at(tilt.pivot);
         }
     }
 
@@ -307,6 +379,14 @@ impl Simulation {
             let p = walls[w].coordinate();
             (0..DIM).map(|a| (p[a] - at[a]).powi(2)).sum::<f64>() > margin * margin
         });
+        // A tilted wall's distance from a point q changes by (q - pivot) . (n - n_listed)
+        // as it turns about the pivot: at most the lever times the normal's change.
+        let strayed = strayed
+            || self.tilts.iter().any(|t| {
+                let n = walls[t.wall].normal_at(t.pivot);
+                let dn2: f64 = (0..DIM).map(|a| (n[a] - t.listed[a]).powi(2)).sum();
+                dn2 * t.lever * t.lever > margin * margin
+            });
         if !strayed {
             return;
         }

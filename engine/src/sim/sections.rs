@@ -87,7 +87,7 @@ pub trait SectionSource {
 /// carries a digest of those present. Insertion came with format version 2 (files of
 /// version 1 lack it); `periodic` is there only for a periodic cell.
 #[cfg(not(feature = "dim3"))]
-pub const SETTINGS_SECTIONS: [&str; 14] = [
+pub const SETTINGS_SECTIONS: [&str; 15] = [
     "config",
     "materials",
     "material.names",
@@ -102,12 +102,13 @@ pub const SETTINGS_SECTIONS: [&str; 14] = [
     "walls.motion.start",
     "walls.removed",
     "walls.servo.across",
+    "walls.tilt",
 ];
 /// The sections that hold the settings that decide results in 3D (no drives there yet;
 /// files from before insertion lack `insert.spec`; `periodic` only for a periodic cell;
-/// `walls.turn` only where a drum turns by a law).
+/// `walls.turn` only where a drum turns by a law, `walls.tilt` where a wall tilts).
 #[cfg(feature = "dim3")]
-pub const SETTINGS_SECTIONS: [&str; 12] = [
+pub const SETTINGS_SECTIONS: [&str; 13] = [
     "config",
     "materials",
     "material.names",
@@ -120,4 +121,5 @@ pub const SETTINGS_SECTIONS: [&str; 12] = [
     "walls.removed",
     "walls.servo.across",
     "walls.turn",
+    "walls.tilt",
 ];

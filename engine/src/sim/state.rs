@@ -32,7 +32,7 @@ use talus_kernels::neighbor::NeighborSearch;
 use super::sections::{Elem, Section, SectionSource};
 use super::state_check::{check_boxes_fit, check_table_is_the_set};
 use super::state_records::*;
-use super::state_turns::{turn_words, wall_turns_from};
+use super::state_turns::{tilt_words, turn_words, wall_tilts_from, wall_turns_from};
 #[cfg(not(feature = "dim3"))]
 use super::NarrowStats;
 use super::{Broad, GearHistory, Integrator, Simulation};
@@ -168,6 +168,9 @@ impl Simulation {
         }
         if !self.turns.is_empty() {
             s.push(owned("walls.turn", Elem::F64, turn_words(&self.turns)));
+        }
+        if !self.tilts.is_empty() {
+            s.push(owned("walls.tilt", Elem::F64, tilt_words(&self.tilts)));
         }
         #[cfg(not(feature = "dim3"))]
         {
@@ -361,6 +364,12 @@ impl Simulation {
         let params = pair_table_from(&r, &materials)?;
         let (moving_walls, servos) = wall_states_from(&r, &mut walls)?;
         let turns = wall_turns_from(&r, &walls)?;
+        let moved: Vec<usize> = moving_walls
+            .iter()
+            .map(|m| m.wall)
+            .chain(servos.iter().map(|s| s.wall))
+            .collect();
+        let tilts = wall_tilts_from(&r, &mut walls, &moved, f64::from_bits(sc[S_TIME]))?;
         let extras = params.has_extras();
         #[cfg(not(feature = "dim3"))]
         let drives: Vec<Drive> = {
@@ -694,6 +703,7 @@ impl Simulation {
             wall_relists: 0,
             servos,
             turns,
+            tilts,
             config,
         };
         // Under shear, the offset for the positions as saved (the next step sets its own).

@@ -214,6 +214,8 @@ pub(super) fn wall_from(w: &[f64], material: u16) -> std::result::Result<Wall, S
             point: [w[0], w[1]],
             normal: [w[2], w[3]],
             velocity: [w[4], w[5]],
+            // A tilted wall's spin is its tilt's, set from "walls.tilt".
+            spin: 0.0,
         },
         material,
         removed: false,
@@ -226,6 +228,7 @@ pub(super) fn wall_from(w: &[f64], material: u16) -> std::result::Result<Wall, S
                 point: v3(1),
                 normal: v3(4),
                 velocity: v3(7),
+                spin: [0.0; 3],
             })
         } else if w[0] == 1.0 {
             // The tenth value is the radius' growth (0 in files from before servos on

@@ -126,7 +126,7 @@ pub struct Material {
 }
 
 /// `[[wall]] move`: a translation of the wall (every face of a box) along the unit
-/// `direction` by a law of time, or by a servo (a line or plane).
+/// `direction` by a law of time, or by a servo (a line or plane); or a turn about a pivot.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WallMove {
     /// Unit direction of the translation (`direction`; default the wall's normal, a box's +y in 2D,
@@ -153,6 +153,16 @@ pub enum WallDrive {
         gain: f64,
         /// Greatest speed of a face, m/s.
         max_speed: f64,
+    },
+    /// A line or plane (every face of a box) turned about the axis through `pivot` by the
+    /// angle a law of time gives (rad): a tilting floor, a flap, a turntable.
+    Tilt {
+        /// A point on the axis (m).
+        pivot: Vector,
+        /// The unit axis (3D, right-handed; 2D: `[1.0]`, counter-clockwise).
+        axis: [f64; talus_kernels::math::ANG],
+        /// The angle theta(t) (rad).
+        law: Displacement,
     },
     /// A cylinder (3D) held to a radial stress over its area between two planes across its
     /// axis (a triaxial cell's confining pressure).

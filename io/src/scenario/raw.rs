@@ -224,11 +224,14 @@ pub(super) struct RawWall {
     pub(super) motion: Option<Spanned<RawMove>>,
 }
 
-/// `[[wall]] move = {...}`: a translation by a function of time.
+/// `[[wall]] move = {...}`: a translation by a function of time, a servo, or (with a
+/// `pivot`) a turn about the pivot.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawMove {
     pub(super) direction: Option<Spanned<Direction>>,
+    pub(super) pivot: Option<Spanned<Coords>>,
+    pub(super) axis: Option<Spanned<Direction>>,
     pub(super) velocity: Option<Finite>,
     pub(super) sine: Option<RawSine>,
     pub(super) table: Option<Spanned<Vec<[f64; 2]>>>,

@@ -464,3 +464,32 @@ fn a_cylinder_turns_by_a_law() {
     let table = SMALL.replace("omega = 2.0", "turn = { table = [[0.0, 0.0], [0.0, 1.0]] }");
     expect_err(&table, &["does not come after"]);
 }
+
+/// A plane turned about a pivot: `move = { pivot, axis, law }` (the angle in rad); the
+/// build sets it turning. Refused: no `axis`, a cylinder with a `pivot`.
+#[test]
+fn a_plane_turns_about_a_pivot() {
+    let plane = "normal = [0.0, 0.0, 1.0]\n";
+    let with = |m: &str| SMALL.replacen(plane, &format!("{plane}move = {m}\n"), 1);
+    let s = parse(&with(
+        "{ pivot = [0.0, 0.0, 0.0], axis = [0.0, 2.0, 0.0], sine = { amplitude = 0.1, frequency = 1.0 } }",
+    ))
+    .unwrap();
+    let WallDrive::Tilt { pivot, axis, .. } = &s.wall_motions[0].1.drive else {
+        panic!("{:?}", s.wall_motions);
+    };
+    assert_eq!((*pivot, *axis), ([0.0; 3], [0.0, 1.0, 0.0]));
+    let built = build(&s, Path::new("t.toml")).unwrap();
+    let tilts = built.sim.wall_tilts();
+    assert!(tilts.len() == 1 && tilts[0].wall == 1, "{tilts:?}");
+    expect_err(
+        &with("{ pivot = [0.0, 0.0, 0.0], velocity = 0.1 }"),
+        &["needs the `axis`"],
+    );
+    let drum = SMALL.replacen(
+        "omega = 2.0\n",
+        "omega = 2.0\nmove = { pivot = [0.0, 0.0, 0.0], axis = [0.0, 0.0, 1.0], velocity = 1.0 }\n",
+        1,
+    );
+    expect_err(&drum, &["a cylinder turns about its own axis"]);
+}

@@ -71,6 +71,40 @@ fn bad_wall_moves_are_refused_by_line() {
 
 /// `servo = {stress}` on a closed box's faces: one stress or one per axis; refused on an
 /// open box, on a line, with a count that is not the dimension's, with a force beside it.
+/// `move` with a `pivot`: a turn about it by an angle law (rad), in the plane; refused
+/// with a direction, a servo, an `axis` (2D), or no law.
+#[test]
+fn wall_tilts_are_read_and_refused_by_line() {
+    let s = parse(&moving("{ pivot = [0.1, 0.0], velocity = 0.05 }")).unwrap();
+    assert_eq!(
+        s.wall_motions[0].1.drive,
+        WallDrive::Tilt {
+            pivot: [0.1, 0.0],
+            axis: [1.0],
+            law: Displacement::Velocity(0.05)
+        }
+    );
+    for (motion, words) in [
+        (
+            "{ pivot = [0.0, 0.0], direction = [1.0, 0.0], velocity = 0.1 }",
+            "has no `direction`",
+        ),
+        (
+            "{ pivot = [0.0, 0.0], servo = { force = 1.0, gain = 1.0, max_speed = 1.0 } }",
+            "no `pivot`",
+        ),
+        ("{ pivot = [0.0, 0.0] }", "rad/s"),
+        ("{ axis = [0.0, 1.0], velocity = 0.1 }", "give a `pivot` too"),
+        (
+            "{ pivot = [0.0, 0.0], axis = [0.0, 1.0], velocity = 0.1 }",
+            "in 2D a wall turns in the plane",
+        ),
+    ] {
+        let t = moving(motion);
+        expect_err(&t, line_of(&t, "move = "), &[words]);
+    }
+}
+
 #[test]
 fn box_stress_servos() {
     let closed = |servo: &str| {

@@ -12,6 +12,8 @@ impl Ctx<'_> {
     /// gain, max_speed}` (N, m/s per N, m/s; a line, plane or cylinder). A cylinder (3D)
     /// moves along its radius, s into the grains (the radius shrinking), without a
     /// `direction`.
+    /// With a `pivot` (and in 3D an `axis`), the law is an angle (rad) the wall turns by
+    /// about the axis through the pivot (2D: counter-clockwise), every face of a box alike.
     /// `face`: the inward normal of the one face of a box that moves (a stage's
     /// `NAME.FACE`), its default direction. `others`: every wall's name and wall (a
     /// cylinder's stress servo names the planes that bound it).
@@ -23,7 +25,13 @@ impl Ctx<'_> {
         others: Others,
     ) -> Result<WallMove> {
         let span = raw.span();
-        let m = raw.into_inner();
+        let mut m = raw.into_inner();
+        if let Some(pivot) = m.pivot.take() {
+            return self.tilt(m, pivot, wall, face, span);
+        }
+        if let Some(a) = &m.axis {
+            return Err(self.err(a.span(), "`axis` is what a wall turns about: give a `pivot` too"));
+        }
         let direction = match (&m.direction, wall) {
             (Some(d), _) => d.get_ref().0,
             (None, _) if face.is_some() => face.expect("a face"),
@@ -65,6 +73,76 @@ impl Ctx<'_> {
             }
         };
         Ok(WallMove { direction, drive })
+    }
+
+    /// A turn about `pivot` by `velocity | sine | table` (rad): the axis `axis` in 3D, z
+    /// (counter-clockwise) in 2D; not for a cylinder, and without a direction or servo.
+    fn tilt(
+        &self,
+        m: RawMove,
+        pivot: Spanned<Coords>,
+        wall: &Wall,
+        face: Option<Vector>,
+        span: std::ops::Range<usize>,
+    ) -> Result<WallMove> {
+        #[cfg(feature = "dim3")]
+        let pspan = pivot.span();
+        #[cfg(feature = "dim3")]
+        if let Wall::Cylinder { .. } = wall {
+            return Err(self.err(
+                pspan,
+                "a cylinder turns about its own axis: give it a `turn`, not a `pivot`",
+            ));
+        }
+        if let Some(d) = &m.direction {
+            return Err(self.err(d.span(), "a wall turned about a `pivot` has no `direction`"));
+        }
+        if m.servo.is_some() {
+            return Err(self.err(span, "a servo moves a wall along a direction: no `pivot`"));
+        }
+        #[cfg(feature = "dim3")]
+        let axis = match m.axis {
+            Some(a) => {
+                let v = a.into_inner().0;
+                let len = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+                v.map(|x| x / len)
+            }
+            None => return Err(self.err(pspan, "a wall turned about a `pivot` needs the `axis` it turns about")),
+        };
+        #[cfg(not(feature = "dim3"))]
+        let axis = match m.axis {
+            Some(a) => {
+                return Err(self.err(
+                    a.span(),
+                    "in 2D a wall turns in the plane (counter-clockwise; a negative angle turns it clockwise): no                      `axis`",
+                ))
+            }
+            None => [1.0],
+        };
+        let law = RawLaw {
+            direction: None,
+            velocity: m.velocity,
+            sine: m.sine,
+            table: m.table,
+        };
+        let law = self.time_law(law, span, "rad")?;
+        // Where it goes is set by its law; its `direction` is kept for a box's face only
+        // (the way the faces are told apart).
+        let direction = face.unwrap_or(match wall {
+            #[cfg(not(feature = "dim3"))]
+            Wall::Line { normal, .. } => *normal,
+            #[cfg(feature = "dim3")]
+            Wall::Plane { normal, .. } => *normal,
+            _ => std::array::from_fn(|a| if a == DIM - 1 { 1.0 } else { 0.0 }),
+        });
+        Ok(WallMove {
+            direction,
+            drive: WallDrive::Tilt {
+                pivot: pivot.into_inner().0,
+                axis,
+                law,
+            },
+        })
     }
 
     /// `servo = {force | stress, gain, max_speed}`: a force on a line or plane (or one face

@@ -82,7 +82,12 @@ pub fn polygon_wall(
         b.vel[0] - b.omega * (c[1] - b.pos[1]),
         b.vel[1] + b.omega * (c[0] - b.pos[0]),
     ];
-    let v_t = (vc[0] - wall.velocity[0]) * tdir[0] + (vc[1] - wall.velocity[1]) * tdir[1];
+    let vw = if wall.spin != 0.0 {
+        wall.velocity_at(c)
+    } else {
+        wall.velocity
+    };
+    let v_t = (vc[0] - vw[0]) * tdir[0] + (vc[1] - vw[1]) * tdir[1];
     let ft = coulomb_spring(p, normal, v_t, meff, xi, dt);
     let f = [-normal * nrm[0] + ft * tdir[0], -normal * nrm[1] + ft * tdir[1]];
     frame.put(|| ContactFrame {
@@ -119,6 +124,7 @@ mod tests {
             point: [0.0, 0.0],
             normal: [0.0, 1.0],
             velocity: [0.0; 2],
+            spin: 0.0,
         };
         let v = [[-1.0, -0.1], [1.0, -0.1], [1.0, 1.9], [-1.0, 1.9]];
         let b = ContactBody {
@@ -147,5 +153,47 @@ mod tests {
             frame.point[0].abs() < 1e-12 && (frame.point[1] + 0.05).abs() < 1e-12,
             "{frame:?}"
         );
+    }
+
+    /// A floor turning about its point pulls the sunk part's centroid along as a floor
+    /// sliding at the speed the spin gives there does.
+    #[test]
+    fn a_turning_floor_drags_at_the_centroid() {
+        let p = ContactParams {
+            kn: 100.0,
+            kt: 50.0,
+            gamma_n: 0.0,
+            gamma_t: 4.0,
+            mu: 10.0,
+        };
+        let v = [[-1.0, -0.1], [1.0, -0.1], [1.0, 1.9], [-1.0, 1.9]];
+        let b = ContactBody {
+            vertices: &v,
+            pos: [0.0, 0.9],
+            angle: 0.0,
+            vel: [0.0; 2],
+            omega: 0.0,
+            radius: 2.0,
+        };
+        let force = |floor: LineWall| {
+            let (mut a, mut xi) = (0.2, 0.0);
+            let mut frame = ContactFrame::default();
+            polygon_wall(&p, &floor, &b, 1.0, &mut a, &mut xi, 1e-3, &mut frame).unwrap()
+        };
+        // The centroid is at (0, -0.05): spin 2 about the origin moves it at (0.1, 0).
+        let turning = force(LineWall {
+            point: [0.0, 0.0],
+            normal: [0.0, 1.0],
+            velocity: [0.0; 2],
+            spin: 2.0,
+        });
+        let sliding = force(LineWall {
+            point: [0.0, 0.0],
+            normal: [0.0, 1.0],
+            velocity: [0.1, 0.0],
+            spin: 0.0,
+        });
+        assert!(turning.f[0] > 0.0, "{turning:?}");
+        assert_eq!(turning, sliding);
     }
 }
