@@ -94,7 +94,7 @@ macro_rules! tilt_tests {
             let ramp = Displacement::Table(vec![[0.0, 0.0], [0.01, theta], [1.0, theta]]);
             s.tilt_wall(0, [0.0; D], axis(), ramp).unwrap();
             let dt = s.config.dt;
-        let steps = |t: f64| (t / dt).round() as u64;
+            let steps = |t: f64| (t / dt).round() as u64;
             let settle = steps(0.02);
             s.run(settle).unwrap();
             let n = s.walls[0].normal_at([0.0; D]);

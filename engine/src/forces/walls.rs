@@ -11,7 +11,7 @@ use talus_kernels::contact::polygon_polygon::ContactFrame;
 #[cfg(not(feature = "dim3"))]
 use talus_kernels::contact::polygon_wall::polygon_wall;
 #[cfg(feature = "dim3")]
-use talus_kernels::contact::sphere_wall::{sphere_cylinder, sphere_plane, sphere_turning_plane, SphereBody};
+use talus_kernels::contact::sphere_wall::{sphere_cylinder, sphere_plane, SphereBody};
 use talus_kernels::contact::{Spring, SPRING_ZERO};
 use talus_kernels::math::ANG;
 
@@ -114,10 +114,7 @@ impl WallWork<'_> {
                     inv_mass: ps.inv_mass[q],
                 };
                 match &wall.surface {
-                    Surface::Plane(pl) if TURNING => {
-                        sphere_turning_plane(prm, self.normal_model, pl, &s, &mut xi[k], self.dt)
-                    }
-                    Surface::Plane(pl) => sphere_plane(prm, self.normal_model, pl, &s, &mut xi[k], self.dt),
+                    Surface::Plane(pl) => sphere_plane::<TURNING>(prm, self.normal_model, pl, &s, &mut xi[k], self.dt),
                     Surface::Cylinder(cy) => sphere_cylinder(prm, self.normal_model, cy, &s, &mut xi[k], self.dt),
                 }
             };
@@ -204,15 +201,23 @@ impl WallWork<'_> {
         }
         let prm = self.params.get(ps.material[q], wall.material);
         let r = ps.radius[q];
-        #[cfg_attr(not(feature = "dim3"), allow(unused_mut))]
+        // The grain's spin relative to the wall's (a turning line, plane or drum).
         let mut w: [f64; ANG] = std::array::from_fn(|a| ps.omega[a][q]);
         #[cfg(not(feature = "dim3"))]
-        let (n, h) = ([-wall.line.normal[0], -wall.line.normal[1]], 1.0);
+        let (n, h) = {
+            w[0] -= wall.line.spin;
+            ([-wall.line.normal[0], -wall.line.normal[1]], 1.0)
+        };
         #[cfg(feature = "dim3")]
         let (n, h) = {
             let x = std::array::from_fn(|a| ps.pos[a][q]);
             let n = match &wall.surface {
-                Surface::Plane(pl) => pl.normal.map(|v| -v),
+                Surface::Plane(pl) => {
+                    for (w, s) in w.iter_mut().zip(pl.spin) {
+                        *w -= s;
+                    }
+                    pl.normal.map(|v| -v)
+                }
                 Surface::Cylinder(cy) => {
                     for (w, a) in w.iter_mut().zip(cy.axis) {
                         *w -= cy.spin * a;

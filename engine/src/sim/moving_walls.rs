@@ -139,7 +139,7 @@ impl Simulation {
             law,
             start: self.time,
             listed: normal,
-            lever: 0.0,
+            lever: self.lever(pivot),
         });
         self.place_walls(self.time);
         self.needs_rebuild = true;
@@ -359,15 +359,22 @@ impl Simulation {
         if self.tilts.is_empty() {
             return;
         }
+        for k in 0..self.tilts.len() {
+            let (wall, pivot) = (self.tilts[k].wall, self.tilts[k].pivot);
+            self.tilts[k].lever = self.lever(pivot);
+            self.tilts[k].listed = self.walls[wall].normal_at(pivot);
+        }
+    }
+
+    /// How far from `pivot` a particle's surface can be: the domain's farthest corner,
+    /// beyond it by the largest radius.
+    fn lever(&self, pivot: Vector) -> f64 {
         let r = self.particles.radius.iter().fold(0.0_f64, |m, &r| m.max(r));
         let (lo, hi) = self.checked_domain();
-        for tilt in &mut self.tilts {
-            let far: f64 = (0..DIM)
-                .map(|a| ((tilt.pivot[a] - lo[a]).abs().max((hi[a] - tilt.pivot[a]).abs()) + r).powi(2))
-                .sum();
-            tilt.lever = far.sqrt();
-            tilt.listed = self.walls[tilt.wall].normal_at(tilt.pivot);
-        }
+        let far: f64 = (0..DIM)
+            .map(|a| ((pivot[a] - lo[a]).abs().max((hi[a] - pivot[a]).abs()) + r).powi(2))
+            .sum();
+        far.sqrt()
     }
 
     /// Build the wall-contact list again if a moving wall went farther than its reach

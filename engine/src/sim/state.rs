@@ -369,7 +369,8 @@ impl Simulation {
             .map(|m| m.wall)
             .chain(servos.iter().map(|s| s.wall))
             .collect();
-        let tilts = wall_tilts_from(&r, &mut walls, &moved, f64::from_bits(sc[S_TIME]))?;
+        let domain = [config.domain_min, config.domain_max];
+        let tilts = wall_tilts_from(&r, &mut walls, &moved, f64::from_bits(sc[S_TIME]), domain)?;
         let extras = params.has_extras();
         #[cfg(not(feature = "dim3"))]
         let drives: Vec<Drive> = {

@@ -70,9 +70,17 @@ pub(super) fn tilt_words(tilts: &[WallTilt]) -> Vec<f64> {
 
 /// The tilted walls of a checkpoint (none without "walls.tilt"): lines or planes of
 /// `walls`, not removed, not `moved` otherwise, each once; pivots, points and the lever
-/// finite, axes and normals of unit length, laws sound. Each wall's spin is set from its
-/// law at `time` (the walls section keeps the pose, not the spin).
-pub(super) fn wall_tilts_from(r: &Reader, walls: &mut [Wall], moved: &[usize], time: f64) -> Result<Vec<WallTilt>> {
+/// finite, axes and normals of unit length, laws sound; the lever at least the distance
+/// from the pivot to the farthest corner of the `domain` (a shorter one would let a
+/// contact go unlisted). Each wall's spin is set from its law at `time` (the walls section
+/// keeps the pose, not the spin).
+pub(super) fn wall_tilts_from(
+    r: &Reader,
+    walls: &mut [Wall],
+    moved: &[usize],
+    time: f64,
+    domain: [Vector; 2],
+) -> Result<Vec<WallTilt>> {
     if r.src.section("walls.tilt").is_none() {
         return Ok(Vec::new());
     }
@@ -103,6 +111,20 @@ pub(super) fn wall_tilts_from(r: &Reader, walls: &mut [Wall], moved: &[usize], t
         }
         if !h[2..].iter().all(|x| x.is_finite()) || lever < 0.0 {
             return fail("a pivot, point, normal or lever not finite (or a negative lever)");
+        }
+        let corner: f64 = (0..DIM)
+            .map(|a| {
+                (pivot[a] - domain[0][a])
+                    .abs()
+                    .max((domain[1][a] - pivot[a]).abs())
+                    .powi(2)
+            })
+            .sum();
+        if lever < corner.sqrt() {
+            return fail(&format!(
+                "lever {lever} m short of the domain's farthest corner, {} m",
+                corner.sqrt()
+            ));
         }
         if !(unit(&axis) && unit(&normal)) {
             return fail(&format!("axis {axis:?} or normal {normal:?} not of unit length"));

@@ -69,8 +69,6 @@ fn bad_wall_moves_are_refused_by_line() {
     expect_err(&t, line_of(&t, "move = "), &["unknown field `speed`"]);
 }
 
-/// `servo = {stress}` on a closed box's faces: one stress or one per axis; refused on an
-/// open box, on a line, with a count that is not the dimension's, with a force beside it.
 /// `move` with a `pivot`: a turn about it by an angle law (rad), in the plane; refused
 /// with a direction, a servo, an `axis` (2D), or no law.
 #[test]
@@ -105,6 +103,8 @@ fn wall_tilts_are_read_and_refused_by_line() {
     }
 }
 
+/// `servo = {stress}` on a closed box's faces: one stress or one per axis; refused on an
+/// open box, on a line, with a count that is not the dimension's, with a force beside it.
 #[test]
 fn box_stress_servos() {
     let closed = |servo: &str| {

@@ -111,12 +111,10 @@ impl Ctx<'_> {
         };
         #[cfg(not(feature = "dim3"))]
         let axis = match m.axis {
-            Some(a) => {
-                return Err(self.err(
-                    a.span(),
-                    "in 2D a wall turns in the plane (counter-clockwise; a negative angle turns it clockwise): no                      `axis`",
-                ))
-            }
+            Some(a) => return Err(self.err(
+                a.span(),
+                "in 2D a wall turns in the plane (counter-clockwise; a negative angle turns it clockwise): no `axis`",
+            )),
             None => [1.0],
         };
         let law = RawLaw {

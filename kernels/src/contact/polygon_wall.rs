@@ -111,6 +111,19 @@ pub fn polygon_wall(
 mod tests {
     use super::*;
 
+    /// A 2 x 2 square at rest, 0.1 below the floor y = 0.
+    fn sunk_square() -> ContactBody<'static> {
+        const V: [[f64; 2]; 4] = [[-1.0, -0.1], [1.0, -0.1], [1.0, 1.9], [-1.0, 1.9]];
+        ContactBody {
+            vertices: &V,
+            pos: [0.0, 0.9],
+            angle: 0.0,
+            vel: [0.0; 2],
+            omega: 0.0,
+            radius: 2.0,
+        }
+    }
+
     #[test]
     fn square_sunk_into_floor() {
         let p = ContactParams {
@@ -126,15 +139,7 @@ mod tests {
             velocity: [0.0; 2],
             spin: 0.0,
         };
-        let v = [[-1.0, -0.1], [1.0, -0.1], [1.0, 1.9], [-1.0, 1.9]];
-        let b = ContactBody {
-            vertices: &v,
-            pos: [0.0, 0.9],
-            angle: 0.0,
-            vel: [0.0; 2],
-            omega: 0.0,
-            radius: 2.0,
-        };
+        let b = sunk_square();
         let (mut a, mut xi) = (0.0, 0.0);
         let mut frame = ContactFrame::default();
         let c = polygon_wall(&p, &floor, &b, 1.0, &mut a, &mut xi, 1e-3, &mut frame).unwrap();
@@ -166,15 +171,7 @@ mod tests {
             gamma_t: 4.0,
             mu: 10.0,
         };
-        let v = [[-1.0, -0.1], [1.0, -0.1], [1.0, 1.9], [-1.0, 1.9]];
-        let b = ContactBody {
-            vertices: &v,
-            pos: [0.0, 0.9],
-            angle: 0.0,
-            vel: [0.0; 2],
-            omega: 0.0,
-            radius: 2.0,
-        };
+        let b = sunk_square();
         let force = |floor: LineWall| {
             let (mut a, mut xi) = (0.2, 0.0);
             let mut frame = ContactFrame::default();

@@ -117,39 +117,13 @@ fn against(
 }
 
 /// Contact of a sphere with a plane, or `None` if it does not touch. The force and
-/// `torque_i` act on the sphere. The plane moves at its `velocity` (its `spin` is not
-/// read: a turning plane is [`sphere_turning_plane`]'s).
+/// `torque_i` act on the sphere. `TURNING`: the plane may turn, and moves at its velocity
+/// where the normal through the sphere's centre meets it ([`PlaneWall::velocity_at`]);
+/// else at its `velocity` (its `spin` not read). Two builds, so that the wall loop of a run
+/// where no plane turns does not pay for it (in one loop, the test and what it did to the
+/// loop's code cost +0.4 % of the 3D bench's instructions).
 #[inline(always)]
-pub fn sphere_plane(
-    p: &ContactParams,
-    model: NormalModel,
-    wall: &PlaneWall,
-    s: &SphereBody,
-    xi: &mut [f64; 3],
-    dt: f64,
-) -> Option<ContactForce> {
-    plane_contact::<false>(p, model, wall, s, xi, dt)
-}
-
-/// [`sphere_plane`] for a plane that may turn: it moves at its velocity where the normal
-/// through the sphere's centre meets it ([`PlaneWall::velocity_at`]). Apart from
-/// `sphere_plane` so that the loops of runs where no plane turns do not pay for it (in
-/// one loop, the test and what it did to the loop's code cost +0.4 % of the 3D bench's
-/// instructions).
-#[inline(always)]
-pub fn sphere_turning_plane(
-    p: &ContactParams,
-    model: NormalModel,
-    wall: &PlaneWall,
-    s: &SphereBody,
-    xi: &mut [f64; 3],
-    dt: f64,
-) -> Option<ContactForce> {
-    plane_contact::<true>(p, model, wall, s, xi, dt)
-}
-
-#[inline(always)]
-fn plane_contact<const TURNING: bool>(
+pub fn sphere_plane<const TURNING: bool>(
     p: &ContactParams,
     model: NormalModel,
     wall: &PlaneWall,
@@ -238,13 +212,15 @@ mod tests {
         let m = 1.0 / s.inv_mass;
         let inertia = 0.4 * m * R * R;
         let mut xi = [0.0; 3];
-        let load = |s: &SphereBody, xi: &mut [f64; 3]| match sphere_plane(p, NormalModel::Hooke, &floor(), s, xi, dt) {
-            Some(c) => (c.f, c.ti),
-            None => {
-                *xi = [0.0; 3];
-                ([0.0; 3], [0.0; 3])
-            }
-        };
+        let load =
+            |s: &SphereBody, xi: &mut [f64; 3]| match sphere_plane::<false>(p, NormalModel::Hooke, &floor(), s, xi, dt)
+            {
+                Some(c) => (c.f, c.ti),
+                None => {
+                    *xi = [0.0; 3];
+                    ([0.0; 3], [0.0; 3])
+                }
+            };
         let (mut f, mut t) = load(s, &mut xi);
         for _ in 0..steps {
             for k in 0..3 {
