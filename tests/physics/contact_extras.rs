@@ -2,7 +2,8 @@
 //! cohesive pair and a grain hanging under a ceiling rest where the spring balances
 //! cohesion (and weight); a grain rolling on a floor slows at the rate the rolling torque
 //! gives a body with its moment of inertia, under both rolling laws, and keeps its speed
-//! without them. A scenario's `[[pair]]` reaches the simulation's table.
+//! without them; a grain turning with a turning floor feels no rolling resistance. A
+//! scenario's `[[pair]]` reaches the simulation's table.
 use std::f64::consts::PI;
 
 const R: f64 = 1.0e-3;
@@ -144,6 +145,50 @@ macro_rules! extras_tests {
             s.run(40_000).unwrap();
             let got = s.particles.pos[UP][0] + R - ceiling;
             assert!((got / expect - 1.0).abs() < 1e-6, "overlap {got:e}, closed form {expect:e}");
+        }
+
+        /// A grain held by cohesion (no gravity) to a floor turning at 2 rad/s about their
+        /// contact point, set turning with it (its spin the floor's, its centre going round
+        /// the pivot): rolling resistance (epsd2, mu_r 0.2) sees the grain's spin relative
+        /// to the floor's, none, and the contact carries no tangential force (below 1e-3 of
+        /// mu_r kn delta) for 0.05 s. With the floor's spin left out, the rolling spring
+        /// loads and the tangential force is 3-5 times that bound.
+        #[test]
+        fn rolling_resistance_sees_the_spin_relative_to_a_turning_floor() {
+            use engine::wall_motion::Displacement;
+            let (m, omega) = (mass(), 2.0);
+            let (k, size, slow): (f64, fn(f64) -> f64, f64) = if D == 2 {
+                (0.1 * KN, |d| 2.0 * (d * (2.0 * R - d)).sqrt(), 0.5 * KN)
+            } else {
+                (KN / (PI * 1.8 * R), |d| PI * d * (2.0 * R - d), 0.1 * KN)
+            };
+            let lo = if D == 2 { 1e-3 * R } else { 0.15 * R };
+            let delta = bisect(|d| k * size(d) - KN * d, lo, R);
+            let gamma_n = 2.0 * (slow / m).sqrt();
+            // Turning about z (2D) or x (3D): the centre at height h moves along -y at omega h.
+            let h = R - delta;
+            let mut vel = [0.0; D];
+            vel[if D == 2 { 0 } else { 1 }] = -omega * h;
+            let spin: [f64; ANG] = std::array::from_fn(|a| if a == 0 { omega } else { 0.0 });
+            let g = grain(1, along(UP, h), vel, spin);
+            let floor = vec![Wall::$wall([0.0; D], along(UP, 1.0), 0)];
+            let extras = PairExtras { cohesion: k, rolling_friction: 0.2 };
+            let mut s = sim(&[g], floor, 0.0, gamma_n, extras, RollingModel::ElasticPlastic);
+            s.tilt_wall(0, [0.0; D], std::array::from_fn(|a| if a == 0 { 1.0 } else { 0.0 }), Displacement::Velocity(omega))
+                .unwrap();
+            let still = 0.2 * KN * delta;
+            for _ in 0..10 {
+                s.run(5_000).unwrap();
+                let n = s.walls[0].normal_at([0.0; D]);
+                let f: [f64; D] = std::array::from_fn(|a| s.particles.force[a][0]);
+                let along_n: f64 = (0..D).map(|a| f[a] * n[a]).sum();
+                let across = (0..D).map(|a| (f[a] - along_n * n[a]).powi(2)).sum::<f64>().sqrt();
+                // (Less the pull that keeps the centre going round the pivot, m omega^2 h.)
+                assert!(across < 1e-3 * still, "tangential force {across} N, a still floor's {still} N");
+                // It turns with the floor (to the few % its spring gives: the contact's
+                // surface speed is taken at R, its distance from the pivot is R - delta).
+                assert!((s.particles.omega[0][0] / omega - 1.0).abs() < 0.1, "spin {}", s.particles.omega[0][0]);
+            }
         }
 
         /// A grain rolling on a floor at v0 under a rolling torque M = mu_r R m g: with the
