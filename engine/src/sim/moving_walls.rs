@@ -139,7 +139,7 @@ impl Simulation {
             law,
             start: self.time,
             listed: normal,
-            lever: self.lever(pivot),
+            lever: self.lever()(pivot),
         });
         self.place_walls(self.time);
         self.needs_rebuild = true;
@@ -235,9 +235,7 @@ impl Simulation {
             return Err("removed".into());
         }
         let origin = w.coordinate();
-        let moving = self.moving_walls.iter().map(|m| m.wall);
-        let moving = moving.chain(self.servos.iter().map(|s| s.wall));
-        if moving.chain(self.tilts.iter().map(|t| t.wall)).any(|w| w == wall) {
+        if self.moved_walls().any(|w| w == wall) {
             return Err("moves already".into());
         }
         // A cylinder moves along its radius, into the grains: the radius shrinks.
@@ -334,16 +332,21 @@ impl Simulation {
         }
     }
 
+    /// The walls moved by a law, a servo or a tilt.
+    fn moved_walls(&self) -> impl Iterator<Item = usize> + '_ {
+        let by_law = self.moving_walls.iter().map(|m| m.wall);
+        let by_servo = self.servos.iter().map(|s| s.wall);
+        by_law.chain(by_servo).chain(self.tilts.iter().map(|t| t.wall))
+    }
+
     /// How far each wall may move before its contact list is built again (empty without
     /// moving walls: none moves).
     pub(super) fn wall_reach(&self) -> Vec<f64> {
-        if self.moving_walls.is_empty() && self.servos.is_empty() && self.tilts.is_empty() {
+        if self.moved_walls().next().is_none() {
             return Vec::new();
         }
         let mut reach = vec![0.0; self.walls.len()];
-        let moving = self.moving_walls.iter().map(|m| m.wall);
-        let moving = moving.chain(self.servos.iter().map(|s| s.wall));
-        for w in moving.chain(self.tilts.iter().map(|t| t.wall)) {
+        for w in self.moved_walls() {
             reach[w] = self.config.margin;
         }
         reach
@@ -359,22 +362,25 @@ impl Simulation {
         if self.tilts.is_empty() {
             return;
         }
-        for k in 0..self.tilts.len() {
-            let (wall, pivot) = (self.tilts[k].wall, self.tilts[k].pivot);
-            self.tilts[k].lever = self.lever(pivot);
-            self.tilts[k].listed = self.walls[wall].normal_at(pivot);
+        // (The largest radius found once for all of them: a box turns three or four faces.)
+        let lever = self.lever();
+        for tilt in &mut self.tilts {
+            tilt.lever = lever(tilt.pivot);
+            tilt.listed = self.walls[tilt.wall].normal_at(tilt.pivot);
         }
     }
 
-    /// How far from `pivot` a particle's surface can be: the domain's farthest corner,
+    /// How far from a pivot a particle's surface can be: the domain's farthest corner,
     /// beyond it by the largest radius.
-    fn lever(&self, pivot: Vector) -> f64 {
+    fn lever(&self) -> impl Fn(Vector) -> f64 {
         let r = self.particles.radius.iter().fold(0.0_f64, |m, &r| m.max(r));
         let (lo, hi) = self.checked_domain();
-        let far: f64 = (0..DIM)
-            .map(|a| ((pivot[a] - lo[a]).abs().max((hi[a] - pivot[a]).abs()) + r).powi(2))
-            .sum();
-        far.sqrt()
+        move |pivot: Vector| {
+            let far: f64 = (0..DIM)
+                .map(|a| ((pivot[a] - lo[a]).abs().max((hi[a] - pivot[a]).abs()) + r).powi(2))
+                .sum();
+            far.sqrt()
+        }
     }
 
     /// Build the wall-contact list again if a moving wall went farther than its reach
