@@ -58,15 +58,15 @@ fn lines(sim: &Simulation, log: &ContactLog) -> Vec<Line> {
         // j's image nearest to i, in a periodic cell.
         let a = x(c.i);
         let b = add(a, sim.separation(c.i as usize, c.j as usize));
-        let overlap = if c.c.overlap == 0.0 && round(c.i, c.j) {
+        let overlap = if c.overlap == 0.0 && round(c.i, c.j) {
             ps.radius[c.i as usize] + ps.radius[c.j as usize] - norm2(sub(b, a)).sqrt()
         } else {
-            c.c.overlap
+            c.overlap
         };
         Line {
             a,
             b,
-            force: c.c.f,
+            force: c.f,
             overlap,
             wall: -1,
         }
@@ -74,8 +74,8 @@ fn lines(sim: &Simulation, log: &ContactLog) -> Vec<Line> {
     let walls = log.walls.iter().map(|c| Line {
         a: x(c.p),
         b: sim.wall_contact_point(c),
-        force: c.c.f,
-        overlap: c.c.overlap,
+        force: c.f,
+        overlap: c.overlap,
         wall: c.wall as i32,
     });
     pairs.chain(walls).collect()
@@ -221,15 +221,15 @@ mod tests {
         let force = net.f64s("cell:force", 3);
         let want: Vec<f64> = log
             .pairs()
-            .map(|c| c.c.f)
-            .chain(log.walls.iter().map(|c| c.c.f))
+            .map(|c| c.f)
+            .chain(log.walls.iter().map(|c| c.f))
             .flat_map(|f| (0..3).map(move |a| if a < DIM { f[a] } else { 0.0 }))
             .collect();
         assert_eq!(force, want);
         // The floor's (wall 0) contacts: the normal force is the force's upward part.
         let normal = net.f64s("cell:normal_force", 1);
         for (k, c) in log.walls.iter().enumerate().filter(|(_, c)| c.wall == 0) {
-            let (got, want) = (normal[log.pair_count() + k], c.c.f[DIM - 1]);
+            let (got, want) = (normal[log.pair_count() + k], c.f[DIM - 1]);
             assert!((got - want).abs() <= 1e-12 * want.abs(), "{got} against {want}");
         }
 

@@ -374,7 +374,7 @@ impl Simulation {
             let pairs: Vec<_> = log.pairs().collect();
             d.set_item("i", pairs.iter().map(|c| ids[c.i as usize]).collect::<Vec<_>>())?;
             d.set_item("j", pairs.iter().map(|c| ids[c.j as usize]).collect::<Vec<_>>())?;
-            d.set_item("force", pairs.iter().map(|c| c.c.f.to_vec()).collect::<Vec<_>>())?;
+            d.set_item("force", pairs.iter().map(|c| c.f.to_vec()).collect::<Vec<_>>())?;
         });
         Ok(d)
     }

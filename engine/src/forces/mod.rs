@@ -162,7 +162,8 @@ impl<S: ForceSink> ForceSink for Logged<'_, S> {
         self.log.push(PairForce {
             i: i as u32,
             j: j as u32,
-            c: *f,
+            f: f.f,
+            overlap: f.overlap,
         });
         self.inner.add(o, i, j, f);
     }

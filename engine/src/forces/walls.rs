@@ -159,7 +159,8 @@ impl WallWork<'_> {
                         log.push(WallForce {
                             p: q as u32,
                             wall: w[k],
-                            c,
+                            f: c.f,
+                            overlap: c.overlap,
                         });
                     }
                 }

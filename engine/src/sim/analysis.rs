@@ -132,7 +132,7 @@ impl Simulation {
         #[cfg(feature = "dim3")]
         let round = true;
         // A polygon's `overlap` is its overlap's area: no depth to halve.
-        let depth = if round { 0.5 * c.c.overlap } else { 0.0 };
+        let depth = if round { 0.5 * c.overlap } else { 0.0 };
         sub(x, scale(wall.distance(x) + depth, wall.normal_at(x)))
     }
 
@@ -188,12 +188,12 @@ impl Simulation {
         let mut force_sum = 0.0;
         for c in log.pairs() {
             let (i, j) = (c.i as usize, c.j as usize);
-            force_sum += norm2(c.c.f).sqrt();
+            force_sum += norm2(c.f).sqrt();
             match (grain(i), grain(j)) {
                 (true, true) => {
                     // The branch from j to i, by the minimum image in a periodic cell.
                     let d: Vector = std::array::from_fn(|a| ps.pos[a][j] - ps.pos[a][i]);
-                    let v = contact_virial(scale(-1.0, image.map_or(d, |m| m.of(d))), c.c.f);
+                    let v = contact_virial(scale(-1.0, image.map_or(d, |m| m.of(d))), c.f);
                     add_scaled(&mut total, 1.0, &v);
                     add_scaled(&mut grain_stress[i], 0.5, &v);
                     add_scaled(&mut grain_stress[j], 0.5, &v);
@@ -205,8 +205,8 @@ impl Simulation {
                 }
                 (gi, gj) if gi || gj => {
                     // A grain against a wall body: a wall contact of the grain's.
-                    let (g, b, f) = if gi { (i, j, c.c.f) } else { (j, i, scale(-1.0, c.c.f)) };
-                    let v = contact_virial(self.body_contact_branch(g, f, c.c.overlap), f);
+                    let (g, b, f) = if gi { (i, j, c.f) } else { (j, i, scale(-1.0, c.f)) };
+                    let v = contact_virial(self.body_contact_branch(g, f, c.overlap), f);
                     add_scaled(&mut total, 1.0, &v);
                     add_scaled(&mut grain_stress[g], 1.0, &v);
                     counts.add_fixed(g as u32);
@@ -218,13 +218,13 @@ impl Simulation {
         let mut wall_forces = vec![[0.0; DIM]; self.walls.len()];
         for c in &log.walls {
             let p = c.p as usize;
-            let v = contact_virial(sub(x(p), self.wall_contact_point(c)), c.c.f);
+            let v = contact_virial(sub(x(p), self.wall_contact_point(c)), c.f);
             add_scaled(&mut total, 1.0, &v);
             add_scaled(&mut grain_stress[p], 1.0, &v);
             counts.add_fixed(c.p);
-            force_sum += norm2(c.c.f).sqrt();
+            force_sum += norm2(c.f).sqrt();
             let w = &mut wall_forces[c.wall as usize];
-            *w = sub(*w, c.c.f);
+            *w = sub(*w, c.f);
         }
         // The rattlers: a grain's contacts with grains, walls and bodies hold it; the
         // bodies are kept.
