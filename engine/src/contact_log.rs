@@ -7,8 +7,8 @@ use talus_kernels::math::Vector;
 
 /// A touching pair: particles `i < j` (store indices at the logged step), the force on `i`
 /// (`j` gets `-f`) and the overlap. The torques are not kept: nothing reads them, and in 3D
-/// they were 48 of a record's 88 bytes (the logged step writes, the analysis reads, every
-/// record).
+/// they would be 48 more bytes in every record, written by the logged step and read by the
+/// analysis.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PairForce {
     /// First particle (the smaller store index).
