@@ -5,9 +5,7 @@
 //! at every step, not summed step by step: a restart resumes it bit for bit.
 #[cfg(feature = "dim3")]
 use talus_kernels::math::dot;
-#[cfg(test)]
-use talus_kernels::math::DIM;
-use talus_kernels::math::{add, sub, Vector, ANG};
+use talus_kernels::math::{add, sub, Vector, ANG, DIM};
 
 /// The displacement along the direction as a function of time.
 #[derive(Debug, Clone, PartialEq)]
@@ -218,6 +216,16 @@ pub struct WallTilt {
     /// How far from the pivot a particle's surface may be when the contacts were listed
     /// (m): the wall may turn margin / lever before they are listed again.
     pub lever: f64,
+}
+
+/// How far from `pivot` the farthest corner of the box `lo`..`hi` lies once the box is
+/// grown by `grow` on every side (a tilt's lever: the farthest a particle's surface can
+/// be from its pivot).
+pub fn farthest_corner(pivot: Vector, lo: Vector, hi: Vector, grow: f64) -> f64 {
+    (0..DIM)
+        .map(|a| ((pivot[a] - lo[a]).abs().max((hi[a] - pivot[a]).abs()) + grow).powi(2))
+        .sum::<f64>()
+        .sqrt()
 }
 
 impl WallTilt {

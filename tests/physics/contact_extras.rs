@@ -183,7 +183,8 @@ macro_rules! extras_tests {
                 let f: [f64; D] = std::array::from_fn(|a| s.particles.force[a][0]);
                 let along_n: f64 = (0..D).map(|a| f[a] * n[a]).sum();
                 let across = (0..D).map(|a| (f[a] - along_n * n[a]).powi(2)).sum::<f64>().sqrt();
-                // (Less the pull that keeps the centre going round the pivot, m omega^2 h.)
+                // (The pull that keeps the centre going round the pivot, m omega^2 h, is
+                // along the normal, not across it.)
                 assert!(across < 1e-3 * still, "tangential force {across} N, a still floor's {still} N");
                 // It turns with the floor (to the few % its spring gives: the contact's
                 // surface speed is taken at R, its distance from the pivot is R - delta).

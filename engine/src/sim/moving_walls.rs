@@ -14,7 +14,7 @@ use crate::error::{EngineError, Result};
 use crate::forces::walls::WallWork;
 use crate::forces::WallSink;
 use crate::pool::Phase;
-use crate::wall_motion::{turned, Displacement, Servo, WallMotion, WallServo, WallTilt, WallTurn};
+use crate::wall_motion::{farthest_corner, turned, Displacement, Servo, WallMotion, WallServo, WallTilt, WallTurn};
 use talus_kernels::contact::ContactForce;
 
 impl Simulation {
@@ -375,12 +375,7 @@ impl Simulation {
     fn lever(&self) -> impl Fn(Vector) -> f64 {
         let r = self.particles.radius.iter().fold(0.0_f64, |m, &r| m.max(r));
         let (lo, hi) = self.checked_domain();
-        move |pivot: Vector| {
-            let far: f64 = (0..DIM)
-                .map(|a| ((pivot[a] - lo[a]).abs().max((hi[a] - pivot[a]).abs()) + r).powi(2))
-                .sum();
-            far.sqrt()
-        }
+        move |pivot: Vector| farthest_corner(pivot, lo, hi, r)
     }
 
     /// Build the wall-contact list again if a moving wall went farther than its reach

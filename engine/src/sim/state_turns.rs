@@ -8,7 +8,7 @@ use talus_kernels::math::{Vector, ANG, DIM};
 
 use super::state_records::{wall_index, Reader, WordReader};
 use crate::error::Result;
-use crate::wall_motion::{WallTilt, WallTurn};
+use crate::wall_motion::{farthest_corner, WallTilt, WallTurn};
 use crate::walls::Wall;
 
 /// The section's words (empty without turns: no section).
@@ -112,18 +112,10 @@ pub(super) fn wall_tilts_from(
         if !h[2..].iter().all(|x| x.is_finite()) || lever < 0.0 {
             return fail("a pivot, point, normal or lever not finite (or a negative lever)");
         }
-        let corner: f64 = (0..DIM)
-            .map(|a| {
-                (pivot[a] - domain[0][a])
-                    .abs()
-                    .max((domain[1][a] - pivot[a]).abs())
-                    .powi(2)
-            })
-            .sum();
-        if lever < corner.sqrt() {
+        let corner = farthest_corner(pivot, domain[0], domain[1], 0.0);
+        if lever < corner {
             return fail(&format!(
-                "lever {lever} m short of the domain's farthest corner, {} m",
-                corner.sqrt()
+                "lever {lever} m short of the domain's farthest corner, {corner} m"
             ));
         }
         if !(unit(&axis) && unit(&normal)) {
