@@ -111,8 +111,6 @@ pub struct SweepAndPrune {
     pub adds: Vec<(u32, u32)>,
     /// Pairs that may have stopped overlapping (apply after `adds`; absent pairs are no-ops).
     pub removes: Vec<(u32, u32)>,
-    active: Vec<u32>,
-    pos: Vec<u32>,
     /// Counters of the work done.
     pub stats: SweepStats,
 }
@@ -151,7 +149,6 @@ impl SweepAndPrune {
                 .chain(&self.axis_removes)
                 .map(|v| v.capacity() * 8)
                 .sum::<usize>()
-            + (self.active.capacity() + self.pos.capacity()) * 4
     }
 
     /// Full sort of all ends and a full sweep: the complete pair set, sorted, into `pairs`.
@@ -182,10 +179,7 @@ impl SweepAndPrune {
         self.adds.clear();
         self.removes.clear();
         self.full_sweep(pairs);
-        // The sweep's work arrays are only needed here: give the memory back. The staged
-        // boxes are sized anew, exactly, by the next update.
-        self.active = Vec::new();
-        self.pos = Vec::new();
+        // The staged boxes are sized anew, exactly, by the next update.
         self.staged_axis = Default::default();
     }
 
@@ -258,42 +252,104 @@ impl SweepAndPrune {
             return;
         }
         // Expected open-set size on an axis ~ sum of box lengths / extent of all boxes.
+        // Empty boxes (removed particles) overlap nothing and are left out.
+        let empty = |b: &Aabb| !(0..DIM).all(|a| b[2 * a] <= b[2 * a + 1]);
         let mut len = [0.0f64; DIM];
+        let mut longest = [0.0f64; DIM];
         let mut lo = [f64::INFINITY; DIM];
         let mut hi = [f64::NEG_INFINITY; DIM];
-        for b in &self.boxes {
+        for b in self.boxes.iter().filter(|b| !empty(b)) {
             for a in 0..DIM {
-                len[a] += (b[2 * a + 1] - b[2 * a]) as f64;
+                let l = (b[2 * a + 1] - b[2 * a]) as f64;
+                len[a] += l;
+                longest[a] = longest[a].max(l);
                 lo[a] = lo[a].min(b[2 * a] as f64);
                 hi[a] = hi[a].max(b[2 * a + 1] as f64);
             }
         }
+        if lo[0] > hi[0] {
+            return;
+        }
         let open = |a: usize| len[a] / (hi[a] - lo[a]).max(f64::MIN_POSITIVE);
         // The first axis of the smallest (the lower axis at a tie, as two axes compare).
         let axis = (1..DIM).fold(0, |best, a| if open(a) < open(best) { a } else { best });
-        self.active.clear();
-        self.pos.clear();
-        self.pos.resize(n, u32::MAX);
+        // The open set is binned by a grid over the other axes, so a begin meets only the
+        // open boxes of its own and the neighbouring cells: on one axis sweeping a 3D bed
+        // of 583,200 spheres, the open set held ~3,000 boxes at every begin (19 s). Boxes
+        // that overlap on an axis have lower ends at most one box length apart; cells of
+        // 1.5 lengths put them in the same or adjacent cells whatever the rounding of the
+        // cell index. Which pairs are found is the sweep's alone (the same test), so the
+        // set is exactly the unbinned sweep's.
+        let others: Vec<usize> = (0..DIM).filter(|&a| a != axis).collect();
+        let per_axis = (n as f64).powf(1.0 / others.len().max(1) as f64).max(1.0);
+        let mut cell = [0.0f64; DIM];
+        let mut count = [1usize; DIM];
+        for &o in &others {
+            let extent = hi[o] - lo[o];
+            let width = (1.5 * longest[o]).max(extent / per_axis);
+            if width > 0.0 && extent > 0.0 {
+                cell[o] = width;
+                count[o] = ((extent / width).floor() as usize + 1).min(per_axis as usize + 1);
+            }
+        }
+        let cell_of = |b: &Aabb, o: usize| -> usize {
+            if cell[o] == 0.0 {
+                return 0;
+            }
+            (((b[2 * o] as f64 - lo[o]) / cell[o]).floor().max(0.0) as usize).min(count[o] - 1)
+        };
+        let flat = |c: &[usize; DIM]| others.iter().fold(0, |f, &o| f * count[o] + c[o]);
+        let cells = others.iter().map(|&o| count[o]).product::<usize>();
+        let mut open_in: Vec<Vec<u32>> = vec![Vec::new(); cells];
+        // Each open box's cell and place in the cell's list.
+        let mut pos = vec![u32::MAX; n];
+        let mut home = vec![0u32; n];
         let ends = &self.ends[axis];
         for &k in &ends[1..ends.len() - 1] {
             let p = idx(k);
+            let bp = &self.boxes[p];
+            if empty(bp) {
+                continue;
+            }
             if is_end(k) {
-                let at = self.pos[p] as usize;
-                self.active.swap_remove(at);
-                if at < self.active.len() {
-                    self.pos[self.active[at] as usize] = at as u32;
+                let list = &mut open_in[home[p] as usize];
+                let at = pos[p] as usize;
+                list.swap_remove(at);
+                if at < list.len() {
+                    pos[list[at] as usize] = at as u32;
                 }
-            } else {
-                let bp = &self.boxes[p];
-                for &q in &self.active {
+                continue;
+            }
+            let mut c = [0usize; DIM];
+            for &o in &others {
+                c[o] = cell_of(bp, o);
+            }
+            // Every cell within one of the begin's on each other axis.
+            let mut near = [0usize; DIM];
+            for &o in &others {
+                near[o] = c[o].saturating_sub(1);
+            }
+            'cells: loop {
+                for &q in &open_in[flat(&near)] {
                     let bq = &self.boxes[q as usize];
                     if (0..DIM).all(|o| o == axis || overlap_axis(bp, bq, o)) {
                         pairs.push(ordered_pair(p, q as usize));
                     }
                 }
-                self.pos[p] = self.active.len() as u32;
-                self.active.push(p as u32);
+                // The next cell of the neighbourhood, the last other axis fastest.
+                for &o in others.iter().rev() {
+                    if near[o] < (c[o] + 1).min(count[o] - 1) {
+                        near[o] += 1;
+                        continue 'cells;
+                    }
+                    near[o] = c[o].saturating_sub(1);
+                }
+                break;
             }
+            let h = flat(&c);
+            home[p] = h as u32;
+            pos[p] = open_in[h].len() as u32;
+            open_in[h].push(p as u32);
         }
         pairs.sort_unstable();
     }
@@ -636,6 +692,56 @@ mod tests {
         ];
         for w in v.windows(2) {
             assert!(ordered(w[0]) < ordered(w[1]), "{} {}", w[0], w[1]);
+        }
+    }
+
+    /// The binned full sweep finds exactly the pairs of closed boxes that overlap on every
+    /// axis: boxes on a coarse lattice (ends that touch exactly), points, one long box,
+    /// removed particles, beds long along either axis.
+    #[test]
+    fn full_sweep_is_the_brute_force_set() {
+        use crate::neighbor::{Box64, Boxes};
+        let mut st = 7u64;
+        let mut next = |m: u64| {
+            st = st.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (st >> 33) % m
+        };
+        for case in 0..40 {
+            let n = 1 + next(400) as usize;
+            let long_axis = case % DIM;
+            let boxes: Vec<Box64> = (0..n)
+                .map(|p| {
+                    if next(17) == 0 {
+                        return std::array::from_fn(|k| if k % 2 == 0 { f64::INFINITY } else { f64::NEG_INFINITY });
+                    }
+                    let mut b = [0.0; 2 * DIM];
+                    for a in 0..DIM {
+                        let span = if a == long_axis { 200 } else { 12 };
+                        let lo = next(span) as f64 * 0.25;
+                        let len = if p == 3 && a != long_axis {
+                            9.0
+                        } else {
+                            [0.0, 0.25, 0.5, 1.0][next(4) as usize]
+                        };
+                        b[2 * a] = lo;
+                        b[2 * a + 1] = lo + len;
+                    }
+                    b
+                })
+                .collect();
+            let mut s = SweepAndPrune::new();
+            let mut pairs = Vec::new();
+            s.rebuild(&Boxes(&boxes), &mut pairs);
+            let stored = s.boxes();
+            let mut brute = Vec::new();
+            for i in 0..n {
+                for j in i + 1..n {
+                    if boxes_overlap(&stored[i], &stored[j]) {
+                        brute.push((i as u32, j as u32));
+                    }
+                }
+            }
+            assert_eq!(pairs, brute, "case {case}, {n} boxes");
         }
     }
 
