@@ -17,9 +17,14 @@
 //! there are few rims and the threads still finish together. A gather over all slots
 //! (the previous scheme) wrote and re-read every slot's force.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use parking_lot::Mutex;
+
 use crate::contacts::FREE;
+use crate::error::Result;
 use crate::forces::{load_i, load_j, record_load, slot_record, ForceSink, Load, SlotRecord, WallSink};
-use crate::pool::{cuts_by_work, guided_bounds};
+use crate::pool::{chunk, guided_bounds, split_lengths, Dynamic, Phase, Pool};
 use crate::store::LOADS;
 use talus_kernels::contact::ContactForce;
 
@@ -121,51 +126,135 @@ pub(crate) struct OwnerPlan {
     /// The deferred contributions, `particle << 32 | slot << 1 | (1 if it is j)`, sorted:
     /// by particle, then in slot order.
     pub fix: Vec<u64>,
-    first: Vec<u32>,
+    /// Per particle, the first chunk that holds one of its slots.
+    first: Vec<AtomicU32>,
 }
 
 impl OwnerPlan {
     /// Bring the plan up to date with the table (`generation`, `ci`, `cj`) for `n`
     /// particles, split for `threads` with chunks of at least `min_chunk` slots (see
-    /// [`guided_bounds`]). O(N + slots), only when something changed.
-    pub fn prepare(&mut self, generation: u64, ci: &[u32], cj: &[u32], n: usize, threads: usize, min_chunk: usize) {
+    /// [`guided_bounds`]). O(N + slots) on the pool's threads, in phase `Contacts`, only
+    /// when something changed: done serially it was 13 % of the step of 10^6 discs on 16
+    /// threads (BENCHMARKS.md, the 16-core machine). The plan depends on the chunks alone,
+    /// not on which thread did what.
+    #[allow(clippy::too_many_arguments)]
+    pub fn prepare(
+        &mut self,
+        pool: &mut Pool,
+        generation: u64,
+        ci: &[u32],
+        cj: &[u32],
+        n: usize,
+        threads: usize,
+        min_chunk: usize,
+    ) -> Result<()> {
         let slots = ci.len();
         let key = (generation, slots, n, threads, min_chunk);
         if self.built_for == Some(key) {
-            return;
+            return Ok(());
         }
         assert!(slots < 1 << 31, "contact table too large for the deterministic sum");
         self.bounds = guided_bounds(slots, threads, min_chunk);
-        self.defer.clear();
-        self.defer.resize(slots, 0);
         self.fix.clear();
         if self.bounds.len() <= 2 {
             // One chunk owns every particle: nothing is deferred.
+            self.defer.clear();
+            self.defer.resize(slots, 0);
             self.built_for = Some(key);
-            return;
+            return Ok(());
         }
-        self.first.clear();
-        self.first.resize(n, u32::MAX);
-        for (c, w) in self.bounds.windows(2).enumerate() {
-            let c = c as u32;
-            for o in w[0]..w[1] {
-                let i = ci[o];
-                if i == FREE {
-                    continue;
-                }
-                for (side, p) in [(0u64, i), (1u64, cj[o])] {
-                    let owner = &mut self.first[p as usize];
-                    if *owner == u32::MAX {
-                        *owner = c;
-                    } else if *owner != c {
-                        self.defer[o] |= 1 << side;
-                        self.fix.push((u64::from(p) << 32) | ((o as u64) << 1) | side);
+        // Every entry of `defer` is written below.
+        self.defer.resize(slots, 0);
+        if self.first.len() != n {
+            self.first = (0..n).map(|_| AtomicU32::new(u32::MAX)).collect();
+        }
+        let workers = pool.threads();
+        let bounds = &self.bounds[..];
+        let chunks = bounds.len() - 1;
+        let first = &self.first[..];
+        // The owners: each particle's first chunk, the least chunk index among its slots.
+        // A particle's slots lie mostly in one chunk: a load finds it already claimed, and
+        // the atomic minimum runs about once per particle.
+        pool.run(Phase::Contacts, &|t| {
+            for f in &first[chunk(n, t, workers)] {
+                f.store(u32::MAX, Ordering::Relaxed);
+            }
+        })?;
+        let claims = Dynamic::new(chunks, 1);
+        pool.run(Phase::Contacts, &|_| {
+            while let Some(c) = claims.claim() {
+                for o in bounds[c]..bounds[c + 1] {
+                    if ci[o] == FREE {
+                        continue;
+                    }
+                    for p in [ci[o], cj[o]] {
+                        let f = &first[p as usize];
+                        if f.load(Ordering::Relaxed) > c as u32 {
+                            f.fetch_min(c as u32, Ordering::Relaxed);
+                        }
                     }
                 }
             }
-        }
-        self.fix.sort_unstable();
+        })?;
+        // Each chunk's deferred shares, in its own piece of `defer` and its own list,
+        // sorted there (pieces of a few thousand).
+        let lens = bounds.windows(2).map(|w| w[1] - w[0]);
+        let pieces: Vec<Mutex<(&mut [u8], Vec<u64>)>> = split_lengths(&mut self.defer, lens)
+            .into_iter()
+            .map(|d| Mutex::new((d, Vec::new())))
+            .collect();
+        let claims = Dynamic::new(chunks, 1);
+        pool.run(Phase::Contacts, &|_| {
+            while let Some(c) = claims.claim() {
+                let mut piece = pieces[c].lock();
+                let (defer, list) = &mut *piece;
+                for (k, o) in (bounds[c]..bounds[c + 1]).enumerate() {
+                    let mut bits = 0;
+                    if ci[o] != FREE {
+                        for (side, p) in [(0u64, ci[o]), (1u64, cj[o])] {
+                            if first[p as usize].load(Ordering::Relaxed) != c as u32 {
+                                bits |= 1 << side;
+                                list.push((u64::from(p) << 32) | ((o as u64) << 1) | side);
+                            }
+                        }
+                    }
+                    defer[k] = bits;
+                }
+                list.sort_unstable();
+            }
+        })?;
+        let lists: Vec<Vec<u64>> = pieces.into_iter().map(|m| m.into_inner().1).collect();
+        // The sorted lists merged, each thread the entries of a range of particles: the
+        // entries below particle q lie before the same point in every list.
+        let below = |q: usize| -> usize {
+            lists
+                .iter()
+                .map(|l| l.partition_point(|&e| ((e >> 32) as usize) < q))
+                .sum()
+        };
+        let cuts: Vec<usize> = (0..=workers)
+            .map(|t| if t == workers { n } else { chunk(n, t, workers).start })
+            .collect();
+        let starts: Vec<usize> = cuts.iter().map(|&q| below(q)).collect();
+        self.fix.resize(starts[workers], 0);
+        let outs: Vec<Mutex<&mut [u64]>> = split_lengths(&mut self.fix, starts.windows(2).map(|w| w[1] - w[0]))
+            .into_iter()
+            .map(Mutex::new)
+            .collect();
+        pool.run(Phase::Contacts, &|t| {
+            let mut out = outs[t].lock();
+            let (lo, hi) = (cuts[t], cuts[t + 1]);
+            let mut at = 0;
+            for l in &lists {
+                let a = l.partition_point(|&e| ((e >> 32) as usize) < lo);
+                let b = l.partition_point(|&e| ((e >> 32) as usize) < hi);
+                out[at..at + b - a].copy_from_slice(&l[a..b]);
+                at += b - a;
+            }
+            out.sort_unstable();
+        })?;
         self.built_for = Some(key);
+        Ok(())
     }
 
     /// Where the runs of the work after the force phase begin: run k continues the folds
@@ -174,8 +263,15 @@ impl OwnerPlan {
     /// writer and get the walls after the pairs, as in the serial step. The cuts balance
     /// fix-up entries plus `wall_weight` per wall contact. `runs + 1` entries, the first 0,
     /// the last `n`.
-    pub fn particle_cuts(&self, runs: usize, n: usize, walls: &[u32], wall_weight: usize) -> Vec<usize> {
-        cuts_by_work(n, runs, |q| {
+    pub fn particle_cuts(
+        &self,
+        pool: &mut Pool,
+        runs: usize,
+        n: usize,
+        walls: &[u32],
+        wall_weight: usize,
+    ) -> Result<Vec<usize>> {
+        pool.cuts_by_work(Phase::Reduce, n, runs, |q| {
             self.fix_before(q) + wall_weight * walls.partition_point(|&p| (p as usize) < q)
         })
     }
@@ -335,8 +431,32 @@ mod tests {
                 }
             }
             let mut plan = OwnerPlan::default();
-            plan.prepare(1, &ci, &cj, n, threads, min_chunk);
+            // The plan on pools of 1 to 3 threads: it depends on the chunks alone.
+            let mut pool = Pool::new(&vec![None; 1 + threads % 3]).unwrap();
+            plan.prepare(&mut pool, 1, &ci, &cj, n, threads, min_chunk).unwrap();
             let chunks = plan.bounds.len() - 1;
+            // Against the definition, slot by slot: a share is deferred when an earlier
+            // chunk holds a slot of the same particle.
+            let mut seen = vec![usize::MAX; n];
+            let mut fix = Vec::new();
+            for (c, w) in plan.bounds.windows(2).enumerate() {
+                for o in w[0]..w[1] {
+                    let mut bits = 0;
+                    if ci[o] != FREE {
+                        for (side, p) in [(0u64, ci[o]), (1u64, cj[o])] {
+                            let s = &mut seen[p as usize];
+                            *s = (*s).min(c);
+                            if *s != c {
+                                bits |= 1 << side;
+                                fix.push((u64::from(p) << 32) | ((o as u64) << 1) | side);
+                            }
+                        }
+                    }
+                    assert_eq!(plan.defer[o], bits, "slot {o}");
+                }
+            }
+            fix.sort_unstable();
+            assert_eq!(plan.fix, fix);
             assert_eq!(chunks == 1, plan.fix.is_empty(), "one chunk defers nothing");
             let mut slot_force = vec![[f64::NAN; DIM + 2 * ANG]; slots];
             let mut out: [Vec<f64>; LOADS] = std::array::from_fn(|_| vec![0.0; n]);
@@ -359,7 +479,7 @@ mod tests {
                     }
                 }
             }
-            let cuts = plan.particle_cuts(3, n, &[], 1);
+            let cuts = plan.particle_cuts(&mut pool, 3, n, &[], 1).unwrap();
             for t in 0..3 {
                 fix_up(plan.fix_piece(cuts[t]..cuts[t + 1]), &slot_force, &loads);
             }
@@ -386,9 +506,10 @@ mod tests {
             ..Default::default()
         };
         let walls = [0u32, 3, 3, 4, 11];
+        let mut pool = Pool::new(&[None, None]).unwrap();
         for threads in 1..6 {
             for weight in [0, 1, 3] {
-                let cuts = plan.particle_cuts(threads, 12, &walls, weight);
+                let cuts = plan.particle_cuts(&mut pool, threads, 12, &walls, weight).unwrap();
                 assert_eq!((cuts.len(), cuts[0], cuts[threads]), (threads + 1, 0, 12));
                 assert!(cuts.windows(2).all(|w| w[0] <= w[1]), "{cuts:?}");
                 let pieces: Vec<&[u64]> = cuts.windows(2).map(|w| plan.fix_piece(w[0]..w[1])).collect();

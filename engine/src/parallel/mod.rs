@@ -56,7 +56,7 @@ use crate::forces::{NarrowStats, NarrowWork, Rejection, SlotState};
 use crate::owner_sum::{fix_up, OwnerPlan, OwnerSink, SharedLoads, SharedLoadsSink};
 #[cfg(not(feature = "dim3"))]
 use crate::pool::cuts_by_work;
-use crate::pool::{chunk, Dynamic, Phase, Pool, Stealing};
+use crate::pool::{chunk, split_lengths, Dynamic, Phase, Pool, Stealing};
 #[cfg(not(feature = "dim3"))]
 use crate::shapes::Shapes;
 use crate::store::ParticleStore;
@@ -189,6 +189,19 @@ impl Workers {
         self.threads.len()
     }
 
+    /// Whether the pair loop adds straight into the loads (which the predict phase then
+    /// zeroes): the deterministic sum, and the per-thread sum on one thread, whose one
+    /// array would be a copy of the loads (the copy was 9 % of the step of 10^6 discs,
+    /// BENCHMARKS.md, the 16-core machine). Both fold each load in slot order from zero,
+    /// then add the walls: bitwise the per-thread array's sum and copy.
+    pub(crate) fn in_place(&self) -> bool {
+        match self.strategy {
+            ForceStrategy::Deterministic => true,
+            ForceStrategy::PerThread => self.threads() == 1,
+            ForceStrategy::Mutex => false,
+        }
+    }
+
     /// NUMA first touch: Linux places a page on the node of the thread that first writes
     /// it, so the hot particle arrays are copied into fresh zeroed allocations (calloc'd:
     /// their pages are not yet mapped) by the threads whose static chunk they hold in the
@@ -250,17 +263,6 @@ impl Workers {
             .collect();
         (lens, Stealing::new(threads, per))
     }
-}
-
-/// Cut `s` into consecutive pieces of the given lengths.
-fn split_lengths<T>(mut s: &mut [T], lengths: impl Iterator<Item = usize>) -> Vec<&mut [T]> {
-    let mut out = Vec::new();
-    for len in lengths {
-        let (a, b) = std::mem::take(&mut s).split_at_mut(len);
-        out.push(a);
-        s = b;
-    }
-    out
 }
 
 fn split_ref<T>(mut s: &[T], lengths: impl Iterator<Item = usize>) -> Vec<&[T]> {

@@ -332,7 +332,7 @@ impl Workers {
         let runs = log.as_mut().map(|l| std::mem::take(&mut l.runs));
         // The phases read the store while they add into the loads.
         let (runs, wall_log) = ps.with_loads(|ps, loads| {
-            if self.strategy == ForceStrategy::Deterministic {
+            if self.in_place() {
                 let loads = SharedLoads::new(loads);
                 let runs = self.force_phase(ps, ct, work, Some(loads), runs)?;
                 Ok((runs, self.fix_up_phase(ps, &loads, wc, ww, logging)?))
@@ -376,17 +376,18 @@ impl Workers {
         let polygons = false;
         let slots = ct.i.len();
         let strategy = self.strategy;
-        let det = strategy == ForceStrategy::Deterministic;
-        // The chunks. Deterministic: guided, claimed dynamically, one chunk on one thread
-        // (nothing deferred); polygon pairs cost ten times a disc pair, so their chunks
+        let in_place = self.in_place();
+        // The chunks. In place (deterministic, or per-thread on one thread): guided,
+        // claimed dynamically, one chunk on one thread (nothing deferred); polygon pairs cost ten times a disc pair, so their chunks
         // go down to the finer SLOT_CHUNK. Per-thread: each thread's share, stolen from
         // when it is done. Mutex: fixed chunks of SLOT_CHUNK, claimed dynamically.
         let fixed: Vec<usize>;
         let mut stealing = None;
-        let bounds: &[usize] = if det {
+        let bounds: &[usize] = if in_place {
             let min = if polygons { SLOT_CHUNK } else { OWNER_MIN_CHUNK };
+            let threads = self.threads();
             self.owners
-                .prepare(ct.generation(), &ct.i, &ct.j, n, self.threads(), min);
+                .prepare(&mut self.pool, ct.generation(), &ct.i, &ct.j, n, threads, min)?;
             if self.owners.bounds.len() > 2 && self.slot_force.len() < slots {
                 // Only deferred slots are written and read: the contents do not matter.
                 self.slot_force.resize(slots, SlotRecord::default());
@@ -417,7 +418,7 @@ impl Workers {
         }
         let chunks = bounds.len() - 1;
         let lens: Vec<usize> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
-        let (out, defer) = if det && chunks > 1 {
+        let (out, defer) = if in_place && chunks > 1 {
             (
                 split_lengths(&mut self.slot_force[..slots], lens.iter().copied()),
                 split_ref(&self.owners.defer[..slots], lens.iter().copied()),
@@ -472,7 +473,7 @@ impl Workers {
         self.pool.run(Phase::Forces, &|t| {
             let mut guard = threads[t].lock();
             let ts = &mut *guard;
-            if strategy == ForceStrategy::PerThread && ts.acc[0].len() != n {
+            if strategy == ForceStrategy::PerThread && !in_place && ts.acc[0].len() != n {
                 // Zeroed here once; afterwards the reduction zeroes what it has read.
                 for a in &mut ts.acc {
                     a.clear();
@@ -551,9 +552,7 @@ impl Workers {
                     };
                 }
                 touching += match (strategy, loads) {
-                    (ForceStrategy::Deterministic, Some(loads)) if chunks == 1 => {
-                        pairs_into!(SharedLoadsSink { loads })
-                    }
+                    (_, Some(loads)) if chunks == 1 => pairs_into!(SharedLoadsSink { loads }),
                     (ForceStrategy::Deterministic, Some(loads)) => pairs_into!(OwnerSink { defer, out, loads }),
                     (ForceStrategy::Deterministic, None) => unreachable!("the deterministic sum needs its loads"),
                     (ForceStrategy::PerThread, _) => pairs_into!(PerThreadSink {
@@ -591,7 +590,7 @@ impl Workers {
         let owners = &self.owners;
         let weight = WALL_WEIGHT[usize::from(ww.polygons())];
         let runs = if threads > 1 { threads * FIX_RUNS } else { 1 };
-        let cuts = owners.particle_cuts(runs, n, &wc.p, weight);
+        let cuts = owners.particle_cuts(&mut self.pool, runs, n, &wc.p, weight)?;
         let walls = wall_pieces(wc, &cuts);
         let slot_force = &self.slot_force;
         let dynamic = Dynamic::new(runs, 1);

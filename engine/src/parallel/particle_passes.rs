@@ -21,7 +21,7 @@ impl Workers {
         let (parts, radius) = verlet_parts(ps, &lens);
         let boxes = split_ref(&boxes[..n], lens.iter().copied());
         let (left, outside) = (AtomicBool::new(false), AtomicBool::new(false));
-        let reset = self.strategy == ForceStrategy::Deterministic;
+        let reset = self.in_place();
         self.pool.run(Phase::Predict, &|t| {
             while let Some(b) = stealing.claim(t) {
                 let mut part = parts[b].lock();
@@ -32,8 +32,7 @@ impl Workers {
                     domain_min,
                     domain_max,
                 };
-                // Only the deterministic sum adds into the loads; the other strategies'
-                // reductions assign them.
+                // A sum in place adds into the loads; the reductions assign them.
                 let r = verlet::kick_drift_check(d, l, m, dt, g, pending, reset, &c);
                 left.fetch_or(r.left_box, Ordering::Relaxed);
                 outside.fetch_or(r.outside, Ordering::Relaxed);
