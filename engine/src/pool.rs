@@ -20,7 +20,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crossbeam::utils::{Backoff, CachePadded};
-use parking_lot::{Condvar, Mutex};
+use parking_lot::Mutex;
 
 use crate::error::{EngineError, Result};
 
@@ -183,13 +183,11 @@ impl Profile {
 type Job = *const (dyn Fn(usize) + Sync);
 
 struct Shared {
-    /// Bumped to hand out a phase (under `lock`, so a parking worker cannot miss it).
+    /// Bumped to hand out a phase. Its address is also the key parked workers wait on.
     generation: CachePadded<AtomicU64>,
     /// Workers still running the current phase.
     remaining: CachePadded<AtomicUsize>,
     job: Mutex<Option<SendJob>>,
-    lock: Mutex<()>,
-    wake: Condvar,
     shutdown: AtomicBool,
     /// Busy nanoseconds of each thread in the current phase.
     busy: Vec<CachePadded<AtomicU64>>,
@@ -272,8 +270,6 @@ impl Pool {
             generation: CachePadded::new(AtomicU64::new(0)),
             remaining: CachePadded::new(AtomicUsize::new(0)),
             job: Mutex::new(None),
-            lock: Mutex::new(()),
-            wake: Condvar::new(),
             shutdown: AtomicBool::new(false),
             busy: (0..threads).map(|_| CachePadded::new(AtomicU64::new(0))).collect(),
             panic: Mutex::new(None),
@@ -357,11 +353,8 @@ impl Pool {
             let ptr: Job = unsafe { std::mem::transmute::<&(dyn Fn(usize) + Sync), Job>(dynjob) };
             *sh.job.lock() = Some(SendJob(ptr));
             sh.remaining.store(self.threads - 1, Ordering::Release);
-            {
-                let _g = sh.lock.lock();
-                sh.generation.fetch_add(1, Ordering::Release);
-            }
-            sh.wake.notify_all();
+            sh.generation.fetch_add(1, Ordering::Release);
+            sh.wake_all();
         }
         let t0 = Instant::now();
         if let Err(p) = catch_unwind(AssertUnwindSafe(|| job(0))) {
@@ -423,11 +416,8 @@ fn worker(sh: &Shared, t: usize) {
         while sh.generation.load(Ordering::Acquire) == seen {
             if backoff.is_completed() {
                 if spin_start.elapsed() > SPIN {
-                    let mut g = sh.lock.lock();
-                    while sh.generation.load(Ordering::Acquire) == seen {
-                        sh.wake.wait(&mut g);
-                    }
-                    break;
+                    sh.park_while(seen);
+                    continue;
                 }
                 std::hint::spin_loop();
             } else {
@@ -451,14 +441,45 @@ fn worker(sh: &Shared, t: usize) {
     }
 }
 
+impl Shared {
+    /// The key parked workers wait on: the generation's address.
+    fn key(&self) -> usize {
+        &*self.generation as *const AtomicU64 as usize
+    }
+
+    /// Park the calling worker until the generation is no longer `seen` (or a spurious
+    /// wake-up). The test runs under the key's queue lock, which `wake_all` takes after
+    /// the bump, so a bump is never missed.
+    fn park_while(&self, seen: u64) {
+        // SAFETY: parking_lot_core's contract: the key is an address this pool owns, and
+        // the callbacks neither panic nor park.
+        unsafe {
+            parking_lot_core::park(
+                self.key(),
+                || self.generation.load(Ordering::Acquire) == seen,
+                || {},
+                |_, _| {},
+                parking_lot_core::DEFAULT_PARK_TOKEN,
+                None,
+            );
+        }
+    }
+
+    /// Wake every parked worker at once (after bumping the generation). A condition
+    /// variable woke them one after another: each reacquired its mutex in turn.
+    fn wake_all(&self) {
+        // SAFETY: as in `park_while`.
+        unsafe {
+            parking_lot_core::unpark_all(self.key(), parking_lot_core::DEFAULT_UNPARK_TOKEN);
+        }
+    }
+}
+
 impl Drop for Pool {
     fn drop(&mut self) {
         self.shared.shutdown.store(true, Ordering::Release);
-        {
-            let _g = self.shared.lock.lock();
-            self.shared.generation.fetch_add(1, Ordering::Release);
-        }
-        self.shared.wake.notify_all();
+        self.shared.generation.fetch_add(1, Ordering::Release);
+        self.shared.wake_all();
         for h in self.handles.drain(..) {
             let _ = h.join();
         }
