@@ -27,6 +27,7 @@ pub mod store;
 pub mod topology;
 pub mod wall_motion;
 pub mod walls;
+pub mod work_split;
 
 #[cfg(not(feature = "dim3"))]
 pub use drive::{Drive, DriveLaws};

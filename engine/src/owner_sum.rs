@@ -13,7 +13,7 @@
 //!
 //! With the slots sorted by first particle and the particles in Morton order, a chunk's
 //! pairs lie in a patch of the domain; only particles on the rim of a patch have slots in
-//! two chunks. The chunks are guided (large first, small last: `pool::guided_bounds`), so
+//! two chunks. The chunks are guided (large first, small last: `work_split::guided_bounds`), so
 //! there are few rims and the threads still finish together. A gather over all slots
 //! (the previous scheme) wrote and re-read every slot's force.
 
@@ -24,8 +24,9 @@ use parking_lot::Mutex;
 use crate::contacts::FREE;
 use crate::error::Result;
 use crate::forces::{load_i, load_j, record_load, slot_record, ForceSink, Load, SlotRecord, WallSink};
-use crate::pool::{chunk, guided_bounds, split_lengths, Dynamic, Phase, Pool};
+use crate::pool::{Phase, Pool};
 use crate::store::LOADS;
+use crate::work_split::{chunk, guided_bounds, split_lengths, Dynamic};
 use talus_kernels::contact::ContactForce;
 
 /// The load arrays (force per axis, torque components), written by several threads at

@@ -2,8 +2,8 @@
 //! of a random motion, the maintained pair set must equal the set of pairs whose rounded
 //! enlarged boxes overlap, exactly. Random seeds, size ratios up to 1:100, particles that
 //! cross each other within one update, particles added and removed on the way. A twin
-//! sweep sorts its two axes on two threads at once (one thread per axis, as the worker
-//! pool runs it) and must report exactly the serial sweep's changes, in the same order.
+//! sweep sorts the pieces of its axes on threads at once (as the worker pool runs them)
+//! and must report exactly the serial sweep's changes, in the same order.
 use std::collections::BTreeSet;
 
 use proptest::prelude::*;
@@ -124,10 +124,12 @@ fn run_case(seed: u64, n0: usize, ratio: f64, jump: f64, margin: f64, steps: usi
                 sc.spawn(|| lo[0].fill(&src, 0));
                 sc.spawn(|| hi[0].fill(&src, n / 2));
             });
-            let [mut ax, mut ay] = twin.axes(n);
+            // Every piece of both axes on its own thread, started last to first.
+            let pieces = twin.pieces(n);
             std::thread::scope(|sc| {
-                sc.spawn(|| ax.run());
-                sc.spawn(|| ay.run());
+                for mut piece in pieces.into_iter().rev() {
+                    sc.spawn(move || piece.run());
+                }
             });
         }
         twin.finish_update();
@@ -217,4 +219,11 @@ fn exact_ties_on_a_lattice() {
 #[test]
 fn many_particles_long_run() {
     run_case(20261122, 2000, 100.0, 0.02, 0.1, 60);
+}
+
+/// Enough particles for three pieces per axis (`PIECE` ends each): jumps across the seams,
+/// particles added and removed, the pieces sorted on threads in any order.
+#[test]
+fn axes_in_pieces_and_seams() {
+    run_case(20261127, 20_000, 3.0, 0.02, 0.1, 8);
 }

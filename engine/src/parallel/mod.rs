@@ -3,7 +3,7 @@
 //! Work is split without locks on the hot data: the particle arrays are cut into one
 //! contiguous share per thread (static split, for the even per-particle passes; the Verlet
 //! passes cut each share into blocks that an idle thread steals from its end, see
-//! `pool::Stealing`), the contact table into many small chunks claimed from an atomic
+//! `work_split::Stealing`), the contact table into many small chunks claimed from an atomic
 //! counter (dynamic split: a polygon pair costs ten times a disc pair). Each chunk's
 //! mutable slices sit behind a `parking_lot::Mutex` that exactly one thread locks, once per
 //! phase: the borrow checker sees disjoint data, and an uncontended lock costs two atomic
@@ -54,14 +54,15 @@ use crate::forces::{load_i, load_j, ForceSink, Load, LoadSink, Logged, OneMateri
 #[cfg(not(feature = "dim3"))]
 use crate::forces::{NarrowStats, NarrowWork, Rejection, SlotState};
 use crate::owner_sum::{fix_up, OwnerPlan, OwnerSink, SharedLoads, SharedLoadsSink};
-#[cfg(not(feature = "dim3"))]
-use crate::pool::cuts_by_work;
-use crate::pool::{chunk, split_lengths, Dynamic, Phase, Pool, Stealing};
+use crate::pool::{Phase, Pool};
 #[cfg(not(feature = "dim3"))]
 use crate::shapes::Shapes;
 use crate::store::ParticleStore;
 use crate::store::LOADS;
 use crate::walls::WallContacts;
+#[cfg(not(feature = "dim3"))]
+use crate::work_split::cuts_by_work;
+use crate::work_split::{chunk, split_lengths, Dynamic, Stealing};
 #[cfg(not(feature = "dim3"))]
 use talus_kernels::contact::polygon_polygon::{ContactFrame, FrameOut};
 use talus_kernels::contact::{ContactForce, Spring};

@@ -1,4 +1,4 @@
-//! The neighbour search on the pool: the sweep with one thread per axis, the quadtree's
+//! The neighbour search on the pool: the sweep's axes sorted in pieces, the quadtree's
 //! scan and pair search in pieces.
 use super::*;
 
@@ -50,8 +50,10 @@ impl Workers {
         Ok(())
     }
 
-    /// The sort-and-sweep update with one thread per axis (threads beyond two idle; one
-    /// thread sorts both), after the new boxes are staged by all threads.
+    /// The sort-and-sweep update: the new boxes staged by all threads, then the pieces of
+    /// the axes' sorts claimed by the threads (Chen & Matuttis's one thread per axis left
+    /// 14 of 16 threads waiting: 14-18 % of the step of 10^5 polygons, BENCHMARKS.md),
+    /// then the seams and the merge of the changes on thread 0.
     pub(crate) fn sweep_update<B: talus_kernels::neighbor::BoxSource + Sync>(
         &mut self,
         sweep: &mut talus_kernels::neighbor::SweepAndPrune,
@@ -66,10 +68,11 @@ impl Workers {
             })?;
         }
         {
-            let axes: Vec<_> = sweep.axes(n).into_iter().map(Mutex::new).collect();
-            self.pool.run(Phase::Neighbor, &|t| {
-                for a in axes.iter().skip(t).step_by(threads) {
-                    a.lock().run();
+            let pieces: Vec<_> = sweep.pieces(n).into_iter().map(Mutex::new).collect();
+            let claims = Dynamic::new(pieces.len(), 1);
+            self.pool.run(Phase::Neighbor, &|_| {
+                while let Some(k) = claims.claim() {
+                    pieces[k].lock().run();
                 }
             })?;
         }

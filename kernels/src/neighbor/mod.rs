@@ -37,6 +37,7 @@ pub mod quadtree;
 #[cfg(not(feature = "dim3"))]
 pub mod striped;
 pub mod sweep;
+mod sweep_sort;
 pub mod verlet;
 
 pub use crate::math::{Aabb, Box64, DIM};
@@ -53,6 +54,7 @@ pub use quadtree::{Quadtree, SearchScratch};
 #[cfg(not(feature = "dim3"))]
 pub use striped::StripedSort;
 pub use sweep::SweepAndPrune;
+pub use sweep_sort::SortPiece;
 pub use verlet::VerletLists;
 
 /// What every neighbour-search method offers (Perkins, thesis ch. 3.1): set up once, bring

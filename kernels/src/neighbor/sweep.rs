@@ -24,57 +24,13 @@
 //! The "overlap now" checks use the new boxes explicitly, so a particle that jumps across
 //! another within one update (both of its relations flip) is not added.
 //!
-//! An end is one `u64`: the ordered bits of its `f32` value, then one bit (0 = begin,
-//! 1 = end), then the 31-bit particle index. Comparing keys compares values; at equal
-//! values a begin sorts before an end, so touching boxes (closed intervals) overlap.
-//! Two sentinels (key 0 and `u64::MAX`) bound every array, so the inner loop of the
-//! insertion sort needs no bounds test.
+//! The ends' keys and the sort with its rules are in `sweep_sort.rs`. Two sentinels
+//! (key 0 and `u64::MAX`) bound every array.
+use super::sweep_sort::{idx, is_end, key, ordered_pair, overlap_axis, SortPiece, IDX_MASK, PIECE};
 use super::{boxes_overlap, rounded_box, Aabb, BoxSource, DIM, EMPTY_BOX};
 
-const END_BIT: u64 = 1 << 31;
-const IDX_MASK: u64 = END_BIT - 1;
 /// Largest particle index a key can hold.
 pub const MAX_PARTICLES: usize = IDX_MASK as usize;
-
-/// Map an `f32` to a `u32` whose unsigned order is the float order.
-#[inline]
-fn ordered(f: f32) -> u32 {
-    let b = f.to_bits();
-    if b & 0x8000_0000 != 0 {
-        !b
-    } else {
-        b | 0x8000_0000
-    }
-}
-
-#[inline]
-fn key(v: f32, end: bool, p: u32) -> u64 {
-    ((ordered(v) as u64) << 32) | ((end as u64) << 31) | p as u64
-}
-
-#[inline]
-fn idx(k: u64) -> usize {
-    (k & IDX_MASK) as usize
-}
-
-#[inline]
-fn is_end(k: u64) -> bool {
-    k & END_BIT != 0
-}
-
-#[inline]
-fn overlap_axis(a: &Aabb, b: &Aabb, axis: usize) -> bool {
-    a[2 * axis] <= b[2 * axis + 1] && b[2 * axis] <= a[2 * axis + 1]
-}
-
-#[inline]
-fn ordered_pair(a: usize, b: usize) -> (u32, u32) {
-    if a < b {
-        (a as u32, b as u32)
-    } else {
-        (b as u32, a as u32)
-    }
-}
 
 /// Counters of the work done, for the run summary and the benchmarks.
 #[derive(Debug, Default, Clone, Copy)]
@@ -102,11 +58,12 @@ pub struct SweepAndPrune {
     /// order, so its reads are scattered: 8-byte records put eight particles in a cache
     /// line (at 10^6 discs the key pass was three quarters of the sort, waiting on memory).
     staged_axis: [Vec<[f32; 2]>; DIM],
-    /// Changes found on each axis, merged into `adds` and `removes` (x first) after both
-    /// axes are sorted: the same order whether the axes ran one after the other or not.
-    axis_adds: [Vec<(u32, u32)>; DIM],
-    axis_removes: [Vec<(u32, u32)>; DIM],
-    axis_swaps: [u64; DIM],
+    /// Changes found by each piece of the axes' sorts (x's pieces first, each axis in
+    /// order), merged into `adds` and `removes` in that order, then each axis' seams: the
+    /// same order whatever ran the pieces (the pieces are cut by a fixed length).
+    piece_adds: Vec<Vec<(u32, u32)>>,
+    piece_removes: Vec<Vec<(u32, u32)>>,
+    piece_swaps: Vec<u64>,
     /// Pairs that started to overlap in the last update (each once, none present before).
     pub adds: Vec<(u32, u32)>,
     /// Pairs that may have stopped overlapping (apply after `adds`; absent pairs are no-ops).
@@ -144,9 +101,9 @@ impl SweepAndPrune {
             + self.staged_axis.iter().map(|s| s.capacity() * 8).sum::<usize>()
             + (self.adds.capacity() + self.removes.capacity()) * 8
             + self
-                .axis_adds
+                .piece_adds
                 .iter()
-                .chain(&self.axis_removes)
+                .chain(&self.piece_removes)
                 .map(|v| v.capacity() * 8)
                 .sum::<usize>()
     }
@@ -359,14 +316,14 @@ impl SweepAndPrune {
     pub fn update<B: BoxSource>(&mut self, src: &B) {
         let n = src.len();
         self.staging(n).fill(src, 0);
-        for mut axis in self.axes(n) {
-            axis.run();
+        for mut piece in self.pieces(n) {
+            piece.run();
         }
         self.finish_update();
     }
 
     /// The arrays of new boxes to fill ([`Staging::fill`], whole or in pieces) before
-    /// [`SweepAndPrune::axes`].
+    /// [`SweepAndPrune::pieces`].
     pub fn staging(&mut self, n: usize) -> Staging<'_> {
         assert_eq!(
             n,
@@ -381,42 +338,76 @@ impl SweepAndPrune {
         }
     }
 
-    /// The parts of an incremental update, one per axis, that may run at the same time,
-    /// one per thread (Chen & Matuttis 2013, Appendix A.2: a pass checks the axes after its
-    /// own for overlap *now* and those before it for overlap *before*, so none needs
-    /// another's result). Stage the new boxes ([`SweepAndPrune::staging`]), run them all,
-    /// then [`SweepAndPrune::finish_update`]; `update` does exactly that on one thread.
-    pub fn axes(&mut self, n: usize) -> [AxisSort<'_>; DIM] {
+    /// The parts of an incremental update that may run at the same time: each axis' ends
+    /// cut into pieces of [`PIECE`] ends, each piece keyed anew and insertion-sorted on
+    /// its own (Chen & Matuttis 2013, Appendix A.2: a pass checks the axes after its own
+    /// for overlap *now* and those before it for overlap *before*, so none needs another's
+    /// result). Stage the new boxes ([`SweepAndPrune::staging`]), run them all, then
+    /// [`SweepAndPrune::finish_update`], which sorts the seams; `update` does exactly that
+    /// on one thread. Any sort by swaps of neighbours in the wrong order swaps the same
+    /// pairs of ends, so the pair changes are those of one insertion sort of each axis.
+    pub fn pieces(&mut self, n: usize) -> Vec<SortPiece<'_>> {
         assert!(
             n == self.boxes.len() && self.staged_axis.iter().all(|s| s.len() == n),
             "sweep: particle count changed without insert/renumber, or boxes not staged"
         );
+        let per_axis: Vec<usize> = self.ends.iter().map(|e| (e.len() - 2).div_ceil(PIECE).max(1)).collect();
+        let count: usize = per_axis.iter().sum();
+        self.piece_adds.resize_with(count, Vec::new);
+        self.piece_removes.resize_with(count, Vec::new);
+        self.piece_swaps.resize(count, 0);
         let old = &self.boxes[..];
         let new: [&[[f32; 2]]; DIM] = self.staged_axis.each_ref().map(|s| &s[..]);
-        let mut ends = self.ends.each_mut().map(Some);
-        let mut adds = self.axis_adds.each_mut().map(Some);
-        let mut removes = self.axis_removes.each_mut().map(Some);
-        let mut swaps = self.axis_swaps.each_mut().map(Some);
-        std::array::from_fn(|axis| AxisSort {
-            axis,
-            ends: ends[axis].take().unwrap(),
-            ends_new: new[axis],
-            new,
-            old,
-            adds: adds[axis].take().unwrap(),
-            removes: removes[axis].take().unwrap(),
-            swaps: swaps[axis].take().unwrap(),
-        })
+        let mut adds = self.piece_adds.iter_mut();
+        let mut removes = self.piece_removes.iter_mut();
+        let mut swaps = self.piece_swaps.iter_mut();
+        let mut pieces = Vec::with_capacity(count);
+        for (axis, ends) in self.ends.iter_mut().enumerate() {
+            let m = ends.len() - 1;
+            for segment in ends[1..m].chunks_mut(PIECE) {
+                pieces.push(SortPiece {
+                    axis,
+                    ends: segment,
+                    new,
+                    old,
+                    adds: adds.next().expect("one list per piece"),
+                    removes: removes.next().expect("one list per piece"),
+                    swaps: swaps.next().expect("one count per piece"),
+                });
+            }
+        }
+        pieces
     }
 
-    /// Merge the changes found on the axes (x first) and store the new boxes.
+    /// Sort each axis' seams between its pieces, merge the changes found (x first, each
+    /// axis' pieces in order, then its seams) and store the new boxes.
     pub fn finish_update(&mut self) {
         self.adds.clear();
         self.removes.clear();
+        let mut k = 0;
         for axis in 0..DIM {
-            self.adds.append(&mut self.axis_adds[axis]);
-            self.removes.append(&mut self.axis_removes[axis]);
-            self.stats.swaps += std::mem::take(&mut self.axis_swaps[axis]);
+            let ends = &mut self.ends[axis];
+            let m = ends.len() - 1;
+            let pieces = (m - 1).div_ceil(PIECE).max(1);
+            for _ in 0..pieces {
+                self.adds.append(&mut self.piece_adds[k]);
+                self.removes.append(&mut self.piece_removes[k]);
+                self.stats.swaps += std::mem::take(&mut self.piece_swaps[k]);
+                k += 1;
+            }
+            let new: [&[[f32; 2]]; DIM] = self.staged_axis.each_ref().map(|s| &s[..]);
+            for seam in (1..pieces).map(|q| 1 + q * PIECE) {
+                self.stats.swaps += super::sweep_sort::sort_seam(
+                    ends,
+                    seam,
+                    (seam + PIECE).min(m),
+                    axis,
+                    &self.boxes,
+                    new,
+                    &mut self.adds,
+                    &mut self.removes,
+                );
+            }
         }
         // Only now may the stored boxes change: the later axes' passes needed the old
         // boxes of the earlier axes.
@@ -482,36 +473,6 @@ impl SweepAndPrune {
     }
 }
 
-/// One axis of an incremental update (see [`SweepAndPrune::axes`]).
-pub struct AxisSort<'a> {
-    axis: usize,
-    ends: &'a mut Vec<u64>,
-    /// This axis' new [lo, hi] per particle.
-    ends_new: &'a [[f32; 2]],
-    new: [&'a [[f32; 2]]; DIM],
-    old: &'a [Aabb],
-    adds: &'a mut Vec<(u32, u32)>,
-    removes: &'a mut Vec<(u32, u32)>,
-    swaps: &'a mut u64,
-}
-
-impl AxisSort<'_> {
-    /// Set this axis' box ends to the staged boxes and insertion-sort them, collecting the
-    /// pair changes found on this axis.
-    pub fn run(&mut self) {
-        let axis = self.axis;
-        self.adds.clear();
-        self.removes.clear();
-        let m = self.ends.len() - 1;
-        for k in &mut self.ends[1..m] {
-            let p = idx(*k);
-            let e = is_end(*k);
-            *k = key(self.ends_new[p][e as usize], e, p as u32);
-        }
-        *self.swaps = sort_axis(self.ends, axis, self.old, self.new, self.adds, self.removes);
-    }
-}
-
 /// The new boxes of an update, or a piece of them (see [`SweepAndPrune::staging`]).
 pub struct Staging<'a> {
     axes: [&'a mut [[f32; 2]]; DIM],
@@ -544,57 +505,6 @@ impl<'a> Staging<'a> {
             }
         }
     }
-}
-
-/// Insertion sort of one axis' ends, applying the swap rules. Returns the swap count.
-fn sort_axis(
-    ends: &mut [u64],
-    axis: usize,
-    old: &[Aabb],
-    new: [&[[f32; 2]]; DIM],
-    adds: &mut Vec<(u32, u32)>,
-    removes: &mut Vec<(u32, u32)>,
-) -> u64 {
-    let mut swaps = 0;
-    for k in 1..ends.len() - 1 {
-        let e = ends[k];
-        if e >= ends[k - 1] {
-            continue;
-        }
-        let mut j = k;
-        // The left sentinel (key 0) is below every real key, so this loop stops.
-        while ends[j - 1] > e {
-            let f = ends[j - 1];
-            swaps += 1;
-            if is_end(e) != is_end(f) {
-                let (pe, pf) = (idx(e), idx(f));
-                let b = |p: usize| -> Aabb { std::array::from_fn(|k| new[k / 2][p][k % 2]) };
-                let (ne, nf) = (&b(pe), &b(pf));
-                let (oe, of) = (&old[pe], &old[pf]);
-                if !is_end(e) {
-                    // Begin of pe moved below the end of pf: overlap on this axis may start.
-                    // Registered here if the boxes overlap now on the later axes and
-                    // overlapped before on the earlier ones: a pair whose overlap starts
-                    // on several axes in one update is added once, by the first of them.
-                    let add = overlap_axis(ne, nf, axis)
-                        && (0..axis).all(|o| overlap_axis(oe, of, o))
-                        && (axis + 1..DIM).all(|o| overlap_axis(ne, nf, o));
-                    if add {
-                        adds.push(ordered_pair(pe, pf));
-                    }
-                } else if (0..DIM).all(|o| o == axis || overlap_axis(oe, of, o) || overlap_axis(ne, nf, o)) {
-                    // End of pe moved below the begin of pf: their overlap on this axis
-                    // ended. Only a pair that overlapped, before or now, on each other
-                    // axis can be present.
-                    removes.push(ordered_pair(pe, pf));
-                }
-            }
-            ends[j] = f;
-            j -= 1;
-        }
-        ends[j] = e;
-    }
-    swaps
 }
 
 impl super::NeighborSearch for SweepAndPrune {
@@ -680,6 +590,7 @@ mod tests {
 
     #[test]
     fn ordered_bits_follow_float_order() {
+        use super::super::sweep_sort::ordered;
         let v = [
             f32::NEG_INFINITY,
             -3.5,
@@ -742,6 +653,51 @@ mod tests {
                 }
             }
             assert_eq!(pairs, brute, "case {case}, {n} boxes");
+        }
+    }
+
+    /// Updates in pieces with seams (two pieces per axis), in this build's dimension: the
+    /// maintained set equals a fresh rebuild's after each step of a random motion.
+    #[test]
+    fn pieced_updates_keep_the_rebuilt_set() {
+        use std::collections::BTreeSet;
+        let n = PIECE * 5 / 8;
+        let mut st = 11u64;
+        let mut next = || {
+            st = st.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (st >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let side = 2.0 * (n as f64).powf(1.0 / DIM as f64);
+        let mut pos: Vec<Vec<f64>> = (0..DIM).map(|_| (0..n).map(|_| next() * side).collect()).collect();
+        let r: Vec<f64> = (0..n).map(|_| 0.5 + 0.5 * next()).collect();
+        let mut s = SweepAndPrune::new();
+        let mut full = Vec::new();
+        let boxes = |pos: &Vec<Vec<f64>>| -> Vec<crate::neighbor::Box64> {
+            (0..n)
+                .map(|p| std::array::from_fn(|k| pos[k / 2][p] + if k % 2 == 0 { -r[p] - 0.1 } else { r[p] + 0.1 }))
+                .collect()
+        };
+        s.rebuild(&crate::neighbor::Boxes(&boxes(&pos)), &mut full);
+        let mut set: BTreeSet<(u32, u32)> = full.into_iter().collect();
+        for step in 0..6 {
+            for axis in pos.iter_mut() {
+                for x in axis.iter_mut() {
+                    // Most move a little, one in twenty jumps across many neighbours.
+                    let far = next() < 0.05;
+                    *x += (next() - 0.5) * if far { side * 0.3 } else { 0.4 };
+                }
+            }
+            let b = boxes(&pos);
+            s.update(&crate::neighbor::Boxes(&b));
+            for a in &s.adds {
+                assert!(set.insert(*a), "step {step}: {a:?} added twice");
+            }
+            for rm in &s.removes {
+                set.remove(rm);
+            }
+            let mut want = Vec::new();
+            SweepAndPrune::new().rebuild(&crate::neighbor::Boxes(&b), &mut want);
+            assert_eq!(set, want.into_iter().collect::<BTreeSet<_>>(), "step {step}");
         }
     }
 
