@@ -1,18 +1,7 @@
 #!/usr/bin/env bash
 # Second 16-core run: the new binary (B = .devcarry/talus) against the first run's (A = talus_a), alternated.
-set -u
-. .devcarry/env.sh >/dev/null
-A=.devcarry/talus_a; B=.devcarry/talus
-L=$OUT/log.txt; W=/tmp/w16; mkdir -p $W
-log() { echo "$@" | tee -a $L; }
-log "== $(date -u) $(nproc) cores"
+. docs/device/ab16.sh
 python3 $PEER/tile.py $PEER/base/s2d_base.data $W/s2d_1000000.data 100 >/dev/null &
-sc() { # label binary args...
-  local lab=$1 bin=$2; shift 2
-  log "== $lab $(date -u +%T)"
-  $bin scale "$@" --profile --out $W/o 2>/dev/null >> $L
-  sed "s/^/$lab,/" $W/o/scale.csv >> $OUT/scale_all.csv
-}
 D="--base $PEER/base/s2d_base.data --bed discs --n 1000000 --steps 40 --warmup 10 --repeats 3"
 sc discs_B_full $B $D --threads 1,2,4,8,16 --strategies deterministic,per-thread
 sc discs_A $A $D --threads 1,16 --strategies deterministic,per-thread

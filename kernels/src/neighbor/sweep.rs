@@ -26,7 +26,7 @@
 //!
 //! The ends' keys and the sort with its rules are in `sweep_sort.rs`. Two sentinels
 //! (key 0 and `u64::MAX`) bound every array.
-use super::sweep_sort::{idx, is_end, key, ordered_pair, overlap_axis, SortPiece, IDX_MASK, PIECE};
+use super::sweep_sort::{idx, is_end, key, ordered_pair, overlap_axis, SortPiece, SwapRules, IDX_MASK, PIECE};
 use super::{boxes_overlap, rounded_box, Aabb, BoxSource, DIM, EMPTY_BOX};
 
 /// Largest particle index a key can hold.
@@ -366,12 +366,15 @@ impl SweepAndPrune {
             let m = ends.len() - 1;
             for segment in ends[1..m].chunks_mut(PIECE) {
                 pieces.push(SortPiece {
-                    axis,
                     ends: segment,
-                    new,
-                    old,
-                    adds: adds.next().expect("one list per piece"),
-                    removes: removes.next().expect("one list per piece"),
+                    rules: SwapRules {
+                        axis,
+                        old,
+                        new,
+                        adds: adds.next().expect("one list per piece"),
+                        removes: removes.next().expect("one list per piece"),
+                        swaps: 0,
+                    },
                     swaps: swaps.next().expect("one count per piece"),
                 });
             }
@@ -395,19 +398,18 @@ impl SweepAndPrune {
                 self.stats.swaps += std::mem::take(&mut self.piece_swaps[k]);
                 k += 1;
             }
-            let new: [&[[f32; 2]]; DIM] = self.staged_axis.each_ref().map(|s| &s[..]);
+            let mut rules = SwapRules {
+                axis,
+                old: &self.boxes,
+                new: self.staged_axis.each_ref().map(|s| &s[..]),
+                adds: &mut self.adds,
+                removes: &mut self.removes,
+                swaps: 0,
+            };
             for seam in (1..pieces).map(|q| 1 + q * PIECE) {
-                self.stats.swaps += super::sweep_sort::sort_seam(
-                    ends,
-                    seam,
-                    (seam + PIECE).min(m),
-                    axis,
-                    &self.boxes,
-                    new,
-                    &mut self.adds,
-                    &mut self.removes,
-                );
+                rules.sort_seam(ends, seam, (seam + PIECE).min(m));
             }
+            self.stats.swaps += rules.swaps;
         }
         // Only now may the stored boxes change: the later axes' passes needed the old
         // boxes of the earlier axes.

@@ -62,13 +62,9 @@ pub(super) fn ordered_pair(a: usize, b: usize) -> (u32, u32) {
 
 /// A piece of one axis' ends to key anew and sort (see [`super::SweepAndPrune::pieces`]).
 pub struct SortPiece<'a> {
-    pub(super) axis: usize,
     pub(super) ends: &'a mut [u64],
-    /// The new [lo, hi] per particle on each axis.
-    pub(super) new: [&'a [[f32; 2]]; DIM],
-    pub(super) old: &'a [Aabb],
-    pub(super) adds: &'a mut Vec<(u32, u32)>,
-    pub(super) removes: &'a mut Vec<(u32, u32)>,
+    pub(super) rules: SwapRules<'a>,
+    /// Where the piece's swap count goes.
     pub(super) swaps: &'a mut u64,
 }
 
@@ -76,94 +72,87 @@ impl SortPiece<'_> {
     /// Set the piece's ends to the staged boxes and insertion-sort them, collecting the
     /// pair changes of its swaps.
     pub fn run(&mut self) {
-        let axis = self.axis;
-        self.adds.clear();
-        self.removes.clear();
-        let staged = self.new[axis];
+        let r = &mut self.rules;
+        r.adds.clear();
+        r.removes.clear();
+        r.swaps = 0;
+        let staged = r.new[r.axis];
         for k in self.ends.iter_mut() {
             let p = idx(*k);
             let e = is_end(*k);
             *k = key(staged[p][e as usize], e, p as u32);
         }
-        let mut swaps = 0;
         for k in 1..self.ends.len() {
-            swaps += insert(self.ends, k, axis, self.old, self.new, self.adds, self.removes);
+            r.insert(self.ends, k);
         }
-        *self.swaps = swaps;
+        *self.swaps = r.swaps;
     }
 }
 
-/// The seam at `start` of a sorted axis whose ends before `start` are sorted and whose
-/// ends `start..end` (the next piece) are sorted: its ends moved down into place, until
-/// one is already in place (the rest of the piece is above it). Returns the swap count.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn sort_seam(
-    ends: &mut [u64],
-    start: usize,
-    end: usize,
-    axis: usize,
-    old: &[Aabb],
-    new: [&[[f32; 2]]; DIM],
-    adds: &mut Vec<(u32, u32)>,
-    removes: &mut Vec<(u32, u32)>,
-) -> u64 {
-    let mut swaps = 0;
-    for k in start..end {
-        if ends[k] >= ends[k - 1] {
-            break;
-        }
-        swaps += insert(ends, k, axis, old, new, adds, removes);
-    }
-    swaps
+/// What a swap of two ends of one axis needs: the boxes before and after the update, and
+/// where the pair changes and the count of swaps go.
+pub(super) struct SwapRules<'a> {
+    pub axis: usize,
+    pub old: &'a [Aabb],
+    /// The new [lo, hi] per particle on each axis.
+    pub new: [&'a [[f32; 2]]; DIM],
+    pub adds: &'a mut Vec<(u32, u32)>,
+    pub removes: &'a mut Vec<(u32, u32)>,
+    pub swaps: u64,
 }
 
-/// Move `ends[k]` down past the larger ends before it, applying the swap rules to each
-/// swap. Returns the swap count.
-#[inline]
-fn insert(
-    ends: &mut [u64],
-    k: usize,
-    axis: usize,
-    old: &[Aabb],
-    new: [&[[f32; 2]]; DIM],
-    adds: &mut Vec<(u32, u32)>,
-    removes: &mut Vec<(u32, u32)>,
-) -> u64 {
-    let e = ends[k];
-    if e >= ends[k - 1] {
-        return 0;
-    }
-    let mut j = k;
-    let mut swaps = 0;
-    while j > 0 && ends[j - 1] > e {
-        let f = ends[j - 1];
-        swaps += 1;
-        if is_end(e) != is_end(f) {
-            let (pe, pf) = (idx(e), idx(f));
-            let b = |p: usize| -> Aabb { std::array::from_fn(|k| new[k / 2][p][k % 2]) };
-            let (ne, nf) = (&b(pe), &b(pf));
-            let (oe, of) = (&old[pe], &old[pf]);
-            if !is_end(e) {
-                // Begin of pe moved below the end of pf: overlap on this axis may start.
-                // Registered here if the boxes overlap now on the later axes and
-                // overlapped before on the earlier ones: a pair whose overlap starts on
-                // several axes in one update is added once, by the first of them.
-                let add = overlap_axis(ne, nf, axis)
-                    && (0..axis).all(|o| overlap_axis(oe, of, o))
-                    && (axis + 1..DIM).all(|o| overlap_axis(ne, nf, o));
-                if add {
-                    adds.push(ordered_pair(pe, pf));
-                }
-            } else if (0..DIM).all(|o| o == axis || overlap_axis(oe, of, o) || overlap_axis(ne, nf, o)) {
-                // End of pe moved below the begin of pf: their overlap on this axis ended.
-                // Only a pair that overlapped, before or now, on each other axis can be
-                // present.
-                removes.push(ordered_pair(pe, pf));
+impl SwapRules<'_> {
+    /// The seam at `start` of an axis whose ends before `start` are sorted and whose ends
+    /// `start..end` (the next piece) are sorted: its ends moved down into place, until one
+    /// is already in place (the rest of the piece is above it).
+    pub fn sort_seam(&mut self, ends: &mut [u64], start: usize, end: usize) {
+        for k in start..end {
+            if ends[k] >= ends[k - 1] {
+                break;
             }
+            self.insert(ends, k);
         }
-        ends[j] = f;
-        j -= 1;
     }
-    ends[j] = e;
-    swaps
+
+    /// Move `ends[k]` down past the larger ends before it, applying the swap rules to
+    /// each swap.
+    #[inline]
+    fn insert(&mut self, ends: &mut [u64], k: usize) {
+        let e = ends[k];
+        if e >= ends[k - 1] {
+            return;
+        }
+        let (axis, old, new) = (self.axis, self.old, self.new);
+        let mut j = k;
+        while j > 0 && ends[j - 1] > e {
+            let f = ends[j - 1];
+            self.swaps += 1;
+            if is_end(e) != is_end(f) {
+                let (pe, pf) = (idx(e), idx(f));
+                let b = |p: usize| -> Aabb { std::array::from_fn(|k| new[k / 2][p][k % 2]) };
+                let (ne, nf) = (&b(pe), &b(pf));
+                let (oe, of) = (&old[pe], &old[pf]);
+                if !is_end(e) {
+                    // Begin of pe moved below the end of pf: overlap on this axis may
+                    // start. Registered here if the boxes overlap now on the later axes
+                    // and overlapped before on the earlier ones: a pair whose overlap
+                    // starts on several axes in one update is added once, by the first.
+                    let add = overlap_axis(ne, nf, axis)
+                        && (0..axis).all(|o| overlap_axis(oe, of, o))
+                        && (axis + 1..DIM).all(|o| overlap_axis(ne, nf, o));
+                    if add {
+                        self.adds.push(ordered_pair(pe, pf));
+                    }
+                } else if (0..DIM).all(|o| o == axis || overlap_axis(oe, of, o) || overlap_axis(ne, nf, o)) {
+                    // End of pe moved below the begin of pf: their overlap on this axis
+                    // ended. Only a pair that overlapped, before or now, on each other
+                    // axis can be present.
+                    self.removes.push(ordered_pair(pe, pf));
+                }
+            }
+            ends[j] = f;
+            j -= 1;
+        }
+        ends[j] = e;
+    }
 }
