@@ -40,10 +40,10 @@ pub enum Phase {
     /// Neighbour search (the sort-and-sweep update, its axes in pieces; the quadtree's scan).
     Neighbor,
     /// The contact table's additions, removals and compaction, and the wall-contact list
-    /// (serial: each changes one shared table); the deterministic sum's owner plan of a
-    /// changed table (on the pool).
+    /// (serial: each changes one shared table).
     Contacts,
-    /// Narrow phase and pair forces over the contact table.
+    /// Narrow phase and pair forces over the contact table (after the deterministic sum's
+    /// owner plan, when the table changed).
     Forces,
     /// Summing the per-slot, per-thread or per-particle accumulators into the loads, and
     /// the wall forces.

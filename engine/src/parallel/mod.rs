@@ -3,8 +3,8 @@
 //! Work is split without locks on the hot data: the particle arrays are cut into one
 //! contiguous share per thread (static split, for the even per-particle passes; the Verlet
 //! passes cut each share into blocks that an idle thread steals from its end, see
-//! `work_split::Stealing`), the contact table into many small chunks claimed from an atomic
-//! counter (dynamic split: a polygon pair costs ten times a disc pair). Each chunk's
+//! `work_split::Stealing`), the contact table into many small chunks claimed from an
+//! atomic counter (dynamic split: a polygon pair costs ten times a disc pair). Each chunk's
 //! mutable slices sit behind a `parking_lot::Mutex` that exactly one thread locks, once per
 //! phase: the borrow checker sees disjoint data, and an uncontended lock costs two atomic
 //! operations per chunk.

@@ -378,9 +378,10 @@ impl Workers {
         let strategy = self.strategy;
         let in_place = self.in_place();
         // The chunks. In place (deterministic, or per-thread on one thread): guided,
-        // claimed dynamically, one chunk on one thread (nothing deferred); polygon pairs cost ten times a disc pair, so their chunks
-        // go down to the finer SLOT_CHUNK. Per-thread: each thread's share, stolen from
-        // when it is done. Mutex: fixed chunks of SLOT_CHUNK, claimed dynamically.
+        // claimed dynamically, one chunk on one thread (nothing deferred); polygon pairs
+        // cost ten times a disc pair, so their chunks go down to the finer SLOT_CHUNK.
+        // Per-thread: each thread's share, stolen from when it is done. Mutex: fixed
+        // chunks of SLOT_CHUNK, claimed dynamically.
         let fixed: Vec<usize>;
         let mut stealing = None;
         let bounds: &[usize] = if in_place {
