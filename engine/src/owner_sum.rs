@@ -15,8 +15,8 @@
 //! pairs lie in a patch of the domain; only particles on the rim of a patch have slots in
 //! two chunks. The chunks are guided (large first, small last:
 //! `work_split::guided_bounds`), so there are few rims and the threads still finish
-//! together. A gather over all slots
-//! (the previous scheme) wrote and re-read every slot's force.
+//! together. A gather over all slots (the previous scheme) wrote and re-read every slot's
+//! force.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -135,8 +135,8 @@ pub(crate) struct OwnerPlan {
 impl OwnerPlan {
     /// Bring the plan up to date with the table (`generation`, `ci`, `cj`) for `n`
     /// particles, split for `threads` with chunks of at least `min_chunk` slots (see
-    /// [`guided_bounds`]). O(N + slots) on the pool's threads, timed with the force
-    /// phase, only when something changed (with the fix-up's cuts, done serially, it was
+    /// [`guided_bounds`]). O(N + slots) on the pool's threads, timed with the contact
+    /// table's changes (phase `Contacts`), only when something changed (with the fix-up's cuts, done serially, it was
     /// 13 % of the step of 10^6 discs on 16 threads: BENCHMARKS.md, the 16-core machine).
     /// The plan depends on the chunks alone, not on which thread did what.
     #[allow(clippy::too_many_arguments)]
@@ -177,13 +177,13 @@ impl OwnerPlan {
         // The owners: each particle's first chunk, the least chunk index among its slots.
         // A particle's slots lie mostly in one chunk: a load finds it already claimed, and
         // the atomic minimum runs about once per particle.
-        pool.run(Phase::Forces, &|t| {
+        pool.run(Phase::Contacts, &|t| {
             for f in &first[chunk(n, t, workers)] {
                 f.store(u32::MAX, Ordering::Relaxed);
             }
         })?;
         let claims = Dynamic::new(chunks, 1);
-        pool.run(Phase::Forces, &|_| {
+        pool.run(Phase::Contacts, &|_| {
             while let Some(c) = claims.claim() {
                 for o in bounds[c]..bounds[c + 1] {
                     if ci[o] == FREE {
@@ -206,7 +206,7 @@ impl OwnerPlan {
             .map(|d| Mutex::new((d, Vec::new())))
             .collect();
         let claims = Dynamic::new(chunks, 1);
-        pool.run(Phase::Forces, &|_| {
+        pool.run(Phase::Contacts, &|_| {
             while let Some(c) = claims.claim() {
                 let mut piece = pieces[c].lock();
                 let (defer, list) = &mut *piece;
@@ -243,7 +243,7 @@ impl OwnerPlan {
             .into_iter()
             .map(Mutex::new)
             .collect();
-        pool.run(Phase::Forces, &|t| {
+        pool.run(Phase::Contacts, &|t| {
             let mut out = outs[t].lock();
             let (lo, hi) = (cuts[t], cuts[t + 1]);
             let mut at = 0;

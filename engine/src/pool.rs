@@ -40,10 +40,10 @@ pub enum Phase {
     /// Neighbour search (the sort-and-sweep update, its axes in pieces; the quadtree's scan).
     Neighbor,
     /// The contact table's additions, removals and compaction, and the wall-contact list
-    /// (serial: each changes one shared table).
+    /// (serial: each changes one shared table); then, on the pool, the deterministic
+    /// sum's owner plan of the changed table.
     Contacts,
-    /// Narrow phase and pair forces over the contact table (after the deterministic sum's
-    /// owner plan, when the table changed).
+    /// Narrow phase and pair forces over the contact table.
     Forces,
     /// Summing the per-slot, per-thread or per-particle accumulators into the loads, and
     /// the wall forces.
@@ -91,7 +91,8 @@ impl Phase {
         }
     }
 
-    /// Runs on thread 0 alone (the other threads wait at the next phase).
+    /// Runs on thread 0 alone (the other threads wait at the next phase), but for the
+    /// owner plan timed with `Contacts`.
     pub fn is_serial(self) -> bool {
         matches!(self, Phase::Contacts | Phase::Reorder | Phase::Insert)
     }
