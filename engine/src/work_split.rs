@@ -23,6 +23,17 @@ pub(crate) fn split_lengths<T>(mut s: &mut [T], lengths: impl Iterator<Item = us
     out
 }
 
+/// Cut `s` into consecutive shared pieces of the given lengths.
+pub(crate) fn split_ref<T>(mut s: &[T], lengths: impl Iterator<Item = usize>) -> Vec<&[T]> {
+    let mut out = Vec::new();
+    for len in lengths {
+        let (a, b) = s.split_at(len);
+        out.push(a);
+        s = b;
+    }
+    out
+}
+
 /// Each thread's static share cut into blocks, claimed by the thread that owns the share
 /// from its front, and by any thread that has run out of its own from its back (work
 /// stealing). The streaming passes keep the static split's locality (a thread works on the

@@ -62,7 +62,7 @@ use crate::store::LOADS;
 use crate::walls::WallContacts;
 #[cfg(not(feature = "dim3"))]
 use crate::work_split::cuts_by_work;
-use crate::work_split::{chunk, split_lengths, Dynamic, Stealing};
+use crate::work_split::{chunk, split_lengths, split_ref, Dynamic, Stealing};
 #[cfg(not(feature = "dim3"))]
 use talus_kernels::contact::polygon_polygon::{ContactFrame, FrameOut};
 use talus_kernels::contact::{ContactForce, Spring};
@@ -264,16 +264,6 @@ impl Workers {
             .collect();
         (lens, Stealing::new(threads, per))
     }
-}
-
-fn split_ref<T>(mut s: &[T], lengths: impl Iterator<Item = usize>) -> Vec<&[T]> {
-    let mut out = Vec::new();
-    for len in lengths {
-        let (a, b) = s.split_at(len);
-        out.push(a);
-        s = b;
-    }
-    out
 }
 
 /// A slice cut into per-thread pieces, or empty pieces for an empty slice (the polygon

@@ -351,8 +351,7 @@ impl SweepAndPrune {
             n == self.boxes.len() && self.staged_axis.iter().all(|s| s.len() == n),
             "sweep: particle count changed without insert/renumber, or boxes not staged"
         );
-        let per_axis: Vec<usize> = self.ends.iter().map(|e| (e.len() - 2).div_ceil(PIECE)).collect();
-        let count: usize = per_axis.iter().sum();
+        let count: usize = self.ends.iter().map(|e| pieces_of(e)).sum();
         self.piece_adds.resize_with(count, Vec::new);
         self.piece_removes.resize_with(count, Vec::new);
         self.piece_swaps.resize(count, 0);
@@ -391,7 +390,7 @@ impl SweepAndPrune {
         for axis in 0..DIM {
             let ends = &mut self.ends[axis];
             let m = ends.len() - 1;
-            let pieces = (m - 1).div_ceil(PIECE);
+            let pieces = pieces_of(ends);
             for _ in 0..pieces {
                 self.adds.append(&mut self.piece_adds[k]);
                 self.removes.append(&mut self.piece_removes[k]);
@@ -507,6 +506,11 @@ impl<'a> Staging<'a> {
             }
         }
     }
+}
+
+/// Pieces of an axis' sort: its ends between the sentinels, [`PIECE`] at a time.
+fn pieces_of(ends: &[u64]) -> usize {
+    (ends.len() - 2).div_ceil(PIECE)
 }
 
 impl super::NeighborSearch for SweepAndPrune {
