@@ -40,29 +40,33 @@ pub fn contact_in_frame(
     let stretched = norm2(*xi) != 0.0;
     *xi = sub(*xi, scale(dot(*xi, n), n));
     let damp = scale(meff * p.gamma_t, v_t);
-    let mut ft = scale(-h, add(scale(p.kt, *xi), damp));
+    let ft = scale(-h, add(scale(p.kt, *xi), damp));
     let fs2 = norm2(ft);
     let limit = p.mu * normal.abs();
-    if fs2 > limit * limit {
-        // Sliding: cap the force at mu |F_n| and shorten the spring so that it carries
-        // exactly the capped force (LAMMPS does the same).
-        if stretched {
-            let s = limit / fs2.sqrt();
-            if p.kt > 0.0 {
-                let d = scale(1.0 / p.kt, damp);
-                *xi = sub(scale(s, add(*xi, d)), d);
-            }
-            ft = scale(s, ft);
-        } else {
-            ft = [0.0; 3];
-        }
-    }
+    // Sliding: cap the force at mu |F_n| and shorten the spring so that it carries exactly
+    // the capped force (LAMMPS does the same); a spring that never stretched gives none.
+    // Both outcomes computed and one chosen, without a branch, so that the batched pair
+    // loop runs this over vector lanes (the one not chosen may hold an infinity: unread).
+    let sliding = fs2 > limit * limit;
+    let s = limit / fs2.sqrt();
+    let d = scale(1.0 / p.kt, damp);
+    let capped = sub(scale(s, add(*xi, d)), d);
+    *xi = if sliding && stretched && p.kt > 0.0 {
+        capped
+    } else {
+        *xi
+    };
+    let ft = match (sliding, stretched) {
+        (false, _) => ft,
+        (true, true) => scale(s, ft),
+        (true, false) => [0.0; 3],
+    };
     (add(scale(-normal, n), ft), ft)
 }
 
 /// Contact of sphere i and sphere j, or `None` when they do not touch (the caller then
 /// resets the spring). `d = x_j - x_i`; `v_rel = v_i - v_j`; `inv_mass_sum = 1/m_i +
-/// 1/m_j` (> 0). Coincident centres get the normal +x, as coincident discs do.
+/// 1/m_j` (> 0).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn sphere_sphere(
@@ -83,6 +87,42 @@ pub fn sphere_sphere(
     if r2 >= rs * rs {
         return None;
     }
+    Some(sphere_touching(
+        p,
+        model,
+        d,
+        r2,
+        ri,
+        rj,
+        v_rel,
+        omega_i,
+        omega_j,
+        inv_mass_sum,
+        xi,
+        dt,
+    ))
+}
+
+/// Contact of two spheres that touch: `r2 = |d|^2 < (r_i + r_j)^2`, the caller's test
+/// (the arguments otherwise as [`sphere_sphere`]'s). Coincident centres get the normal
+/// +x, as coincident discs do. No branch: the batched pair loop runs it over vector lanes.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn sphere_touching(
+    p: &ContactParams,
+    model: NormalModel,
+    d: [f64; 3],
+    r2: f64,
+    ri: f64,
+    rj: f64,
+    v_rel: [f64; 3],
+    omega_i: [f64; 3],
+    omega_j: [f64; 3],
+    inv_mass_sum: f64,
+    xi: &mut [f64; 3],
+    dt: f64,
+) -> ContactForce {
+    let rs = ri + rj;
     let r = r2.sqrt();
     let n = if r > 0.0 { scale(1.0 / r, d) } else { [1.0, 0.0, 0.0] };
     let overlap = rs - r;
@@ -92,12 +132,12 @@ pub fn sphere_sphere(
     // Torques of the tangential force about the centres: i's contact point at +R_i n,
     // j's at -R_j n with the opposite force.
     let nf = cross(n, ft);
-    Some(ContactForce {
+    ContactForce {
         f: force,
         ti: scale(ri, nf),
         tj: scale(rj, nf),
         overlap,
-    })
+    }
 }
 
 /// Elastic energy of a contact: the normal spring's work plus k_t |xi|^2 / 2 (Hooke:

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Same-run comparison of talus and LAMMPS 22Jul2025 on the S3D beds, one core each,
+# alternated: the 3D twin of ../shared/tools/compare-lammps.sh (in.s3d_run on
+# s3d_base.data tiled by tile.py; talus bench on the same bed, its own default skin).
+#   docs/bench/compare-lammps-3d.sh [SIZES] [ROUNDS] [TALUS]     (from the project root)
+#   SIZES: comma list of 5832 x (1, 10, 100 ...) (default 5832,58320,583200); ROUNDS
+#   default 2; TALUS a binary (default: target/release/talus, built here).
+# Prints particle-updates per second of both and their ratio per round; pins to the last
+# core.
+set -euo pipefail
+SIZES=${1:-5832,58320,583200}; ROUNDS=${2:-2}
+ROOT=$(git rev-parse --show-toplevel); SHARED=$(cd "$ROOT/../shared" && pwd); P=$SHARED/peers/lammps
+L=${LAMMPS_DIR:-/tmp/talus-lammps}; [ -x "$L/lmp/lmp" ] || "$P/get-lammps.sh" "$L" >/dev/null
+. "$L/env.sh"
+if [ -n "${3:-}" ]; then T=$3; else (cd "$ROOT" && cargo build --release -q --bin talus); T=$ROOT/target/release/talus; fi
+W=${TMPDIR:-/tmp}/talus-compare; mkdir -p "$W"; CPU=$(( $(nproc) - 1 ))
+# Tiles per side of the base bed for N = 5832 x tiles (1 x 1, 5 x 2, 10 x 10 as in BENCHMARKS.md).
+tiles() { case $1 in 5832) echo "1 1";; 58320) echo "5 2";; 583200) echo "10 10";;
+  *) echo "N must be 5832, 58320 or 583200" >&2; exit 2;; esac; }
+printf "%-5s %9s %12s %12s %7s\n" round N lammps talus ratio
+for r in $(seq 1 "$ROUNDS"); do
+  for n in ${SIZES//,/ }; do
+    [ -f "$W/s3d_N$n.data" ] || python3 "$P/tile.py" "$P/base/s3d_base.data" "$W/s3d_N$n.data" $(tiles "$n") >/dev/null
+    steps=$(( 20000000 / n )); [ $steps -lt 20 ] && steps=20
+    taskset -c $CPU lmp -in "$P/in.s3d_run" -var BASE "$W/s3d_N$n.data" -var NWARM 20 -var NSTEPS $steps -log "$W/log3d.txt" -screen none
+    lt=$(grep "Loop time" "$W/log3d.txt" | sed -n 2p | awk '{print $4}')
+    tu=$(taskset -c $CPU "$T" bench --base "$P/base/s3d_base.data" --sizes "$n" --integrators verlet --modes skin --updates 20000000 --repeats 3 | awk -v n="$n" '$1==n && $2=="verlet" {print $6}')
+    python3 -c "l=$n*$steps/$lt; t=float('$tu'); print(f'{$r:<5} {$n:>9} {l:12.4g} {t:12.4g} {t/l:7.2f}')"
+  done
+done
