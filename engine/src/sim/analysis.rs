@@ -235,9 +235,9 @@ impl Simulation {
                 grain_count -= 1;
             }
         }
-        let peeled = peeling.peel(counts, need, pairs);
         contacts.clear();
-        contacts.extend_from_slice(&counts.all);
+        contacts.extend(counts.of.iter().map(|c| c.all));
+        let peeled = peeling.peel(counts, need, pairs);
         if bodies {
             (0..n).filter(|&p| !grain(p)).for_each(|p| contacts[p] = 0);
         }
@@ -246,7 +246,14 @@ impl Simulation {
         let g = self.config.gravity;
         let (mut net, mut potential) = (0.0, 0.0);
         let (mut packed, mut region_sum) = (0.0, [[0.0; DIM]; DIM]);
+        // The kinetic energies in the same pass (as `kinetic_energies` sums them).
+        let (mut kinetic, mut rotational) = (0.0, 0.0);
         for (p, s) in grain_stress.iter_mut().enumerate() {
+            if ps.inv_mass[p] > 0.0 {
+                let (t, r) = self.kinetic_of(p);
+                kinetic += t;
+                rotational += r;
+            }
             if !grain(p) {
                 continue;
             }
@@ -265,7 +272,6 @@ impl Simulation {
         }
         let packing = region.map(|r| packed / r.volume());
         let region_stress = region.map(|_| region_sum);
-        let (kinetic, rotational) = self.kinetic_energies();
         let found = log.pair_count() + log.walls.len();
         // Grains without a contact (a bed in free fall) are not balanced: no number, as
         // Yade gives none; no grains at all: nothing unbalanced.

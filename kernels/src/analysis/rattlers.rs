@@ -19,57 +19,60 @@ pub const HELD_FRICTIONLESS: u32 = DIM as u32 + 1;
 /// Contacts a frictional particle needs.
 pub const HELD_FRICTIONAL: u32 = 2;
 
+/// One particle's contacts, as [`ContactCounts`] gathers them.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Count {
+    /// All of its contacts: with other particles, with walls, and with bodies that are not
+    /// peeled (these never go away). `u32::MAX` for such a body itself.
+    pub all: u32,
+    /// Its contacts with other particles that are peeled.
+    pub pairs: u32,
+    /// The XOR of those partners' indices.
+    pub partners: u32,
+}
+
 /// Each particle's contacts, gathered in one pass over them: where the peeling starts.
+/// A record per particle: a contact updates one record at each end, not three arrays.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ContactCounts {
-    /// All of a particle's contacts: with other particles, with walls, and with bodies
-    /// that are not peeled (these never go away). `u32::MAX` for such a body itself.
-    pub all: Vec<u32>,
-    /// Its contacts with other particles that are peeled.
-    pub pairs: Vec<u32>,
-    /// The XOR of those partners' indices.
-    pub partners: Vec<u32>,
+    /// The particles' counts, by index.
+    pub of: Vec<Count>,
 }
 
 impl ContactCounts {
     /// `n` particles without contacts.
     pub fn new(n: usize) -> Self {
         ContactCounts {
-            all: vec![0; n],
-            pairs: vec![0; n],
-            partners: vec![0; n],
+            of: vec![Count::default(); n],
         }
     }
 
     /// `n` particles without contacts again, in the buffers of an earlier count.
     pub fn reset(&mut self, n: usize) {
-        for v in [&mut self.all, &mut self.pairs, &mut self.partners] {
-            v.clear();
-            v.resize(n, 0);
-        }
+        self.of.clear();
+        self.of.resize(n, Count::default());
     }
 
     /// A contact between particles `i` and `j`, both peeled.
     #[inline]
     pub fn add_pair(&mut self, i: u32, j: u32) {
-        let (a, b) = (i as usize, j as usize);
-        self.all[a] += 1;
-        self.all[b] += 1;
-        self.pairs[a] += 1;
-        self.pairs[b] += 1;
-        self.partners[a] ^= j;
-        self.partners[b] ^= i;
+        for (p, q) in [(i, j), (j, i)] {
+            let c = &mut self.of[p as usize];
+            c.all += 1;
+            c.pairs += 1;
+            c.partners ^= q;
+        }
     }
 
     /// A contact of particle `p` with a wall or a body that is not peeled.
     #[inline]
     pub fn add_fixed(&mut self, p: u32) {
-        self.all[p as usize] += 1;
+        self.of[p as usize].all += 1;
     }
 
     /// Particle `p` is a body that is not peeled: never a rattler, holding what it touches.
     pub fn keep(&mut self, p: u32) {
-        self.all[p as usize] = u32::MAX;
+        self.of[p as usize].all = u32::MAX;
     }
 }
 
@@ -86,12 +89,6 @@ pub struct Peeled {
 /// first use faulted in as many pages as the peeling took).
 #[derive(Debug, Clone, Default)]
 pub struct Peeling {
-    /// Each particle's contacts: all of them while it is in.
-    all: Vec<u32>,
-    /// Its partners left.
-    left: Vec<u32>,
-    /// The XOR of their indices (two contacts hold a particle).
-    partners: Vec<u32>,
     /// Which particles are out.
     out: Vec<bool>,
     /// Out particles yet to take their contacts from their partners.
@@ -108,32 +105,33 @@ impl Peeling {
         &self.out
     }
 
-    /// Find the rattlers (fewer than `held` contacts, repeatedly). `pairs` lists the pairs
-    /// in contact (each once, as [`ContactCounts::add_pair`] was given them); it is read
-    /// only where `held > 2` and may be empty below.
-    pub fn peel(&mut self, counts: &ContactCounts, held: u32, pairs: &[(u32, u32)]) -> Peeled {
-        let n = counts.all.len();
-        refill(&mut self.all, &counts.all);
-        refill(&mut self.left, &counts.pairs);
+    /// Find the rattlers (fewer than `held` contacts, repeatedly), in the counts
+    /// themselves: each particle's `all` becomes its contacts while it is in, `pairs` its
+    /// partners left, `partners` the XOR of those (no copy of them: at 10^6 particles the
+    /// copies were a fifth of the peeling). `pairs` lists the pairs in contact (each once,
+    /// as [`ContactCounts::add_pair`] was given them); it is read only where `held > 2`
+    /// and may be empty below.
+    pub fn peel(&mut self, counts: &mut ContactCounts, held: u32, pairs: &[(u32, u32)]) -> Peeled {
+        let c = &mut counts.of;
+        let n = c.len();
         self.out.clear();
-        self.out.extend(counts.all.iter().map(|&c| c < held));
+        self.out.extend(c.iter().map(|c| c.all < held));
         self.queue.clear();
         self.queue.extend((0..n as u32).filter(|&p| self.out[p as usize]));
         if held <= 2 {
             // A particle taken out had fewer than two contacts: at most one partner is
             // left, and the XOR of those left names it. Each pair is taken by the first of
             // its two particles to leave the queue.
-            refill(&mut self.partners, &counts.partners);
             while let Some(p) = self.queue.pop() {
                 let p = p as usize;
-                debug_assert!(self.left[p] <= 1, "an out particle has fewer than two contacts");
-                if self.left[p] == 0 {
+                debug_assert!(c[p].pairs <= 1, "an out particle has fewer than two contacts");
+                if c[p].pairs == 0 {
                     continue;
                 }
-                let q = self.partners[p] as usize;
-                self.left[p] = 0;
-                self.partners[q] ^= p as u32;
-                self.lose(q, held);
+                let q = c[p].partners as usize;
+                c[p].pairs = 0;
+                c[q].partners ^= p as u32;
+                lose(c, &mut self.out, &mut self.queue, q, held);
             }
         } else {
             // Adjacency in compressed rows: the partners of p are adj[at[p]..at[p + 1]].
@@ -141,8 +139,8 @@ impl Peeling {
             // filled, which leaves it at their starts.
             self.at.clear();
             let mut total = 0;
-            self.at.extend(counts.pairs.iter().map(|&d| {
-                total += d;
+            self.at.extend(c.iter().map(|c| {
+                total += c.pairs;
                 total
             }));
             self.at.push(total);
@@ -159,14 +157,14 @@ impl Peeling {
                 for k in self.at[p]..self.at[p + 1] {
                     let q = self.adj[k as usize] as usize;
                     if !self.out[q] {
-                        self.lose(q, held);
+                        lose(c, &mut self.out, &mut self.queue, q, held);
                     }
                 }
             }
         }
         let held_pairs = (0..n)
             .filter(|&p| !self.out[p])
-            .map(|p| self.left[p] as usize)
+            .map(|p| c[p].pairs as usize)
             .sum::<usize>()
             / 2;
         Peeled {
@@ -174,27 +172,21 @@ impl Peeling {
             held_pairs,
         }
     }
-
-    /// Particle q loses a partner taken out: an out particle only its count of partners
-    /// left (so that the pair is taken once), one still in a contact as well, which may
-    /// take it out.
-    fn lose(&mut self, q: usize, held: u32) {
-        self.left[q] -= 1;
-        if self.out[q] {
-            return;
-        }
-        self.all[q] -= 1;
-        if self.all[q] < held {
-            self.out[q] = true;
-            self.queue.push(q as u32);
-        }
-    }
 }
 
-/// `to` becomes a copy of `from`, in its own buffer.
-fn refill(to: &mut Vec<u32>, from: &[u32]) {
-    to.clear();
-    to.extend_from_slice(from);
+/// Particle q loses a partner taken out: an out particle only its count of partners left
+/// (so that the pair is taken once), one still in a contact as well, which may take it
+/// out.
+fn lose(c: &mut [Count], out: &mut [bool], queue: &mut Vec<u32>, q: usize, held: u32) {
+    c[q].pairs -= 1;
+    if out[q] {
+        return;
+    }
+    c[q].all -= 1;
+    if c[q].all < held {
+        out[q] = true;
+        queue.push(q as u32);
+    }
 }
 
 /// Mean contacts per particle, 2 C / N, for `pairs` pairs among `particles` (zero
@@ -263,7 +255,7 @@ mod tests {
         let n = k as usize + 2;
         let c = counts(n, &pairs, &vec![0; n]);
         let mut peeling = Peeling::default();
-        let r = peeling.peel(&c, HELD_FRICTIONLESS, &pairs);
+        let r = peeling.peel(&mut c.clone(), HELD_FRICTIONLESS, &pairs);
         let out = peeling.rattler();
         assert!(out[..k as usize].iter().all(|&x| !x), "{out:?}");
         assert!(out[k as usize..].iter().all(|&x| x), "{out:?}");
@@ -272,7 +264,7 @@ mod tests {
         let kept = n - r.rattlers;
         assert_eq!(coordination(r.held_pairs, kept), (DIM + 1) as f64);
         assert_eq!(coordination(0, 0), 0.0);
-        let r = peeling.peel(&c, HELD_FRICTIONAL, &[]);
+        let r = peeling.peel(&mut c.clone(), HELD_FRICTIONAL, &[]);
         assert_eq!(r.rattlers, 1);
         assert!(peeling.rattler()[k as usize + 1]);
         assert_eq!(r.held_pairs, pairs.len() - 1);
@@ -284,7 +276,7 @@ mod tests {
         for held in [HELD_FRICTIONLESS, HELD_FRICTIONAL] {
             let fixed = vec![held, held - 1];
             let mut peeling = Peeling::default();
-            peeling.peel(&counts(2, &[], &fixed), held, &[]);
+            peeling.peel(&mut counts(2, &[], &fixed), held, &[]);
             assert_eq!(peeling.rattler(), [false, true]);
         }
     }
@@ -324,7 +316,7 @@ mod tests {
                 let want = brute_force(n, &pairs, &fixed, &kept, held);
                 // One peeling's buffers for every case: what an earlier one left must not
                 // matter.
-                let r = peeling.peel(&c, held, &pairs);
+                let r = peeling.peel(&mut c.clone(), held, &pairs);
                 assert_eq!(peeling.rattler(), want, "case {case}, held {held}");
                 let between = pairs
                     .iter()
