@@ -3,8 +3,8 @@
 # alternated: the 3D twin of ../shared/tools/compare-lammps.sh (in.s3d_run on
 # s3d_base.data tiled by tile.py; talus bench on the same bed, its own default skin).
 #   docs/bench/compare-lammps-3d.sh [SIZES] [ROUNDS] [TALUS]     (from the project root)
-#   SIZES: comma list of 5832 x (1, 10, 100 ...) (default 5832,58320,583200); ROUNDS
-#   default 2; TALUS a binary (default: target/release/talus, built here).
+#   SIZES: comma list of 5832, 58320, 583200 (default: all three); ROUNDS default 2; TALUS
+#   a binary (default: target/release/talus, built here).
 # Prints particle-updates per second of both and their ratio per round; pins to the last
 # core.
 set -euo pipefail
@@ -15,8 +15,10 @@ L=${LAMMPS_DIR:-/tmp/talus-lammps}; [ -x "$L/lmp/lmp" ] || "$P/get-lammps.sh" "$
 if [ -n "${3:-}" ]; then T=$3; else (cd "$ROOT" && cargo build --release -q --bin talus); T=$ROOT/target/release/talus; fi
 W=${TMPDIR:-/tmp}/talus-compare; mkdir -p "$W"; CPU=$(( $(nproc) - 1 ))
 # Tiles per side of the base bed for N = 5832 x tiles (1 x 1, 5 x 2, 10 x 10 as in BENCHMARKS.md).
-tiles() { case $1 in 5832) echo "1 1";; 58320) echo "5 2";; 583200) echo "10 10";;
-  *) echo "N must be 5832, 58320 or 583200" >&2; exit 2;; esac; }
+tiles() { case $1 in 5832) echo "1 1";; 58320) echo "5 2";; 583200) echo "10 10";; esac; }
+for n in ${SIZES//,/ }; do
+  [ -n "$(tiles "$n")" ] || { echo "compare-lammps-3d.sh: size $n: must be 5832, 58320 or 583200" >&2; exit 2; }
+done
 printf "%-5s %9s %12s %12s %7s\n" round N lammps talus ratio
 for r in $(seq 1 "$ROUNDS"); do
   for n in ${SIZES//,/ }; do

@@ -32,9 +32,8 @@ pub use narrow_phase::{NarrowStats, Rejection, SEPARATING_LINE_ITERATIONS};
 
 /// Contact parameters of a pair of materials.
 pub(crate) trait Params {
-    /// The same coefficients for every pair: the batched disc loop then takes them as
-    /// constants rather than gathering them pair by pair.
-    #[cfg_attr(feature = "dim3", allow(dead_code))]
+    /// The same coefficients for every pair: the batched disc and sphere loops then take
+    /// them as constants rather than gathering them pair by pair.
     const UNIFORM: bool = false;
     /// Some pairs may have cohesion or rolling resistance: the loops add them (a constant,
     /// so that a simulation without them runs loops that have no trace of them).
@@ -138,8 +137,10 @@ pub(crate) trait ForceSink {
     /// need no second bounds check at every addition (they cost the force phase 10 %).
     fn fit(&mut self, n: usize);
     /// Slot `o` of the loop (pair i, j) produced the force `f` on i (j gets its opposite).
+    /// The loops call it in slot order.
     fn add(&mut self, o: usize, i: usize, j: usize, f: &ContactForce);
-    /// Slot `o` produced no force.
+    /// Slot `o` produced no force; or, before its `add`, nothing yet (the batched loops
+    /// call it for every slot of a batch first, so it may come before other slots' `add`s).
     #[inline(always)]
     fn none(&mut self, _o: usize) {}
 }

@@ -58,11 +58,12 @@ impl<'a> SphereView<'a> {
 /// (about 20 KB) stay in L1.
 const BATCH: usize = 64;
 
-/// Particles from which the loop prefetches the second particle's position and radius,
-/// as the disc loop does: above it the second particle is mostly far in Morton order.
+/// Particles from which the loop prefetches the second particle's position, radius and
+/// inverse mass, as the disc loop does: above it the second particle is mostly far in
+/// Morton order. The disc loop's measured values, not measured again for spheres.
 const PREFETCH_MIN: usize = 1 << 15;
 
-/// Slots ahead of the current one whose second particle is prefetched.
+/// Slots ahead of the current one whose second particle is prefetched (the disc loop's).
 const PREFETCH_AHEAD: usize = 32;
 
 /// The candidates of one batch, a lane per slot: separation, radii, inverse-mass sum and
@@ -80,6 +81,9 @@ struct Candidates {
     free: [bool; BATCH],
     hit: [u8; BATCH],
 }
+
+// A lane's index fits the `u8` of `Candidates::hit`.
+const _: () = assert!(BATCH <= 256);
 
 /// The touching pairs of one batch, a lane each: what the law reads and what it returns.
 struct Touching {
@@ -225,15 +229,20 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
             ),
         }
         // A pair without a force (apart, or of two bodies of infinite mass) lets its
-        // spring go; a free slot keeps whatever it holds.
+        // spring go; a free slot keeps whatever it holds. Every spring but a free slot's
+        // is reset here, a touching pair's written again below from its lane: no branch
+        // on "touching?" (a free slot is rare, its test predicted). The rolling torques
+        // are read by the extras below, so only those of the pairs without a force go.
         for l in 0..m {
-            if !cand.touch[l] {
-                sink.none(start + l);
-                if !cand.free[l] {
-                    xi[start + l] = SPRING_ZERO;
-                    if P::EXTRAS {
-                        rolling[start + l] = [0.0; 3];
-                    }
+            sink.none(start + l);
+            if !cand.free[l] {
+                xi[start + l] = SPRING_ZERO;
+            }
+        }
+        if P::EXTRAS {
+            for l in 0..m {
+                if !cand.touch[l] && !cand.free[l] {
+                    rolling[start + l] = [0.0; 3];
                 }
             }
         }
@@ -425,7 +434,7 @@ fn sphere_extras<P: Params>(
     add_extras(e, params.rolling(), &t, f, m, dt);
 }
 
-/// Ask for particle p's position and radius ahead of their use (a free slot's index is out
+/// Ask for particle p's position, radius and inverse mass ahead of their use (a free slot's index is out
 /// of range and skipped).
 #[inline(always)]
 fn prefetch_sphere(view: &SphereView, p: usize) {
@@ -630,8 +639,8 @@ mod tests {
 
     /// The batched loop (every build of its law's stage this processor runs) gives the
     /// loads, springs, rolling torques and count of the pair-by-pair loop, bit for bit: one
-    /// material and a pair table, Hooke and Hertz, with cohesion and rolling resistance, in
-    /// a sheared periodic cell, for table lengths around the batch's.
+    /// material and a pair table, Hooke and Hertz, with cohesion and rolling resistance
+    /// (with either), in a sheared periodic cell, for table lengths around the batch's.
     #[test]
     fn batched_loop_is_bitwise_the_pair_by_pair_loop() {
         let a = ContactParams {
@@ -676,6 +685,11 @@ mod tests {
             params: &table,
             table: &table,
         };
+        let one = OneMaterial(a);
+        let extras_one = WithExtras {
+            params: &one,
+            table: &table,
+        };
         for (slots, seed) in [(1, 1), (63, 2), (64, 3), (65, 4), (1000, 5), (4099, 6)] {
             let bed = bed(60, slots, seed);
             for model in [NormalModel::Hooke, NormalModel::Hertz] {
@@ -684,6 +698,7 @@ mod tests {
                         (reference(&bed, image, &OneMaterial(a), model, dt), 0),
                         (reference(&bed, image, &table, model, dt), 1),
                         (reference(&bed, image, &extras, model, dt), 2),
+                        (reference(&bed, image, &extras_one, model, dt), 3),
                     ];
                     assert!(cases[0].0 .3 > 0 || slots < 64, "the bed has touching pairs");
                     for &law in &laws {
@@ -691,7 +706,8 @@ mod tests {
                             let got = match k {
                                 0 => batched(law, &bed, image, &OneMaterial(a), model, dt),
                                 1 => batched(law, &bed, image, &table, model, dt),
-                                _ => batched(law, &bed, image, &extras, model, dt),
+                                2 => batched(law, &bed, image, &extras, model, dt),
+                                _ => batched(law, &bed, image, &extras_one, model, dt),
                             };
                             let what = format!("{slots} slots, {model:?}, image {}, case {k}", image.is_some());
                             for c in 0..6 {

@@ -46,7 +46,8 @@ pub fn contact_in_frame(
     // Sliding: cap the force at mu |F_n| and shorten the spring so that it carries exactly
     // the capped force (LAMMPS does the same); a spring that never stretched gives none.
     // Both outcomes computed and one chosen, without a branch, so that the batched pair
-    // loop runs this over vector lanes (the one not chosen may hold an infinity: unread).
+    // loop runs this over vector lanes (the one not chosen may hold an infinity or a NaN,
+    // from kt = 0 or fs2 = 0: unread).
     let sliding = fs2 > limit * limit;
     let s = limit / fs2.sqrt();
     let d = scale(1.0 / p.kt, damp);
@@ -345,5 +346,118 @@ mod tests {
             1e-5
         )
         .is_none());
+    }
+
+    /// The law with the Coulomb cap as branches, as it was written before the selects;
+    /// also which case of the cap it took: (sliding, stretched).
+    #[allow(clippy::too_many_arguments)]
+    fn branchy(
+        p: &ContactParams,
+        n: [f64; 3],
+        overlap: f64,
+        v_rel: [f64; 3],
+        w: [f64; 3],
+        meff: f64,
+        xi: &mut [f64; 3],
+        dt: f64,
+    ) -> ([f64; 3], [f64; 3], (bool, bool)) {
+        let h = 1.0;
+        let v_n = dot(v_rel, n);
+        let v_t = add(sub(v_rel, scale(v_n, n)), cross(w, n));
+        let normal = h * (p.kn * overlap + meff * p.gamma_n * v_n);
+        *xi = add(*xi, scale(dt, v_t));
+        let stretched = norm2(*xi) != 0.0;
+        *xi = sub(*xi, scale(dot(*xi, n), n));
+        let damp = scale(meff * p.gamma_t, v_t);
+        let mut ft = scale(-h, add(scale(p.kt, *xi), damp));
+        let fs2 = norm2(ft);
+        let limit = p.mu * normal.abs();
+        let sliding = fs2 > limit * limit;
+        if sliding {
+            if stretched {
+                let s = limit / fs2.sqrt();
+                if p.kt > 0.0 {
+                    let d = scale(1.0 / p.kt, damp);
+                    *xi = sub(scale(s, add(*xi, d)), d);
+                }
+                ft = scale(s, ft);
+            } else {
+                ft = [0.0; 3];
+            }
+        }
+        (add(scale(-normal, n), ft), ft, (sliding, stretched))
+    }
+
+    /// The cap as selects gives the branches' force, tangential force and spring bit for
+    /// bit in each of its cases: sticking (also with no spring and no slip: fs2 = 0);
+    /// sliding with a stretched spring, kt > 0 and kt = 0; sliding with a spring that
+    /// never stretched (the slip of this step cancels it exactly, the dashpot pulls).
+    #[test]
+    fn coulomb_cap_as_selects_is_the_branches() {
+        let base = ContactParams {
+            kn: 1e6,
+            kt: 2e5,
+            gamma_n: 50.0,
+            gamma_t: 20.0,
+            mu: 0.5,
+        };
+        let n = [0.6, 0.0, 0.8];
+        // Along the tangent plane exactly: 0.6 * 0.8 and 0.8 * -0.6 cancel.
+        let tangent = [0.8, 0.3, -0.6];
+        let (meff, dt) = (1e-3, 1e-6);
+        let mut seen = std::collections::BTreeSet::new();
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        for case in 0..4000 {
+            let mut p = base;
+            if case % 3 == 1 {
+                p.kt = 0.0;
+            }
+            if case % 5 == 2 {
+                p.mu = 0.01 * (rnd() + 0.5);
+            }
+            let size = [1e-9, 1e-6, 1e-3][case % 3];
+            let (xi0, v_rel, w) = match case % 7 {
+                // No spring, no slip.
+                3 => ([0.0; 3], scale(rnd(), n), [0.0; 3]),
+                // A spring the slip of this step cancels.
+                5 => {
+                    let v = scale(rnd(), tangent);
+                    (scale(-dt, v), v, [0.0; 3])
+                }
+                _ => (
+                    std::array::from_fn(|_| size * rnd()),
+                    std::array::from_fn(|_| rnd()),
+                    std::array::from_fn(|_| 1e-3 * rnd()),
+                ),
+            };
+            let overlap = 1e-6 * (1.0 + rnd());
+            let (mut a, mut b) = (xi0, xi0);
+            let got = contact_in_frame(&p, 1.0, n, overlap, v_rel, w, meff, &mut a, dt);
+            let want = branchy(&p, n, overlap, v_rel, w, meff, &mut b, dt);
+            let bits = |v: [f64; 3]| v.map(f64::to_bits);
+            assert_eq!(bits(got.0), bits(want.0), "force, case {case}");
+            assert_eq!(bits(got.1), bits(want.1), "tangential force, case {case}");
+            assert_eq!(bits(a), bits(b), "spring, case {case}");
+            let (sliding, stretched) = want.2;
+            seen.insert((sliding, stretched, sliding && p.kt > 0.0, norm2(got.1) == 0.0));
+        }
+        for want in [
+            (false, true, false, false),
+            (false, false, false, true),
+            (true, true, true, false),
+            (true, true, false, false),
+            (true, false, false, true),
+        ] {
+            assert!(
+                seen.contains(&want),
+                "case (sliding, stretched, kt > 0, no force) {want:?} not met: {seen:?}"
+            );
+        }
     }
 }
