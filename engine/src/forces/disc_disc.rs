@@ -439,6 +439,7 @@ fn prefetch_disc(v: &DiscView, p: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::forces::loop_test_bed::{candidate, fixed_and_coincident, laws, other, xorshift, LENGTHS, PEER};
     use crate::forces::{LoadSink, OneMaterial};
     use crate::material::PairTable;
     use talus_kernels::contact::disc_disc::disc_disc;
@@ -460,13 +461,7 @@ mod tests {
     }
 
     fn bed(n: usize, slots: usize, seed: u64) -> Bed {
-        let mut st = seed;
-        let mut rnd = move || {
-            st ^= st << 13;
-            st ^= st >> 7;
-            st ^= st << 17;
-            (st >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rnd = xorshift(seed);
         let mut b = Bed {
             x: (0..n).map(|_| rnd() * 0.01).collect(),
             y: (0..n).map(|_| rnd() * 0.01).collect(),
@@ -486,23 +481,12 @@ mod tests {
         b.x[3] = b.x[2];
         b.y[3] = b.y[2];
         for s in 0..slots {
-            if s % 37 == 5 {
-                b.ci.push(FREE);
-                b.cj.push(FREE);
-            } else {
-                let i = (rnd() * (n - 1) as f64) as u32;
-                let j = i + 1 + (rnd() * (n - 1 - i as usize) as f64) as u32;
-                b.ci.push(i);
-                b.cj.push(j);
-            }
+            let (i, j) = candidate(s, n, &mut rnd);
+            b.ci.push(i);
+            b.cj.push(j);
             b.xi.push(if rnd() < 0.5 { 1e-4 * (rnd() - 0.5) } else { 0.0 });
         }
-        for (s, (i, j)) in [(0u32, 1u32), (2, 3)].into_iter().enumerate() {
-            if 3 * s + 1 < slots {
-                b.ci[3 * s + 1] = i;
-                b.cj[3 * s + 1] = j;
-            }
-        }
+        fixed_and_coincident(&mut b.ci, &mut b.cj);
         b
     }
 
@@ -577,20 +561,8 @@ mod tests {
     /// and with a pair table, for table lengths around the batch's.
     #[test]
     fn batched_loop_is_bitwise_the_pair_by_pair_loop() {
-        let a = ContactParams {
-            kn: 1e6,
-            kt: 2.86e5,
-            gamma_n: 6876.3,
-            gamma_t: 3438.0,
-            mu: 0.5,
-        };
-        let b = ContactParams {
-            kn: 2e6,
-            kt: 1e5,
-            gamma_n: 100.0,
-            gamma_t: 0.0,
-            mu: 0.2,
-        };
+        let a = PEER;
+        let b = other(1e5);
         let table = PairTable {
             n: 2,
             params: vec![a, b, b, a],
@@ -598,14 +570,9 @@ mod tests {
             rolling: Default::default(),
             cohesion: Default::default(),
         };
-        let mut laws = vec![Build::Baseline];
-        if Build::detect() == Build::Baseline {
-            eprintln!("no AVX2 here: the baseline build only");
-        } else {
-            laws.push(Build::detect());
-        }
+        let laws = laws();
         let dt = 1e-6;
-        for (slots, seed) in [(1, 1), (63, 2), (64, 3), (65, 4), (1000, 5), (4099, 6)] {
+        for (slots, seed) in LENGTHS {
             let bed = bed(120, slots, seed);
             let want_one = reference(&bed, &OneMaterial(a), dt);
             let want_table = reference(&bed, &table, dt);

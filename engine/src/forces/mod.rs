@@ -15,6 +15,8 @@ use talus_kernels::math::{ANG, DIM};
 pub(crate) mod disc_disc;
 #[cfg(not(feature = "dim3"))]
 pub(crate) mod disc_polygon;
+#[cfg(test)]
+mod loop_test_bed;
 #[cfg(not(feature = "dim3"))]
 mod narrow_phase;
 #[cfg(not(feature = "dim3"))]

@@ -454,6 +454,7 @@ fn prefetch_sphere(view: &SphereView, p: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::forces::loop_test_bed::{candidate, fixed_and_coincident, laws, other, xorshift, LENGTHS, PEER};
     use crate::forces::{LoadSink, OneMaterial, WithExtras};
     use crate::material::PairTable;
     use talus_kernels::contact::extras::PairExtras;
@@ -476,13 +477,7 @@ mod tests {
     }
 
     fn bed(n: usize, slots: usize, seed: u64) -> Bed {
-        let mut st = seed;
-        let mut rnd = move || {
-            st ^= st << 13;
-            st ^= st >> 7;
-            st ^= st << 17;
-            (st >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rnd = xorshift(seed);
         let mut three =
             |s: f64, c: f64| -> [Vec<f64>; 3] { std::array::from_fn(|_| (0..n).map(|_| s * (rnd() - c)).collect()) };
         let (pos, vel, omega) = (three(0.006, 0.0), three(1.0, 0.5), three(100.0, 0.5));
@@ -508,15 +503,9 @@ mod tests {
             b.pos[a][3] = b.pos[a][2];
         }
         for s in 0..slots {
-            if s % 37 == 5 {
-                b.ci.push(FREE);
-                b.cj.push(FREE);
-            } else {
-                let i = (rnd() * (n - 1) as f64) as u32;
-                let j = i + 1 + (rnd() * (n - 1 - i as usize) as f64) as u32;
-                b.ci.push(i);
-                b.cj.push(j);
-            }
+            let (i, j) = candidate(s, n, &mut rnd);
+            b.ci.push(i);
+            b.cj.push(j);
             let size = if rnd() < 0.3 { 1e-2 } else { 1e-5 };
             let xi: Spring = if rnd() < 0.7 {
                 std::array::from_fn(|_| size * (rnd() - 0.5))
@@ -526,12 +515,7 @@ mod tests {
             b.xi.push(xi);
             b.rolling.push(std::array::from_fn(|_| 1e-7 * (rnd() - 0.5)));
         }
-        for (s, (i, j)) in [(0u32, 1u32), (2, 3)].into_iter().enumerate() {
-            if 3 * s + 1 < slots {
-                b.ci[3 * s + 1] = i;
-                b.cj[3 * s + 1] = j;
-            }
-        }
+        fixed_and_coincident(&mut b.ci, &mut b.cj);
         b
     }
 
@@ -643,20 +627,8 @@ mod tests {
     /// (with either), in a sheared periodic cell, for table lengths around the batch's.
     #[test]
     fn batched_loop_is_bitwise_the_pair_by_pair_loop() {
-        let a = ContactParams {
-            kn: 1e6,
-            kt: 2.86e5,
-            gamma_n: 6876.3,
-            gamma_t: 3438.0,
-            mu: 0.5,
-        };
-        let b = ContactParams {
-            kn: 2e6,
-            kt: 0.0,
-            gamma_n: 100.0,
-            gamma_t: 0.0,
-            mu: 0.2,
-        };
+        let a = PEER;
+        let b = other(0.0);
         let sticky = PairExtras {
             cohesion: 3e5,
             rolling_friction: 0.1,
@@ -674,12 +646,7 @@ mod tests {
             offset: 0.0013,
             shear_velocity: 0.7,
         };
-        let mut laws = vec![Build::Baseline];
-        if Build::detect() == Build::Baseline {
-            eprintln!("no AVX2 here: the baseline build only");
-        } else {
-            laws.push(Build::detect());
-        }
+        let laws = laws();
         let dt = 1e-6;
         let extras = WithExtras {
             params: &table,
@@ -690,7 +657,7 @@ mod tests {
             params: &one,
             table: &table,
         };
-        for (slots, seed) in [(1, 1), (63, 2), (64, 3), (65, 4), (1000, 5), (4099, 6)] {
+        for (slots, seed) in LENGTHS {
             let bed = bed(60, slots, seed);
             for model in [NormalModel::Hooke, NormalModel::Hertz] {
                 for image in [None, Some(cell)] {
