@@ -60,8 +60,9 @@ const BATCH: usize = 64;
 
 /// Particles from which the loop prefetches the second particle's position, radius and
 /// inverse mass, as the disc loop does: above it the second particle is mostly far in
-/// Morton order. The disc loop's measured values, not measured again for spheres.
-const PREFETCH_MIN: usize = 1 << 15;
+/// Morton order. Measured for spheres (BENCHMARKS.md, issue 19): at 58,320 the loop ran
+/// 1.22x faster without the prefetches, at 583,200 0.93x.
+const PREFETCH_MIN: usize = 1 << 17;
 
 /// Slots ahead of the current one whose second particle is prefetched (the disc loop's).
 const PREFETCH_AHEAD: usize = 32;
