@@ -136,9 +136,10 @@ impl OwnerPlan {
     /// Bring the plan up to date with the table (`generation`, `ci`, `cj`) for `n`
     /// particles, split for `threads` with chunks of at least `min_chunk` slots (see
     /// [`guided_bounds`]). O(N + slots) on the pool's threads, timed with the contact
-    /// table's changes (phase `Contacts`), only when something changed (with the fix-up's cuts, done serially, it was
-    /// 13 % of the step of 10^6 discs on 16 threads: BENCHMARKS.md, the 16-core machine).
-    /// The plan depends on the chunks alone, not on which thread did what.
+    /// table's changes (phase `Contacts`), only when something changed (with the fix-up's
+    /// cuts, done serially, it was 13 % of the step of 10^6 discs on 16 threads:
+    /// BENCHMARKS.md, the 16-core machine). The plan depends on the chunks alone, not on
+    /// which thread did what.
     #[allow(clippy::too_many_arguments)]
     pub fn prepare(
         &mut self,
