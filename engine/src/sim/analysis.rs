@@ -9,12 +9,14 @@
 //! its whole share of the stress the grain's, with the branch vector from the contact
 //! point to the grain's centre ([`Simulation::wall_contact_point`],
 //! [`Simulation::body_contact_branch`]).
-use talus_kernels::analysis::rattlers::{coordination, ContactCounts, Peeling, HELD_FRICTIONAL, HELD_FRICTIONLESS};
+use talus_kernels::analysis::rattlers::{
+    add_pair, coordination, ContactCounts, Peeling, HELD_FRICTIONAL, HELD_FRICTIONLESS,
+};
 use talus_kernels::analysis::stress::{add_scaled, contact_virial, Tensor};
 use talus_kernels::math::{norm2, scale, sub, Vector, DIM};
 
 use super::Simulation;
-use crate::contact_log::{ContactLog, WallForce};
+use crate::contact_log::{ContactLog, PairForce, WallForce};
 use crate::error::{EngineError, Result};
 
 /// A box of space (`min` below `max` on every axis), for the packing fraction.
@@ -89,13 +91,12 @@ pub struct Analysis {
     buffers: Buffers,
 }
 
-/// The analysis's working buffers: each grain's contacts, the peeling's, the pairs where it
-/// needs them listed, and the bodies' forces.
+/// The analysis's working buffers: each grain's contacts, the peeling's, and the bodies'
+/// forces.
 #[derive(Debug, Clone, Default)]
 struct Buffers {
     counts: ContactCounts,
     peeling: Peeling,
-    pairs: Vec<(u32, u32)>,
     body_force: Vec<Vector>,
 }
 
@@ -172,47 +173,58 @@ impl Simulation {
         let frictional = self.materials.iter().any(|m| m.contact.mu > 0.0);
         let need = if frictional { HELD_FRICTIONAL } else { HELD_FRICTIONLESS };
         // Each grain's contacts, gathered here for the rattlers and the coordination
-        // numbers; the pairs themselves only where the peeling needs them listed (a second
-        // pass over the log cost as much as this one).
+        // numbers.
         let Buffers {
             counts,
             peeling,
-            pairs,
             body_force,
         } = &mut buffers;
         counts.reset(n);
-        pairs.clear();
         let mut grain_pairs = 0;
+        let mut force_sum = 0.0;
+        // The pairs between grains. The slices cut to n and the one check per pair (the
+        // log's pairs are store indices, i < j < n) leave the loop without a bounds check
+        // per access, and nothing in it calls out (a call spilled every sum to the stack
+        // at every pair): it is instruction-bound, at 13-20 ns a pair before (10^6 discs).
+        let pos: [&[f64]; DIM] = std::array::from_fn(|a| &ps.pos[a][..n]);
+        let shares = &mut grain_stress[..n];
+        let of = &mut counts.of[..n];
+        for run in &log.runs {
+            for c in run {
+                let (i, j) = (c.i as usize, c.j as usize);
+                assert!(i < j && j < n, "a logged pair outside the store");
+                force_sum += norm2(c.f).sqrt();
+                if bodies && !(grain(i) && grain(j)) {
+                    continue;
+                }
+                // The branch from j to i, by the minimum image in a periodic cell.
+                let d: Vector = std::array::from_fn(|a| pos[a][j] - pos[a][i]);
+                let v = contact_virial(scale(-1.0, image.map_or(d, |m| m.of(d))), c.f);
+                add_scaled(&mut total, 1.0, &v);
+                add_scaled(&mut shares[i], 0.5, &v);
+                add_scaled(&mut shares[j], 0.5, &v);
+                add_pair(of, c.i, c.j);
+                grain_pairs += 1;
+            }
+        }
+        // A grain against a wall body: a wall contact of the grain's.
         body_force.clear();
         body_force.resize(if bodies { n } else { 0 }, [0.0; DIM]);
-        let mut force_sum = 0.0;
-        for c in log.pairs() {
-            let (i, j) = (c.i as usize, c.j as usize);
-            force_sum += norm2(c.f).sqrt();
-            match (grain(i), grain(j)) {
-                (true, true) => {
-                    // The branch from j to i, by the minimum image in a periodic cell.
-                    let d: Vector = std::array::from_fn(|a| ps.pos[a][j] - ps.pos[a][i]);
-                    let v = contact_virial(scale(-1.0, image.map_or(d, |m| m.of(d))), c.f);
-                    add_scaled(&mut total, 1.0, &v);
-                    add_scaled(&mut grain_stress[i], 0.5, &v);
-                    add_scaled(&mut grain_stress[j], 0.5, &v);
-                    counts.add_pair(c.i, c.j);
-                    grain_pairs += 1;
-                    if need > 2 {
-                        pairs.push((c.i, c.j));
-                    }
-                }
-                (gi, gj) if gi || gj => {
-                    // A grain against a wall body: a wall contact of the grain's.
-                    let (g, b, f) = if gi { (i, j, c.f) } else { (j, i, scale(-1.0, c.f)) };
+        if bodies {
+            for c in log.pairs() {
+                let (i, j) = (c.i as usize, c.j as usize);
+                if grain(i) != grain(j) {
+                    let (g, b, f) = if grain(i) {
+                        (i, j, c.f)
+                    } else {
+                        (j, i, scale(-1.0, c.f))
+                    };
                     let v = contact_virial(self.body_contact_branch(g, f, c.overlap), f);
                     add_scaled(&mut total, 1.0, &v);
                     add_scaled(&mut grain_stress[g], 1.0, &v);
                     counts.add_fixed(g as u32);
                     body_force[b] = sub(body_force[b], f);
                 }
-                _ => {}
             }
         }
         let mut wall_forces = vec![[0.0; DIM]; self.walls.len()];
@@ -237,7 +249,10 @@ impl Simulation {
         }
         contacts.clear();
         contacts.extend(counts.of.iter().map(|c| c.all));
-        let peeled = peeling.peel(counts, need, pairs);
+        // The pairs between grains again, where more than two contacts hold a grain (no
+        // friction): the peeling lists them itself.
+        let grain_pair = |c: &&PairForce| !bodies || (grain(c.i as usize) && grain(c.j as usize));
+        let peeled = peeling.peel(counts, need, log.pairs().filter(grain_pair).map(|c| (c.i, c.j)));
         if bodies {
             (0..n).filter(|&p| !grain(p)).for_each(|p| contacts[p] = 0);
         }

@@ -39,7 +39,7 @@ impl Simulation {
     }
 
     /// Particle p's translational and rotational kinetic energies (p of finite mass).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn kinetic_of(&self, p: usize) -> (f64, f64) {
         let ps = &self.particles;
         let v: f64 = (0..DIM).map(|a| ps.vel[a][p] * ps.vel[a][p]).sum();

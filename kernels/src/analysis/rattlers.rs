@@ -56,12 +56,7 @@ impl ContactCounts {
     /// A contact between particles `i` and `j`, both peeled.
     #[inline]
     pub fn add_pair(&mut self, i: u32, j: u32) {
-        for (p, q) in [(i, j), (j, i)] {
-            let c = &mut self.of[p as usize];
-            c.all += 1;
-            c.pairs += 1;
-            c.partners ^= q;
-        }
+        add_pair(&mut self.of, i, j);
     }
 
     /// A contact of particle `p` with a wall or a body that is not peeled.
@@ -73,6 +68,18 @@ impl ContactCounts {
     /// Particle `p` is a body that is not peeled: never a rattler, holding what it touches.
     pub fn keep(&mut self, p: u32) {
         self.of[p as usize].all = u32::MAX;
+    }
+}
+
+/// [`ContactCounts::add_pair`] on the records themselves, for a loop that holds them as a
+/// slice it has cut to its particles' number (which leaves the loop without bounds checks).
+#[inline(always)]
+pub fn add_pair(of: &mut [Count], i: u32, j: u32) {
+    for (p, q) in [(i, j), (j, i)] {
+        let c = &mut of[p as usize];
+        c.all += 1;
+        c.pairs += 1;
+        c.partners ^= q;
     }
 }
 
@@ -108,16 +115,25 @@ impl Peeling {
     /// Find the rattlers (fewer than `held` contacts, repeatedly), in the counts
     /// themselves: each particle's `all` becomes its contacts while it is in, `pairs` its
     /// partners left, `partners` the XOR of those (no copy of them: at 10^6 particles the
-    /// copies were a fifth of the peeling). `pairs` lists the pairs in contact (each once,
-    /// as [`ContactCounts::add_pair`] was given them); it is read only where `held > 2`
-    /// and may be empty below.
-    pub fn peel(&mut self, counts: &mut ContactCounts, held: u32, pairs: &[(u32, u32)]) -> Peeled {
+    /// copies were a fifth of the peeling). `pairs` gives the pairs in contact (each once,
+    /// as [`ContactCounts::add_pair`] was given them); it is read only where `held > 2`, so
+    /// a caller passes an iterator over its own records rather than a list.
+    pub fn peel<I>(&mut self, counts: &mut ContactCounts, held: u32, pairs: I) -> Peeled
+    where
+        I: IntoIterator<Item = (u32, u32)>,
+    {
         let c = &mut counts.of;
         let n = c.len();
+        // The first rattlers and the queue in one pass over the counts.
         self.out.clear();
-        self.out.extend(c.iter().map(|c| c.all < held));
         self.queue.clear();
-        self.queue.extend((0..n as u32).filter(|&p| self.out[p as usize]));
+        self.out.extend(c.iter().enumerate().map(|(p, c)| {
+            let out = c.all < held;
+            if out {
+                self.queue.push(p as u32);
+            }
+            out
+        }));
         if held <= 2 {
             // A particle taken out had fewer than two contacts: at most one partner is
             // left, and the XOR of those left names it. Each pair is taken by the first of
@@ -146,7 +162,7 @@ impl Peeling {
             self.at.push(total);
             self.adj.clear();
             self.adj.resize(total as usize, 0);
-            for &(i, j) in pairs {
+            for (i, j) in pairs {
                 self.at[i as usize] -= 1;
                 self.adj[self.at[i as usize] as usize] = j;
                 self.at[j as usize] -= 1;
@@ -162,14 +178,15 @@ impl Peeling {
                 }
             }
         }
-        let held_pairs = (0..n)
-            .filter(|&p| !self.out[p])
-            .map(|p| c[p].pairs as usize)
-            .sum::<usize>()
-            / 2;
+        // The rattlers and the pairs left in one pass.
+        let (mut rattlers, mut ends) = (0, 0);
+        for (out, c) in self.out[..n].iter().zip(&c[..n]) {
+            rattlers += *out as usize;
+            ends += if *out { 0 } else { c.pairs as usize };
+        }
         Peeled {
-            rattlers: self.out.iter().filter(|&&r| r).count(),
-            held_pairs,
+            rattlers,
+            held_pairs: ends / 2,
         }
     }
 }
@@ -255,7 +272,7 @@ mod tests {
         let n = k as usize + 2;
         let c = counts(n, &pairs, &vec![0; n]);
         let mut peeling = Peeling::default();
-        let r = peeling.peel(&mut c.clone(), HELD_FRICTIONLESS, &pairs);
+        let r = peeling.peel(&mut c.clone(), HELD_FRICTIONLESS, pairs.iter().copied());
         let out = peeling.rattler();
         assert!(out[..k as usize].iter().all(|&x| !x), "{out:?}");
         assert!(out[k as usize..].iter().all(|&x| x), "{out:?}");
@@ -264,7 +281,7 @@ mod tests {
         let kept = n - r.rattlers;
         assert_eq!(coordination(r.held_pairs, kept), (DIM + 1) as f64);
         assert_eq!(coordination(0, 0), 0.0);
-        let r = peeling.peel(&mut c.clone(), HELD_FRICTIONAL, &[]);
+        let r = peeling.peel(&mut c.clone(), HELD_FRICTIONAL, []);
         assert_eq!(r.rattlers, 1);
         assert!(peeling.rattler()[k as usize + 1]);
         assert_eq!(r.held_pairs, pairs.len() - 1);
@@ -276,7 +293,7 @@ mod tests {
         for held in [HELD_FRICTIONLESS, HELD_FRICTIONAL] {
             let fixed = vec![held, held - 1];
             let mut peeling = Peeling::default();
-            peeling.peel(&mut counts(2, &[], &fixed), held, &[]);
+            peeling.peel(&mut counts(2, &[], &fixed), held, []);
             assert_eq!(peeling.rattler(), [false, true]);
         }
     }
@@ -316,7 +333,7 @@ mod tests {
                 let want = brute_force(n, &pairs, &fixed, &kept, held);
                 // One peeling's buffers for every case: what an earlier one left must not
                 // matter.
-                let r = peeling.peel(&mut c.clone(), held, &pairs);
+                let r = peeling.peel(&mut c.clone(), held, pairs.iter().copied());
                 assert_eq!(peeling.rattler(), want, "case {case}, held {held}");
                 let between = pairs
                     .iter()
