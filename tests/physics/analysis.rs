@@ -150,6 +150,40 @@ mod plane {
         close(rs[1][1], want, "region stress yy");
     }
 
+    /// The same lattice without walls, at its first step: corners touch two discs, the
+    /// rest of the rim three, the inside four. With friction two contacts hold a disc:
+    /// no rattler. Without, three are needed: the corners go, which takes the rim's
+    /// discs down to two, and so on until the whole lattice has gone (the peeling must
+    /// read the pairs the log holds; without them only the four corners would go).
+    #[test]
+    fn a_frictionless_lattice_without_walls_peels_off_entirely() {
+        let (nx, ny) = (4, 3);
+        let (lattice, _) = lattice(nx, ny);
+        let ps: Vec<ParticleInit> = (0..nx * ny)
+            .map(|p| {
+                disc(
+                    p as u64 + 1,
+                    [lattice.particles.pos[0][p], lattice.particles.pos[1][p]],
+                    [0.0; 2],
+                )
+            })
+            .collect();
+        let cfg = config(1e-7, [0.0; 2], [-0.01; 2], [0.02; 2]);
+        let pairs = ((nx - 1) * ny + nx * (ny - 1)) as f64;
+        for (mu, rattlers) in [(0.5, 0), (0.0, nx * ny)] {
+            let mut m = material(10.0);
+            m.contact.mu = mu;
+            let mut sim = Simulation::new(cfg.clone(), vec![m], Vec::new(), &ps).unwrap();
+            sim.log_next_run();
+            sim.run(1).unwrap();
+            let a = sim.analyse(None).unwrap();
+            assert_eq!(a.coordination, 2.0 * pairs / (nx * ny) as f64, "mu {mu}");
+            assert_eq!(a.rattlers, rattlers, "mu {mu}");
+            let held = if rattlers == 0 { a.coordination } else { 0.0 };
+            assert_eq!(a.coordination_held, held, "mu {mu}");
+        }
+    }
+
     /// A column of discs on a floor, settled: the floor carries the column's weight.
     #[test]
     fn settled_column_floor_carries_its_weight() {

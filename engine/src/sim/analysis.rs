@@ -192,7 +192,7 @@ impl Simulation {
         for run in &log.runs {
             for c in run {
                 let (i, j) = (c.i as usize, c.j as usize);
-                assert!(i < j && j < n, "a logged pair outside the store");
+                assert!(i < j && j < n, "a logged pair not of store indices i < j < n");
                 force_sum += norm2(c.f).sqrt();
                 if bodies && !(grain(i) && grain(j)) {
                     continue;

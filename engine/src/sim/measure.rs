@@ -39,6 +39,8 @@ impl Simulation {
     }
 
     /// Particle p's translational and rotational kinetic energies (p of finite mass).
+    /// Always inlined: the analysis's pass over the grains called it once a grain, and
+    /// recomputed the mass it divides out.
     #[inline(always)]
     pub(crate) fn kinetic_of(&self, p: usize) -> (f64, f64) {
         let ps = &self.particles;

@@ -53,12 +53,6 @@ impl ContactCounts {
         self.of.resize(n, Count::default());
     }
 
-    /// A contact between particles `i` and `j`, both peeled.
-    #[inline]
-    pub fn add_pair(&mut self, i: u32, j: u32) {
-        add_pair(&mut self.of, i, j);
-    }
-
     /// A contact of particle `p` with a wall or a body that is not peeled.
     #[inline]
     pub fn add_fixed(&mut self, p: u32) {
@@ -71,8 +65,9 @@ impl ContactCounts {
     }
 }
 
-/// [`ContactCounts::add_pair`] on the records themselves, for a loop that holds them as a
-/// slice it has cut to its particles' number (which leaves the loop without bounds checks).
+/// A contact between particles `i` and `j`, both peeled, in their records (`of`: a
+/// [`ContactCounts`]'s, as a slice a loop may cut to its particles' number, which leaves
+/// it without bounds checks).
 #[inline(always)]
 pub fn add_pair(of: &mut [Count], i: u32, j: u32) {
     for (p, q) in [(i, j), (j, i)] {
@@ -115,9 +110,9 @@ impl Peeling {
     /// Find the rattlers (fewer than `held` contacts, repeatedly), in the counts
     /// themselves: each particle's `all` becomes its contacts while it is in, `pairs` its
     /// partners left, `partners` the XOR of those (no copy of them: at 10^6 particles the
-    /// copies were a fifth of the peeling). `pairs` gives the pairs in contact (each once,
-    /// as [`ContactCounts::add_pair`] was given them); it is read only where `held > 2`, so
-    /// a caller passes an iterator over its own records rather than a list.
+    /// copies were a fifth of the peeling). `pairs` must give exactly the pairs counted
+    /// with [`add_pair`], each once; it is read only where `held > 2`, so a caller passes
+    /// an iterator over its own records rather than a list.
     pub fn peel<I>(&mut self, counts: &mut ContactCounts, held: u32, pairs: I) -> Peeled
     where
         I: IntoIterator<Item = (u32, u32)>,
@@ -223,7 +218,7 @@ mod tests {
     /// The counts of `n` particles with these pairs and wall contacts, in `c`'s buffers.
     fn count_into(c: &mut ContactCounts, n: usize, pairs: &[(u32, u32)], fixed: &[u32]) {
         c.reset(n);
-        pairs.iter().for_each(|&(i, j)| c.add_pair(i, j));
+        pairs.iter().for_each(|&(i, j)| add_pair(&mut c.of, i, j));
         for (p, &k) in fixed.iter().enumerate() {
             (0..k).for_each(|_| c.add_fixed(p as u32));
         }
