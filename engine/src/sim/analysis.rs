@@ -182,10 +182,11 @@ impl Simulation {
         counts.reset(n);
         let mut grain_pairs = 0;
         let mut force_sum = 0.0;
-        // The pairs between grains. The slices cut to n and the one check per pair (the
-        // log's pairs are store indices, i < j < n) leave the loop without a bounds check
-        // per access, and nothing in it calls out (a call spilled every sum to the stack
-        // at every pair): it is instruction-bound, at 13-20 ns a pair before (10^6 discs).
+        // The pairs between grains. The loop is bound by its instructions (13-20 ns a pair
+        // at 10^6 discs, and as much at 10^5, where all of it fits in the caches): the
+        // slices cut to n and the one check per pair (the log's pairs are store indices,
+        // i < j < n) leave it without a bounds check per access, and nothing in it calls
+        // out (a call there spilled every sum to the stack at every pair).
         let pos: [&[f64]; DIM] = std::array::from_fn(|a| &ps.pos[a][..n]);
         let shares = &mut grain_stress[..n];
         let of = &mut counts.of[..n];
