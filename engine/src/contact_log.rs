@@ -18,6 +18,8 @@ pub struct PairForce {
     /// The force on `i` (N).
     pub f: Vector,
     /// Depth of the overlap (m; a polygon pair's: its area over the contact line's length).
+    /// Zero for two discs (2D): their batched loop's law needs no overlap beyond the force,
+    /// and the radii less the distance give it (as the contact network's writer does).
     pub overlap: f64,
 }
 
