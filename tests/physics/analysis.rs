@@ -63,9 +63,8 @@ mod plane {
         }
     }
 
-    /// nx x ny discs spaced 2R - delta, held by four walls each delta deep into the outer
-    /// discs: every contact carries kn delta, and the lattice is at rest.
-    fn lattice(nx: usize, ny: usize) -> (Simulation, [f64; 2]) {
+    /// nx x ny discs at rest, spaced 2R - delta (each pair of neighbours delta deep).
+    fn lattice_discs(nx: usize, ny: usize) -> Vec<ParticleInit> {
         let s = 2.0 * R - DELTA;
         let mut ps = Vec::new();
         for l in 0..ny {
@@ -73,6 +72,14 @@ mod plane {
                 ps.push(disc(ps.len() as u64 + 1, [k as f64 * s, l as f64 * s], [0.0; 2]));
             }
         }
+        ps
+    }
+
+    /// nx x ny discs spaced 2R - delta, held by four walls each delta deep into the outer
+    /// discs: every contact carries kn delta, and the lattice is at rest.
+    fn lattice(nx: usize, ny: usize) -> (Simulation, [f64; 2]) {
+        let s = 2.0 * R - DELTA;
+        let ps = lattice_discs(nx, ny);
         let lo = [-(R - DELTA); 2];
         let hi = [(nx - 1) as f64 * s + R - DELTA, (ny - 1) as f64 * s + R - DELTA];
         let walls = vec![
@@ -158,16 +165,7 @@ mod plane {
     #[test]
     fn a_frictionless_lattice_without_walls_peels_off_entirely() {
         let (nx, ny) = (4, 3);
-        let (lattice, _) = lattice(nx, ny);
-        let ps: Vec<ParticleInit> = (0..nx * ny)
-            .map(|p| {
-                disc(
-                    p as u64 + 1,
-                    [lattice.particles.pos[0][p], lattice.particles.pos[1][p]],
-                    [0.0; 2],
-                )
-            })
-            .collect();
+        let ps = lattice_discs(nx, ny);
         let cfg = config(1e-7, [0.0; 2], [-0.01; 2], [0.02; 2]);
         let pairs = ((nx - 1) * ny + nx * (ny - 1)) as f64;
         for (mu, rattlers) in [(0.5, 0), (0.0, nx * ny)] {

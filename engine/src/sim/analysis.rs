@@ -16,7 +16,7 @@ use talus_kernels::analysis::stress::{add_scaled, contact_virial, Tensor};
 use talus_kernels::math::{norm2, scale, sub, Vector, DIM};
 
 use super::Simulation;
-use crate::contact_log::{ContactLog, PairForce, WallForce};
+use crate::contact_log::{ContactLog, WallForce};
 use crate::error::{EngineError, Result};
 
 /// A box of space (`min` below `max` on every axis), for the packing fraction.
@@ -159,6 +159,8 @@ impl Simulation {
         // Wall bodies are few or none: without them every particle is a grain.
         let bodies = ps.wall_bodies() > 0;
         let grain = |p: usize| !bodies || !ps.is_wall_body(p);
+        // (`bodies` first: without them the test is one predicted branch.)
+        let between_grains = |i: usize, j: usize| !bodies || (grain(i) && grain(j));
         let image = self.min_image();
         let Analysis {
             mut grain_stress,
@@ -195,7 +197,7 @@ impl Simulation {
                 let (i, j) = (c.i as usize, c.j as usize);
                 assert!(i < j && j < n, "a logged pair not of store indices i < j < n");
                 force_sum += norm2(c.f).sqrt();
-                if bodies && !(grain(i) && grain(j)) {
+                if !between_grains(i, j) {
                     continue;
                 }
                 // The branch from j to i, by the minimum image in a periodic cell.
@@ -252,8 +254,8 @@ impl Simulation {
         contacts.extend(counts.of.iter().map(|c| c.all));
         // The pairs between grains again, where more than two contacts hold a grain (no
         // friction): the peeling lists them itself.
-        let grain_pair = |c: &&PairForce| !bodies || (grain(c.i as usize) && grain(c.j as usize));
-        let peeled = peeling.peel(counts, need, log.pairs().filter(grain_pair).map(|c| (c.i, c.j)));
+        let grain_pairs_of_log = log.pairs().filter(|c| between_grains(c.i as usize, c.j as usize));
+        let peeled = peeling.peel(counts, need, grain_pairs_of_log.map(|c| (c.i, c.j)));
         if bodies {
             (0..n).filter(|&p| !grain(p)).for_each(|p| contacts[p] = 0);
         }
