@@ -58,10 +58,13 @@ pub enum Phase {
     /// Copying the hot particle arrays into pages first written by the threads that work
     /// on them (NUMA first touch): when the pool starts and after a reorder.
     FirstTouch,
+    /// The analysis of a logged step (stress, contacts, rattlers: `sim/analysis.rs`),
+    /// between steps: not part of the stepping time.
+    Analysis,
 }
 
 impl Phase {
-    /// Every phase, in step order.
+    /// Every phase of a step, in step order (the analysis, between steps, is not one).
     pub const ALL: [Phase; 10] = [
         Phase::Predict,
         Phase::Vertices,
@@ -88,6 +91,7 @@ impl Phase {
             Phase::Reorder => "reorder",
             Phase::Insert => "insert",
             Phase::FirstTouch => "first touch",
+            Phase::Analysis => "analysis",
         }
     }
 
@@ -144,9 +148,10 @@ impl Profile {
         &mut self.phases[k].1
     }
 
-    /// Total wall time of all phases.
+    /// Total wall time of the step's phases (the analysis, between steps, left out).
     pub fn wall(&self) -> f64 {
-        self.phases.iter().map(|(_, p)| p.wall).sum()
+        let step = self.phases.iter().filter(|(ph, _)| *ph != Phase::Analysis);
+        step.map(|(_, p)| p.wall).sum()
     }
 
     /// Wall time of one phase.
@@ -176,7 +181,8 @@ impl Profile {
 
     /// Total barrier wait over all phases and threads, as a fraction of threads x wall.
     pub fn wait_fraction(&self) -> f64 {
-        let wait: f64 = self.phases.iter().flat_map(|(_, p)| &p.wait).sum();
+        let step = self.phases.iter().filter(|(ph, _)| *ph != Phase::Analysis);
+        let wait: f64 = step.flat_map(|(_, p)| &p.wait).sum();
         wait / (self.wall() * self.threads.max(1) as f64).max(f64::MIN_POSITIVE)
     }
 }

@@ -44,6 +44,7 @@ use talus_kernels::geometry::polygon::to_world;
 #[macro_use]
 mod broad;
 mod analysis;
+mod analysis_passes;
 mod config;
 mod gear_history;
 mod insertion;

@@ -195,14 +195,14 @@ mod tests {
         };
         let mut out = Outputs::create(dir.path(), kinds).unwrap();
         // Not logged: no analysis to write, and a frame without the analysis' arrays.
-        assert!(out.write_analysis(&sim).is_err());
-        out.write_frame(&sim).unwrap();
+        assert!(out.write_analysis(&mut sim).is_err());
+        out.write_frame(&mut sim).unwrap();
         let mut steps = Vec::new();
         for _ in 0..3 {
             sim.log_next_run();
             sim.run(10).unwrap();
-            out.write_frame(&sim).unwrap();
-            out.write_analysis(&sim).unwrap();
+            out.write_frame(&mut sim).unwrap();
+            out.write_analysis(&mut sim).unwrap();
             steps.push(sim.step);
         }
         let log = sim.contact_log().unwrap().clone();
@@ -254,7 +254,7 @@ mod tests {
 
         // Resumed at the second analysis' step: the first row kept, the rest dropped.
         let mut again = Outputs::resume(dir.path(), kinds, steps[1], false).unwrap();
-        again.write_analysis(&sim).unwrap();
+        again.write_analysis(&mut sim).unwrap();
         let csv = std::fs::read_to_string(dir.path().join("analysis.csv")).unwrap();
         let kept: Vec<u64> = csv
             .lines()

@@ -292,7 +292,7 @@ impl Outputs {
     /// The analysis of the current state, if the run analyses and the step that led to it
     /// was logged: made once per step, taken out of `self` (to be put back with
     /// [`Outputs::keep_analysis`]).
-    fn take_analysis(&mut self, sim: &Simulation) -> Result<Option<Analysis>> {
+    fn take_analysis(&mut self, sim: &mut Simulation) -> Result<Option<Analysis>> {
         let Some(out) = &mut self.analysis else {
             return Ok(None);
         };
@@ -321,7 +321,7 @@ impl Outputs {
 
     /// The analysis of the current state where the run analyses and the step that led to
     /// it was logged: made once per step, for the series, the frames and the caller alike.
-    pub fn analysis(&mut self, sim: &Simulation) -> Result<Option<&Analysis>> {
+    pub fn analysis(&mut self, sim: &mut Simulation) -> Result<Option<&Analysis>> {
         let a = self.take_analysis(sim)?;
         self.keep_analysis(a);
         Ok(self.analysis.as_ref().and_then(|o| o.last.as_ref()))
@@ -329,7 +329,7 @@ impl Outputs {
 
     /// Write the analysis of the current state: a row of the series and the contact
     /// network. The step that led to it must have been logged.
-    pub fn write_analysis(&mut self, sim: &Simulation) -> Result<()> {
+    pub fn write_analysis(&mut self, sim: &mut Simulation) -> Result<()> {
         let dir = self.dir.clone();
         let Some(a) = self.take_analysis(sim)? else {
             return Err(IoError::Invalid {
@@ -358,13 +358,13 @@ impl Outputs {
     }
 
     /// Write the current state: a frame and an energy row.
-    pub fn write(&mut self, sim: &Simulation) -> Result<()> {
+    pub fn write(&mut self, sim: &mut Simulation) -> Result<()> {
         self.write_frame(sim)?;
         self.write_energy(sim)
     }
 
     /// Write a frame of the particles (and of the walls) and a dump snapshot.
-    pub fn write_frame(&mut self, sim: &Simulation) -> Result<()> {
+    pub fn write_frame(&mut self, sim: &mut Simulation) -> Result<()> {
         let analysis = self.take_analysis(sim)?;
         self.grains.gather(sim, analysis.as_ref());
         self.keep_analysis(analysis);
@@ -547,10 +547,10 @@ pub(crate) mod tests {
             outflow: false,
         };
         let mut out = Outputs::create(dir.path(), kinds).unwrap();
-        out.write(&sim).unwrap();
+        out.write(&mut sim).unwrap();
         for _ in 0..3 {
             run(&mut sim, 10);
-            out.write(&sim).unwrap();
+            out.write(&mut sim).unwrap();
         }
         let files = out.files();
         drop(out);
@@ -637,7 +637,7 @@ pub(crate) mod tests {
         );
         // And goes on: the next frame joins the series.
         run(&mut sim, 10);
-        out.write(&sim).unwrap();
+        out.write(&mut sim).unwrap();
         drop(out);
         assert_eq!(pvd_steps(&dir.path().join("particles.pvd")), [0, 10, 40]);
         assert_eq!(pvd_steps(&dir.path().join("walls.pvd")), [0, 10, 40]);

@@ -343,9 +343,9 @@ impl Simulation {
     /// The analysis of the last step (run with `analyse=True`): the stress tensor (Love-
     /// Weber over the domain; compression negative), coordination numbers, rattlers,
     /// Yade's unbalanced-force ratio, energies and the force on each wall.
-    fn analysis<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    fn analysis<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        on!(&self.engine, s => {
+        on!(&mut self.engine, s => {
             let a = s.analyse(None).map_err(err)?;
             d.set_item("step", a.step)?;
             d.set_item("time", a.time)?;

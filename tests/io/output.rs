@@ -100,7 +100,7 @@ fn polygon_frames_show_the_simulated_corners_and_walls_are_walls() {
         outflow: false,
     };
     let mut out = Outputs::create(dir.path(), kinds).unwrap();
-    out.write(&sim).unwrap();
+    out.write(&mut sim).unwrap();
 
     let ps = &sim.particles;
     let sh = sim.shapes.as_ref().unwrap();

@@ -318,9 +318,34 @@ mod plane {
         assert_eq!(by_id(&after, &sim, count as u64 - 1), 1);
     }
 
+    /// Every number of two analyses, bit for bit.
+    fn assert_same(a: &talus::engine::Analysis, b: &talus::engine::Analysis) {
+        assert_eq!(a.grain_stress, b.grain_stress);
+        assert_eq!(a.contacts, b.contacts);
+        assert_eq!((a.stress, a.wall_forces.clone()), (b.stress, b.wall_forces.clone()));
+        let numbers = |a: &talus::engine::Analysis| {
+            [
+                a.coordination,
+                a.coordination_held,
+                a.unbalanced,
+                a.kinetic,
+                a.rotational,
+                a.potential,
+            ]
+            .map(f64::to_bits)
+        };
+        assert_eq!(numbers(a), numbers(b));
+        assert_eq!(
+            (a.rattlers, a.packing, a.region_stress),
+            (b.rattlers, b.packing, b.region_stress)
+        );
+    }
+
     /// A bed of 12,000 discs in motion, stepped with and without logging, on one thread
-    /// and on two (the deterministic sum, in many chunks): the same trajectory bit for bit,
-    /// and the same log.
+    /// and on two, then three (the deterministic sum, in many chunks): the same trajectory
+    /// bit for bit, the same log, and the same analysis (each grain's sums made by the
+    /// thread that owns it in the log's order, the bed's by fixed blocks: `sim/
+    /// analysis_passes.rs`), with a region.
     #[test]
     fn logging_changes_nothing_and_is_the_same_on_two_threads() {
         use rand::{RngExt, SeedableRng};
@@ -350,7 +375,7 @@ mod plane {
         let (mut plain, mut logged, mut two) = (make(), make(), make());
         two.set_parallel(&[None, None], talus::engine::ForceStrategy::Deterministic)
             .unwrap();
-        for _ in 0..5 {
+        for round in 0..5 {
             plain.run(40).unwrap();
             for s in [&mut logged, &mut two] {
                 s.log_next_run();
@@ -363,6 +388,25 @@ mod plane {
             assert!(a.pairs().eq(b.pairs()));
             assert_eq!(a.walls, b.walls);
             assert_eq!(a.pair_count() as u64, logged.last_contacts);
+            let region = talus::engine::Region {
+                min: [0.0, 0.0],
+                max: [0.1, 0.05],
+            };
+            let (a, b) = (
+                logged.analyse(Some(&region)).unwrap(),
+                two.analyse(Some(&region)).unwrap(),
+            );
+            assert_same(&a, &b);
+            assert!(
+                a.packing.unwrap() > 0.0 && a.rattlers > 0,
+                "{:?} {}",
+                a.packing,
+                a.rattlers
+            );
+            if round == 2 {
+                two.set_parallel(&[None; 3], talus::engine::ForceStrategy::Deterministic)
+                    .unwrap();
+            }
         }
         assert!(plain.contact_log().is_none());
     }

@@ -58,6 +58,10 @@ pub struct BenchArgs {
     /// network; the medians of 5 calls, after the timed segments.
     #[arg(long)]
     pub analysis: bool,
+    /// Worker threads of the pool, unpinned, deterministic force summation (`talus run
+    /// --threads`; pinning and the other strategies: `talus scale`).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
     /// Internal: print the one row of a single configuration in machine-readable form.
     #[arg(long, hide = true)]
     pub row_only: bool,
@@ -186,6 +190,7 @@ pub fn tiling3d(k: usize) -> (usize, usize) {
 
 /// What the measurement reads of a simulation, in either dimension.
 trait Timed {
+    fn set_threads(&mut self, threads: usize) -> Result<(), String>;
     fn run_steps(&mut self, steps: u64) -> Result<(), String>;
     fn updates(&self) -> u64;
     fn swaps(&self) -> u64;
@@ -203,8 +208,13 @@ trait Timed {
 }
 
 macro_rules! timed_simulation {
-    ($sim:ty, $phase:ident, $io:ident) => {
+    ($sim:ty, $phase:ident, $io:ident, $engine:ident) => {
         impl Timed for $sim {
+            fn set_threads(&mut self, threads: usize) -> Result<(), String> {
+                let strategy = $engine::ForceStrategy::Deterministic;
+                self.set_parallel(&vec![None; threads.max(1)], strategy)
+                    .map_err(|e| e.to_string())
+            }
             fn run_steps(&mut self, steps: u64) -> Result<(), String> {
                 self.run(steps).map_err(|e| e.to_string())
             }
@@ -267,9 +277,9 @@ macro_rules! timed_simulation {
     };
 }
 
-timed_simulation!(Simulation, Phase, talus_io);
+timed_simulation!(Simulation, Phase, talus_io, talus_engine);
 use talus_engine3d::pool::Phase as Phase3d;
-timed_simulation!(talus_engine3d::Simulation, Phase3d, talus_io3d);
+timed_simulation!(talus_engine3d::Simulation, Phase3d, talus_io3d, talus_engine3d);
 
 struct Row {
     n: usize,
@@ -359,6 +369,9 @@ fn measure(
 
 /// Warm up and time one simulation.
 fn measure_sim<S: Timed>(mut sim: S, n: usize, iname: &str, mname: &str, a: &BenchArgs) -> Result<Row, String> {
+    if a.threads > 1 {
+        sim.set_threads(a.threads)?;
+    }
     reset_peak_rss();
     sim.run_steps(a.warmup)?;
     let steps = ((a.updates / n as f64) as u64).max(20);
@@ -439,6 +452,7 @@ fn measure_in_child(n: usize, integ: &str, mode: &str, a: &BenchArgs) -> Result<
         .args(["--updates", &a.updates.to_string(), "--repeats", &a.repeats.to_string()])
         .args(["--warmup", &a.warmup.to_string()])
         .args(a.analysis.then_some("--analysis"))
+        .args(["--threads", &a.threads.to_string()])
         .args(
             a.margin
                 .map(|m| ["--margin".to_string(), m.to_string()])

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::engine::pool::Profile;
+use super::engine::pool::{Phase, Profile};
 use super::engine::topology::{plan, Placement, Topology};
 use super::engine::{ForceStrategy, Simulation};
 use crate::parallel_opts::{check_thread_count, ParallelArgs};
@@ -55,6 +55,8 @@ pub fn profile_table(p: &Profile) -> String {
         wait_total += wait;
         let name = if ph.is_serial() {
             format!("{} (serial)", ph.name())
+        } else if *ph == Phase::Analysis {
+            format!("{} (besides)", ph.name())
         } else {
             ph.name().to_string()
         };
@@ -93,7 +95,11 @@ pub fn phase_shares(p: &Profile) -> String {
     let mut parts: Vec<String> = p
         .phases
         .iter()
-        .map(|(ph, pr)| format!("{} {:.1}%", ph.name(), 100.0 * pr.wall / total))
+        .map(|(ph, pr)| {
+            // The analysis runs between steps: its time is besides the stepping time.
+            let besides = if *ph == Phase::Analysis { " besides" } else { "" };
+            format!("{} {:.1}%{besides}", ph.name(), 100.0 * pr.wall / total)
+        })
         .collect();
     parts.push(format!("in no phase {:.1}%", 100.0 * p.outside() / total));
     parts.join("  ")

@@ -141,7 +141,7 @@ fn region(min: &[f64], max: &[f64]) -> Region {
 /// Whether the state meets `[run] until` (each quantity given below its threshold): what
 /// was measured, if it does. The unbalanced-force ratio needs the step before logged; it
 /// comes from the run's own analysis of the step where there is one (`out`).
-fn settled_now(sim: &Simulation, u: &UntilSettings, out: Option<&mut Outputs>) -> Result<Option<String>, String> {
+fn settled_now(sim: &mut Simulation, u: &UntilSettings, out: Option<&mut Outputs>) -> Result<Option<String>, String> {
     let mut said = Vec::new();
     if let Some(limit) = u.kinetic {
         let (t, r) = sim.kinetic_energies();
@@ -336,7 +336,7 @@ pub fn step_and_report(
     // A log instead of a terminal: no progress bar can show there, so progress lines.
     let mut thermo = (!plan.quiet && !std::io::stderr().is_terminal()).then(|| Thermo::new(plan.thermo, sim, end));
     let mut io_time = Duration::ZERO;
-    let write = |sim: &Simulation, out: &mut Option<Outputs>, io: &mut Duration, frame: bool, energy: bool| {
+    let write = |sim: &mut Simulation, out: &mut Option<Outputs>, io: &mut Duration, frame: bool, energy: bool| {
         if let Some(o) = out {
             let t = Instant::now();
             if frame {

@@ -10,13 +10,14 @@
 //! point to the grain's centre ([`Simulation::wall_contact_point`],
 //! [`Simulation::body_contact_branch`]).
 use talus_kernels::analysis::rattlers::{
-    add_pair, coordination, ContactCounts, Peeling, HELD_FRICTIONAL, HELD_FRICTIONLESS,
+    coordination, ContactCounts, Count, Peeling, HELD_FRICTIONAL, HELD_FRICTIONLESS,
 };
 use talus_kernels::analysis::stress::{add_scaled, contact_virial, Tensor};
 use talus_kernels::math::{norm2, scale, sub, Vector, DIM};
 
+use super::analysis_passes::{grain_pass, pair_pass, GrainBlock, Grains, PairBlock, RimSide};
 use super::Simulation;
-use crate::contact_log::{ContactLog, WallForce};
+use crate::contact_log::WallForce;
 use crate::error::{EngineError, Result};
 
 /// A box of space (`min` below `max` on every axis), for the packing fraction.
@@ -91,33 +92,37 @@ pub struct Analysis {
     buffers: Buffers,
 }
 
-/// The analysis's working buffers: each grain's contacts, the peeling's, and the bodies'
-/// forces.
+/// The analysis's working buffers: each grain's contacts, the peeling's, the bodies'
+/// forces, and the passes' on the pool.
 #[derive(Debug, Clone, Default)]
 struct Buffers {
     counts: ContactCounts,
     peeling: Peeling,
     body_force: Vec<Vector>,
+    /// Each thread's sides of pairs on particles other threads own.
+    rims: Vec<Vec<RimSide>>,
+    pair_blocks: Vec<PairBlock>,
+    grain_blocks: Vec<GrainBlock>,
 }
 
 impl Simulation {
     /// The analysis of the current state, from the contact forces of the step that led to
     /// it: that step must have been logged ([`Simulation::log_next_run`]).
-    pub fn analyse(&self, region: Option<&Region>) -> Result<Analysis> {
+    pub fn analyse(&mut self, region: Option<&Region>) -> Result<Analysis> {
         self.analyse_reusing(region, Analysis::default())
     }
 
     /// [`Simulation::analyse`], in the buffers of an earlier analysis: a run analysing at an
     /// interval hands back the last one (at 10^6 discs, fresh buffers' pages faulted in
     /// cost a third of the analysis).
-    pub fn analyse_reusing(&self, region: Option<&Region>, earlier: Analysis) -> Result<Analysis> {
-        let log = self.contact_log().ok_or_else(|| {
-            EngineError::Setup(format!(
+    pub fn analyse_reusing(&mut self, region: Option<&Region>, earlier: Analysis) -> Result<Analysis> {
+        if self.contact_log().is_none() {
+            return Err(EngineError::Setup(format!(
                 "no contact forces were logged for step {}: analysis needs log_next_run before the run that ends there",
                 self.step
-            ))
-        })?;
-        Ok(self.analyse_log(log, region, earlier))
+            )));
+        }
+        self.analyse_log(region, earlier)
     }
 
     /// Where a wall contact acts: on the wall's normal through the particle's centre,
@@ -152,63 +157,56 @@ impl Simulation {
         scale(rho / len, f)
     }
 
-    fn analyse_log(&self, log: &ContactLog, region: Option<&Region>, earlier: Analysis) -> Analysis {
+    fn analyse_log(&mut self, region: Option<&Region>, earlier: Analysis) -> Result<Analysis> {
         let ps = &self.particles;
+        let log = self.contact_log.as_ref().expect("a log of this step");
         let n = ps.len();
         let x = |p: usize| -> Vector { std::array::from_fn(|a| ps.pos[a][p]) };
         // Wall bodies are few or none: without them every particle is a grain.
         let bodies = ps.wall_bodies() > 0;
-        let grain = |p: usize| !bodies || !ps.is_wall_body(p);
-        // (`bodies` first: without them the test is one predicted branch.)
-        let between_grains = |i: usize, j: usize| !bodies || (grain(i) && grain(j));
-        let image = self.min_image();
+        let on = Grains {
+            ps,
+            bodies,
+            image: self.min_image(),
+        };
+        let grain = |p: usize| on.grain(p);
         let Analysis {
             mut grain_stress,
             mut contacts,
             mut buffers,
             ..
         } = earlier;
-        // Each grain's stress times volume first, divided by its volume at the end.
-        grain_stress.clear();
-        grain_stress.resize(n, [[0.0; DIM]; DIM]);
-        let mut total = [[0.0; DIM]; DIM];
         let frictional = self.materials.iter().any(|m| m.contact.mu > 0.0);
         let need = if frictional { HELD_FRICTIONAL } else { HELD_FRICTIONLESS };
-        // Each grain's contacts, gathered here for the rattlers and the coordination
-        // numbers.
         let Buffers {
             counts,
             peeling,
             body_force,
+            rims,
+            pair_blocks,
+            grain_blocks,
         } = &mut buffers;
-        counts.reset(n);
-        let mut grain_pairs = 0;
-        let mut force_sum = 0.0;
-        // The pairs between grains. The loop is bound by its instructions (13-20 ns a pair
-        // at 10^6 discs, and as much at 10^5, where all of it fits in the caches): the
-        // slices cut to n and the one check per pair (the log's pairs are store indices,
-        // i < j < n) leave it without a bounds check per access, and nothing in it calls
-        // out (a call there spilled every sum to the stack at every pair).
-        let pos: [&[f64]; DIM] = std::array::from_fn(|a| &ps.pos[a][..n]);
-        let shares = &mut grain_stress[..n];
-        let of = &mut counts.of[..n];
-        for run in &log.runs {
-            for c in run {
-                let (i, j) = (c.i as usize, c.j as usize);
-                assert!(i < j && j < n, "a logged pair not of store indices i < j < n");
-                force_sum += norm2(c.f).sqrt();
-                if !between_grains(i, j) {
-                    continue;
-                }
-                // The branch from j to i, by the minimum image in a periodic cell.
-                let d: Vector = std::array::from_fn(|a| pos[a][j] - pos[a][i]);
-                let v = contact_virial(scale(-1.0, image.map_or(d, |m| m.of(d))), c.f);
-                add_scaled(&mut total, 1.0, &v);
-                add_scaled(&mut shares[i], 0.5, &v);
-                add_scaled(&mut shares[j], 0.5, &v);
-                add_pair(of, c.i, c.j);
-                grain_pairs += 1;
-            }
+        // Each grain's stress times volume first, divided by its volume at the end, and its
+        // contacts, for the rattlers and the coordination numbers: zeroed by the threads
+        // that own them.
+        grain_stress.resize(n, [[0.0; DIM]; DIM]);
+        counts.of.resize(n, Count::default());
+        let pool = &mut self.workers.pool;
+        pair_pass(
+            pool,
+            &on,
+            &log.runs,
+            &mut grain_stress,
+            &mut counts.of,
+            pair_blocks,
+            rims,
+        )?;
+        let mut total = [[0.0; DIM]; DIM];
+        let (mut force_sum, mut grain_pairs) = (0.0, 0);
+        for b in pair_blocks.iter() {
+            add_scaled(&mut total, 1.0, &b.total);
+            force_sum += b.force_sum;
+            grain_pairs += b.grain_pairs;
         }
         // A grain against a wall body: a wall contact of the grain's.
         body_force.clear();
@@ -254,39 +252,31 @@ impl Simulation {
         contacts.extend(counts.of.iter().map(|c| c.all));
         // The pairs between grains again, where more than two contacts hold a grain (no
         // friction): the peeling lists them itself.
-        let grain_pairs_of_log = log.pairs().filter(|c| between_grains(c.i as usize, c.j as usize));
+        let grain_pairs_of_log = log.pairs().filter(|c| on.between_grains(c.i as usize, c.j as usize));
         let peeled = peeling.peel(counts, need, grain_pairs_of_log.map(|c| (c.i, c.j)));
         if bodies {
             (0..n).filter(|&p| !grain(p)).for_each(|p| contacts[p] = 0);
         }
-        // One pass over the grains: the net forces, the potential energy, the region's
-        // grains, and each grain's stress over its volume.
-        let g = self.config.gravity;
-        let (mut net, mut potential) = (0.0, 0.0);
+        let gravity = self.config.gravity;
+        let pool = &mut self.workers.pool;
+        grain_pass(
+            pool,
+            &on,
+            &self.materials,
+            gravity,
+            region,
+            &mut grain_stress,
+            grain_blocks,
+        )?;
+        let (mut net, mut potential, mut kinetic, mut rotational) = (0.0, 0.0, 0.0, 0.0);
         let (mut packed, mut region_sum) = (0.0, [[0.0; DIM]; DIM]);
-        // The kinetic energies in the same pass (as `kinetic_energies` sums them).
-        let (mut kinetic, mut rotational) = (0.0, 0.0);
-        for (p, s) in grain_stress.iter_mut().enumerate() {
-            if ps.inv_mass[p] > 0.0 {
-                let (t, r) = self.kinetic_of(p);
-                kinetic += t;
-                rotational += r;
-            }
-            if !grain(p) {
-                continue;
-            }
-            let m = ps.mass(p);
-            let f: Vector = std::array::from_fn(|a| ps.force[a][p] + m * g[a]);
-            net += norm2(f).sqrt();
-            potential += -m * (0..DIM).map(|a| g[a] * ps.pos[a][p]).sum::<f64>();
-            let density = self.materials[ps.material[p] as usize].density;
-            if let Some(r) = region.filter(|r| r.contains(x(p))) {
-                packed += m / density;
-                add_scaled(&mut region_sum, 1.0 / r.volume(), s);
-            }
-            let v = *s;
-            *s = [[0.0; DIM]; DIM];
-            add_scaled(s, ps.inv_mass[p] * density, &v);
+        for b in grain_blocks.iter() {
+            net += b.net;
+            potential += b.potential;
+            kinetic += b.kinetic;
+            rotational += b.rotational;
+            packed += b.packed;
+            add_scaled(&mut region_sum, 1.0, &b.region_sum);
         }
         let packing = region.map(|r| packed / r.volume());
         let region_stress = region.map(|_| region_sum);
@@ -306,7 +296,7 @@ impl Simulation {
         };
         let mut stress = [[0.0; DIM]; DIM];
         add_scaled(&mut stress, 1.0 / domain.volume(), &total);
-        Analysis {
+        Ok(Analysis {
             step: self.step,
             time: self.time,
             stress,
@@ -319,7 +309,7 @@ impl Simulation {
             wall_forces,
             body_forces: (0..n)
                 .filter(|&p| !grain(p))
-                .map(|p| (ps.id[p], body_force[p]))
+                .map(|p| (self.particles.id[p], body_force[p]))
                 .collect(),
             unbalanced,
             kinetic,
@@ -328,6 +318,6 @@ impl Simulation {
             packing,
             region_stress,
             buffers,
-        }
+        })
     }
 }

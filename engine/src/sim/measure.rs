@@ -31,28 +31,11 @@ impl Simulation {
         let ps = &self.particles;
         let (mut t, mut r) = (0.0, 0.0);
         for p in (0..ps.len()).filter(|&p| ps.inv_mass[p] > 0.0) {
-            let (tp, rp) = self.kinetic_of(p);
+            let (tp, rp) = kinetic_of(ps, p);
             t += tp;
             r += rp;
         }
         (t, r)
-    }
-
-    /// Particle p's translational and rotational kinetic energies (p of finite mass).
-    /// Always inlined: the analysis's pass over the grains called it once a grain, and
-    /// recomputed the mass it divides out.
-    #[inline(always)]
-    pub(crate) fn kinetic_of(&self, p: usize) -> (f64, f64) {
-        let ps = &self.particles;
-        let v: f64 = (0..DIM).map(|a| ps.vel[a][p] * ps.vel[a][p]).sum();
-        let w: f64 = (0..ANG).map(|k| ps.omega[k][p] * ps.omega[k][p]).sum();
-        // One spin component (2D): multiplied in the order the energy series always had.
-        let r = if ANG == 1 {
-            0.5 * ps.inertia(p) * ps.omega[0][p] * ps.omega[0][p]
-        } else {
-            0.5 * ps.inertia(p) * w
-        };
-        (0.5 * ps.mass(p) * v, r)
     }
 
     /// Energies of the current state and the number of touching pairs (3D: spheres).
@@ -220,4 +203,20 @@ impl Simulation {
             _ => None,
         }
     }
+}
+
+/// Particle p's translational and rotational kinetic energies (p of finite mass).
+/// Always inlined: the analysis's pass over the grains called it once a grain, and
+/// recomputed the mass it divides out.
+#[inline(always)]
+pub(crate) fn kinetic_of(ps: &ParticleStore, p: usize) -> (f64, f64) {
+    let v: f64 = (0..DIM).map(|a| ps.vel[a][p] * ps.vel[a][p]).sum();
+    let w: f64 = (0..ANG).map(|k| ps.omega[k][p] * ps.omega[k][p]).sum();
+    // One spin component (2D): multiplied in the order the energy series always had.
+    let r = if ANG == 1 {
+        0.5 * ps.inertia(p) * ps.omega[0][p] * ps.omega[0][p]
+    } else {
+        0.5 * ps.inertia(p) * w
+    };
+    (0.5 * ps.mass(p) * v, r)
 }

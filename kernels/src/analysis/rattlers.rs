@@ -65,17 +65,15 @@ impl ContactCounts {
     }
 }
 
-/// A contact between particles `i` and `j`, both peeled, in their records (`of`: a
-/// [`ContactCounts`]'s, as a slice a loop may cut to its particles' number, which leaves
-/// it without bounds checks).
+/// One side of a contact between two peeled particles: on the particle whose record is
+/// `of[k]` (a [`ContactCounts`]'s, or a piece of it a thread owns), with `partner`. Each
+/// contact is added at both its sides.
 #[inline(always)]
-pub fn add_pair(of: &mut [Count], i: u32, j: u32) {
-    for (p, q) in [(i, j), (j, i)] {
-        let c = &mut of[p as usize];
-        c.all += 1;
-        c.pairs += 1;
-        c.partners ^= q;
-    }
+pub fn add_side(of: &mut [Count], k: usize, partner: u32) {
+    let c = &mut of[k];
+    c.all += 1;
+    c.pairs += 1;
+    c.partners ^= partner;
 }
 
 /// What the peeling finds, besides which particles are rattlers ([`Peeling::rattler`]).
@@ -111,7 +109,7 @@ impl Peeling {
     /// themselves: each particle's `all` becomes its contacts while it is in, `pairs` its
     /// partners left, `partners` the XOR of those (no copy of them: at 10^6 particles the
     /// copies were a fifth of the peeling). `pairs` must give exactly the pairs counted
-    /// with [`add_pair`], each once; it is read only where `held > 2`, so a caller passes
+    /// with [`add_side`], each once; it is read only where `held > 2`, so a caller passes
     /// an iterator over its own records rather than a list.
     pub fn peel<I>(&mut self, counts: &mut ContactCounts, held: u32, pairs: I) -> Peeled
     where
@@ -218,7 +216,10 @@ mod tests {
     /// The counts of `n` particles with these pairs and wall contacts, in `c`'s buffers.
     fn count_into(c: &mut ContactCounts, n: usize, pairs: &[(u32, u32)], fixed: &[u32]) {
         c.reset(n);
-        pairs.iter().for_each(|&(i, j)| add_pair(&mut c.of, i, j));
+        for &(i, j) in pairs {
+            add_side(&mut c.of, i as usize, j);
+            add_side(&mut c.of, j as usize, i);
+        }
         for (p, &k) in fixed.iter().enumerate() {
             (0..k).for_each(|_| c.add_fixed(p as u32));
         }

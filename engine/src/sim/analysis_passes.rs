@@ -1,0 +1,468 @@
+//! The analysis's passes on the worker pool (`sim/analysis.rs` assembles them): the pass
+//! over the logged pairs between grains and the pass over the grains. Each particle's sums
+//! are made by one thread, its owner, with their terms in the order one thread adds them,
+//! and the whole bed's sums go by fixed blocks: every result is bit for bit the same for
+//! any number of threads.
+//!
+//! The pairs: the log (the contact table's order: sorted by first particle, but for the
+//! pairs added since the table's last compaction) is cut into one piece per thread at
+//! multiples of [`PAIR_BLOCK`], and thread t owns the particles from its piece's first `i`
+//! to the next piece's. A pair's side on a particle another thread owns (a piece's rim,
+//! and the unsorted tail) is worked out in a first phase into the thread's rim list. In
+//! the second each thread zeroes its particles' sums, adds the rim sides of the pieces
+//! before its own that fall on them, runs its piece, then adds those of the pieces after:
+//! each particle's terms come in the log's order, as on one thread, which has no rim and
+//! skips the first phase.
+use talus_kernels::analysis::rattlers::{add_side, Count};
+use talus_kernels::analysis::stress::{add_scaled, contact_virial, Tensor};
+use talus_kernels::math::{norm2, scale, Vector, DIM};
+use talus_kernels::neighbor::MinImage;
+
+use parking_lot::Mutex;
+
+use super::analysis::Region;
+use super::measure::kinetic_of;
+use crate::contact_log::PairForce;
+use crate::error::Result;
+use crate::material::Material;
+use crate::pool::{Phase, Pool};
+use crate::store::ParticleStore;
+use crate::work_split::{chunk, split_lengths};
+
+/// Logged pairs per block of the whole bed's sums (stress, force magnitudes): a piece of
+/// the pass over the pairs is a run of whole blocks.
+const PAIR_BLOCK: usize = 1024;
+
+/// Particles per block of the pass over the grains' sums.
+const GRAIN_BLOCK: usize = 1024;
+
+/// One side of a pair between grains, on a particle another thread owns: its half of the
+/// pair's virial and its partner (for the counts).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct RimSide {
+    p: u32,
+    partner: u32,
+    v: Tensor,
+}
+
+/// One block of the log's sums: the virial of its pairs between grains, the force
+/// magnitudes of all its pairs, and how many are between grains.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct PairBlock {
+    pub total: Tensor,
+    pub force_sum: f64,
+    pub grain_pairs: usize,
+}
+
+/// One block of the grains' sums.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct GrainBlock {
+    /// Magnitudes of the grains' net forces (contacts and gravity).
+    pub net: f64,
+    pub potential: f64,
+    pub kinetic: f64,
+    pub rotational: f64,
+    /// Volume of the grains in the region, and their stress times volume over its volume.
+    pub packed: f64,
+    pub region_sum: Tensor,
+}
+
+/// What the passes read: the store, which particles are grains, the periodic cell.
+pub(super) struct Grains<'a> {
+    pub ps: &'a ParticleStore,
+    /// Whether any particle is a wall body (else every particle is a grain).
+    pub bodies: bool,
+    pub image: Option<MinImage>,
+}
+
+impl Grains<'_> {
+    #[inline(always)]
+    pub fn grain(&self, p: usize) -> bool {
+        !self.bodies || !self.ps.is_wall_body(p)
+    }
+
+    /// (`bodies` first: without them the test is one predicted branch.)
+    #[inline(always)]
+    pub fn between_grains(&self, i: usize, j: usize) -> bool {
+        !self.bodies || (self.grain(i) && self.grain(j))
+    }
+}
+
+/// The pair's virial, -r (x) f with r from j to i by the minimum image.
+#[inline(always)]
+fn virial(pos: &[&[f64]; DIM], image: Option<MinImage>, i: usize, j: usize, f: Vector) -> Tensor {
+    let d: Vector = std::array::from_fn(|a| pos[a][j] - pos[a][i]);
+    contact_virial(scale(-1.0, image.map_or(d, |m| m.of(d))), f)
+}
+
+/// The log's pairs `from..to` (indices into all its runs' pairs), as slices of its runs
+/// (`starts[k]`: the pairs before run k).
+fn slices<'a>(
+    runs: &'a [Vec<PairForce>],
+    starts: &'a [usize],
+    from: usize,
+    to: usize,
+) -> impl Iterator<Item = &'a [PairForce]> {
+    let first = starts.partition_point(|&s| s <= from).saturating_sub(1);
+    runs[first..].iter().zip(&starts[first..]).map_while(move |(run, &s)| {
+        (s < to).then(|| &run[from.saturating_sub(s).min(run.len())..(to - s).min(run.len())])
+    })
+}
+
+/// The pass over the pairs between grains: each grain's stress times volume (`shares`,
+/// half of each pair's virial) and counts (`of`), from zero; the log's block sums into
+/// `blocks`. `rims` holds a list per thread (kept from call to call).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn pair_pass(
+    pool: &mut Pool,
+    on: &Grains,
+    runs: &[Vec<PairForce>],
+    shares: &mut [Tensor],
+    of: &mut [Count],
+    blocks: &mut Vec<PairBlock>,
+    rims: &mut Vec<Vec<RimSide>>,
+) -> Result<()> {
+    let n = on.ps.len();
+    let threads = pool.threads();
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(runs.iter().scan(0, |at, r| {
+            *at += r.len();
+            Some(*at)
+        }))
+        .collect();
+    let pairs = *starts.last().expect("one start at least");
+    blocks.clear();
+    blocks.resize(pairs.div_ceil(PAIR_BLOCK), PairBlock::default());
+    // Thread t's piece: blocks `chunk(blocks, t)`, pairs `cut[t]..cut[t + 1]`.
+    let cut: Vec<usize> = (0..=threads)
+        .map(|t| {
+            if t == threads {
+                pairs
+            } else {
+                (chunk(blocks.len(), t, threads).start * PAIR_BLOCK).min(pairs)
+            }
+        })
+        .collect();
+    // Thread t owns particles `own[t]..own[t + 1]`: from its piece's first `i` on.
+    let mut own = vec![0; threads + 1];
+    for t in 1..threads {
+        let first = slices(runs, &starts, cut[t], cut[t + 1]).flatten().next();
+        own[t] = first.map_or(own[t - 1], |c| c.i as usize).clamp(own[t - 1], n);
+    }
+    own[threads] = n;
+    let pos: [&[f64]; DIM] = std::array::from_fn(|a| &on.ps.pos[a][..n]);
+    let image = on.image;
+    rims.resize_with(threads, Vec::new);
+    rims.iter_mut().for_each(Vec::clear);
+    if threads > 1 {
+        let lists: Vec<Mutex<&mut Vec<RimSide>>> = rims.iter_mut().map(Mutex::new).collect();
+        pool.run(Phase::Analysis, &|t| {
+            let mut rim = lists[t].lock();
+            let owned = own[t]..own[t + 1];
+            for c in slices(runs, &starts, cut[t], cut[t + 1]).flatten() {
+                let (i, j) = (c.i as usize, c.j as usize);
+                if (owned.contains(&i) && owned.contains(&j)) || !on.between_grains(i, j) {
+                    continue;
+                }
+                let v = virial(&pos, image, i, j, c.f);
+                for (p, q) in [(c.i, c.j), (c.j, c.i)] {
+                    if !owned.contains(&(p as usize)) {
+                        rim.push(RimSide { p, partner: q, v });
+                    }
+                }
+            }
+        })?;
+    }
+    let rims = &*rims;
+    let lengths = || own.windows(2).map(|w| w[1] - w[0]);
+    let parts: Vec<Mutex<(&mut [Tensor], &mut [Count])>> = split_lengths(&mut shares[..n], lengths())
+        .into_iter()
+        .zip(split_lengths(&mut of[..n], lengths()))
+        .map(Mutex::new)
+        .collect();
+    let block_parts: Vec<Mutex<&mut [PairBlock]>> =
+        split_lengths(blocks, (0..threads).map(|t| (cut[t + 1] - cut[t]).div_ceil(PAIR_BLOCK)))
+            .into_iter()
+            .map(Mutex::new)
+            .collect();
+    pool.run(Phase::Analysis, &|t| {
+        let mut part = parts[t].lock();
+        let (shares, of) = &mut *part;
+        let (shares, of): (&mut [Tensor], &mut [Count]) = (shares, of);
+        let (lo, len) = (own[t], shares.len());
+        let of = &mut of[..len];
+        shares.fill([[0.0; DIM]; DIM]);
+        of.fill(Count::default());
+        add_rim_sides(shares, of, lo, &rims[..t]);
+        let mut out = block_parts[t].lock();
+        let piece = Piece {
+            runs,
+            starts: &starts,
+            from: cut[t],
+            to: cut[t + 1],
+        };
+        pair_piece(&pos, image, on, &piece, lo, shares, of, &mut out);
+        add_rim_sides(shares, of, lo, &rims[t + 1..]);
+    })
+}
+
+/// A thread's piece of the log: its pairs `from..to` (`starts[k]`: the pairs before run
+/// k).
+struct Piece<'a> {
+    runs: &'a [Vec<PairForce>],
+    starts: &'a [usize],
+    from: usize,
+    to: usize,
+}
+
+/// The pairs of `piece` into the sums of the particles `lo..lo + shares.len()` and into
+/// `out`, a block each. A function of its own, not the pool's closure, so that the
+/// compiler knows that what it writes is not what it reads (through the closure's captured
+/// references it loaded every slice again at each pair).
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn pair_piece(
+    pos: &[&[f64]; DIM],
+    image: Option<MinImage>,
+    on: &Grains,
+    piece: &Piece,
+    lo: usize,
+    shares: &mut [Tensor],
+    of: &mut [Count],
+    out: &mut [PairBlock],
+) {
+    let n = on.ps.len();
+    let pos: [&[f64]; DIM] = std::array::from_fn(|a| &pos[a][..n]);
+    let len = shares.len();
+    let of = &mut of[..len];
+    for (b, sum) in out.iter_mut().enumerate() {
+        let from = piece.from + b * PAIR_BLOCK;
+        let to = (from + PAIR_BLOCK).min(piece.to);
+        // The block's sums in locals: nothing in the loop calls out (a call there spilled
+        // every sum to the stack at every pair).
+        let (mut total, mut force_sum, mut grain_pairs) = ([[0.0; DIM]; DIM], 0.0, 0);
+        for run in slices(piece.runs, piece.starts, from, to) {
+            for c in run {
+                let (i, j) = (c.i as usize, c.j as usize);
+                assert!(i < j && j < n, "a logged pair not of store indices i < j < n");
+                force_sum += norm2(c.f).sqrt();
+                if !on.between_grains(i, j) {
+                    continue;
+                }
+                let v = virial(&pos, image, i, j, c.f);
+                add_scaled(&mut total, 1.0, &v);
+                // A side another thread owns came in its rim.
+                let (ki, kj) = (i.wrapping_sub(lo), j.wrapping_sub(lo));
+                if ki < len {
+                    add_scaled(&mut shares[ki], 0.5, &v);
+                    add_side(of, ki, c.j);
+                }
+                if kj < len {
+                    add_scaled(&mut shares[kj], 0.5, &v);
+                    add_side(of, kj, c.i);
+                }
+                grain_pairs += 1;
+            }
+        }
+        *sum = PairBlock {
+            total,
+            force_sum,
+            grain_pairs,
+        };
+    }
+}
+
+/// The sides in the rim lists `from` that fall on the particles `lo..lo + shares.len()`.
+fn add_rim_sides(shares: &mut [Tensor], of: &mut [Count], lo: usize, from: &[Vec<RimSide>]) {
+    let len = shares.len();
+    let of = &mut of[..len];
+    for e in from.iter().flatten() {
+        let k = (e.p as usize).wrapping_sub(lo);
+        if k < len {
+            add_scaled(&mut shares[k], 0.5, &e.v);
+            add_side(of, k, e.partner);
+        }
+    }
+}
+
+/// The pass over the grains, each thread over its own: the net forces, the potential
+/// energy, the region's grains, each grain's stress (`stress`, its stress times volume
+/// before) over its volume, and the kinetic energies (of every particle that moves, as
+/// [`super::Simulation::kinetic_energies`]); the sums by blocks into `blocks`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn grain_pass(
+    pool: &mut Pool,
+    on: &Grains,
+    materials: &[Material],
+    gravity: Vector,
+    region: Option<&Region>,
+    stress: &mut [Tensor],
+    blocks: &mut Vec<GrainBlock>,
+) -> Result<()> {
+    let ps = on.ps;
+    let n = ps.len();
+    let threads = pool.threads();
+    blocks.clear();
+    blocks.resize(n.div_ceil(GRAIN_BLOCK), GrainBlock::default());
+    let per_thread = |t: usize| chunk(blocks.len(), t, threads);
+    let ranges: Vec<(usize, usize)> = (0..threads)
+        .map(|t| {
+            let b = per_thread(t);
+            ((b.start * GRAIN_BLOCK).min(n), (b.end * GRAIN_BLOCK).min(n))
+        })
+        .collect();
+    let lengths: Vec<usize> = (0..threads).map(|t| per_thread(t).len()).collect();
+    let parts: Vec<Mutex<(&mut [Tensor], &mut [GrainBlock])>> =
+        split_lengths(&mut stress[..n], ranges.iter().map(|&(a, b)| b - a))
+            .into_iter()
+            .zip(split_lengths(blocks, lengths.into_iter()))
+            .map(Mutex::new)
+            .collect();
+    pool.run(Phase::Analysis, &|t| {
+        let mut part = parts[t].lock();
+        let (stress, out) = &mut *part;
+        grain_blocks(on, materials, gravity, region, ranges[t].0, stress, out);
+    })
+}
+
+/// The grains `lo..lo + stress.len()` (from a block's start), a block each into `out`: see
+/// [`grain_pass`]. A function of its own, as [`pair_piece`] is.
+#[inline(never)]
+fn grain_blocks(
+    on: &Grains,
+    materials: &[Material],
+    g: Vector,
+    region: Option<&Region>,
+    lo: usize,
+    stress: &mut [Tensor],
+    out: &mut [GrainBlock],
+) {
+    let ps = on.ps;
+    let hi = lo + stress.len();
+    // The arrays cut to the range: one bounds check each, not one a grain.
+    let inv_mass = &ps.inv_mass[lo..hi];
+    let material = &ps.material[lo..hi];
+    let pos: [&[f64]; DIM] = std::array::from_fn(|a| &ps.pos[a][lo..hi]);
+    let force: [&[f64]; DIM] = std::array::from_fn(|a| &ps.force[a][lo..hi]);
+    for (b, sum) in out.iter_mut().enumerate() {
+        let mut s = GrainBlock::default();
+        for k in b * GRAIN_BLOCK..((b + 1) * GRAIN_BLOCK).min(stress.len()) {
+            let p = lo + k;
+            if inv_mass[k] > 0.0 {
+                let (tr, r) = kinetic_of(ps, p);
+                s.kinetic += tr;
+                s.rotational += r;
+            }
+            if !on.grain(p) {
+                continue;
+            }
+            let m = 1.0 / inv_mass[k];
+            let f: Vector = std::array::from_fn(|a| force[a][k] + m * g[a]);
+            s.net += norm2(f).sqrt();
+            s.potential += -m * (0..DIM).map(|a| g[a] * pos[a][k]).sum::<f64>();
+            let density = materials[material[k] as usize].density;
+            let st = &mut stress[k];
+            let x: Vector = std::array::from_fn(|a| pos[a][k]);
+            if let Some(r) = region.filter(|r| r.contains(x)) {
+                s.packed += m / density;
+                add_scaled(&mut s.region_sum, 1.0 / r.volume(), st);
+            }
+            let v = *st;
+            *st = [[0.0; DIM]; DIM];
+            add_scaled(st, inv_mass[k] * density, &v);
+        }
+        *sum = s;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::ParticleInit;
+    use rand::{RngExt, SeedableRng};
+
+    /// A log in no order (pairs at random, runs of random lengths, some empty: as the
+    /// table's holes refilled since its last compaction leave it), so that rim sides go
+    /// to the pieces before as well as after. On 1, 2, 3 and 5 threads the pass gives each
+    /// particle's sums bit for bit as a plain loop over the log in its order does, and the
+    /// same block sums.
+    #[test]
+    fn the_pair_pass_on_any_threads_sums_as_the_log_in_order() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
+        let n = 50;
+        let mut ps = ParticleStore::default();
+        for id in 0..n {
+            ps.push(&ParticleInit {
+                id,
+                pos: std::array::from_fn(|_| rng.random_range(0.0..1.0)),
+                angle: 0.0,
+                vel: [0.0; DIM],
+                omega: Default::default(),
+                radius: 0.1,
+                mass: 1.0,
+                material: 0,
+                ptype: 0,
+                flags: 0,
+            });
+        }
+        let mut runs: Vec<Vec<PairForce>> = Vec::new();
+        while runs.iter().map(Vec::len).sum::<usize>() < 3 * PAIR_BLOCK + 500 {
+            let len = [0, 1, 37, 700][rng.random_range(0..4)];
+            runs.push(
+                (0..len)
+                    .map(|_| {
+                        let i = rng.random_range(0..n as u32 - 1);
+                        PairForce {
+                            i,
+                            j: rng.random_range(i + 1..n as u32),
+                            f: std::array::from_fn(|_| rng.random_range(-1.0..1.0)),
+                            overlap: 0.0,
+                        }
+                    })
+                    .collect(),
+            );
+        }
+        let on = Grains {
+            ps: &ps,
+            bodies: false,
+            image: None,
+        };
+        // The plain loop.
+        let pos: [&[f64]; DIM] = std::array::from_fn(|a| &ps.pos[a][..]);
+        let mut want = vec![[[0.0; DIM]; DIM]; n as usize];
+        let mut counts = vec![Count::default(); n as usize];
+        for c in runs.iter().flatten() {
+            let v = virial(&pos, None, c.i as usize, c.j as usize, c.f);
+            for (p, q) in [(c.i, c.j), (c.j, c.i)] {
+                add_scaled(&mut want[p as usize], 0.5, &v);
+                add_side(&mut counts, p as usize, q);
+            }
+        }
+        let mut first_blocks = None;
+        for threads in [1, 2, 3, 5] {
+            let mut pool = Pool::new(&vec![None; threads]).unwrap();
+            // Stale sums from an earlier call: each thread zeroes its own.
+            let mut shares = vec![[[1.0; DIM]; DIM]; n as usize];
+            let mut of = vec![
+                Count {
+                    all: 9,
+                    pairs: 9,
+                    partners: 9
+                };
+                n as usize
+            ];
+            let (mut blocks, mut rims) = (Vec::new(), Vec::new());
+            pair_pass(&mut pool, &on, &runs, &mut shares, &mut of, &mut blocks, &mut rims).unwrap();
+            assert_eq!(shares, want, "{threads} threads");
+            assert_eq!(of, counts, "{threads} threads");
+            // The second piece's pairs fall on the first owner's particles too.
+            assert!(threads == 1 || !rims[1].is_empty(), "{threads} threads");
+            let sums: Vec<_> = blocks
+                .iter()
+                .map(|b| (b.total, b.force_sum.to_bits(), b.grain_pairs))
+                .collect();
+            assert_eq!(blocks.len(), 4);
+            assert_eq!(*first_blocks.get_or_insert(sums.clone()), sums, "{threads} threads");
+        }
+    }
+}
