@@ -15,7 +15,7 @@ use talus_kernels::analysis::rattlers::{
 use talus_kernels::analysis::stress::{add_scaled, contact_virial, Tensor};
 use talus_kernels::math::{norm2, scale, sub, Vector, DIM};
 
-use super::analysis_passes::{grain_pass, pair_pass, GrainBlock, Grains, PairBlock, RimSide};
+use super::analysis_passes::{grain_pass, mark_pass, pair_pass, GrainBlock, Grains, PairBlock, RimSide};
 use super::Simulation;
 use crate::contact_log::WallForce;
 use crate::error::{EngineError, Result};
@@ -101,6 +101,8 @@ struct Buffers {
     body_force: Vec<Vector>,
     /// Each thread's sides of pairs on particles other threads own.
     rims: Vec<Vec<RimSide>>,
+    /// Each thread's first rattlers.
+    queues: Vec<Vec<u32>>,
     pair_blocks: Vec<PairBlock>,
     grain_blocks: Vec<GrainBlock>,
 }
@@ -183,6 +185,7 @@ impl Simulation {
             peeling,
             body_force,
             rims,
+            queues,
             pair_blocks,
             grain_blocks,
         } = &mut buffers;
@@ -248,27 +251,34 @@ impl Simulation {
                 grain_count -= 1;
             }
         }
-        contacts.clear();
-        contacts.extend(counts.of.iter().map(|c| c.all));
-        // The pairs between grains again, where more than two contacts hold a grain (no
-        // friction): the peeling lists them itself.
+        // Each grain's contacts, and the peeling's first rattlers, on the pool; the
+        // peeling's cascade on one thread, from the pairs between grains again where more
+        // than two contacts hold a grain (no friction: it lists them itself).
+        contacts.resize(n, 0);
+        let pool = &mut self.workers.pool;
+        mark_pass(pool, &counts.of, need, &mut contacts, peeling.marks(n), queues)?;
         let grain_pairs_of_log = log.pairs().filter(|c| on.between_grains(c.i as usize, c.j as usize));
-        let peeled = peeling.peel(counts, need, grain_pairs_of_log.map(|c| (c.i, c.j)));
+        let queued = queues.iter().map(Vec::as_slice);
+        peeling.cascade(counts, need, grain_pairs_of_log.map(|c| (c.i, c.j)), queued);
         if bodies {
             (0..n).filter(|&p| !grain(p)).for_each(|p| contacts[p] = 0);
         }
         let gravity = self.config.gravity;
         let pool = &mut self.workers.pool;
+        let peeled = (peeling.rattler(), counts.of.as_slice());
+        let materials = &self.materials;
         grain_pass(
             pool,
             &on,
-            &self.materials,
+            materials,
             gravity,
             region,
             &mut grain_stress,
+            peeled,
             grain_blocks,
         )?;
         let (mut net, mut potential, mut kinetic, mut rotational) = (0.0, 0.0, 0.0, 0.0);
+        let (mut rattlers, mut ends) = (0, 0);
         let (mut packed, mut region_sum) = (0.0, [[0.0; DIM]; DIM]);
         for b in grain_blocks.iter() {
             net += b.net;
@@ -277,6 +287,8 @@ impl Simulation {
             rotational += b.rotational;
             packed += b.packed;
             add_scaled(&mut region_sum, 1.0, &b.region_sum);
+            rattlers += b.rattlers;
+            ends += b.ends;
         }
         let packing = region.map(|r| packed / r.volume());
         let region_stress = region.map(|_| region_sum);
@@ -304,8 +316,8 @@ impl Simulation {
             grain_stress,
             contacts,
             coordination: coordination(grain_pairs, grain_count),
-            coordination_held: coordination(peeled.held_pairs, grain_count - peeled.rattlers),
-            rattlers: peeled.rattlers,
+            coordination_held: coordination(ends / 2, grain_count - rattlers),
+            rattlers,
             wall_forces,
             body_forces: (0..n)
                 .filter(|&p| !grain(p))

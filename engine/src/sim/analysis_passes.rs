@@ -13,7 +13,7 @@
 //! before its own that fall on them, runs its piece, then adds those of the pieces after:
 //! each particle's terms come in the log's order, as on one thread, which has no rim and
 //! skips the first phase.
-use talus_kernels::analysis::rattlers::{add_side, Count};
+use talus_kernels::analysis::rattlers::{add_side, held_in, mark_range, Count};
 use talus_kernels::analysis::stress::{add_scaled, contact_virial, Tensor};
 use talus_kernels::math::{norm2, scale, Vector, DIM};
 use talus_kernels::neighbor::MinImage;
@@ -65,6 +65,9 @@ pub(super) struct GrainBlock {
     /// Volume of the grains in the region, and their stress times volume over its volume.
     pub packed: f64,
     pub region_sum: Tensor,
+    /// The rattlers, and the ends of the pairs left between the others.
+    pub rattlers: usize,
+    pub ends: usize,
 }
 
 /// What the passes read: the store, which particles are grains, the periodic cell.
@@ -285,10 +288,56 @@ fn add_rim_sides(shares: &mut [Tensor], of: &mut [Count], lo: usize, from: &[Vec
     }
 }
 
+/// Thread t's particles in the passes over them, `ranges[t].0..ranges[t].1`: whole blocks
+/// of [`GRAIN_BLOCK`], and the blocks `chunk(blocks, t)`.
+fn grain_ranges(n: usize, threads: usize) -> Vec<(usize, usize)> {
+    let blocks = n.div_ceil(GRAIN_BLOCK);
+    (0..threads)
+        .map(|t| {
+            let b = chunk(blocks, t, threads);
+            ((b.start * GRAIN_BLOCK).min(n), (b.end * GRAIN_BLOCK).min(n))
+        })
+        .collect()
+}
+
+/// Each particle's contacts before the peeling (`contacts`, from the counts `of`) and the
+/// peeling's first rattlers, marked in `marks` and listed per thread in `queues` (in the
+/// order of the particles, thread after thread).
+pub(super) fn mark_pass(
+    pool: &mut Pool,
+    of: &[Count],
+    held: u32,
+    contacts: &mut [u32],
+    marks: &mut [bool],
+    queues: &mut Vec<Vec<u32>>,
+) -> Result<()> {
+    let n = of.len();
+    let threads = pool.threads();
+    let ranges = grain_ranges(n, threads);
+    queues.resize_with(threads, Vec::new);
+    let lengths = || ranges.iter().map(|&(a, b)| b - a);
+    let parts: Vec<Mutex<_>> = split_lengths(&mut contacts[..n], lengths())
+        .into_iter()
+        .zip(split_lengths(&mut marks[..n], lengths()))
+        .zip(queues.iter_mut())
+        .map(Mutex::new)
+        .collect();
+    pool.run(Phase::Analysis, &|t| {
+        let mut part = parts[t].lock();
+        let ((contacts, marks), queue) = &mut *part;
+        let (lo, hi) = ranges[t];
+        for (x, c) in contacts.iter_mut().zip(&of[lo..hi]) {
+            *x = c.all;
+        }
+        mark_range(&of[lo..hi], held, lo, marks, queue);
+    })
+}
+
 /// The pass over the grains, each thread over its own: the net forces, the potential
 /// energy, the region's grains, each grain's stress (`stress`, its stress times volume
-/// before) over its volume, and the kinetic energies (of every particle that moves, as
-/// [`super::Simulation::kinetic_energies`]); the sums by blocks into `blocks`.
+/// before) over its volume, the kinetic energies (of every particle that moves, as
+/// [`super::Simulation::kinetic_energies`]), and the rattlers the peeling marked
+/// (`rattler`, with the counts `of` it left); the sums by blocks into `blocks`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn grain_pass(
     pool: &mut Pool,
@@ -297,6 +346,7 @@ pub(super) fn grain_pass(
     gravity: Vector,
     region: Option<&Region>,
     stress: &mut [Tensor],
+    (rattler, of): (&[bool], &[Count]),
     blocks: &mut Vec<GrainBlock>,
 ) -> Result<()> {
     let ps = on.ps;
@@ -305,12 +355,7 @@ pub(super) fn grain_pass(
     blocks.clear();
     blocks.resize(n.div_ceil(GRAIN_BLOCK), GrainBlock::default());
     let per_thread = |t: usize| chunk(blocks.len(), t, threads);
-    let ranges: Vec<(usize, usize)> = (0..threads)
-        .map(|t| {
-            let b = per_thread(t);
-            ((b.start * GRAIN_BLOCK).min(n), (b.end * GRAIN_BLOCK).min(n))
-        })
-        .collect();
+    let ranges = grain_ranges(n, threads);
     let lengths: Vec<usize> = (0..threads).map(|t| per_thread(t).len()).collect();
     let parts: Vec<Mutex<(&mut [Tensor], &mut [GrainBlock])>> =
         split_lengths(&mut stress[..n], ranges.iter().map(|&(a, b)| b - a))
@@ -321,13 +366,16 @@ pub(super) fn grain_pass(
     pool.run(Phase::Analysis, &|t| {
         let mut part = parts[t].lock();
         let (stress, out) = &mut *part;
-        grain_blocks(on, materials, gravity, region, ranges[t].0, stress, out);
+        let (lo, hi) = ranges[t];
+        let peeled = (&rattler[lo..hi], &of[lo..hi]);
+        grain_blocks(on, materials, gravity, region, lo, stress, peeled, out);
     })
 }
 
 /// The grains `lo..lo + stress.len()` (from a block's start), a block each into `out`: see
 /// [`grain_pass`]. A function of its own, as [`pair_piece`] is.
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 fn grain_blocks(
     on: &Grains,
     materials: &[Material],
@@ -335,6 +383,7 @@ fn grain_blocks(
     region: Option<&Region>,
     lo: usize,
     stress: &mut [Tensor],
+    (rattler, of): (&[bool], &[Count]),
     out: &mut [GrainBlock],
 ) {
     let ps = on.ps;
@@ -345,8 +394,14 @@ fn grain_blocks(
     let pos: [&[f64]; DIM] = std::array::from_fn(|a| &ps.pos[a][lo..hi]);
     let force: [&[f64]; DIM] = std::array::from_fn(|a| &ps.force[a][lo..hi]);
     for (b, sum) in out.iter_mut().enumerate() {
-        let mut s = GrainBlock::default();
-        for k in b * GRAIN_BLOCK..((b + 1) * GRAIN_BLOCK).min(stress.len()) {
+        let ks = b * GRAIN_BLOCK..((b + 1) * GRAIN_BLOCK).min(stress.len());
+        let (rattlers, ends) = held_in(&rattler[ks.clone()], &of[ks.clone()]);
+        let mut s = GrainBlock {
+            rattlers,
+            ends,
+            ..GrainBlock::default()
+        };
+        for k in ks {
             let p = lo + k;
             if inv_mass[k] > 0.0 {
                 let (tr, r) = kinetic_of(ps, p);

@@ -110,23 +110,44 @@ impl Peeling {
     /// partners left, `partners` the XOR of those (no copy of them: at 10^6 particles the
     /// copies were a fifth of the peeling). `pairs` must give exactly the pairs counted
     /// with [`add_side`], each once; it is read only where `held > 2`, so a caller passes
-    /// an iterator over its own records rather than a list.
+    /// an iterator over its own records rather than a list. On one thread; the analysis
+    /// runs its steps on the pool ([`Peeling::marks`] and [`mark_range`] over ranges of
+    /// the particles, [`Peeling::cascade`], [`held_in`] over ranges).
     pub fn peel<I>(&mut self, counts: &mut ContactCounts, held: u32, pairs: I) -> Peeled
     where
         I: IntoIterator<Item = (u32, u32)>,
     {
+        let mut queue = Vec::new();
+        mark_range(&counts.of, held, 0, self.marks(counts.of.len()), &mut queue);
+        self.cascade(counts, held, pairs, [queue.as_slice()]);
+        let (rattlers, ends) = held_in(&self.out, &counts.of);
+        Peeled {
+            rattlers,
+            held_pairs: ends / 2,
+        }
+    }
+
+    /// The marks of `n` particles, for [`mark_range`] to set, each once.
+    pub fn marks(&mut self, n: usize) -> &mut [bool] {
+        self.out.resize(n, false);
+        &mut self.out
+    }
+
+    /// Take the particles out that the first rattlers (`queues`, in the order of their
+    /// ranges, as [`mark_range`] listed them over all the particles) leave with fewer than
+    /// `held` contacts, and so on (the queue: one thread).
+    pub fn cascade<'q, I>(
+        &mut self,
+        counts: &mut ContactCounts,
+        held: u32,
+        pairs: I,
+        queues: impl IntoIterator<Item = &'q [u32]>,
+    ) where
+        I: IntoIterator<Item = (u32, u32)>,
+    {
         let c = &mut counts.of;
-        let n = c.len();
-        // The first rattlers and the queue in one pass over the counts.
-        self.out.clear();
         self.queue.clear();
-        self.out.extend(c.iter().enumerate().map(|(p, c)| {
-            let out = c.all < held;
-            if out {
-                self.queue.push(p as u32);
-            }
-            out
-        }));
+        queues.into_iter().for_each(|q| self.queue.extend_from_slice(q));
         if held <= 2 {
             // A particle taken out had fewer than two contacts: at most one partner is
             // left, and the XOR of those left names it. Each pair is taken by the first of
@@ -171,17 +192,31 @@ impl Peeling {
                 }
             }
         }
-        // The rattlers and the pairs left in one pass.
-        let (mut rattlers, mut ends) = (0, 0);
-        for (out, c) in self.out[..n].iter().zip(&c[..n]) {
-            rattlers += *out as usize;
-            ends += if *out { 0 } else { c.pairs as usize };
-        }
-        Peeled {
-            rattlers,
-            held_pairs: ends / 2,
+    }
+}
+
+/// The first rattlers among the particles `lo..lo + c.len()` (`c` their counts, `out`
+/// their marks): those with fewer than `held` contacts, marked and listed in `queue`.
+pub fn mark_range(c: &[Count], held: u32, lo: usize, out: &mut [bool], queue: &mut Vec<u32>) {
+    queue.clear();
+    for (k, (o, c)) in out.iter_mut().zip(c).enumerate() {
+        *o = c.all < held;
+        if *o {
+            queue.push((lo + k) as u32);
         }
     }
+}
+
+/// The rattlers among some particles after the peeling (`out` their marks, `c` their
+/// counts), and the ends of the pairs left between the others (twice the pairs, over all
+/// the particles).
+pub fn held_in(out: &[bool], c: &[Count]) -> (usize, usize) {
+    let (mut rattlers, mut ends) = (0, 0);
+    for (out, c) in out.iter().zip(c) {
+        rattlers += *out as usize;
+        ends += if *out { 0 } else { c.pairs as usize };
+    }
+    (rattlers, ends)
 }
 
 /// Particle q loses a partner taken out: an out particle only its count of partners left
