@@ -1,18 +1,17 @@
 //! The analysis's passes on the worker pool (`sim/analysis.rs` assembles them): the pass
-//! over the logged pairs between grains and the pass over the grains. Each particle's sums
-//! are made by one thread, its owner, with their terms in the order one thread adds them,
-//! and the whole bed's sums go by fixed blocks: every result is bit for bit the same for
-//! any number of threads.
+//! over the logged pairs between grains, the contacts and first rattlers of the peeling,
+//! and the pass over the grains. Each particle's sums are made by one thread, its owner,
+//! with their terms in an order fixed by the log alone, and the whole bed's sums go by
+//! fixed blocks: every result is bit for bit the same for any number of threads.
 //!
 //! The pairs: the log (the contact table's order: sorted by first particle, but for the
-//! pairs added since the table's last compaction) is cut into one piece per thread at
-//! multiples of [`PAIR_BLOCK`], and thread t owns the particles from its piece's first `i`
-//! to the next piece's. A pair's side on a particle another thread owns (a piece's rim,
-//! and the unsorted tail) is worked out in a first phase into the thread's rim list. In
-//! the second each thread zeroes its particles' sums, adds the rim sides of the pieces
-//! before its own that fall on them, runs its piece, then adds those of the pieces after:
-//! each particle's terms come in the log's order, as on one thread, which has no rim and
-//! skips the first phase.
+//! pairs added since the table's last compaction) is cut into pieces of [`PIECE`] pairs,
+//! and each piece owns the particles from its first pair's `i` to the next piece's; each
+//! thread runs a run of whole pieces. A pair's side on a particle its piece does not own
+//! (a piece's rim, and the unsorted tail) goes into the thread's rim list, and once every
+//! piece has run, each thread adds the rim sides that fall on its particles, thread after
+//! thread. A particle's terms come in the log's order: its own piece's first, then the
+//! rim's; the same pieces on any number of threads, so the same sums.
 use talus_kernels::analysis::rattlers::{add_side, held_in, mark_range, Count};
 use talus_kernels::analysis::stress::{add_scaled, contact_virial, Tensor};
 use talus_kernels::math::{norm2, scale, Vector, DIM};
@@ -29,9 +28,13 @@ use crate::pool::{Phase, Pool};
 use crate::store::ParticleStore;
 use crate::work_split::{chunk, split_lengths};
 
-/// Logged pairs per block of the whole bed's sums (stress, force magnitudes): a piece of
-/// the pass over the pairs is a run of whole blocks.
+/// Logged pairs per block of the whole bed's sums (stress, force magnitudes).
 const PAIR_BLOCK: usize = 1024;
+
+/// Logged pairs per piece, whole blocks: the pass over the pairs' unit of work and of
+/// ownership (a piece's rim, the sides on particles other pieces own, is about 2 % of a
+/// settled bed's sides at this size).
+const PIECE: usize = 4 * PAIR_BLOCK;
 
 /// Particles per block of the pass over the grains' sums.
 const GRAIN_BLOCK: usize = 1024;
@@ -136,76 +139,76 @@ pub(super) fn pair_pass(
     let pairs = *starts.last().expect("one start at least");
     blocks.clear();
     blocks.resize(pairs.div_ceil(PAIR_BLOCK), PairBlock::default());
-    // Thread t's piece: blocks `chunk(blocks, t)`, pairs `cut[t]..cut[t + 1]`.
-    let cut: Vec<usize> = (0..=threads)
-        .map(|t| {
-            if t == threads {
-                pairs
-            } else {
-                (chunk(blocks.len(), t, threads).start * PAIR_BLOCK).min(pairs)
-            }
-        })
-        .collect();
-    // Thread t owns particles `own[t]..own[t + 1]`: from its piece's first `i` on.
-    let mut own = vec![0; threads + 1];
-    for t in 1..threads {
-        let first = slices(runs, &starts, cut[t], cut[t + 1]).flatten().next();
-        own[t] = first.map_or(own[t - 1], |c| c.i as usize).clamp(own[t - 1], n);
+    // Piece k: pairs `k PIECE..`; it owns particles `own[k]..own[k + 1]`, from its first
+    // `i` on.
+    let pieces = pairs.div_ceil(PIECE);
+    let mut own = vec![0; pieces + 1];
+    for k in 1..pieces {
+        let first = slices(runs, &starts, k * PIECE, (k + 1) * PIECE).flatten().next();
+        own[k] = first.map_or(own[k - 1], |c| c.i as usize).clamp(own[k - 1], n);
     }
-    own[threads] = n;
+    own[pieces] = n;
+    // Thread t runs pieces `chunk(pieces, t)`: it owns their particles and blocks.
+    let mine = |t: usize| chunk(pieces, t, threads);
     let pos: [&[f64]; DIM] = std::array::from_fn(|a| &on.ps.pos[a][..n]);
     let image = on.image;
     rims.resize_with(threads, Vec::new);
-    rims.iter_mut().for_each(Vec::clear);
-    if threads > 1 {
-        let lists: Vec<Mutex<&mut Vec<RimSide>>> = rims.iter_mut().map(Mutex::new).collect();
-        pool.run(Phase::Analysis, &|t| {
-            let mut rim = lists[t].lock();
-            let owned = own[t]..own[t + 1];
-            for c in slices(runs, &starts, cut[t], cut[t + 1]).flatten() {
-                let (i, j) = (c.i as usize, c.j as usize);
-                if (owned.contains(&i) && owned.contains(&j)) || !on.between_grains(i, j) {
-                    continue;
-                }
-                let v = virial(&pos, image, i, j, c.f);
-                for (p, q) in [(c.i, c.j), (c.j, c.i)] {
-                    if !owned.contains(&(p as usize)) {
-                        rim.push(RimSide { p, partner: q, v });
-                    }
-                }
-            }
-        })?;
-    }
-    let rims = &*rims;
-    let lengths = || own.windows(2).map(|w| w[1] - w[0]);
-    let parts: Vec<Mutex<(&mut [Tensor], &mut [Count])>> = split_lengths(&mut shares[..n], lengths())
+    let lengths = || (0..threads).map(|t| own[mine(t).end] - own[mine(t).start]);
+    let parts: Vec<Mutex<_>> = split_lengths(&mut shares[..n], lengths())
         .into_iter()
         .zip(split_lengths(&mut of[..n], lengths()))
         .map(Mutex::new)
         .collect();
-    let block_parts: Vec<Mutex<&mut [PairBlock]>> =
-        split_lengths(blocks, (0..threads).map(|t| (cut[t + 1] - cut[t]).div_ceil(PAIR_BLOCK)))
-            .into_iter()
-            .map(Mutex::new)
-            .collect();
+    let rim_lists: Vec<Mutex<&mut Vec<RimSide>>> = rims.iter_mut().map(Mutex::new).collect();
+    let block_parts: Vec<Mutex<&mut [PairBlock]>> = split_lengths(
+        blocks,
+        (0..threads)
+            .map(|t| ((mine(t).end * PIECE).min(pairs) - (mine(t).start * PIECE).min(pairs)).div_ceil(PAIR_BLOCK)),
+    )
+    .into_iter()
+    .map(Mutex::new)
+    .collect();
     pool.run(Phase::Analysis, &|t| {
         let mut part = parts[t].lock();
         let (shares, of) = &mut *part;
         let (shares, of): (&mut [Tensor], &mut [Count]) = (shares, of);
-        let (lo, len) = (own[t], shares.len());
-        let of = &mut of[..len];
         shares.fill([[0.0; DIM]; DIM]);
         of.fill(Count::default());
-        add_rim_sides(shares, of, lo, &rims[..t]);
+        let mut rim = rim_lists[t].lock();
+        rim.clear();
         let mut out = block_parts[t].lock();
-        let piece = Piece {
-            runs,
-            starts: &starts,
-            from: cut[t],
-            to: cut[t + 1],
-        };
-        pair_piece(&pos, image, on, &piece, lo, shares, of, &mut out);
-        add_rim_sides(shares, of, lo, &rims[t + 1..]);
+        let mut out: &mut [PairBlock] = &mut out;
+        let base = own[mine(t).start];
+        for k in mine(t) {
+            let (from, to) = (k * PIECE, ((k + 1) * PIECE).min(pairs));
+            let piece = Piece {
+                runs,
+                starts: &starts,
+                from,
+                to,
+            };
+            let (lo, hi) = (own[k] - base, own[k + 1] - base);
+            let (here, rest) = std::mem::take(&mut out).split_at_mut((to - from).div_ceil(PAIR_BLOCK));
+            out = rest;
+            pair_piece(
+                &pos,
+                image,
+                on,
+                &piece,
+                own[k],
+                &mut shares[lo..hi],
+                &mut of[lo..hi],
+                here,
+                &mut rim,
+            );
+        }
+    })?;
+    drop(rim_lists);
+    let rims = &*rims;
+    pool.run(Phase::Analysis, &|t| {
+        let mut part = parts[t].lock();
+        let (shares, of) = &mut *part;
+        add_rim_sides(shares, of, own[mine(t).start], rims);
     })
 }
 
@@ -218,10 +221,11 @@ struct Piece<'a> {
     to: usize,
 }
 
-/// The pairs of `piece` into the sums of the particles `lo..lo + shares.len()` and into
-/// `out`, a block each. A function of its own, not the pool's closure, so that the
-/// compiler knows that what it writes is not what it reads (through the closure's captured
-/// references it loaded every slice again at each pair).
+/// The pairs of `piece` into the sums of the particles it owns, `lo..lo + shares.len()`,
+/// and into `out`, a block each; the sides on other particles into `rim`. A function of
+/// its own, not the pool's closure, so that the compiler knows that what it writes is not
+/// what it reads (through the closure's captured references it loaded every slice again
+/// at each pair).
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 fn pair_piece(
@@ -233,6 +237,7 @@ fn pair_piece(
     shares: &mut [Tensor],
     of: &mut [Count],
     out: &mut [PairBlock],
+    rim: &mut Vec<RimSide>,
 ) {
     let n = on.ps.len();
     let pos: [&[f64]; DIM] = std::array::from_fn(|a| &pos[a][..n]);
@@ -241,8 +246,8 @@ fn pair_piece(
     for (b, sum) in out.iter_mut().enumerate() {
         let from = piece.from + b * PAIR_BLOCK;
         let to = (from + PAIR_BLOCK).min(piece.to);
-        // The block's sums in locals: nothing in the loop calls out (a call there spilled
-        // every sum to the stack at every pair).
+        // The block's sums in locals: nothing in the loop calls out but for a rim's side
+        // (a call at every pair spilled every sum to the stack).
         let (mut total, mut force_sum, mut grain_pairs) = ([[0.0; DIM]; DIM], 0.0, 0);
         for run in slices(piece.runs, piece.starts, from, to) {
             for c in run {
@@ -254,15 +259,18 @@ fn pair_piece(
                 }
                 let v = virial(&pos, image, i, j, c.f);
                 add_scaled(&mut total, 1.0, &v);
-                // A side another thread owns came in its rim.
                 let (ki, kj) = (i.wrapping_sub(lo), j.wrapping_sub(lo));
                 if ki < len {
                     add_scaled(&mut shares[ki], 0.5, &v);
                     add_side(of, ki, c.j);
+                } else {
+                    to_rim(rim, c.i, c.j, v);
                 }
                 if kj < len {
                     add_scaled(&mut shares[kj], 0.5, &v);
                     add_side(of, kj, c.i);
+                } else {
+                    to_rim(rim, c.j, c.i, v);
                 }
                 grain_pairs += 1;
             }
@@ -275,7 +283,15 @@ fn pair_piece(
     }
 }
 
-/// The sides in the rim lists `from` that fall on the particles `lo..lo + shares.len()`.
+/// A side of a pair on particle `p`, which another piece owns.
+#[cold]
+#[inline(never)]
+fn to_rim(rim: &mut Vec<RimSide>, p: u32, partner: u32, v: Tensor) {
+    rim.push(RimSide { p, partner, v });
+}
+
+/// The sides in the rim lists `from` that fall on the particles `lo..lo + shares.len()`,
+/// list after list.
 fn add_rim_sides(shares: &mut [Tensor], of: &mut [Count], lo: usize, from: &[Vec<RimSide>]) {
     let len = shares.len();
     let of = &mut of[..len];
@@ -437,10 +453,10 @@ mod tests {
     use rand::{RngExt, SeedableRng};
 
     /// A log in no order (pairs at random, runs of random lengths, some empty: as the
-    /// table's holes refilled since its last compaction leave it), so that rim sides go
-    /// to the pieces before as well as after. On 1, 2, 3 and 5 threads the pass gives each
-    /// particle's sums bit for bit as a plain loop over the log in its order does, and the
-    /// same block sums.
+    /// table's holes refilled since its last compaction leave it), so that most sides go
+    /// to the rims. On 1, 2, 3 and 5 threads the pass gives each particle's sums bit for
+    /// bit as two plain loops over the log in its order do, the first adding the sides on
+    /// particles their piece owns, the second the others, and the same block sums.
     #[test]
     fn the_pair_pass_on_any_threads_sums_as_the_log_in_order() {
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
@@ -461,7 +477,7 @@ mod tests {
             });
         }
         let mut runs: Vec<Vec<PairForce>> = Vec::new();
-        while runs.iter().map(Vec::len).sum::<usize>() < 3 * PAIR_BLOCK + 500 {
+        while runs.iter().map(Vec::len).sum::<usize>() < 3 * PIECE + 500 {
             let len = [0, 1, 37, 700][rng.random_range(0..4)];
             runs.push(
                 (0..len)
@@ -482,15 +498,27 @@ mod tests {
             bodies: false,
             image: None,
         };
-        // The plain loop.
+        // The plain loops: each piece owns the particles from its first pair's i on (or
+        // from the piece before's, whichever is later).
+        let log: Vec<PairForce> = runs.iter().flatten().copied().collect();
+        let mut own = vec![0];
+        for c in log.chunks(PIECE).skip(1) {
+            own.push(own[own.len() - 1].max(c[0].i as usize));
+        }
+        own.push(n as usize);
         let pos: [&[f64]; DIM] = std::array::from_fn(|a| &ps.pos[a][..]);
         let mut want = vec![[[0.0; DIM]; DIM]; n as usize];
         let mut counts = vec![Count::default(); n as usize];
-        for c in runs.iter().flatten() {
-            let v = virial(&pos, None, c.i as usize, c.j as usize, c.f);
-            for (p, q) in [(c.i, c.j), (c.j, c.i)] {
-                add_scaled(&mut want[p as usize], 0.5, &v);
-                add_side(&mut counts, p as usize, q);
+        for rim in [false, true] {
+            for (k, c) in log.iter().enumerate() {
+                let v = virial(&pos, None, c.i as usize, c.j as usize, c.f);
+                let owned = own[k / PIECE]..own[k / PIECE + 1];
+                for (p, q) in [(c.i, c.j), (c.j, c.i)] {
+                    if owned.contains(&(p as usize)) != rim {
+                        add_scaled(&mut want[p as usize], 0.5, &v);
+                        add_side(&mut counts, p as usize, q);
+                    }
+                }
             }
         }
         let mut first_blocks = None;
@@ -510,13 +538,12 @@ mod tests {
             pair_pass(&mut pool, &on, &runs, &mut shares, &mut of, &mut blocks, &mut rims).unwrap();
             assert_eq!(shares, want, "{threads} threads");
             assert_eq!(of, counts, "{threads} threads");
-            // The second piece's pairs fall on the first owner's particles too.
-            assert!(threads == 1 || !rims[1].is_empty(), "{threads} threads");
+            assert!(rims.iter().map(Vec::len).sum::<usize>() > PIECE, "{threads} threads");
             let sums: Vec<_> = blocks
                 .iter()
                 .map(|b| (b.total, b.force_sum.to_bits(), b.grain_pairs))
                 .collect();
-            assert_eq!(blocks.len(), 4);
+            assert_eq!(blocks.len(), log.len().div_ceil(PAIR_BLOCK));
             assert_eq!(*first_blocks.get_or_insert(sums.clone()), sums, "{threads} threads");
         }
     }
