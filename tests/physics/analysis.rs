@@ -341,11 +341,38 @@ mod plane {
         );
     }
 
+    /// Two discs that touch, then part: the analysis of a step without contacts, made in
+    /// the buffers of the one before (as a run analysing at an interval does), keeps
+    /// nothing of it: no contacts, no stress, both rattlers.
+    #[test]
+    fn an_analysis_without_contacts_keeps_nothing_of_the_one_before() {
+        let ps = [
+            disc(1, [0.0, 0.0], [-0.1, 0.0]),
+            disc(2, [2.0 * R - DELTA, 0.0], [0.1, 0.0]),
+        ];
+        let cfg = config(1e-7, [0.0; 2], [-0.01; 2], [0.01; 2]);
+        let mut sim = Simulation::new(cfg, vec![material(0.0)], Vec::new(), &ps).unwrap();
+        sim.log_next_run();
+        sim.run(1).unwrap();
+        let touching = sim.analyse(None).unwrap();
+        assert_eq!(touching.contacts, [1, 1]);
+        assert!(touching.grain_stress[0][0][0] < 0.0);
+        sim.run(2_000).unwrap();
+        sim.log_next_run();
+        sim.run(1).unwrap();
+        assert_eq!(sim.contact_log().unwrap().pair_count(), 0);
+        let apart = sim.analyse_reusing(None, touching).unwrap();
+        assert_eq!(apart.contacts, [0, 0]);
+        assert_eq!(apart.grain_stress, [[[0.0; 2]; 2]; 2]);
+        assert_eq!((apart.rattlers, apart.coordination), (2, 0.0));
+    }
+
     /// A bed of 12,000 discs in motion, stepped with and without logging, on one thread
     /// and on two, then three (the deterministic sum, in many chunks): the same trajectory
-    /// bit for bit, the same log, and the same analysis (each grain's sums made by the
-    /// thread that owns it in the log's order, the bed's by fixed blocks: `sim/
-    /// analysis_passes.rs`), with a region.
+    /// bit for bit, the same log, and the same analysis (the log cut into fixed pieces of
+    /// 4,096 pairs, each grain's sums made by the thread running the piece that owns it,
+    /// the bed's by fixed blocks: `sim/analysis_passes.rs`), with a region. The last
+    /// rounds log more than two pieces.
     #[test]
     fn logging_changes_nothing_and_is_the_same_on_two_threads() {
         use rand::{RngExt, SeedableRng};

@@ -60,7 +60,7 @@ pub struct BenchArgs {
     pub analysis: bool,
     /// Worker threads of the pool, unpinned, deterministic force summation (`talus run
     /// --threads`; pinning and the other strategies: `talus scale`).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub threads: usize,
     /// Internal: print the one row of a single configuration in machine-readable form.
     #[arg(long, hide = true)]

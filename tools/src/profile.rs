@@ -52,7 +52,10 @@ pub fn profile_table(p: &Profile) -> String {
     let mut wait_total = 0.0;
     for (ph, pr) in &p.phases {
         let wait: f64 = pr.wait.iter().sum();
-        wait_total += wait;
+        // The analysis's waits are besides the step's, as its time is.
+        if *ph != Phase::Analysis {
+            wait_total += wait;
+        }
         let name = if ph.is_serial() {
             format!("{} (serial)", ph.name())
         } else if *ph == Phase::Analysis {

@@ -99,7 +99,7 @@ struct Buffers {
     counts: ContactCounts,
     peeling: Peeling,
     body_force: Vec<Vector>,
-    /// Each thread's sides of pairs on particles other threads own.
+    /// Each thread's sides of pairs on particles other pieces of the log own.
     rims: Vec<Vec<RimSide>>,
     /// Each thread's first rattlers.
     queues: Vec<Vec<u32>>,

@@ -10,8 +10,9 @@
 //! thread runs a run of whole pieces. A pair's side on a particle its piece does not own
 //! (a piece's rim, and the unsorted tail) goes into the thread's rim list, and once every
 //! piece has run, each thread adds the rim sides that fall on its particles, thread after
-//! thread. A particle's terms come in the log's order: its own piece's first, then the
-//! rim's; the same pieces on any number of threads, so the same sums.
+//! thread. A particle's terms come in an order the log alone fixes: its own piece's, in
+//! the log's order, then the rim's, in the log's order; the same pieces on any number of
+//! threads, so the same sums.
 use talus_kernels::analysis::rattlers::{add_side, held_in, mark_range, Count};
 use talus_kernels::analysis::stress::{add_scaled, contact_virial, Tensor};
 use talus_kernels::math::{norm2, scale, Vector, DIM};
@@ -39,8 +40,8 @@ const PIECE: usize = 4 * PAIR_BLOCK;
 /// Particles per block of the pass over the grains' sums.
 const GRAIN_BLOCK: usize = 1024;
 
-/// One side of a pair between grains, on a particle another thread owns: its half of the
-/// pair's virial and its partner (for the counts).
+/// One side of a pair between grains, on a particle another piece owns (of the same
+/// thread or another): its half of the pair's virial and its partner (for the counts).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct RimSide {
     p: u32,
@@ -141,7 +142,8 @@ pub(super) fn pair_pass(
     blocks.resize(pairs.div_ceil(PAIR_BLOCK), PairBlock::default());
     // Piece k: pairs `k PIECE..`; it owns particles `own[k]..own[k + 1]`, from its first
     // `i` on.
-    let pieces = pairs.div_ceil(PIECE);
+    // One piece at least, even of no pairs: it owns (and zeroes) every particle.
+    let pieces = pairs.div_ceil(PIECE).max(1);
     let mut own = vec![0; pieces + 1];
     for k in 1..pieces {
         let first = slices(runs, &starts, k * PIECE, (k + 1) * PIECE).flatten().next();
@@ -351,8 +353,9 @@ pub(super) fn mark_pass(
 
 /// The pass over the grains, each thread over its own: the net forces, the potential
 /// energy, the region's grains, each grain's stress (`stress`, its stress times volume
-/// before) over its volume, the kinetic energies (of every particle that moves, as
-/// [`super::Simulation::kinetic_energies`]), and the rattlers the peeling marked
+/// before) over its volume, the kinetic energies (of every particle that moves, the ones
+/// [`super::Simulation::kinetic_energies`] counts; summed by blocks, so not its bits), and
+/// the rattlers the peeling marked
 /// (`rattler`, with the counts `of` it left); the sums by blocks into `blocks`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn grain_pass(
@@ -458,7 +461,7 @@ mod tests {
     /// bit as two plain loops over the log in its order do, the first adding the sides on
     /// particles their piece owns, the second the others, and the same block sums.
     #[test]
-    fn the_pair_pass_on_any_threads_sums_as_the_log_in_order() {
+    fn the_pair_pass_on_any_threads_sums_as_two_plain_loops_over_the_log() {
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
         let n = 50;
         let mut ps = ParticleStore::default();
@@ -544,6 +547,10 @@ mod tests {
                 .map(|b| (b.total, b.force_sum.to_bits(), b.grain_pairs))
                 .collect();
             assert_eq!(blocks.len(), log.len().div_ceil(PAIR_BLOCK));
+            assert_eq!(blocks.iter().map(|b| b.grain_pairs).sum::<usize>(), log.len());
+            let force_sum: f64 = log.iter().map(|c| norm2(c.f).sqrt()).sum();
+            let by_blocks: f64 = blocks.iter().map(|b| b.force_sum).sum();
+            assert!((by_blocks / force_sum - 1.0).abs() < 1e-12, "{by_blocks} {force_sum}");
             assert_eq!(*first_blocks.get_or_insert(sums.clone()), sums, "{threads} threads");
         }
     }

@@ -100,7 +100,8 @@ pub struct Peeling {
 }
 
 impl Peeling {
-    /// Which particles the last [`Peeling::peel`] found to be rattlers.
+    /// Which particles the last peeling ([`Peeling::peel`], or [`mark_range`] over
+    /// [`Peeling::marks`] and [`Peeling::cascade`]) found to be rattlers.
     pub fn rattler(&self) -> &[bool] {
         &self.out
     }
