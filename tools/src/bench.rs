@@ -534,10 +534,15 @@ pub fn bench(mut a: BenchArgs) -> Result<(), String> {
         .unwrap_or_default();
     if !a.row_only {
         println!(
-            "talus bench: bed tiled from {} ({} {}), 1 thread, commit {commit}, dt = {:.4e} s, skin {:.4e} m, {} build",
+            "talus bench: bed tiled from {} ({} {}), {}, commit {commit}, dt = {:.4e} s, skin {:.4e} m, {} build",
             a.base.display(),
             base.len(),
             if spheres { "spheres, 3D" } else { "discs" },
+            if a.threads == 1 {
+                "1 thread".to_string()
+            } else {
+                format!("{} threads (unpinned, deterministic sum)", a.threads)
+            },
             if spheres { peer_dt3d() } else { peer_dt() },
             base.margin(&a),
             talus_kernels::vector_build::Build::detect().name()
@@ -645,14 +650,15 @@ pub fn bench(mut a: BenchArgs) -> Result<(), String> {
     }
     if let Some(p) = &a.csv {
         let mut s = String::from(
-            "n,integrator,mode,steps,wall_s,updates_per_s,contacts_per_particle,neighbor_pct,forces_pct,integrate_pct,sweeps,ms_per_sweep,swaps_per_sweep,bytes_per_particle_arrays,bytes_per_particle_peak_rss,commit\n",
+            "n,integrator,mode,threads,steps,wall_s,updates_per_s,contacts_per_particle,neighbor_pct,forces_pct,integrate_pct,sweeps,ms_per_sweep,swaps_per_sweep,bytes_per_particle_arrays,bytes_per_particle_peak_rss,commit\n",
         );
         for r in &rows {
             s += &format!(
-                "{},{},{},{},{:.4},{:.4e},{:.4},{:.2},{:.2},{:.2},{},{:.4},{:.1},{:.1},{:.1},{commit}\n",
+                "{},{},{},{},{},{:.4},{:.4e},{:.4},{:.2},{:.2},{:.2},{},{:.4},{:.1},{:.1},{:.1},{commit}\n",
                 r.n,
                 r.integrator,
                 r.mode,
+                a.threads,
                 r.steps,
                 r.wall,
                 r.ups,
