@@ -100,6 +100,11 @@ impl Phase {
     pub fn is_serial(self) -> bool {
         matches!(self, Phase::Contacts | Phase::Reorder | Phase::Insert)
     }
+
+    /// Part of a step (all but the analysis, which runs between steps).
+    pub fn in_step(self) -> bool {
+        self != Phase::Analysis
+    }
 }
 
 /// Accumulated time of one phase: wall time of its `run` calls, and per thread the busy
@@ -150,8 +155,17 @@ impl Profile {
 
     /// Total wall time of the step's phases (the analysis, between steps, left out).
     pub fn wall(&self) -> f64 {
-        let step = self.phases.iter().filter(|(ph, _)| *ph != Phase::Analysis);
-        step.map(|(_, p)| p.wall).sum()
+        self.step_phases().map(|p| p.wall).sum()
+    }
+
+    /// The step's phases (the analysis left out).
+    fn step_phases(&self) -> impl Iterator<Item = &PhaseProfile> {
+        self.phases.iter().filter(|(ph, _)| ph.in_step()).map(|(_, p)| p)
+    }
+
+    /// Barrier wait of the step's phases, summed over threads (s).
+    pub fn step_wait(&self) -> f64 {
+        self.step_phases().flat_map(|p| &p.wait).sum()
     }
 
     /// Wall time of one phase.
@@ -181,9 +195,7 @@ impl Profile {
 
     /// Total barrier wait over all phases and threads, as a fraction of threads x wall.
     pub fn wait_fraction(&self) -> f64 {
-        let step = self.phases.iter().filter(|(ph, _)| *ph != Phase::Analysis);
-        let wait: f64 = step.flat_map(|(_, p)| &p.wait).sum();
-        wait / (self.wall() * self.threads.max(1) as f64).max(f64::MIN_POSITIVE)
+        self.step_wait() / (self.wall() * self.threads.max(1) as f64).max(f64::MIN_POSITIVE)
     }
 }
 

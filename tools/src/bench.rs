@@ -212,7 +212,7 @@ macro_rules! timed_simulation {
         impl Timed for $sim {
             fn set_threads(&mut self, threads: usize) -> Result<(), String> {
                 let strategy = $engine::ForceStrategy::Deterministic;
-                self.set_parallel(&vec![None; threads.max(1)], strategy)
+                self.set_parallel(&vec![None; threads], strategy)
                     .map_err(|e| e.to_string())
             }
             fn run_steps(&mut self, steps: u64) -> Result<(), String> {

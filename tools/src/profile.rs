@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::engine::pool::{Phase, Profile};
+use super::engine::pool::Profile;
 use super::engine::topology::{plan, Placement, Topology};
 use super::engine::{ForceStrategy, Simulation};
 use crate::parallel_opts::{check_thread_count, ParallelArgs};
@@ -53,12 +53,12 @@ pub fn profile_table(p: &Profile) -> String {
     for (ph, pr) in &p.phases {
         let wait: f64 = pr.wait.iter().sum();
         // The analysis's waits are besides the step's, as its time is.
-        if *ph != Phase::Analysis {
+        if ph.in_step() {
             wait_total += wait;
         }
         let name = if ph.is_serial() {
             format!("{} (serial)", ph.name())
-        } else if *ph == Phase::Analysis {
+        } else if !ph.in_step() {
             format!("{} (besides)", ph.name())
         } else {
             ph.name().to_string()
@@ -100,7 +100,7 @@ pub fn phase_shares(p: &Profile) -> String {
         .iter()
         .map(|(ph, pr)| {
             // The analysis runs between steps: its time is besides the stepping time.
-            let besides = if *ph == Phase::Analysis { " besides" } else { "" };
+            let besides = if ph.in_step() { "" } else { " besides" };
             format!("{} {:.1}%{besides}", ph.name(), 100.0 * pr.wall / total)
         })
         .collect();

@@ -145,9 +145,7 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
         }
         let mut shares: Vec<f64> = Phase::ALL.iter().map(|&ph| p.wall_of(ph) / total).collect();
         shares.push(p.outside() / total);
-        let step = p.phases.iter().filter(|(ph, _)| *ph != Phase::Analysis);
-        let wait: f64 = step.flat_map(|(_, pr)| &pr.wait).sum();
-        let wait = wait / (total * p.threads as f64);
+        let wait = p.step_wait() / (total * p.threads as f64);
         let wall = median(walls.clone());
         rows.push(Row {
             placement: pname,

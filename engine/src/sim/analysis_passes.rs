@@ -152,8 +152,6 @@ pub(super) fn pair_pass(
     own[pieces] = n;
     // Thread t runs pieces `chunk(pieces, t)`: it owns their particles and blocks.
     let mine = |t: usize| chunk(pieces, t, threads);
-    let pos: [&[f64]; DIM] = std::array::from_fn(|a| &on.ps.pos[a][..n]);
-    let image = on.image;
     rims.resize_with(threads, Vec::new);
     let lengths = || (0..threads).map(|t| own[mine(t).end] - own[mine(t).start]);
     let parts: Vec<Mutex<_>> = split_lengths(&mut shares[..n], lengths())
@@ -192,17 +190,7 @@ pub(super) fn pair_pass(
             let (lo, hi) = (own[k] - base, own[k + 1] - base);
             let (here, rest) = std::mem::take(&mut out).split_at_mut((to - from).div_ceil(PAIR_BLOCK));
             out = rest;
-            pair_piece(
-                &pos,
-                image,
-                on,
-                &piece,
-                own[k],
-                &mut shares[lo..hi],
-                &mut of[lo..hi],
-                here,
-                &mut rim,
-            );
+            pair_piece(on, &piece, own[k], &mut shares[lo..hi], &mut of[lo..hi], here, &mut rim);
         }
     })?;
     drop(rim_lists);
@@ -231,8 +219,6 @@ struct Piece<'a> {
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 fn pair_piece(
-    pos: &[&[f64]; DIM],
-    image: Option<MinImage>,
     on: &Grains,
     piece: &Piece,
     lo: usize,
@@ -242,7 +228,8 @@ fn pair_piece(
     rim: &mut Vec<RimSide>,
 ) {
     let n = on.ps.len();
-    let pos: [&[f64]; DIM] = std::array::from_fn(|a| &pos[a][..n]);
+    let pos: [&[f64]; DIM] = std::array::from_fn(|a| &on.ps.pos[a][..n]);
+    let image = on.image;
     let len = shares.len();
     let of = &mut of[..len];
     for (b, sum) in out.iter_mut().enumerate() {
