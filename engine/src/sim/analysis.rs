@@ -168,6 +168,7 @@ impl Simulation {
         let bodies = ps.wall_bodies() > 0;
         let on = Grains {
             ps,
+            materials: &self.materials,
             bodies,
             image: self.min_image(),
         };
@@ -189,9 +190,8 @@ impl Simulation {
             pair_blocks,
             grain_blocks,
         } = &mut buffers;
-        // Each grain's stress times volume first, divided by its volume at the end, and its
-        // contacts, for the rattlers and the coordination numbers: zeroed by the threads
-        // that own them.
+        // Each grain's stress, and its contacts, for the rattlers and the coordination
+        // numbers: zeroed by the threads that own them.
         grain_stress.resize(n, [[0.0; DIM]; DIM]);
         counts.of.resize(n, Count::default());
         let pool = &mut self.workers.pool;
@@ -225,7 +225,7 @@ impl Simulation {
                     };
                     let v = contact_virial(self.body_contact_branch(g, f, c.overlap), f);
                     add_scaled(&mut total, 1.0, &v);
-                    add_scaled(&mut grain_stress[g], 1.0, &v);
+                    add_scaled(&mut grain_stress[g], on.inverse_volume(g), &v);
                     counts.add_fixed(g as u32);
                     body_force[b] = sub(body_force[b], f);
                 }
@@ -236,7 +236,7 @@ impl Simulation {
             let p = c.p as usize;
             let v = contact_virial(sub(x(p), self.wall_contact_point(c)), c.f);
             add_scaled(&mut total, 1.0, &v);
-            add_scaled(&mut grain_stress[p], 1.0, &v);
+            add_scaled(&mut grain_stress[p], on.inverse_volume(p), &v);
             counts.add_fixed(c.p);
             force_sum += norm2(c.f).sqrt();
             let w = &mut wall_forces[c.wall as usize];
@@ -266,17 +266,7 @@ impl Simulation {
         let gravity = self.config.gravity;
         let pool = &mut self.workers.pool;
         let peeled = (peeling.rattler(), counts.of.as_slice());
-        let materials = &self.materials;
-        grain_pass(
-            pool,
-            &on,
-            materials,
-            gravity,
-            region,
-            &mut grain_stress,
-            peeled,
-            grain_blocks,
-        )?;
+        grain_pass(pool, &on, gravity, region, &grain_stress, peeled, grain_blocks)?;
         let (mut net, mut potential, mut kinetic, mut rotational) = (0.0, 0.0, 0.0, 0.0);
         let (mut rattlers, mut ends) = (0, 0);
         let (mut packed, mut region_sum) = (0.0, [[0.0; DIM]; DIM]);

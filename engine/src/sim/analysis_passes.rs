@@ -74,9 +74,11 @@ pub(super) struct GrainBlock {
     pub ends: usize,
 }
 
-/// What the passes read: the store, which particles are grains, the periodic cell.
+/// What the passes read: the store, its materials, which particles are grains, the
+/// periodic cell.
 pub(super) struct Grains<'a> {
     pub ps: &'a ParticleStore,
+    pub materials: &'a [Material],
     /// Whether any particle is a wall body (else every particle is a grain).
     pub bodies: bool,
     pub image: Option<MinImage>,
@@ -92,6 +94,13 @@ impl Grains<'_> {
     #[inline(always)]
     pub fn between_grains(&self, i: usize, j: usize) -> bool {
         !self.bodies || (self.grain(i) && self.grain(j))
+    }
+
+    /// One over grain p's volume (its density over its mass): its stress is its share of
+    /// the virial times this.
+    #[inline(always)]
+    pub fn inverse_volume(&self, p: usize) -> f64 {
+        self.ps.inv_mass[p] * self.materials[self.ps.material[p] as usize].density
     }
 }
 
@@ -116,9 +125,9 @@ fn slices<'a>(
     })
 }
 
-/// The pass over the pairs between grains: each grain's stress times volume (`shares`,
-/// half of each pair's virial) and counts (`of`), from zero; the log's block sums into
-/// `blocks`. `rims` holds a list per thread (kept from call to call).
+/// The pass over the pairs between grains: each grain's stress (`shares`, half of each
+/// pair's virial over the grain's volume) and counts (`of`), from zero; the log's block
+/// sums into `blocks`. `rims` holds a list per thread (kept from call to call).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn pair_pass(
     pool: &mut Pool,
@@ -172,8 +181,6 @@ pub(super) fn pair_pass(
         let mut part = parts[t].lock();
         let (shares, of) = &mut *part;
         let (shares, of): (&mut [Tensor], &mut [Count]) = (shares, of);
-        shares.fill([[0.0; DIM]; DIM]);
-        of.fill(Count::default());
         let mut rim = rim_lists[t].lock();
         rim.clear();
         let mut out = block_parts[t].lock();
@@ -198,7 +205,7 @@ pub(super) fn pair_pass(
     pool.run(Phase::Analysis, &|t| {
         let mut part = parts[t].lock();
         let (shares, of) = &mut *part;
-        add_rim_sides(shares, of, own[mine(t).start], rims);
+        add_rim_sides(on, shares, of, own[mine(t).start], rims);
     })
 }
 
@@ -211,8 +218,9 @@ struct Piece<'a> {
     to: usize,
 }
 
-/// The pairs of `piece` into the sums of the particles it owns, `lo..lo + shares.len()`,
-/// and into `out`, a block each; the sides on other particles into `rim`. A function of
+/// The pairs of `piece` into the sums of the particles it owns, `lo..lo + shares.len()`, from
+/// zero (each grain's over its volume once they are in), and into `out`, a block each; the
+/// sides on other particles into `rim`. A function of
 /// its own, not the pool's closure, so that the compiler knows that what it writes is not
 /// what it reads (through the closure's captured references it loaded every slice again
 /// at each pair).
@@ -232,6 +240,11 @@ fn pair_piece(
     let image = on.image;
     let len = shares.len();
     let of = &mut of[..len];
+    // Zeroed here, piece by piece, not by a pass of their own over the thread's particles:
+    // the lines are still in cache when the pairs add to them (a pass over all of them
+    // first wrote them out to memory and read them back).
+    shares.fill([[0.0; DIM]; DIM]);
+    of.fill(Count::default());
     for (b, sum) in out.iter_mut().enumerate() {
         let from = piece.from + b * PAIR_BLOCK;
         let to = (from + PAIR_BLOCK).min(piece.to);
@@ -270,6 +283,16 @@ fn pair_piece(
             grain_pairs,
         };
     }
+    // Over the volume while the sums are in cache (a pass over the grains after the
+    // cascade read and wrote them all again); the rims' sides come over it.
+    for (k, st) in shares.iter_mut().enumerate() {
+        let p = lo + k;
+        if on.grain(p) {
+            let v = *st;
+            *st = [[0.0; DIM]; DIM];
+            add_scaled(st, on.inverse_volume(p), &v);
+        }
+    }
 }
 
 /// A side of a pair on particle `p`, which another piece owns.
@@ -279,15 +302,15 @@ fn to_rim(rim: &mut Vec<RimSide>, p: u32, partner: u32, v: Tensor) {
     rim.push(RimSide { p, partner, v });
 }
 
-/// The sides in the rim lists `from` that fall on the particles `lo..lo + shares.len()`,
-/// list after list.
-fn add_rim_sides(shares: &mut [Tensor], of: &mut [Count], lo: usize, from: &[Vec<RimSide>]) {
+/// The sides in the rim lists `from` that fall on the particles `lo..lo + shares.len()`
+/// (grains: a rim is of pairs between grains), list after list, over the grain's volume.
+fn add_rim_sides(on: &Grains, shares: &mut [Tensor], of: &mut [Count], lo: usize, from: &[Vec<RimSide>]) {
     let len = shares.len();
     let of = &mut of[..len];
     for e in from.iter().flatten() {
         let k = (e.p as usize).wrapping_sub(lo);
         if k < len {
-            add_scaled(&mut shares[k], 0.5, &e.v);
+            add_scaled(&mut shares[k], 0.5 * on.inverse_volume(e.p as usize), &e.v);
             add_side(of, k, e.partner);
         }
     }
@@ -339,68 +362,62 @@ pub(super) fn mark_pass(
 }
 
 /// The pass over the grains, each thread over its own: the net forces, the potential
-/// energy, the region's grains, each grain's stress (`stress`, its stress times volume
-/// before) over its volume, the kinetic energies (of every particle that moves, the ones
-/// [`super::Simulation::kinetic_energies`] counts; summed by blocks, so not its bits), and
-/// the rattlers the peeling marked
-/// (`rattler`, with the counts `of` it left); the sums by blocks into `blocks`.
+/// energy, the region's grains and their stress times volume (`stress`: each grain's, as
+/// the pass over the pairs left it), the kinetic energies (of every particle that moves,
+/// the ones [`super::Simulation::kinetic_energies`] counts; summed by blocks, so not its
+/// bits), and the rattlers the peeling marked (`rattler`, with the counts `of` it left);
+/// the sums by blocks into `blocks`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn grain_pass(
     pool: &mut Pool,
     on: &Grains,
-    materials: &[Material],
     gravity: Vector,
     region: Option<&Region>,
-    stress: &mut [Tensor],
+    stress: &[Tensor],
     (rattler, of): (&[bool], &[Count]),
     blocks: &mut Vec<GrainBlock>,
 ) -> Result<()> {
-    let ps = on.ps;
-    let n = ps.len();
+    let n = on.ps.len();
     let threads = pool.threads();
     blocks.clear();
     blocks.resize(n.div_ceil(GRAIN_BLOCK), GrainBlock::default());
-    let per_thread = |t: usize| chunk(blocks.len(), t, threads);
+    let count = blocks.len();
     let ranges = grain_ranges(n, threads);
-    let lengths: Vec<usize> = (0..threads).map(|t| per_thread(t).len()).collect();
-    let parts: Vec<Mutex<(&mut [Tensor], &mut [GrainBlock])>> =
-        split_lengths(&mut stress[..n], ranges.iter().map(|&(a, b)| b - a))
+    let parts: Vec<Mutex<&mut [GrainBlock]>> =
+        split_lengths(blocks, (0..threads).map(|t| chunk(count, t, threads).len()))
             .into_iter()
-            .zip(split_lengths(blocks, lengths.into_iter()))
             .map(Mutex::new)
             .collect();
     pool.run(Phase::Analysis, &|t| {
-        let mut part = parts[t].lock();
-        let (stress, out) = &mut *part;
+        let mut out = parts[t].lock();
         let (lo, hi) = ranges[t];
         let peeled = (&rattler[lo..hi], &of[lo..hi]);
-        grain_blocks(on, materials, gravity, region, lo, stress, peeled, out);
+        grain_blocks(on, gravity, region, lo..hi, &stress[lo..hi], peeled, &mut out);
     })
 }
 
-/// The grains `lo..lo + stress.len()` (from a block's start), a block each into `out`: see
+/// The grains `range` (from a block's start), a block each into `out`: see
 /// [`grain_pass`]. A function of its own, as [`pair_piece`] is.
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
 fn grain_blocks(
     on: &Grains,
-    materials: &[Material],
     g: Vector,
     region: Option<&Region>,
-    lo: usize,
-    stress: &mut [Tensor],
+    range: std::ops::Range<usize>,
+    stress: &[Tensor],
     (rattler, of): (&[bool], &[Count]),
     out: &mut [GrainBlock],
 ) {
     let ps = on.ps;
-    let hi = lo + stress.len();
+    let (lo, len) = (range.start, range.len());
     // The arrays cut to the range: one bounds check each, not one a grain.
-    let inv_mass = &ps.inv_mass[lo..hi];
-    let material = &ps.material[lo..hi];
-    let pos: [&[f64]; DIM] = std::array::from_fn(|a| &ps.pos[a][lo..hi]);
-    let force: [&[f64]; DIM] = std::array::from_fn(|a| &ps.force[a][lo..hi]);
+    let inv_mass = &ps.inv_mass[range.clone()];
+    let material = &ps.material[range.clone()];
+    let pos: [&[f64]; DIM] = std::array::from_fn(|a| &ps.pos[a][range.clone()]);
+    let force: [&[f64]; DIM] = std::array::from_fn(|a| &ps.force[a][range.clone()]);
+    let stress = &stress[..len];
     for (b, sum) in out.iter_mut().enumerate() {
-        let ks = b * GRAIN_BLOCK..((b + 1) * GRAIN_BLOCK).min(stress.len());
+        let ks = b * GRAIN_BLOCK..((b + 1) * GRAIN_BLOCK).min(len);
         let (rattlers, ends) = held_in(&rattler[ks.clone()], &of[ks.clone()]);
         let mut s = GrainBlock {
             rattlers,
@@ -421,16 +438,12 @@ fn grain_blocks(
             let f: Vector = std::array::from_fn(|a| force[a][k] + m * g[a]);
             s.net += norm2(f).sqrt();
             s.potential += -m * (0..DIM).map(|a| g[a] * pos[a][k]).sum::<f64>();
-            let density = materials[material[k] as usize].density;
-            let st = &mut stress[k];
             let x: Vector = std::array::from_fn(|a| pos[a][k]);
             if let Some(r) = region.filter(|r| r.contains(x)) {
-                s.packed += m / density;
-                add_scaled(&mut s.region_sum, 1.0 / r.volume(), st);
+                let volume = m / on.materials[material[k] as usize].density;
+                s.packed += volume;
+                add_scaled(&mut s.region_sum, volume / r.volume(), &stress[k]);
             }
-            let v = *st;
-            *st = [[0.0; DIM]; DIM];
-            add_scaled(st, inv_mass[k] * density, &v);
         }
         *sum = s;
     }
@@ -446,7 +459,8 @@ mod tests {
     /// table's holes refilled since its last compaction leave it), so that most sides go
     /// to the rims. On 1, 2, 3 and 5 threads the pass gives each particle's sums bit for
     /// bit as two plain loops over the log in its order do, the first adding the sides on
-    /// particles their piece owns, the second the others, and the same block sums.
+    /// particles their piece owns, the second the others (each grain's stress over its
+    /// volume in between), and the same block sums.
     #[test]
     fn the_pair_pass_on_any_threads_sums_as_two_plain_loops_over_the_log() {
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
@@ -460,8 +474,8 @@ mod tests {
                 vel: [0.0; DIM],
                 omega: Default::default(),
                 radius: 0.1,
-                mass: 1.0,
-                material: 0,
+                mass: rng.random_range(0.5..2.0),
+                material: (id % 2) as u16,
                 ptype: 0,
                 flags: 0,
             });
@@ -483,8 +497,21 @@ mod tests {
                     .collect(),
             );
         }
+        let material = |density| Material {
+            name: "m".into(),
+            density,
+            contact: talus_kernels::contact::ContactParams {
+                kn: 1.0,
+                kt: 0.0,
+                gamma_n: 0.0,
+                gamma_t: 0.0,
+                mu: 0.0,
+            },
+        };
+        let materials = [material(3.0), material(0.7)];
         let on = Grains {
             ps: &ps,
+            materials: &materials,
             bodies: false,
             image: None,
         };
@@ -499,13 +526,22 @@ mod tests {
         let pos: [&[f64]; DIM] = std::array::from_fn(|a| &ps.pos[a][..]);
         let mut want = vec![[[0.0; DIM]; DIM]; n as usize];
         let mut counts = vec![Count::default(); n as usize];
+        let inverse_volume = |p: usize| ps.inv_mass[p] * materials[ps.material[p] as usize].density;
         for rim in [false, true] {
+            if rim {
+                for (p, st) in want.iter_mut().enumerate() {
+                    let v = *st;
+                    *st = [[0.0; DIM]; DIM];
+                    add_scaled(st, inverse_volume(p), &v);
+                }
+            }
             for (k, c) in log.iter().enumerate() {
                 let v = virial(&pos, None, c.i as usize, c.j as usize, c.f);
                 let owned = own[k / PIECE]..own[k / PIECE + 1];
                 for (p, q) in [(c.i, c.j), (c.j, c.i)] {
                     if owned.contains(&(p as usize)) != rim {
-                        add_scaled(&mut want[p as usize], 0.5, &v);
+                        let scale = if rim { 0.5 * inverse_volume(p as usize) } else { 0.5 };
+                        add_scaled(&mut want[p as usize], scale, &v);
                         add_side(&mut counts, p as usize, q);
                     }
                 }
