@@ -259,16 +259,15 @@ impl Simulation {
         mark_pass(pool, &counts.of, need, &mut contacts, peeling.marks(n), queues)?;
         let grain_pairs_of_log = log.pairs().filter(|c| on.between_grains(c.i as usize, c.j as usize));
         let queued = queues.iter().map(Vec::as_slice);
-        peeling.cascade(counts, need, grain_pairs_of_log.map(|c| (c.i, c.j)), queued);
+        let pairs_of_log = grain_pairs_of_log.map(|c| (c.i, c.j));
+        let peeled = peeling.cascade(counts, need, 2 * grain_pairs, pairs_of_log, queued);
         if bodies {
             (0..n).filter(|&p| !grain(p)).for_each(|p| contacts[p] = 0);
         }
         let gravity = self.config.gravity;
         let pool = &mut self.workers.pool;
-        let peeled = (peeling.rattler(), counts.of.as_slice());
-        grain_pass(pool, &on, gravity, region, &grain_stress, peeled, grain_blocks)?;
+        grain_pass(pool, &on, gravity, region, &grain_stress, grain_blocks)?;
         let (mut net, mut potential, mut kinetic, mut rotational) = (0.0, 0.0, 0.0, 0.0);
-        let (mut rattlers, mut ends) = (0, 0);
         let (mut packed, mut region_sum) = (0.0, [[0.0; DIM]; DIM]);
         for b in grain_blocks.iter() {
             net += b.net;
@@ -277,8 +276,6 @@ impl Simulation {
             rotational += b.rotational;
             packed += b.packed;
             add_scaled(&mut region_sum, 1.0, &b.region_sum);
-            rattlers += b.rattlers;
-            ends += b.ends;
         }
         let packing = region.map(|r| packed / r.volume());
         let region_stress = region.map(|_| region_sum);
@@ -306,8 +303,8 @@ impl Simulation {
             grain_stress,
             contacts,
             coordination: coordination(grain_pairs, grain_count),
-            coordination_held: coordination(ends / 2, grain_count - rattlers),
-            rattlers,
+            coordination_held: coordination(peeled.held_pairs, grain_count - peeled.rattlers),
+            rattlers: peeled.rattlers,
             wall_forces,
             body_forces: (0..n)
                 .filter(|&p| !grain(p))

@@ -13,7 +13,7 @@
 //! thread. A particle's terms come in an order the log alone fixes: its own piece's, in
 //! the log's order, then the rim's, in the log's order; the same pieces on any number of
 //! threads, so the same sums.
-use talus_kernels::analysis::rattlers::{add_side, held_in, mark_range, Count};
+use talus_kernels::analysis::rattlers::{add_side, mark_range, Count};
 use talus_kernels::analysis::stress::{add_scaled, contact_virial, Tensor};
 use talus_kernels::math::{norm2, scale, Vector, DIM};
 use talus_kernels::neighbor::MinImage;
@@ -69,9 +69,6 @@ pub(super) struct GrainBlock {
     /// Volume of the grains in the region, and their stress times volume over its volume.
     pub packed: f64,
     pub region_sum: Tensor,
-    /// The rattlers, and the ends of the pairs left between the others.
-    pub rattlers: usize,
-    pub ends: usize,
 }
 
 /// What the passes read: the store, its materials, which particles are grains, the
@@ -365,16 +362,13 @@ pub(super) fn mark_pass(
 /// energy, the region's grains and their stress times volume (`stress`: each grain's, as
 /// the pass over the pairs left it), the kinetic energies (of every particle that moves,
 /// the ones [`super::Simulation::kinetic_energies`] counts; summed by blocks, so not its
-/// bits), and the rattlers the peeling marked (`rattler`, with the counts `of` it left);
-/// the sums by blocks into `blocks`.
-#[allow(clippy::too_many_arguments)]
+/// bits); the sums by blocks into `blocks`.
 pub(super) fn grain_pass(
     pool: &mut Pool,
     on: &Grains,
     gravity: Vector,
     region: Option<&Region>,
     stress: &[Tensor],
-    (rattler, of): (&[bool], &[Count]),
     blocks: &mut Vec<GrainBlock>,
 ) -> Result<()> {
     let n = on.ps.len();
@@ -391,8 +385,7 @@ pub(super) fn grain_pass(
     pool.run(Phase::Analysis, &|t| {
         let mut out = parts[t].lock();
         let (lo, hi) = ranges[t];
-        let peeled = (&rattler[lo..hi], &of[lo..hi]);
-        grain_blocks(on, gravity, region, lo..hi, &stress[lo..hi], peeled, &mut out);
+        grain_blocks(on, gravity, region, lo..hi, &stress[lo..hi], &mut out);
     })
 }
 
@@ -405,7 +398,6 @@ fn grain_blocks(
     region: Option<&Region>,
     range: std::ops::Range<usize>,
     stress: &[Tensor],
-    (rattler, of): (&[bool], &[Count]),
     out: &mut [GrainBlock],
 ) {
     let ps = on.ps;
@@ -417,14 +409,8 @@ fn grain_blocks(
     let force: [&[f64]; DIM] = std::array::from_fn(|a| &ps.force[a][range.clone()]);
     let stress = &stress[..len];
     for (b, sum) in out.iter_mut().enumerate() {
-        let ks = b * GRAIN_BLOCK..((b + 1) * GRAIN_BLOCK).min(len);
-        let (rattlers, ends) = held_in(&rattler[ks.clone()], &of[ks.clone()]);
-        let mut s = GrainBlock {
-            rattlers,
-            ends,
-            ..GrainBlock::default()
-        };
-        for k in ks {
+        let mut s = GrainBlock::default();
+        for k in b * GRAIN_BLOCK..((b + 1) * GRAIN_BLOCK).min(len) {
             let p = lo + k;
             if inv_mass[k] > 0.0 {
                 let (tr, r) = kinetic_of(ps, p);

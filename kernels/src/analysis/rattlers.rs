@@ -112,20 +112,16 @@ impl Peeling {
     /// copies were a fifth of the peeling). `pairs` must give exactly the pairs counted
     /// with [`add_side`], each once; it is read only where `held > 2`, so a caller passes
     /// an iterator over its own records rather than a list. On one thread; the analysis
-    /// runs its steps on the pool ([`Peeling::marks`] and [`mark_range`] over ranges of
-    /// the particles, [`Peeling::cascade`], [`held_in`] over ranges).
+    /// runs its first step on the pool ([`Peeling::marks`] and [`mark_range`] over ranges
+    /// of the particles), then [`Peeling::cascade`].
     pub fn peel<I>(&mut self, counts: &mut ContactCounts, held: u32, pairs: I) -> Peeled
     where
         I: IntoIterator<Item = (u32, u32)>,
     {
         let mut queue = Vec::new();
         mark_range(&counts.of, held, 0, self.marks(counts.of.len()), &mut queue);
-        self.cascade(counts, held, pairs, [queue.as_slice()]);
-        let (rattlers, ends) = held_in(&self.out, &counts.of);
-        Peeled {
-            rattlers,
-            held_pairs: ends / 2,
-        }
+        let ends = counts.of.iter().map(|c| c.pairs as usize).sum();
+        self.cascade(counts, held, ends, pairs, [queue.as_slice()])
     }
 
     /// The marks of `n` particles, for [`mark_range`] to set, each once.
@@ -136,19 +132,28 @@ impl Peeling {
 
     /// Take the particles out that the first rattlers (`queues`, in the order of their
     /// ranges, as [`mark_range`] listed them over all the particles) leave with fewer than
-    /// `held` contacts, and so on (the queue: one thread).
+    /// `held` contacts, and so on (the queue: one thread). `ends`: the sides counted with
+    /// [`add_side`] (twice the pairs). The rattlers and the pairs left are counted as they
+    /// go, not by a pass over every particle after.
     pub fn cascade<'q, I>(
         &mut self,
         counts: &mut ContactCounts,
         held: u32,
+        ends: usize,
         pairs: I,
         queues: impl IntoIterator<Item = &'q [u32]>,
-    ) where
+    ) -> Peeled
+    where
         I: IntoIterator<Item = (u32, u32)>,
     {
         let c = &mut counts.of;
         self.queue.clear();
         queues.into_iter().for_each(|q| self.queue.extend_from_slice(q));
+        // The ends on particles still in: those of the first rattlers go with them.
+        let mut tally = Tally {
+            out: self.queue.len(),
+            ends: ends - self.queue.iter().map(|&p| c[p as usize].pairs as usize).sum::<usize>(),
+        };
         if held <= 2 {
             // A particle taken out had fewer than two contacts: at most one partner is
             // left, and the XOR of those left names it. Each pair is taken by the first of
@@ -162,7 +167,7 @@ impl Peeling {
                 let q = c[p].partners as usize;
                 c[p].pairs = 0;
                 c[q].partners ^= p as u32;
-                lose(c, &mut self.out, &mut self.queue, q, held);
+                lose(c, &mut self.out, &mut self.queue, q, held, &mut tally);
             }
         } else {
             // Adjacency in compressed rows: the partners of p are adj[at[p]..at[p + 1]].
@@ -188,12 +193,24 @@ impl Peeling {
                 for k in self.at[p]..self.at[p + 1] {
                     let q = self.adj[k as usize] as usize;
                     if !self.out[q] {
-                        lose(c, &mut self.out, &mut self.queue, q, held);
+                        lose(c, &mut self.out, &mut self.queue, q, held, &mut tally);
                     }
                 }
             }
         }
+        debug_assert_eq!(tally.ends % 2, 0, "a pair left with one end");
+        Peeled {
+            rattlers: tally.out,
+            held_pairs: tally.ends / 2,
+        }
     }
+}
+
+/// What the cascade has taken out so far, and the ends of pairs left on the particles
+/// still in.
+struct Tally {
+    out: usize,
+    ends: usize,
 }
 
 /// The first rattlers among the particles `lo..lo + c.len()` (`c` their counts, `out`
@@ -208,30 +225,21 @@ pub fn mark_range(c: &[Count], held: u32, lo: usize, out: &mut [bool], queue: &m
     }
 }
 
-/// The rattlers among some particles after the peeling (`out` their marks, `c` their
-/// counts), and the ends of the pairs left between the others (twice the pairs, over all
-/// the particles).
-pub fn held_in(out: &[bool], c: &[Count]) -> (usize, usize) {
-    let (mut rattlers, mut ends) = (0, 0);
-    for (out, c) in out.iter().zip(c) {
-        rattlers += *out as usize;
-        ends += if *out { 0 } else { c.pairs as usize };
-    }
-    (rattlers, ends)
-}
-
 /// Particle q loses a partner taken out: an out particle only its count of partners left
 /// (so that the pair is taken once), one still in a contact as well, which may take it
-/// out.
-fn lose(c: &mut [Count], out: &mut [bool], queue: &mut Vec<u32>, q: usize, held: u32) {
+/// out (and its ends left with it).
+fn lose(c: &mut [Count], out: &mut [bool], queue: &mut Vec<u32>, q: usize, held: u32, tally: &mut Tally) {
     c[q].pairs -= 1;
     if out[q] {
         return;
     }
+    tally.ends -= 1;
     c[q].all -= 1;
     if c[q].all < held {
         out[q] = true;
         queue.push(q as u32);
+        tally.out += 1;
+        tally.ends -= c[q].pairs as usize;
     }
 }
 
