@@ -6,7 +6,7 @@
 //! force phase (`parallel/pair_forces.rs`) runs them over chunks of the contact table.
 use talus_kernels::contact::{CohesionModel, ContactForce, ContactParams, PairExtras, RollingModel};
 
-use crate::contact_log::PairForce;
+use crate::contact_log::{LogRun, PairRecord};
 use crate::material::PairTable;
 use crate::store::LOADS;
 use talus_kernels::math::{ANG, DIM};
@@ -151,7 +151,7 @@ pub(crate) trait ForceSink {
 /// slot order (the pair loops add in slot order).
 pub(crate) struct Logged<'a, S> {
     pub inner: S,
-    pub log: &'a mut Vec<PairForce>,
+    pub log: &'a mut LogRun,
 }
 
 impl<S: ForceSink> ForceSink for Logged<'_, S> {
@@ -162,12 +162,14 @@ impl<S: ForceSink> ForceSink for Logged<'_, S> {
 
     #[inline(always)]
     fn add(&mut self, o: usize, i: usize, j: usize, f: &ContactForce) {
-        self.log.push(PairForce {
-            i: i as u32,
-            j: j as u32,
-            f: f.f,
-            overlap: f.overlap,
-        });
+        self.log.push(
+            PairRecord {
+                i: i as u32,
+                j: j as u32,
+                f: f.f,
+            },
+            f.overlap,
+        );
         self.inner.add(o, i, j, f);
     }
 

@@ -38,7 +38,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use parking_lot::Mutex;
 
-use crate::contact_log::{ContactLog, PairForce, WallForce};
+use crate::contact_log::{ContactLog, LogRun, WallForce};
 use crate::contacts::ContactTable;
 #[cfg(not(feature = "dim3"))]
 use crate::contacts::FREE;

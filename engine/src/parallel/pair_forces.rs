@@ -306,7 +306,7 @@ struct SlotChunk<'a> {
     out: &'a mut [SlotRecord],
     defer: &'a [u8],
     /// A logged step's forces of this chunk, in slot order.
-    log: Vec<PairForce>,
+    log: LogRun,
 }
 
 impl Workers {
@@ -365,8 +365,8 @@ impl Workers {
         ct: &mut ContactTable,
         w: &PairWork,
         loads: Option<SharedLoads>,
-        log: Option<Vec<Vec<PairForce>>>,
-    ) -> Result<Option<Vec<Vec<PairForce>>>> {
+        log: Option<Vec<LogRun>>,
+    ) -> Result<Option<Vec<LogRun>>> {
         let logging = log.is_some();
         let mut spare = log.unwrap_or_default();
         let n = ps.len();
@@ -457,11 +457,10 @@ impl Workers {
                     defer,
                     log: if logging {
                         let mut v = spare.pop().unwrap_or_default();
-                        v.clear();
-                        v.reserve((lens[k] as f64 * touching_share * 1.2) as usize + 16);
+                        v.clear_for((lens[k] as f64 * touching_share * 1.2) as usize + 16);
                         v
                     } else {
-                        Vec::new()
+                        LogRun::default()
                     },
                 })
             })

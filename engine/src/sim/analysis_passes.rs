@@ -22,7 +22,7 @@ use parking_lot::Mutex;
 
 use super::analysis::Region;
 use super::measure::kinetic_of;
-use crate::contact_log::PairForce;
+use crate::contact_log::{LogRun, PairRecord};
 use crate::error::Result;
 use crate::material::Material;
 use crate::pool::{Phase, Pool};
@@ -111,13 +111,14 @@ fn virial(pos: &[&[f64]; DIM], image: Option<MinImage>, i: usize, j: usize, f: V
 /// The log's pairs `from..to` (indices into all its runs' pairs), as slices of its runs
 /// (`starts[k]`: the pairs before run k).
 fn slices<'a>(
-    runs: &'a [Vec<PairForce>],
+    runs: &'a [LogRun],
     starts: &'a [usize],
     from: usize,
     to: usize,
-) -> impl Iterator<Item = &'a [PairForce]> {
+) -> impl Iterator<Item = &'a [PairRecord]> {
     let first = starts.partition_point(|&s| s <= from).saturating_sub(1);
     runs[first..].iter().zip(&starts[first..]).map_while(move |(run, &s)| {
+        let run = &run.pairs;
         (s < to).then(|| &run[from.saturating_sub(s).min(run.len())..(to - s).min(run.len())])
     })
 }
@@ -129,7 +130,7 @@ fn slices<'a>(
 pub(super) fn pair_pass(
     pool: &mut Pool,
     on: &Grains,
-    runs: &[Vec<PairForce>],
+    runs: &[LogRun],
     shares: &mut [Tensor],
     of: &mut [Count],
     blocks: &mut Vec<PairBlock>,
@@ -209,7 +210,7 @@ pub(super) fn pair_pass(
 /// A thread's piece of the log: its pairs `from..to` (`starts[k]`: the pairs before run
 /// k).
 struct Piece<'a> {
-    runs: &'a [Vec<PairForce>],
+    runs: &'a [LogRun],
     starts: &'a [usize],
     from: usize,
     to: usize,
@@ -466,22 +467,23 @@ mod tests {
                 flags: 0,
             });
         }
-        let mut runs: Vec<Vec<PairForce>> = Vec::new();
-        while runs.iter().map(Vec::len).sum::<usize>() < 3 * PIECE + 500 {
+        let mut runs: Vec<LogRun> = Vec::new();
+        while runs.iter().map(LogRun::len).sum::<usize>() < 3 * PIECE + 500 {
             let len = [0, 1, 37, 700][rng.random_range(0..4)];
-            runs.push(
-                (0..len)
-                    .map(|_| {
-                        let i = rng.random_range(0..n as u32 - 1);
-                        PairForce {
-                            i,
-                            j: rng.random_range(i + 1..n as u32),
-                            f: std::array::from_fn(|_| rng.random_range(-1.0..1.0)),
-                            overlap: 0.0,
-                        }
-                    })
-                    .collect(),
-            );
+            let mut run = LogRun::default();
+            for _ in 0..len {
+                let i = rng.random_range(0..n as u32 - 1);
+                let f = std::array::from_fn(|_| rng.random_range(-1.0..1.0));
+                run.push(
+                    PairRecord {
+                        i,
+                        j: rng.random_range(i + 1..n as u32),
+                        f,
+                    },
+                    0.0,
+                );
+            }
+            runs.push(run);
         }
         let material = |density| Material {
             name: "m".into(),
@@ -503,7 +505,7 @@ mod tests {
         };
         // The plain loops: each piece owns the particles from its first pair's i on (or
         // from the piece before's, whichever is later).
-        let log: Vec<PairForce> = runs.iter().flatten().copied().collect();
+        let log: Vec<PairRecord> = runs.iter().flat_map(|r| r.pairs.iter().copied()).collect();
         let mut own = vec![0];
         for c in log.chunks(PIECE).skip(1) {
             own.push(own[own.len() - 1].max(c[0].i as usize));
