@@ -252,21 +252,22 @@ impl Simulation {
             }
         }
         // Each grain's contacts, and the peeling's first rattlers, on the pool; the
-        // peeling's cascade on one thread, from the pairs between grains again where more
-        // than two contacts hold a grain (no friction: it lists them itself).
+        // peeling's cascade on one thread beside the pass over the grains, from the pairs
+        // between grains again where more than two contacts hold a grain (no friction: it
+        // lists them itself).
         contacts.resize(n, 0);
         let pool = &mut self.workers.pool;
         mark_pass(pool, &counts.of, need, &mut contacts, peeling.marks(n), queues)?;
         let grain_pairs_of_log = log.pairs().filter(|c| on.between_grains(c.i as usize, c.j as usize));
         let queued = queues.iter().map(Vec::as_slice);
         let pairs_of_log = grain_pairs_of_log.map(|c| (c.i, c.j));
-        let peeled = peeling.cascade(counts, need, 2 * grain_pairs, pairs_of_log, queued);
+        let cascade = || peeling.cascade(counts, need, 2 * grain_pairs, pairs_of_log, queued);
+        let gravity = self.config.gravity;
+        let pool = &mut self.workers.pool;
+        let peeled = grain_pass(pool, &on, gravity, region, &grain_stress, grain_blocks, cascade)?;
         if bodies {
             (0..n).filter(|&p| !grain(p)).for_each(|p| contacts[p] = 0);
         }
-        let gravity = self.config.gravity;
-        let pool = &mut self.workers.pool;
-        grain_pass(pool, &on, gravity, region, &grain_stress, grain_blocks)?;
         let (mut net, mut potential, mut kinetic, mut rotational) = (0.0, 0.0, 0.0, 0.0);
         let (mut packed, mut region_sum) = (0.0, [[0.0; DIM]; DIM]);
         for b in grain_blocks.iter() {

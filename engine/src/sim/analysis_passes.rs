@@ -27,7 +27,7 @@ use crate::error::Result;
 use crate::material::Material;
 use crate::pool::{Phase, Pool};
 use crate::store::ParticleStore;
-use crate::work_split::{chunk, split_lengths};
+use crate::work_split::{chunk, split_lengths, Dynamic};
 
 /// Logged pairs per block of the whole bed's sums (stress, force magnitudes).
 const PAIR_BLOCK: usize = 1024;
@@ -39,6 +39,9 @@ const PIECE: usize = 4 * PAIR_BLOCK;
 
 /// Particles per block of the pass over the grains' sums.
 const GRAIN_BLOCK: usize = 1024;
+
+/// Blocks per claim of the pass over the grains.
+const GRAIN_RUN: usize = 4;
 
 /// One side of a pair between grains, on a particle another piece owns (of the same
 /// thread or another): its half of the pair's virial and its partner (for the counts).
@@ -359,35 +362,39 @@ pub(super) fn mark_pass(
     })
 }
 
-/// The pass over the grains, each thread over its own: the net forces, the potential
-/// energy, the region's grains and their stress times volume (`stress`: each grain's, as
-/// the pass over the pairs left it), the kinetic energies (of every particle that moves,
-/// the ones [`super::Simulation::kinetic_energies`] counts; summed by blocks, so not its
-/// bits); the sums by blocks into `blocks`.
-pub(super) fn grain_pass(
+/// The pass over the grains: the net forces, the potential energy, the region's grains
+/// and their stress times volume (`stress`: each grain's, as the pass over the pairs left
+/// it), the kinetic energies (of every particle that moves, the ones
+/// [`super::Simulation::kinetic_energies`] counts; summed by blocks, so not its bits); the
+/// sums by blocks into `blocks`. Beside it, `alone`: one thread's work (the peeling's
+/// cascade), taken by the first thread to start while the others claim runs of blocks
+/// (which thread sums a block does not change its sum).
+pub(super) fn grain_pass<R: Send>(
     pool: &mut Pool,
     on: &Grains,
     gravity: Vector,
     region: Option<&Region>,
     stress: &[Tensor],
     blocks: &mut Vec<GrainBlock>,
-) -> Result<()> {
+    alone: impl FnOnce() -> R + Send,
+) -> Result<R> {
     let n = on.ps.len();
-    let threads = pool.threads();
     blocks.clear();
     blocks.resize(n.div_ceil(GRAIN_BLOCK), GrainBlock::default());
-    let count = blocks.len();
-    let ranges = grain_ranges(n, threads);
-    let parts: Vec<Mutex<&mut [GrainBlock]>> =
-        split_lengths(blocks, (0..threads).map(|t| chunk(count, t, threads).len()))
-            .into_iter()
-            .map(Mutex::new)
-            .collect();
-    pool.run(Phase::Analysis, &|t| {
-        let mut out = parts[t].lock();
-        let (lo, hi) = ranges[t];
-        grain_blocks(on, gravity, region, lo..hi, &stress[lo..hi], &mut out);
-    })
+    let runs: Vec<Mutex<&mut [GrainBlock]>> = blocks.chunks_mut(GRAIN_RUN).map(Mutex::new).collect();
+    let claims = Dynamic::new(runs.len(), 1);
+    let (alone, result) = (Mutex::new(Some(alone)), Mutex::new(None));
+    pool.run(Phase::Analysis, &|_| {
+        if let Some(job) = alone.lock().take() {
+            *result.lock() = Some(job());
+        }
+        while let Some(k) = claims.claim() {
+            let lo = k * GRAIN_RUN * GRAIN_BLOCK;
+            let hi = (lo + GRAIN_RUN * GRAIN_BLOCK).min(n);
+            grain_blocks(on, gravity, region, lo..hi, &stress[lo..hi], &mut runs[k].lock());
+        }
+    })?;
+    Ok(result.into_inner().expect("one thread ran the work beside the pass"))
 }
 
 /// The grains `range` (from a block's start), a block each into `out`: see
