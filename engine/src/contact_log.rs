@@ -52,16 +52,19 @@ impl LogRun {
 
     #[inline(always)]
     pub fn push(&mut self, p: PairRecord, overlap: f64) {
-        if overlap != 0.0 || !self.overlaps.is_empty() {
-            self.push_overlap(overlap);
+        if !self.overlaps.is_empty() {
+            self.overlaps.push(overlap);
+        } else if overlap != 0.0 {
+            self.first_overlap(overlap);
         }
         self.pairs.push(p);
     }
 
-    /// The overlap of the pair about to be pushed (the ones before it zero where none was
-    /// kept).
+    /// The first overlap that is not zero, of the pair about to be pushed: the ones before
+    /// it zero.
+    #[cold]
     #[inline(never)]
-    fn push_overlap(&mut self, overlap: f64) {
+    fn first_overlap(&mut self, overlap: f64) {
         self.overlaps.resize(self.pairs.len(), 0.0);
         self.overlaps.push(overlap);
     }
