@@ -191,7 +191,7 @@ impl Simulation {
             grain_blocks,
         } = &mut buffers;
         // Each grain's stress, and its contacts, for the rattlers and the coordination
-        // numbers: zeroed by the threads that own them.
+        // numbers: zeroed by the pieces of the log that own them.
         grain_stress.resize(n, [[0.0; DIM]; DIM]);
         counts.of.resize(n, Count::default());
         let pool = &mut self.workers.pool;

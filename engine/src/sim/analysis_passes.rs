@@ -44,7 +44,8 @@ const GRAIN_BLOCK: usize = 1024;
 const GRAIN_RUN: usize = 4;
 
 /// One side of a pair between grains, on a particle another piece owns (of the same
-/// thread or another): its half of the pair's virial and its partner (for the counts).
+/// thread or another): the pair's virial (the side takes half) and its partner (for the
+/// counts).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct RimSide {
     p: u32,
@@ -317,7 +318,7 @@ fn add_rim_sides(on: &Grains, shares: &mut [Tensor], of: &mut [Count], lo: usize
     }
 }
 
-/// Thread t's particles in the passes over them, `ranges[t].0..ranges[t].1`: whole blocks
+/// Thread t's particles in the mark pass, `ranges[t].0..ranges[t].1`: whole blocks
 /// of [`GRAIN_BLOCK`], and the blocks `chunk(blocks, t)`.
 fn grain_ranges(n: usize, threads: usize) -> Vec<(usize, usize)> {
     let blocks = n.div_ceil(GRAIN_BLOCK);
@@ -363,8 +364,8 @@ pub(super) fn mark_pass(
 }
 
 /// The pass over the grains: the net forces, the potential energy, the region's grains
-/// and their stress times volume (`stress`: each grain's, as the pass over the pairs left
-/// it), the kinetic energies (of every particle that moves, the ones
+/// and their stress times volume (`stress`: each grain's, its pairs' and walls' shares over
+/// its volume), the kinetic energies (of every particle that moves, the ones
 /// [`super::Simulation::kinetic_energies`] counts; summed by blocks, so not its bits); the
 /// sums by blocks into `blocks`. Beside it, `alone`: one thread's work (the peeling's
 /// cascade), taken by the first thread to start while the others claim runs of blocks
@@ -385,7 +386,10 @@ pub(super) fn grain_pass<R: Send>(
     let claims = Dynamic::new(runs.len(), 1);
     let (alone, result) = (Mutex::new(Some(alone)), Mutex::new(None));
     pool.run(Phase::Analysis, &|_| {
-        if let Some(job) = alone.lock().take() {
+        // The job out of the lock first: a guard in the `if let` itself would hold the lock
+        // through the job, and the other threads would wait on it.
+        let job = alone.lock().take();
+        if let Some(job) = job {
             *result.lock() = Some(job());
         }
         while let Some(k) = claims.claim() {

@@ -132,9 +132,10 @@ impl Peeling {
 
     /// Take the particles out that the first rattlers (`queues`, in the order of their
     /// ranges, as [`mark_range`] listed them over all the particles) leave with fewer than
-    /// `held` contacts, and so on (the queue: one thread). `ends`: the sides counted with
-    /// [`add_side`] (twice the pairs). The rattlers and the pairs left are counted as they
-    /// go, not by a pass over every particle after.
+    /// `held` contacts, and so on (the queue: one thread). `ends`: exactly the sides counted
+    /// with [`add_side`] (twice the pairs; the tally takes the ends of the pairs that go out
+    /// from it). The rattlers and the pairs left are counted as they go, not by a pass over
+    /// every particle after.
     pub fn cascade<'q, I>(
         &mut self,
         counts: &mut ContactCounts,
