@@ -2,6 +2,13 @@
 //! written (a module of the `cli` tests, sharing their scenarios and helpers).
 use super::*;
 
+/// Run `talus` with `args` in `cwd`, which must refuse (exit status 1): its stderr.
+fn refused(args: &[&str], cwd: &Path) -> String {
+    let out = run(args, cwd);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    text(&out.stderr)
+}
+
 /// Particles that start behind a wall or outside the domain explode the bed at the first
 /// step (a region reaching through the floor: kinetic energy of 98 J where the bed holds
 /// 3e-4 J). They are refused, naming the `[[particles]]` entry, how many, and one of them;
@@ -16,9 +23,7 @@ fn particles_behind_walls_or_outside_the_domain_are_refused() {
         "region = { min = [-0.004, -0.004], max",
     );
     std::fs::write(d.join("through.toml"), &through).unwrap();
-    let out = run(&["run", "-q", "through.toml"], d);
-    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
-    let err = text(&out.stderr);
+    let err = refused(&["run", "-q", "through.toml"], d);
     for says in [
         "through.toml: particles[0] (source = \"generate\", region [-0.004, -0.004]..[0.04, 0.055]): ",
         " of its 200 particles start behind or inside a wall or reach into one by more than 10 % of their \
@@ -45,9 +50,7 @@ fn particles_behind_walls_or_outside_the_domain_are_refused() {
     )
     .unwrap();
     std::fs::write(d.join("far.toml"), lammps_scenario("far.data", 1.0)).unwrap();
-    let out = run(&["run", "-q", "far.toml"], d);
-    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
-    let err = text(&out.stderr);
+    let err = refused(&["run", "-q", "far.toml"], d);
     assert!(
         err.contains(
             "far.toml: particles[0] (data file far.data): 1 of its 3 particles start outside the domain \
@@ -156,9 +159,7 @@ fn coincident_and_deep_overlaps_are_warned_about_and_pushed_apart() {
     )
     .unwrap();
     std::fs::write(d.join("some.toml"), lammps_scenario("some.data", 1.0)).unwrap();
-    let out = run(&["run", "-q", "some.toml", "--out", "some"], d);
-    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
-    let err = text(&out.stderr);
+    let err = refused(&["run", "-q", "some.toml", "--out", "some"], d);
     assert!(
         err.contains("some.data:12: the Velocities section gives 1 of the 4 atoms a velocity: 3 atoms have none, e.g. atom 1 (line 7)"),
         "{err}"
@@ -184,9 +185,7 @@ fn huge_counts_are_refused_before_anything_is_allocated() {
     match talus::io::preflight::available_memory() {
         Some((have, _)) if (have as f64) < need => {
             std::fs::write(d.join("big.toml"), big("1000000000")).unwrap();
-            let out = run(&["run", "-q", "big.toml"], d);
-            assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
-            let err = text(&out.stderr);
+            let err = refused(&["run", "-q", "big.toml"], d);
             assert!(
                 err.contains("big.toml: particles[0] (count = 1000000000): 1000000000 particles would need about ")
                     && err.contains(" bytes per particle: 109 in the particle store, ")
@@ -199,9 +198,7 @@ fn huge_counts_are_refused_before_anything_is_allocated() {
         other => println!("this machine has {other:?} bytes available, enough for 10^9 discs: not tried"),
     }
     std::fs::write(d.join("huge.toml"), big("10000000000")).unwrap();
-    let out = run(&["run", "-q", "huge.toml"], d);
-    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
-    let err = text(&out.stderr);
+    let err = refused(&["run", "-q", "huge.toml"], d);
     assert!(
         err.contains("particles[0] (count = 10000000000): 10000000000 particles are more than talus can hold: at most 2147483647"),
         "{err}"
@@ -214,9 +211,7 @@ fn huge_counts_are_refused_before_anything_is_allocated() {
          radius = { kind = \"fixed\", value = 1.0e-3 }\nrate = 1000.0\ntotal = 10000000000\n\n[run]",
     );
     std::fs::write(d.join("poured.toml"), poured).unwrap();
-    let out = run(&["run", "-q", "poured.toml"], d);
-    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
-    let err = text(&out.stderr);
+    let err = refused(&["run", "-q", "poured.toml"], d);
     assert!(
         err.contains("[[insert]] totals: 10000000000)")
             && err.contains("particles are more than talus can hold: at most 2147483647"),

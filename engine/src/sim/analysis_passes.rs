@@ -220,12 +220,11 @@ struct Piece<'a> {
     to: usize,
 }
 
-/// The pairs of `piece` into the sums of the particles it owns, `lo..lo + shares.len()`, from
-/// zero (each grain's over its volume once they are in), and into `out`, a block each; the
-/// sides on other particles into `rim`. A function of
-/// its own, not the pool's closure, so that the compiler knows that what it writes is not
-/// what it reads (through the closure's captured references it loaded every slice again
-/// at each pair).
+/// The pairs of `piece` into the sums of the particles it owns, `lo..lo + shares.len()`,
+/// from zero (each grain's over its volume once they are in), and into `out`, a block
+/// each; the sides on other particles into `rim`. A function of its own, not the pool's
+/// closure, so that the compiler knows that what it writes is not what it reads (through
+/// the closure's captured references it loaded every slice again at each pair).
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 fn pair_piece(
