@@ -34,10 +34,19 @@ pub struct ContactTable {
     /// With rolling resistance only (empty until `enable_rolling_state`): the rolling
     /// torque kept in the contact (epsd2), the one its second particle gets.
     pub rolling: Vec<[f64; ANG]>,
+    /// 3D only (empty in 2D): 1 where the pair may touch before one of its stored boxes is
+    /// made anew, 0 where it cannot (or the slot is free). The sphere loop reads the pairs
+    /// marked 1 only; a pair marked 0 keeps a zero spring. A pair is marked 1 when added;
+    /// `sim::near_pairs` marks 0 those whose boxes' cores are too far apart.
+    pub near: Vec<u8>,
     /// Bumped by every change of the pair set (for caches built from it).
     pub(crate) generation: u64,
     pub(crate) polygons: bool,
     pub(crate) rolling_state: bool,
+    pub(crate) near_state: bool,
+    /// Whether every pair marked 1 in `near` was tested since the table was last rebuilt
+    /// (pairs added since are marked 1 untested).
+    pub(crate) near_tested: bool,
     pub(crate) next: Vec<u32>,
     pub(crate) head: Vec<u32>,
     pub(crate) free: Vec<u32>,
@@ -51,6 +60,7 @@ impl ContactTable {
     pub fn new(particles: usize) -> Self {
         ContactTable {
             head: vec![NIL; particles],
+            near_state: cfg!(feature = "dim3"),
             ..Default::default()
         }
     }
@@ -148,6 +158,9 @@ impl ContactTable {
                 if self.rolling_state {
                     self.rolling[s] = [0.0; ANG];
                 }
+                if self.near_state {
+                    self.near[s] = 1;
+                }
                 s
             }
             None => {
@@ -165,6 +178,9 @@ impl ContactTable {
                     if self.rolling_state {
                         self.rolling.reserve_exact(more);
                     }
+                    if self.near_state {
+                        self.near.reserve_exact(more);
+                    }
                     self.next.reserve_exact(more);
                 }
                 self.i.push(i);
@@ -176,6 +192,9 @@ impl ContactTable {
                 }
                 if self.rolling_state {
                     self.rolling.push([0.0; ANG]);
+                }
+                if self.near_state {
+                    self.near.push(1);
                 }
                 self.next.push(NIL);
                 self.i.len() - 1
@@ -205,6 +224,9 @@ impl ContactTable {
                 }
                 self.i[su] = FREE;
                 self.j[su] = FREE;
+                if self.near_state {
+                    self.near[su] = 0;
+                }
                 self.next[su] = NIL;
                 self.free.push(s);
                 self.live -= 1;
@@ -222,23 +244,33 @@ impl ContactTable {
     }
 
     /// Remove the holes and sort the pairs by (i, j): a counting sort by i, then the few
-    /// pairs of each i sorted by j. O(N + P), in place: `head` and `next` are rebuilt
-    /// afterwards anyway, so they serve as the counts and the destinations, and the pairs
-    /// are moved by following the cycles of the permutation. No allocation, so compaction
-    /// adds nothing to the peak memory of a run.
+    /// pairs of each i sorted by j; in 3D the pairs marked `near` first. O(N + P), in
+    /// place: `head` and `next` are rebuilt afterwards anyway, so they serve as the counts
+    /// and the destinations, and the pairs are moved by following the cycles of the
+    /// permutation. No allocation in 2D; in 3D the counts of the far pairs' keys (4 bytes
+    /// a particle, given back at once), below a run's peak of memory (the first rebuild's
+    /// list of pairs).
     pub fn compact(&mut self) {
         self.generation += 1;
         let slots = self.i.len();
         let live = self.live;
-        let head = &mut self.head;
-        head.iter_mut().for_each(|h| *h = 0);
-        for &i in &self.i {
+        let particles = self.head.len();
+        // The sort key of a live slot: its first particle; in 3D the pairs that cannot
+        // touch (`near` 0) after all those that may, so that the sphere loop's pass over
+        // the near ones reads and writes none of their bytes (springs, indices).
+        let far_keys = if self.near_state { particles } else { 0 };
+        let mut counts = std::mem::take(&mut self.head);
+        counts.clear();
+        counts.resize(particles + far_keys, 0);
+        let (near, near_state) = (&self.near, self.near_state);
+        let key = |s: usize, i: u32| i as usize + if near_state && near[s] == 0 { particles } else { 0 };
+        for (s, &i) in self.i.iter().enumerate() {
             if i != FREE {
-                head[i as usize] += 1;
+                counts[key(s, i)] += 1;
             }
         }
         let mut acc = 0u32;
-        for h in head.iter_mut() {
+        for h in counts.iter_mut() {
             let c = *h;
             *h = acc;
             acc += c;
@@ -252,8 +284,9 @@ impl ContactTable {
                 free_at += 1;
                 free_at - 1
             } else {
-                head[i as usize] += 1;
-                head[i as usize] - 1
+                let k = key(s, i);
+                counts[k] += 1;
+                counts[k] - 1
             };
         }
         for s in 0..slots {
@@ -269,12 +302,15 @@ impl ContactTable {
                 if self.rolling_state {
                     self.rolling.swap(s, t);
                 }
+                if self.near_state {
+                    self.near.swap(s, t);
+                }
                 dest.swap(s, t);
             }
         }
-        // head[k] is now the end of particle k's run: sort each run by j (runs are short).
+        // counts[k] is now the end of key k's run: sort each run by j (runs are short).
         let mut a = 0;
-        for &b in head.iter() {
+        for &b in counts.iter() {
             let b = b as usize;
             for t in a + 1..b {
                 let mut u = t;
@@ -288,11 +324,17 @@ impl ContactTable {
                     if self.rolling_state {
                         self.rolling.swap(u - 1, u);
                     }
+                    if self.near_state {
+                        self.near.swap(u - 1, u);
+                    }
                     u -= 1;
                 }
             }
             a = b;
         }
+        counts.truncate(particles);
+        counts.shrink_to_fit();
+        self.head = counts;
         self.i.truncate(live);
         self.j.truncate(live);
         self.xi.truncate(live);
@@ -303,6 +345,9 @@ impl ContactTable {
         if self.rolling_state {
             self.rolling.truncate(live);
         }
+        if self.near_state {
+            self.near.truncate(live);
+        }
         self.free.clear();
         self.churn = 0;
         self.rebuild_chains();
@@ -312,7 +357,8 @@ impl ContactTable {
         self.head.iter_mut().for_each(|h| *h = NIL);
         self.next.clear();
         self.next.resize(self.i.len(), NIL);
-        // Slots are sorted by i: link each to its successor with the same i.
+        // Link each slot to the next one with the same i (its successor, but across the
+        // near and the far runs in 3D).
         for s in (0..self.i.len()).rev() {
             let i = self.i[s];
             if i != FREE {
@@ -354,6 +400,10 @@ impl ContactTable {
         self.features = features;
         self.area = area;
         self.rolling = rolling;
+        if self.near_state {
+            self.near = vec![1; n];
+            self.near_tested = false;
+        }
         self.next = Vec::new();
         self.i = pairs.iter().map(|p| p.0).collect();
         self.j = pairs.iter().map(|p| p.1).collect();
@@ -377,6 +427,9 @@ impl ContactTable {
             if a == u32::MAX || b == u32::MAX {
                 self.i[s] = FREE;
                 self.j[s] = FREE;
+                if self.near_state {
+                    self.near[s] = 0;
+                }
                 self.live -= 1;
             } else {
                 self.i[s] = a.min(b);
@@ -399,6 +452,7 @@ impl ContactTable {
             + self.features.capacity() * 4
             + self.area.capacity() * 8
             + self.rolling.capacity() * 8 * ANG
+            + self.near.capacity()
             + self.next.capacity() * 4
             + self.head.capacity() * 4
             + self.free.capacity() * 4

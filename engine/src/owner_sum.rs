@@ -133,8 +133,8 @@ pub(crate) struct OwnerPlan {
 }
 
 impl OwnerPlan {
-    /// Bring the plan up to date with the table (`generation`, `ci`, `cj`) for `n`
-    /// particles, split for `threads` with chunks of at least `min_chunk` slots (see
+    /// Bring the plan up to date with the table (`generation`, `ci`, `cj`; in 3D `near`,
+    /// a slot marked 0 as a free one: it gives no force; empty in 2D) for `n` particles, split for `threads` with chunks of at least `min_chunk` slots (see
     /// [`guided_bounds`]). O(N + slots) on the pool's threads, timed with the contact
     /// table's changes (phase `Contacts`), only when something changed (with the fix-up's
     /// cuts, done serially, it was 13 % of the step of 10^6 discs on 16 threads:
@@ -145,8 +145,7 @@ impl OwnerPlan {
         &mut self,
         pool: &mut Pool,
         generation: u64,
-        ci: &[u32],
-        cj: &[u32],
+        (ci, cj, near): (&[u32], &[u32], &[u8]),
         n: usize,
         threads: usize,
         min_chunk: usize,
@@ -175,6 +174,7 @@ impl OwnerPlan {
         let bounds = &self.bounds[..];
         let chunks = bounds.len() - 1;
         let first = &self.first[..];
+        let none = |o: usize| ci[o] == FREE || near.get(o) == Some(&0);
         // The owners: each particle's first chunk, the least chunk index among its slots.
         // A particle's slots lie mostly in one chunk: a load finds it already claimed, and
         // the atomic minimum runs about once per particle.
@@ -187,7 +187,7 @@ impl OwnerPlan {
         pool.run(Phase::Contacts, &|_| {
             while let Some(c) = claims.claim() {
                 for o in bounds[c]..bounds[c + 1] {
-                    if ci[o] == FREE {
+                    if none(o) {
                         continue;
                     }
                     for p in [ci[o], cj[o]] {
@@ -213,7 +213,7 @@ impl OwnerPlan {
                 let (defer, list) = &mut *piece;
                 for (k, o) in (bounds[c]..bounds[c + 1]).enumerate() {
                     let mut bits = 0;
-                    if ci[o] != FREE {
+                    if !none(o) {
                         for (side, p) in [(0u64, ci[o]), (1u64, cj[o])] {
                             if first[p as usize].load(Ordering::Relaxed) != c as u32 {
                                 bits |= 1 << side;
@@ -436,7 +436,8 @@ mod tests {
             let mut plan = OwnerPlan::default();
             // The plan on pools of 1 to 3 threads: it depends on the chunks alone.
             let mut pool = Pool::new(&vec![None; 1 + threads % 3]).unwrap();
-            plan.prepare(&mut pool, 1, &ci, &cj, n, threads, min_chunk).unwrap();
+            plan.prepare(&mut pool, 1, (&ci, &cj, &[]), n, threads, min_chunk)
+                .unwrap();
             let chunks = plan.bounds.len() - 1;
             // Against the definition, slot by slot: a share is deferred when an earlier
             // chunk holds a slot of the same particle.

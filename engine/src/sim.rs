@@ -50,6 +50,8 @@ mod gear_history;
 mod insertion;
 mod measure;
 mod moving_walls;
+#[cfg(feature = "dim3")]
+mod near_pairs;
 mod particles;
 mod periodic;
 pub use analysis::{Analysis, Region};
@@ -502,6 +504,8 @@ impl Simulation {
             .pool
             .serial(Phase::Contacts, || wc.rebuild(walls, stored, &reach));
         self.mark_walls_listed();
+        #[cfg(feature = "dim3")]
+        self.mark_near_pairs();
         self.needs_rebuild = false;
         self.neighbor_updates += 1;
         Ok(())

@@ -11,7 +11,6 @@ use talus_kernels::neighbor::MinImage;
 use talus_kernels::vector_build::Build;
 
 use super::{ForceSink, Params};
-use crate::contacts::FREE;
 use crate::store::ParticleStore;
 
 /// The read-only particle arrays the sphere pair loop needs, cut to one length so that the
@@ -78,8 +77,9 @@ struct Candidates {
     /// The periodic cells along y the minimum image moved j by (with a periodic cell).
     cells: [f64; BATCH],
     touch: [bool; BATCH],
-    /// A free slot (its spring is left alone).
-    free: [bool; BATCH],
+    /// The batch's slots marked near, in order: lane l is slot `slot[l]` of the batch.
+    slot: [u8; BATCH],
+    /// The touching lanes, in order.
     hit: [u8; BATCH],
 }
 
@@ -123,7 +123,7 @@ impl Candidates {
             inv: [0.0; BATCH],
             cells: [0.0; BATCH],
             touch: [false; BATCH],
-            free: [false; BATCH],
+            slot: [0; BATCH],
             hit: [0; BATCH],
         }
     }
@@ -150,14 +150,17 @@ impl Touching {
     }
 }
 
-/// The forces of the slots `ci`, `cj` (free slots skipped, springs `xi`), into `sink` in
-/// slot order. Returns the touching pairs. A pair of two bodies of infinite mass (fixed or
+/// The forces of the slots `ci`, `cj` marked 1 in `near` (springs `xi`; a free slot and a
+/// pair that cannot touch yet are marked 0, and such a pair's spring is zero), into `sink`
+/// in slot order. Returns the touching pairs. A pair of two bodies of infinite mass (fixed or
 /// driven) gets no force, and a pair without a force has its spring reset. With cohesion
 /// or rolling resistance (`P::EXTRAS`) they are added to each touching pair's force, and
 /// `rolling` holds the slots' rolling torques (else it is empty).
 ///
-/// In batches of [`BATCH`] slots, four stages without a branch per pair: every candidate's
-/// separation and radii gathered, and the test "touching?" over the lanes; the touching
+/// In batches of [`BATCH`] slots, four stages without a branch per pair: the slots marked
+/// near listed (a batch of far pairs, which the table keeps after the near ones, is
+/// passed over); every listed candidate's separation and radii gathered, and the test
+/// "touching?" over the lanes; the touching
 /// lanes listed in order; their velocities, spins, springs (and coefficients) gathered
 /// into lanes of their own; the law over those lanes, one loop the compiler vectorises
 /// (AVX2 where the processor has it). Two thirds of a settled bed's candidates are apart:
@@ -172,12 +175,25 @@ pub(crate) fn sphere_slots<P: Params, S: ForceSink>(
     model: NormalModel,
     ci: &[u32],
     cj: &[u32],
+    near: &[u8],
     xi: &mut [Spring],
     rolling: &mut [[f64; 3]],
     dt: f64,
     sink: &mut S,
 ) -> u64 {
-    sphere_slots_with(Build::detect(), view, params, model, ci, cj, xi, rolling, dt, sink)
+    sphere_slots_with(
+        Build::detect(),
+        view,
+        params,
+        model,
+        ci,
+        cj,
+        near,
+        xi,
+        rolling,
+        dt,
+        sink,
+    )
 }
 
 /// [`sphere_slots`] with the law's stage compiled as `law` says.
@@ -190,13 +206,14 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
     model: NormalModel,
     ci: &[u32],
     cj: &[u32],
+    near: &[u8],
     xi: &mut [Spring],
     rolling: &mut [[f64; 3]],
     dt: f64,
     sink: &mut S,
 ) -> u64 {
     let n = xi.len();
-    let (ci, cj) = (&ci[..n], &cj[..n]);
+    let (ci, cj, near) = (&ci[..n], &cj[..n], &near[..n]);
     let rolling = if P::EXTRAS { &mut rolling[..n] } else { rolling };
     let prefetch = view.len() >= PREFETCH_MIN;
     let (mut cand, mut lanes) = (Candidates::new(), Touching::new());
@@ -204,18 +221,30 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
     let mut start = 0;
     while start < n {
         let end = (start + BATCH).min(n);
-        // Free slots are rare (none after a compaction): a batch without them skips the
-        // test slot by slot.
-        if ci[start..end].iter().fold(false, |any, &i| any | (i == FREE)) {
-            candidates::<true>(view, ci, cj, start..end, prefetch, &mut cand);
-        } else {
-            candidates::<false>(view, ci, cj, start..end, prefetch, &mut cand);
-        }
         let m = end - start;
-        let mut k = 0;
+        // The slots marked near listed in order, without a branch (a free slot is not).
+        let mut kn = 0;
         for l in 0..m {
-            cand.hit[k] = l as u8;
-            k += cand.touch[l] as usize;
+            cand.slot[kn] = l as u8;
+            kn += near[start + l] as usize;
+        }
+        if kn == 0 {
+            // A run of pairs that cannot touch yet (the table keeps them after the others):
+            // nothing of theirs is read or written.
+            for l in 0..m {
+                sink.none(start + l);
+            }
+            start = end;
+            continue;
+        }
+        if prefetch {
+            prefetch_batch(view, cj, near, start..end);
+        }
+        candidates(view, ci, cj, start, kn, &mut cand);
+        let mut k = 0;
+        for q in 0..kn {
+            cand.hit[k] = q as u8;
+            k += cand.touch[q] as usize;
         }
         touching += k as u64;
         gather_touching(view, params, ci, cj, xi, start, &cand, k, &mut lanes);
@@ -230,25 +259,25 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
             ),
         }
         // A pair without a force (apart, or of two bodies of infinite mass) lets its
-        // spring go; a free slot keeps whatever it holds. Every spring but a free slot's
-        // is reset here, a touching pair's written again below from its lane: no branch
-        // on "touching?" (a free slot is rare, its test predicted). The rolling torques
-        // are read by the extras below, so only those of the pairs without a force go.
+        // spring go; a free slot keeps whatever it holds, and a pair not near holds zero.
+        // Every near pair's spring is reset here, a touching pair's written again below
+        // from its lane: no branch on "touching?". The rolling torques are read by the
+        // extras below, so only those of the pairs without a force go.
         for l in 0..m {
             sink.none(start + l);
-            if !cand.free[l] {
-                xi[start + l] = SPRING_ZERO;
-            }
+        }
+        for &l in &cand.slot[..kn] {
+            xi[start + l as usize] = SPRING_ZERO;
         }
         if P::EXTRAS {
-            for l in 0..m {
-                if !cand.touch[l] && !cand.free[l] {
-                    rolling[start + l] = [0.0; 3];
+            for q in 0..kn {
+                if !cand.touch[q] {
+                    rolling[start + cand.slot[q] as usize] = [0.0; 3];
                 }
             }
         }
         for t in 0..k {
-            let o = start + cand.hit[t] as usize;
+            let o = start + cand.slot[cand.hit[t] as usize] as usize;
             xi[o] = [lanes.xi[0][t], lanes.xi[1][t], lanes.xi[2][t]];
             let mut f = ContactForce {
                 f: [lanes.f[0][t], lanes.f[1][t], lanes.f[2][t]],
@@ -268,38 +297,38 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
     touching
 }
 
-/// Stage 1: the separation (minimum image in a periodic cell), radii and inverse-mass sum
-/// of the candidates in slots `range`, and whether each touches. `FREE_SLOTS`: whether the
-/// range may hold free slots (they read particle 0 and do not touch).
+/// Ask ahead for the second particles of the near slots `PREFETCH_AHEAD` slots on from
+/// `range` (a slot not near asks for particle 0, without a branch).
 #[inline(always)]
-fn candidates<const FREE_SLOTS: bool>(
-    view: &SphereView,
-    ci: &[u32],
-    cj: &[u32],
-    range: std::ops::Range<usize>,
-    prefetch: bool,
-    c: &mut Candidates,
-) {
+fn prefetch_batch(view: &SphereView, cj: &[u32], near: &[u8], range: std::ops::Range<usize>) {
+    let slots = cj.len();
+    for o in range {
+        if o + PREFETCH_AHEAD < slots {
+            let a = o + PREFETCH_AHEAD;
+            prefetch_sphere(view, cj[a] as usize * near[a] as usize);
+        }
+    }
+}
+
+/// Stage 1: the separation (minimum image in a periodic cell), radii and inverse-mass sum
+/// of the first `m` listed slots of the batch at `start` (`c.slot`, near ones only, never
+/// free), and whether each touches.
+#[inline(always)]
+fn candidates(view: &SphereView, ci: &[u32], cj: &[u32], start: usize, m: usize, c: &mut Candidates) {
     let np = view.len();
     let (x, y, z) = (&view.pos[0][..np], &view.pos[1][..np], &view.pos[2][..np]);
     let (radius, inv_mass) = (&view.radius[..np], &view.inv_mass[..np]);
-    let slots = ci.len();
-    let m = range.len();
     assert!(m <= BATCH);
-    for (l, o) in range.enumerate() {
-        if prefetch && o + PREFETCH_AHEAD < slots {
-            prefetch_sphere(view, cj[o + PREFETCH_AHEAD] as usize);
-        }
-        let free = FREE_SLOTS && ci[o] == FREE;
-        let (i, j) = if free { (0, 0) } else { (ci[o] as usize, cj[o] as usize) };
+    for l in 0..m {
+        let o = start + c.slot[l] as usize;
+        let (i, j) = (ci[o] as usize, cj[o] as usize);
         assert!(i < np && j < np);
         c.d[0][l] = x[j] - x[i];
         c.d[1][l] = y[j] - y[i];
         c.d[2][l] = z[j] - z[i];
         c.ri[l] = radius[i];
         c.rj[l] = radius[j];
-        c.inv[l] = if free { 0.0 } else { inv_mass[i] + inv_mass[j] };
-        c.free[l] = free;
+        c.inv[l] = inv_mass[i] + inv_mass[j];
     }
     // A periodic cell: the minimum image, and the cells along y it moved j by (under
     // Lees-Edwards shear j's image there is faster along x).
@@ -338,7 +367,7 @@ fn gather_touching<P: Params>(
     let material = &view.material[..np];
     for (q, &l) in c.hit[..k].iter().enumerate() {
         let l = l as usize;
-        let o = start + l;
+        let o = start + c.slot[l] as usize;
         let (i, j) = (ci[o] as usize, cj[o] as usize);
         assert!(i < np && j < np);
         for a in 0..3 {
@@ -435,8 +464,8 @@ fn sphere_extras<P: Params>(
     add_extras(e, params.rolling(), &t, f, m, dt);
 }
 
-/// Ask for particle p's position, radius and inverse mass ahead of their use (a free slot's index is out
-/// of range and skipped).
+/// Ask for particle p's position, radius and inverse mass ahead of their use (an index out
+/// of range is skipped).
 #[inline(always)]
 fn prefetch_sphere(view: &SphereView, p: usize) {
     if p >= view.len() {
@@ -455,6 +484,7 @@ fn prefetch_sphere(view: &SphereView, p: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contacts::FREE;
     use crate::forces::loop_test_bed::{candidate, fixed_and_coincident, laws, other, xorshift, LENGTHS, PEER};
     use crate::forces::{LoadSink, OneMaterial, WithExtras};
     use crate::material::PairTable;
@@ -463,7 +493,8 @@ mod tests {
 
     /// A small random bed's candidate pairs: touching, apart, coincident, a pair of two
     /// fixed bodies, free slots, two materials; springs already loaded (some long enough
-    /// to slide).
+    /// to slide). Every live slot marked near.
+    #[derive(Clone)]
     struct Bed {
         pos: [Vec<f64>; 3],
         vel: [Vec<f64>; 3],
@@ -475,6 +506,7 @@ mod tests {
         cj: Vec<u32>,
         xi: Vec<Spring>,
         rolling: Vec<[f64; 3]>,
+        near: Vec<u8>,
     }
 
     fn bed(n: usize, slots: usize, seed: u64) -> Bed {
@@ -493,6 +525,7 @@ mod tests {
             cj: vec![],
             xi: vec![],
             rolling: vec![],
+            near: vec![],
         };
         b.radius = (0..n).map(|_| 0.001 + 0.001 * rnd()).collect();
         b.inv_mass = (0..n).map(|_| 1.0 / (0.001 + rnd() * 0.01)).collect();
@@ -517,7 +550,32 @@ mod tests {
             b.rolling.push(std::array::from_fn(|_| 1e-7 * (rnd() - 0.5)));
         }
         fixed_and_coincident(&mut b.ci, &mut b.cj);
+        b.near = b.ci.iter().map(|&i| (i != FREE) as u8).collect();
         b
+    }
+
+    /// The bed with about half its pairs that are apart marked "not near", their springs
+    /// and rolling torques zero (as the table keeps such a pair).
+    fn with_far_pairs(b: &Bed, image: Option<MinImage>, seed: u64) -> Bed {
+        let mut rnd = xorshift(seed);
+        let mut m = b.clone();
+        for s in 0..b.ci.len() {
+            if b.ci[s] == FREE {
+                continue;
+            }
+            let (i, j) = (b.ci[s] as usize, b.cj[s] as usize);
+            let mut d: [f64; 3] = std::array::from_fn(|a| b.pos[a][j] - b.pos[a][i]);
+            if let Some(mi) = &image {
+                d = mi.with_cells(d).0;
+            }
+            let apart = d.iter().map(|x| x * x).sum::<f64>() >= (b.radius[i] + b.radius[j]).powi(2);
+            if apart && rnd() < 0.5 {
+                m.near[s] = 0;
+                m.xi[s] = SPRING_ZERO;
+                m.rolling[s] = [0.0; 3];
+            }
+        }
+        m
     }
 
     fn view(b: &Bed, image: Option<MinImage>) -> SphereView<'_> {
@@ -613,7 +671,9 @@ mod tests {
             };
             let v = view(b, image);
             let rolling: &mut [[f64; 3]] = if P::EXTRAS { &mut rolling } else { &mut [] };
-            sphere_slots_with(law, &v, params, model, &b.ci, &b.cj, &mut xi, rolling, dt, &mut sink)
+            sphere_slots_with(
+                law, &v, params, model, &b.ci, &b.cj, &b.near, &mut xi, rolling, dt, &mut sink,
+            )
         };
         (loads, xi, rolling, touching)
     }
@@ -625,7 +685,8 @@ mod tests {
     /// The batched loop (every build of its law's stage this processor runs) gives the
     /// loads, springs, rolling torques and count of the pair-by-pair loop, bit for bit: one
     /// material and a pair table, Hooke and Hertz, with cohesion and rolling resistance
-    /// (with either), in a sheared periodic cell, for table lengths around the batch's.
+    /// (with either), in a sheared periodic cell, for table lengths around the batch's; and
+    /// with pairs apart marked "not near" (skipped).
     #[test]
     fn batched_loop_is_bitwise_the_pair_by_pair_loop() {
         let a = PEER;
@@ -658,10 +719,21 @@ mod tests {
             params: &one,
             table: &table,
         };
-        for (slots, seed) in LENGTHS {
-            let bed = bed(60, slots, seed);
+        for ((slots, seed), far) in LENGTHS.into_iter().flat_map(|l| [(l, false), (l, true)]) {
+            let all_near = bed(60, slots, seed);
             for model in [NormalModel::Hooke, NormalModel::Hertz] {
                 for image in [None, Some(cell)] {
+                    let bed = if far {
+                        with_far_pairs(&all_near, image, seed + 1)
+                    } else {
+                        all_near.clone()
+                    };
+                    if far && slots >= 64 {
+                        assert!(
+                            bed.near.iter().filter(|&&m| m == 0).count() > slots / 8,
+                            "pairs marked far"
+                        );
+                    }
                     let cases = [
                         (reference(&bed, image, &OneMaterial(a), model, dt), 0),
                         (reference(&bed, image, &table, model, dt), 1),
@@ -677,7 +749,10 @@ mod tests {
                                 2 => batched(law, &bed, image, &extras, model, dt),
                                 _ => batched(law, &bed, image, &extras_one, model, dt),
                             };
-                            let what = format!("{slots} slots, {model:?}, image {}, case {k}", image.is_some());
+                            let what = format!(
+                                "{slots} slots, {model:?}, image {}, case {k}, far {far}",
+                                image.is_some()
+                            );
                             for c in 0..6 {
                                 let (g, w) = (&got.0[c], &want.0[c]);
                                 let (g, w): (Vec<u64>, Vec<u64>) = (

@@ -173,6 +173,13 @@ impl Simulation {
         self.contacts.len()
     }
 
+    /// Candidate pairs that may touch before a box is made anew, which the sphere loop reads
+    /// (3D; `None` in 2D, whose loops read every candidate).
+    pub fn near_pairs(&self) -> Option<usize> {
+        let ct = &self.contacts;
+        ct.near_state.then(|| ct.near.iter().map(|&m| m as usize).sum())
+    }
+
     /// Bytes held by all per-particle and per-pair arrays (capacity).
     pub fn memory_bytes(&self) -> usize {
         let broad = with_broad!(&self.broad, m => NeighborSearch::memory_bytes(&**m));

@@ -30,7 +30,7 @@ use talus_kernels::math::{Aabb, DIM};
 use talus_kernels::neighbor::NeighborSearch;
 
 use super::sections::{Elem, Section, SectionSource};
-use super::state_check::{check_boxes_fit, check_table_is_the_set};
+use super::state_check::{check_boxes_fit, check_table_is_the_set, near_from};
 use super::state_records::*;
 use super::state_turns::{tilt_words, turn_words, wall_tilts_from, wall_turns_from};
 #[cfg(not(feature = "dim3"))]
@@ -227,6 +227,10 @@ impl Simulation {
         // Springs: one f64 per slot in 2D, three (x, y, z) in 3D.
         s.push(borrowed("contact.xi", Elem::F64, &ct.xi));
         s.push(borrowed("contact.free", Elem::U32, &ct.free));
+        // 3D: which pairs may touch (their order in the table follows it: see `compact`).
+        if ct.near_state {
+            s.push(borrowed("contact.near", Elem::U8, &ct.near));
+        }
         if ct.polygons {
             s.push(borrowed("contact.features", Elem::U32, &ct.features));
             s.push(borrowed("contact.area", Elem::F64, &ct.area));
@@ -521,6 +525,9 @@ impl Simulation {
         }
         ct.rolling = rolling_from(&r, "contact.rolling", slots, extras)?;
         ct.rolling_state = extras;
+        if ct.near_state {
+            near_from(&r, &mut ct)?;
+        }
         let mut free_slots = 0;
         for s in 0..slots {
             let (i, j) = (ct.i[s], ct.j[s]);

@@ -7,12 +7,12 @@
 //! before a step could turn it into NaNs everywhere or a panic.
 use std::collections::HashMap;
 
-use talus_kernels::contact::{spring_components, Spring};
+use talus_kernels::contact::{spring_components, Spring, SPRING_ZERO};
 #[cfg(not(feature = "dim3"))]
 use talus_kernels::geometry::polygon::{area, centroid, polar_moment, to_world};
 
 use super::state::names::{FORCE, GEAR, OMEGA, TORQUE, VEL};
-use super::state_records::{wall_words, WALL_WORDS};
+use super::state_records::{wall_words, Reader, WALL_WORDS};
 use super::{Config, Simulation};
 use crate::contacts::{ContactTable, FREE};
 use crate::error::{EngineError, Result};
@@ -414,4 +414,34 @@ pub(super) fn check_table_is_the_set(
         )),
         _ => Ok(()),
     }
+}
+
+/// A 3D table's `near` marks: 0 or 1, 0 for a free slot, and a pair marked 0 (it cannot
+/// touch yet) with a zero spring. A checkpoint written before the marks existed has none:
+/// every pair may touch, until the next update tests them all.
+pub(super) fn near_from(r: &Reader, ct: &mut ContactTable) -> Result<()> {
+    if r.src.section("contact.near").is_none() {
+        ct.near = ct.i.iter().map(|&i| (i != FREE) as u8).collect();
+        ct.near_tested = false;
+        return Ok(());
+    }
+    ct.near = r.exact("contact.near", ct.i.len())?;
+    for (s, (&m, &i)) in ct.near.iter().zip(&ct.i).enumerate() {
+        let bad = match m {
+            0 => ct.xi[s] != SPRING_ZERO,
+            1 => i == FREE,
+            _ => true,
+        };
+        if bad {
+            return Err(r.err(
+                "contact.near",
+                format!(
+                    "slot {s}: mark {m} for pair ({i}, {}) with spring {:?}",
+                    ct.j[s], ct.xi[s]
+                ),
+            ));
+        }
+    }
+    ct.near_tested = true;
+    Ok(())
 }

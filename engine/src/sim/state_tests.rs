@@ -400,6 +400,29 @@ fn forged_sections_are_refused_by_name() {
     let mut bad = Saved(good.0.clone());
     bad.0.get_mut("wallc.w").unwrap()[..2].copy_from_slice(&9u16.to_ne_bytes());
     assert!(refused(&bad).contains("wall 9 of"), "{}", refused(&bad));
+    if DIM == 3 {
+        // The near marks: a touching pair (its spring loaded) marked "cannot touch", and a
+        // mark that is neither 0 nor 1. A file without marks (written before them) is read.
+        let xi: Vec<f64> = good.0["contact.xi"]
+            .chunks_exact(8)
+            .map(|b| f64::from_ne_bytes(b.try_into().unwrap()))
+            .collect();
+        let loaded = (0..xi.len() / 3)
+            .find(|&s| xi[3 * s..3 * s + 3] != [0.0; 3])
+            .expect("a loaded spring");
+        for (slot, mark) in [(loaded, 0u8), (0, 2)] {
+            let mut bad = Saved(good.0.clone());
+            bad.0.get_mut("contact.near").unwrap()[slot] = mark;
+            let msg = refused(&bad);
+            assert!(
+                msg.starts_with(&format!("contact.near: slot {slot}: mark {mark}")),
+                "{msg}"
+            );
+        }
+        let mut old = Saved(good.0.clone());
+        old.0.remove("contact.near").unwrap();
+        assert!(Simulation::from_sections(&old).is_ok());
+    }
 }
 
 /// The Gear history is checked as the store is: a NaN or a missing array is refused by

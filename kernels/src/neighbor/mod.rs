@@ -33,6 +33,7 @@ pub mod dess;
 #[cfg(not(feature = "dim3"))]
 pub mod hashing;
 pub mod images;
+pub mod near_pairs;
 pub mod quadtree;
 #[cfg(not(feature = "dim3"))]
 pub mod striped;
