@@ -244,50 +244,50 @@ impl ContactTable {
     }
 
     /// Remove the holes and sort the pairs by (i, j): a counting sort by i, then the few
-    /// pairs of each i sorted by j; in 3D the pairs marked `near` first. O(N + P), in
-    /// place: `head` and `next` are rebuilt afterwards anyway, so they serve as the counts
-    /// and the destinations, and the pairs are moved by following the cycles of the
-    /// permutation. No allocation in 2D; in 3D the counts of the far pairs' keys (4 bytes
-    /// a particle, given back at once), below a run's peak of memory (the first rebuild's
-    /// list of pairs).
+    /// pairs of each i sorted by j; in 3D the pairs marked `near` first, then those marked
+    /// far (a counting sort of each group in turn). O(N + P), in place: `head` and `next`
+    /// are rebuilt afterwards anyway, so they serve as the counts and the destinations,
+    /// and the pairs are moved by following the cycles of the permutation. No allocation,
+    /// so compaction adds nothing to the peak memory of a run.
     pub fn compact(&mut self) {
         self.generation += 1;
         let slots = self.i.len();
         let live = self.live;
-        let particles = self.head.len();
-        // The sort key of a live slot: its first particle; in 3D the pairs that cannot
-        // touch (`near` 0) after all those that may, so that the sphere loop's pass over
-        // the near ones reads and writes none of their bytes (springs, indices).
-        let far_keys = if self.near_state { particles } else { 0 };
-        let mut counts = std::mem::take(&mut self.head);
-        counts.clear();
-        counts.resize(particles + far_keys, 0);
+        // The group of a live slot: 1 for a pair that cannot touch yet (3D), after the
+        // others, so that the sphere loop's pass over the near ones reads and writes none
+        // of its bytes (springs, indices); else 0.
         let (near, near_state) = (&self.near, self.near_state);
-        let key = |s: usize, i: u32| i as usize + if near_state && near[s] == 0 { particles } else { 0 };
-        for (s, &i) in self.i.iter().enumerate() {
-            if i != FREE {
-                counts[key(s, i)] += 1;
-            }
-        }
-        let mut acc = 0u32;
-        for h in counts.iter_mut() {
-            let c = *h;
-            *h = acc;
-            acc += c;
-        }
-        // Destination of each slot; free slots go after the live pairs.
+        let group = |s: usize| (near_state && near[s] == 0) as u8;
+        let counts = &mut self.head;
         let dest = &mut self.next;
         dest.resize(slots, 0);
+        let mut placed = 0u32;
+        for g in 0..=near_state as u8 {
+            counts.iter_mut().for_each(|h| *h = 0);
+            for (s, &i) in self.i.iter().enumerate() {
+                if i != FREE && group(s) == g {
+                    counts[i as usize] += 1;
+                }
+            }
+            for h in counts.iter_mut() {
+                let c = *h;
+                *h = placed;
+                placed += c;
+            }
+            for (s, &i) in self.i.iter().enumerate() {
+                if i != FREE && group(s) == g {
+                    counts[i as usize] += 1;
+                    dest[s] = counts[i as usize] - 1;
+                }
+            }
+        }
+        // Free slots go after the live pairs.
         let mut free_at = live as u32;
         for (s, &i) in self.i.iter().enumerate() {
-            dest[s] = if i == FREE {
+            if i == FREE {
+                dest[s] = free_at;
                 free_at += 1;
-                free_at - 1
-            } else {
-                let k = key(s, i);
-                counts[k] += 1;
-                counts[k] - 1
-            };
+            }
         }
         for s in 0..slots {
             while dest[s] as usize != s {
@@ -308,33 +308,26 @@ impl ContactTable {
                 dest.swap(s, t);
             }
         }
-        // counts[k] is now the end of key k's run: sort each run by j (runs are short).
-        let mut a = 0;
-        for &b in counts.iter() {
-            let b = b as usize;
-            for t in a + 1..b {
-                let mut u = t;
-                while u > a && self.j[u - 1] > self.j[u] {
-                    self.j.swap(u - 1, u);
-                    self.xi.swap(u - 1, u);
-                    if self.polygons {
-                        self.features.swap(u - 1, u);
-                        self.area.swap(u - 1, u);
-                    }
-                    if self.rolling_state {
-                        self.rolling.swap(u - 1, u);
-                    }
-                    if self.near_state {
-                        self.near.swap(u - 1, u);
-                    }
-                    u -= 1;
+        // Each run of one first particle in one group sorted by j (runs are short).
+        let same_run = |t: &Self, u: usize| t.i[u - 1] == t.i[u] && (!t.near_state || t.near[u - 1] == t.near[u]);
+        for t in 1..live {
+            let mut u = t;
+            while u > 0 && same_run(self, u) && self.j[u - 1] > self.j[u] {
+                self.j.swap(u - 1, u);
+                self.xi.swap(u - 1, u);
+                if self.polygons {
+                    self.features.swap(u - 1, u);
+                    self.area.swap(u - 1, u);
                 }
+                if self.rolling_state {
+                    self.rolling.swap(u - 1, u);
+                }
+                if self.near_state {
+                    self.near.swap(u - 1, u);
+                }
+                u -= 1;
             }
-            a = b;
         }
-        counts.truncate(particles);
-        counts.shrink_to_fit();
-        self.head = counts;
         self.i.truncate(live);
         self.j.truncate(live);
         self.xi.truncate(live);
@@ -400,14 +393,14 @@ impl ContactTable {
         self.features = features;
         self.area = area;
         self.rolling = rolling;
-        if self.near_state {
-            self.near = vec![1; n];
-            self.near_tested = false;
-        }
         self.next = Vec::new();
         self.i = pairs.iter().map(|p| p.0).collect();
         self.j = pairs.iter().map(|p| p.1).collect();
         drop(pairs);
+        if self.near_state {
+            self.near = vec![1; n];
+            self.near_tested = false;
+        }
         self.live = n;
         self.free.clear();
         self.churn = n;
