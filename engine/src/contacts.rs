@@ -8,7 +8,8 @@
 //! the (i, j) -> slot index, without a hash map. Iteration is a linear pass over the
 //! slots. `compact` removes the holes and sorts the pairs by first particle (Chen &
 //! Matuttis: a contact list sorted by first particle reuses that particle's data from
-//! cache), which also makes each chain a run of consecutive slots.
+//! cache), which also makes each chain a run of consecutive slots (in 3D two runs: the
+//! pairs marked `near`, then the others).
 
 use talus_kernels::contact::{Spring, SPRING_ZERO};
 use talus_kernels::math::ANG;
@@ -39,13 +40,15 @@ pub struct ContactTable {
     /// marked 1 only; a pair marked 0 keeps a zero spring. A pair is marked 1 when added;
     /// `sim::near_pairs` marks 0 those whose boxes' cores are too far apart.
     pub near: Vec<u8>,
-    /// Bumped by every change of the pair set (for caches built from it).
+    /// Bumped by every change of the pair set or, in 3D, of the `near` marks (for caches
+    /// built from them).
     pub(crate) generation: u64,
     pub(crate) polygons: bool,
     pub(crate) rolling_state: bool,
     pub(crate) near_state: bool,
-    /// Whether every pair marked 1 in `near` was tested since the table was last rebuilt
-    /// (pairs added since are marked 1 untested).
+    /// False from a rebuild of the table (every pair marked 1 untested) until the marks
+    /// are tested; a pair added later is marked 1 untested, and stays so until the next
+    /// rebuild.
     pub(crate) near_tested: bool,
     pub(crate) next: Vec<u32>,
     pub(crate) head: Vec<u32>,
@@ -87,7 +90,7 @@ impl ContactTable {
         self.rolling_state
     }
 
-    /// Changes whenever the pair set or the slot order may have changed.
+    /// Changes whenever the pair set, the slot order or (3D) a `near` mark may have changed.
     pub fn generation(&self) -> u64 {
         self.generation
     }

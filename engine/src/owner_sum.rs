@@ -134,7 +134,8 @@ pub(crate) struct OwnerPlan {
 
 impl OwnerPlan {
     /// Bring the plan up to date with the table (`generation`, `ci`, `cj`; in 3D `near`,
-    /// a slot marked 0 as a free one: it gives no force; empty in 2D) for `n` particles, split for `threads` with chunks of at least `min_chunk` slots (see
+    /// a slot marked 0 as a free one: it gives no force; empty in 2D) for `n` particles,
+    /// split for `threads` with chunks of at least `min_chunk` slots (see
     /// [`guided_bounds`]). O(N + slots) on the pool's threads, timed with the contact
     /// table's changes (phase `Contacts`), only when something changed (with the fix-up's
     /// cuts, done serially, it was 13 % of the step of 10^6 discs on 16 threads:

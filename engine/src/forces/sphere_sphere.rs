@@ -66,7 +66,7 @@ const PREFETCH_MIN: usize = 1 << 17;
 /// Slots ahead of the current one whose second particle is prefetched (the disc loop's).
 const PREFETCH_AHEAD: usize = 32;
 
-/// The candidates of one batch, a lane per slot: separation, radii, inverse-mass sum and
+/// The candidates of one batch, a lane per slot marked near: separation, radii, inverse-mass sum and
 /// whether the pair touches; the touching lanes in order in `hit`.
 struct Candidates {
     d: [[f64; BATCH]; 3],
@@ -160,10 +160,9 @@ impl Touching {
 /// In batches of [`BATCH`] slots, four stages without a branch per pair: the slots marked
 /// near listed (a batch of far pairs, which the table keeps after the near ones, is
 /// passed over); every listed candidate's separation and radii gathered, and the test
-/// "touching?" over the lanes; the touching
-/// lanes listed in order; their velocities, spins, springs (and coefficients) gathered
+/// "touching?" over the lanes; the touching lanes listed in order; their velocities, spins, springs (and coefficients) gathered
 /// into lanes of their own; the law over those lanes, one loop the compiler vectorises
-/// (AVX2 where the processor has it). Two thirds of a settled bed's candidates are apart:
+/// (AVX2 where the processor has it). Half of a settled bed's near candidates are apart:
 /// the pair-by-pair loop this replaces branched on each, in no pattern a predictor learns,
 /// and the law runs on the touching ones only, so an apart pair reads no velocity.
 /// Each pair's arithmetic is the scalar kernel's, operation for operation, without fused
@@ -173,9 +172,7 @@ pub(crate) fn sphere_slots<P: Params, S: ForceSink>(
     view: &SphereView,
     params: &P,
     model: NormalModel,
-    ci: &[u32],
-    cj: &[u32],
-    near: &[u8],
+    (ci, cj, near): (&[u32], &[u32], &[u8]),
     xi: &mut [Spring],
     rolling: &mut [[f64; 3]],
     dt: f64,
@@ -186,9 +183,7 @@ pub(crate) fn sphere_slots<P: Params, S: ForceSink>(
         view,
         params,
         model,
-        ci,
-        cj,
-        near,
+        (ci, cj, near),
         xi,
         rolling,
         dt,
@@ -204,9 +199,7 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
     view: &SphereView,
     params: &P,
     model: NormalModel,
-    ci: &[u32],
-    cj: &[u32],
-    near: &[u8],
+    (ci, cj, near): (&[u32], &[u32], &[u8]),
     xi: &mut [Spring],
     rolling: &mut [[f64; 3]],
     dt: f64,
@@ -672,7 +665,15 @@ mod tests {
             let v = view(b, image);
             let rolling: &mut [[f64; 3]] = if P::EXTRAS { &mut rolling } else { &mut [] };
             sphere_slots_with(
-                law, &v, params, model, &b.ci, &b.cj, &b.near, &mut xi, rolling, dt, &mut sink,
+                law,
+                &v,
+                params,
+                model,
+                (&b.ci, &b.cj, &b.near),
+                &mut xi,
+                rolling,
+                dt,
+                &mut sink,
             )
         };
         (loads, xi, rolling, touching)

@@ -176,8 +176,8 @@ fn chunk_forces<S: ForceSink>(
     let (model, dt) = (w.normal_model, w.dt);
     match one {
         _ if !rolling.is_empty() => sphere_slots_with_extras(view, one, w, (ci, cj, near), xi, rolling, &mut sink),
-        Some(one) => sphere_slots(view, one, model, ci, cj, near, xi, rolling, dt, &mut sink),
-        None => sphere_slots(view, w.params, model, ci, cj, near, xi, rolling, dt, &mut sink),
+        Some(one) => sphere_slots(view, one, model, (ci, cj, near), xi, rolling, dt, &mut sink),
+        None => sphere_slots(view, w.params, model, (ci, cj, near), xi, rolling, dt, &mut sink),
     }
 }
 
@@ -240,31 +240,16 @@ fn sphere_slots_with_extras<S: ForceSink>(
     sink: &mut S,
 ) -> u64 {
     let (model, dt, table) = (w.normal_model, w.dt, w.params);
+    let slots = (ci, cj, near);
     match one {
-        Some(one) => sphere_slots(
-            view,
-            &WithExtras { params: one, table },
-            model,
-            ci,
-            cj,
-            near,
-            xi,
-            rolling,
-            dt,
-            sink,
-        ),
-        None => sphere_slots(
-            view,
-            &WithExtras { params: table, table },
-            model,
-            ci,
-            cj,
-            near,
-            xi,
-            rolling,
-            dt,
-            sink,
-        ),
+        Some(one) => {
+            let p = WithExtras { params: one, table };
+            sphere_slots(view, &p, model, slots, xi, rolling, dt, sink)
+        }
+        None => {
+            let p = WithExtras { params: table, table };
+            sphere_slots(view, &p, model, slots, xi, rolling, dt, sink)
+        }
     }
 }
 

@@ -30,7 +30,7 @@ use talus_kernels::math::{Aabb, DIM};
 use talus_kernels::neighbor::NeighborSearch;
 
 use super::sections::{Elem, Section, SectionSource};
-use super::state_check::{check_boxes_fit, check_table_is_the_set, near_from};
+use super::state_check::{check_boxes_fit, check_far_pairs, check_table_is_the_set, near_from};
 use super::state_records::*;
 use super::state_turns::{tilt_words, turn_words, wall_tilts_from, wall_turns_from};
 #[cfg(not(feature = "dim3"))]
@@ -625,6 +625,9 @@ impl Simulation {
                 .collect(),
         };
         check_boxes_fit(&boxes, &radii, &broad_config).map_err(|msg| r.err("broad.boxes", msg))?;
+        if ct.near_state && periodic.is_none() {
+            check_far_pairs(&ct, &boxes, &ps.radius).map_err(|msg| r.err("contact.near", msg))?;
+        }
         let mut broad = Broad::new(config.neighbor, &broad_config);
         let restored = with_broad!(&mut broad, m => NeighborSearch::restore(&mut **m, &boxes, ends_ref));
         let pairs = restored.map_err(|e| match e.split_once(": ") {

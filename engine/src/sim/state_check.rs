@@ -416,19 +416,20 @@ pub(super) fn check_table_is_the_set(
     }
 }
 
-/// A 3D table's `near` marks: 0 or 1, 0 for a free slot, and a pair marked 0 (it cannot
-/// touch yet) with a zero spring. A checkpoint written before the marks existed has none:
-/// every pair may touch, until the next update tests them all.
+/// A 3D table's `near` marks: 0 or 1, 0 for a free slot, and a live pair marked 0 (it
+/// cannot touch yet) with a zero spring (a free slot keeps whatever spring it had). A
+/// checkpoint written before the marks existed has none: every pair is marked near (and
+/// stays so until the next rebuild, as in the run that continues from the same file).
 pub(super) fn near_from(r: &Reader, ct: &mut ContactTable) -> Result<()> {
+    ct.near_tested = true;
     if r.src.section("contact.near").is_none() {
         ct.near = ct.i.iter().map(|&i| (i != FREE) as u8).collect();
-        ct.near_tested = false;
         return Ok(());
     }
     ct.near = r.exact("contact.near", ct.i.len())?;
     for (s, (&m, &i)) in ct.near.iter().zip(&ct.i).enumerate() {
         let bad = match m {
-            0 => ct.xi[s] != SPRING_ZERO,
+            0 => i != FREE && ct.xi[s] != SPRING_ZERO,
             1 => i == FREE,
             _ => true,
         };
@@ -442,6 +443,21 @@ pub(super) fn near_from(r: &Reader, ct: &mut ContactTable) -> Result<()> {
             ));
         }
     }
-    ct.near_tested = true;
+    Ok(())
+}
+
+/// Every live pair marked 0 (cannot touch yet) must be so by its stored boxes (`boxes`,
+/// the particles' first): the marks were tested against these boxes after the update
+/// that made them, and a pair wrongly marked would get no force.
+pub(super) fn check_far_pairs(ct: &ContactTable, boxes: &[Aabb], radius: &[f64]) -> std::result::Result<(), String> {
+    use talus_kernels::neighbor::near_pairs::cores_within;
+    for (s, &m) in ct.near.iter().enumerate() {
+        let (i, j) = (ct.i[s] as usize, ct.j[s] as usize);
+        if m == 0 && ct.i[s] != FREE && cores_within(&boxes[i], radius[i], &boxes[j], radius[j]) {
+            return Err(format!(
+                "slot {s}: pair ({i}, {j}) marked far, but its boxes' cores are within reach"
+            ));
+        }
+    }
     Ok(())
 }

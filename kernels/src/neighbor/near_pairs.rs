@@ -10,24 +10,30 @@
 
 use crate::math::{Aabb, DIM};
 
-/// Relative slack on the sum of the radii: the cores come from boxes rounded to `f32` and
-/// the position check rounds `x - r`, so a centre may lie outside its core by a few units
-/// in the last place. A pair kept for nothing costs a little work; one dropped wrongly
-/// would miss a contact.
+/// Slack on the sum of the radii, relative to it and to the boxes' coordinates: the cores
+/// come from boxes rounded to `f32`, the position check rounds `x - r` and the loop's test
+/// its squared distance, so a centre may lie outside its core by a few units in the last
+/// place of its coordinates. A pair kept for nothing costs a little work; one dropped
+/// wrongly would miss a contact.
 const SLACK: f64 = 1e-9;
+const SLACK_OF_COORDINATES: f64 = 1e-12;
 
 /// Can balls of radii `ri` and `rj`, each inside its stored box `bi`, `bj`, touch? (The
 /// distance between the boxes' cores below the sum of the radii.)
 #[inline(always)]
 pub fn cores_within(bi: &Aabb, ri: f64, bj: &Aabb, rj: f64) -> bool {
     let mut d2 = 0.0;
+    let mut scale = 0.0f64;
     for k in 0..DIM {
+        for v in [bi[2 * k], bi[2 * k + 1], bj[2 * k], bj[2 * k + 1]] {
+            scale = scale.max((v as f64).abs());
+        }
         let (lo_i, hi_i) = (bi[2 * k] as f64 + ri, bi[2 * k + 1] as f64 - ri);
         let (lo_j, hi_j) = (bj[2 * k] as f64 + rj, bj[2 * k + 1] as f64 - rj);
         let gap = (lo_j - hi_i).max(lo_i - hi_j).max(0.0);
         d2 += gap * gap;
     }
-    let reach = (ri + rj) * (1.0 + SLACK);
+    let reach = (ri + rj) * (1.0 + SLACK) + scale * SLACK_OF_COORDINATES;
     d2 < reach * reach
 }
 
