@@ -46,10 +46,6 @@ pub struct ContactTable {
     pub(crate) polygons: bool,
     pub(crate) rolling_state: bool,
     pub(crate) near_state: bool,
-    /// False from a rebuild of the table (every pair marked 1 untested) until the marks
-    /// are tested; a pair added later is marked 1 untested, and stays so until the next
-    /// rebuild.
-    pub(crate) near_tested: bool,
     pub(crate) next: Vec<u32>,
     pub(crate) head: Vec<u32>,
     pub(crate) free: Vec<u32>,
@@ -402,7 +398,6 @@ impl ContactTable {
         drop(pairs);
         if self.near_state {
             self.near = vec![1; n];
-            self.near_tested = false;
         }
         self.live = n;
         self.free.clear();

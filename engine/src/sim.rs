@@ -505,7 +505,7 @@ impl Simulation {
             .serial(Phase::Contacts, || wc.rebuild(walls, stored, &reach));
         self.mark_walls_listed();
         #[cfg(feature = "dim3")]
-        self.mark_near_pairs();
+        self.mark_near_pairs(self.needs_rebuild);
         self.needs_rebuild = false;
         self.neighbor_updates += 1;
         Ok(())

@@ -13,11 +13,12 @@ use talus_kernels::neighbor::NeighborSearch;
 impl Simulation {
     /// Mark the pairs that may touch before a box is made anew. The pairs marked 0 since
     /// the last test can only have come near through a box made anew, so only they are
-    /// tested again, unless the table was rebuilt (its pairs all marked 1 untested). A
+    /// tested again, unless this update `rebuilt` the table (its pairs all marked 1; a
+    /// pair added later stays marked 1 untested until the next rebuild). A
     /// pair dropped is apart now, so its spring and rolling torque go, as the loop would
     /// let them go at this step. In a periodic cell a pair's two boxes may lie across a
     /// face from each other: every pair is marked.
-    pub(super) fn mark_near_pairs(&mut self) {
+    pub(super) fn mark_near_pairs(&mut self, rebuilt: bool) {
         let ct = &mut self.contacts;
         if !ct.near_state {
             return;
@@ -27,32 +28,37 @@ impl Simulation {
                 ct.generation += (*m != (i != FREE) as u8) as u64;
                 *m = (i != FREE) as u8;
             }
-            ct.near_tested = false;
             return;
         }
         let ps = &self.particles;
         let n = ps.len();
         let boxes: &[Aabb] = with_broad!(&self.broad, m => &m.stored_boxes()[..n]);
-        let all = !ct.near_tested;
         let (_, changed) = self.workers.pool.serial(Phase::Contacts, || {
             let (xi, rolling) = (&mut ct.xi, &mut ct.rolling);
-            mark_near_pairs(&ct.i, &ct.j, FREE, (boxes, &ps.radius[..n]), &mut ct.near, all, |s| {
-                xi[s] = SPRING_ZERO;
-                if let Some(m) = rolling.get_mut(s) {
-                    *m = [0.0; 3];
-                }
-            })
+            mark_near_pairs(
+                &ct.i,
+                &ct.j,
+                FREE,
+                (boxes, &ps.radius[..n]),
+                &mut ct.near,
+                rebuilt,
+                |s| {
+                    xi[s] = SPRING_ZERO;
+                    if let Some(m) = rolling.get_mut(s) {
+                        *m = [0.0; 3];
+                    }
+                },
+            )
         });
         // What the table's pair set is to the force phase changed: the deterministic sum's
         // plan of owners (built from the near pairs) is made again.
         if changed > 0 {
             ct.generation += 1;
         }
-        ct.near_tested = true;
         // After a test of every pair, the far ones moved after the others (see
         // `ContactTable::compact`): the loop's pass over the near ones then reads and
         // writes none of their bytes. A pair marked near later is read where it is.
-        if all {
+        if rebuilt {
             self.workers.pool.serial(Phase::Contacts, || ct.compact());
         }
     }

@@ -421,7 +421,6 @@ pub(super) fn check_table_is_the_set(
 /// checkpoint written before the marks existed has none: every pair is marked near (and
 /// stays so until the next rebuild, as in the run that continues from the same file).
 pub(super) fn near_from(r: &Reader, ct: &mut ContactTable) -> Result<()> {
-    ct.near_tested = true;
     if r.src.section("contact.near").is_none() {
         ct.near = ct.i.iter().map(|&i| (i != FREE) as u8).collect();
         return Ok(());
