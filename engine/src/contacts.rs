@@ -8,8 +8,14 @@
 //! the (i, j) -> slot index, without a hash map. Iteration is a linear pass over the
 //! slots. `compact` removes the holes and sorts the pairs by first particle (Chen &
 //! Matuttis: a contact list sorted by first particle reuses that particle's data from
-//! cache), which also makes each chain a run of consecutive slots (in 3D two runs: the
-//! pairs marked `near`, then the others).
+//! cache), which also makes each chain a run of consecutive slots.
+//!
+//! In 3D the candidate pairs that cannot touch before one of their boxes is made anew are
+//! kept apart, without a slot (`far`, see `far_pairs.rs`): the table holds the pairs the
+//! sphere loop reads.
+
+mod far_pairs;
+pub use far_pairs::FarPairs;
 
 use talus_kernels::contact::{Spring, SPRING_ZERO};
 use talus_kernels::math::ANG;
@@ -35,17 +41,14 @@ pub struct ContactTable {
     /// With rolling resistance only (empty until `enable_rolling_state`): the rolling
     /// torque kept in the contact (epsd2), the one its second particle gets.
     pub rolling: Vec<[f64; ANG]>,
-    /// 3D only (empty in 2D): 1 where the pair may touch before one of its stored boxes is
-    /// made anew, 0 where it cannot (or the slot is free). The sphere loop reads the pairs
-    /// marked 1 only; a pair marked 0 keeps a zero spring. A pair is marked 1 when added;
-    /// `sim::near_pairs` marks 0 those whose boxes' cores are too far apart.
-    pub near: Vec<u8>,
-    /// Bumped by every change of the pair set or, in 3D, of the `near` marks (for caches
-    /// built from them).
+    /// 3D only (empty in 2D): the candidate pairs that cannot touch before one of their
+    /// stored boxes is made anew (`sim::near_pairs` moves pairs between it and the slots
+    /// after each update of the broad phase). Not in any slot; no spring.
+    pub far: FarPairs,
+    /// Bumped by every change of the slots' pairs (for caches built from them).
     pub(crate) generation: u64,
     pub(crate) polygons: bool,
     pub(crate) rolling_state: bool,
-    pub(crate) near_state: bool,
     pub(crate) next: Vec<u32>,
     pub(crate) head: Vec<u32>,
     pub(crate) free: Vec<u32>,
@@ -59,7 +62,6 @@ impl ContactTable {
     pub fn new(particles: usize) -> Self {
         ContactTable {
             head: vec![NIL; particles],
-            near_state: cfg!(feature = "dim3"),
             ..Default::default()
         }
     }
@@ -86,19 +88,24 @@ impl ContactTable {
         self.rolling_state
     }
 
-    /// Changes whenever the pair set, the slot order or (3D) a `near` mark may have changed.
+    /// Changes whenever the slots' pairs or their order may have changed.
     pub fn generation(&self) -> u64 {
         self.generation
     }
 
-    /// Number of pairs in the table (free slots not counted).
+    /// Number of candidate pairs: those in slots (free slots not counted) and the far ones.
     pub fn len(&self) -> usize {
-        self.live
+        self.live + self.far.len()
     }
 
     /// Whether the table holds no pair.
     pub fn is_empty(&self) -> bool {
-        self.live == 0
+        self.len() == 0
+    }
+
+    /// Number of pairs in slots (3D: those that may touch before a box is made anew).
+    pub fn slotted(&self) -> usize {
+        self.live
     }
 
     /// Number of slots, free ones included (the range a loop over pairs runs through).
@@ -125,7 +132,7 @@ impl ContactTable {
         }
     }
 
-    /// Slot of pair (i, j), in either order.
+    /// Slot of pair (i, j), in either order (a far pair has none).
     pub fn find(&self, a: u32, b: u32) -> Option<usize> {
         let (i, j) = if a < b { (a, b) } else { (b, a) };
         let mut s = self.head[i as usize];
@@ -138,7 +145,8 @@ impl ContactTable {
         None
     }
 
-    /// Add a pair known to be absent (the broad phase guarantees it); returns its slot.
+    /// Add a pair known to be absent, from the slots and the far pairs (the broad phase
+    /// guarantees it); returns its slot.
     pub fn add(&mut self, a: u32, b: u32) -> usize {
         self.generation += 1;
         let (i, j) = if a < b { (a, b) } else { (b, a) };
@@ -157,9 +165,6 @@ impl ContactTable {
                 if self.rolling_state {
                     self.rolling[s] = [0.0; ANG];
                 }
-                if self.near_state {
-                    self.near[s] = 1;
-                }
                 s
             }
             None => {
@@ -177,9 +182,6 @@ impl ContactTable {
                     if self.rolling_state {
                         self.rolling.reserve_exact(more);
                     }
-                    if self.near_state {
-                        self.near.reserve_exact(more);
-                    }
                     self.next.reserve_exact(more);
                 }
                 self.i.push(i);
@@ -192,9 +194,6 @@ impl ContactTable {
                 if self.rolling_state {
                     self.rolling.push([0.0; ANG]);
                 }
-                if self.near_state {
-                    self.near.push(1);
-                }
                 self.next.push(NIL);
                 self.i.len() - 1
             }
@@ -206,35 +205,37 @@ impl ContactTable {
         s
     }
 
-    /// Remove a pair if present; returns whether it was.
+    /// Remove a pair if present, from the slots or the far pairs; returns whether it was.
     pub fn remove(&mut self, a: u32, b: u32) -> bool {
-        self.generation += 1;
         let (i, j) = if a < b { (a, b) } else { (b, a) };
-        let mut prev = NIL;
-        let mut s = self.head[i as usize];
-        while s != NIL {
-            let su = s as usize;
-            if self.j[su] == j {
-                let nx = self.next[su];
-                if prev == NIL {
-                    self.head[i as usize] = nx;
-                } else {
-                    self.next[prev as usize] = nx;
-                }
-                self.i[su] = FREE;
-                self.j[su] = FREE;
-                if self.near_state {
-                    self.near[su] = 0;
-                }
-                self.next[su] = NIL;
-                self.free.push(s);
-                self.live -= 1;
-                return true;
+        match self.find(i, j) {
+            Some(s) => {
+                self.free_slot(s);
+                true
             }
-            prev = s;
-            s = self.next[su];
+            None => self.far.remove(i, j),
         }
-        false
+    }
+
+    /// Take the pair out of slot `s` (live): unlinked from its chain, the slot freed.
+    pub(crate) fn free_slot(&mut self, s: usize) {
+        self.generation += 1;
+        let i = self.i[s] as usize;
+        let nx = self.next[s];
+        if self.head[i] == s as u32 {
+            self.head[i] = nx;
+        } else {
+            let mut prev = self.head[i];
+            while self.next[prev as usize] != s as u32 {
+                prev = self.next[prev as usize];
+            }
+            self.next[prev as usize] = nx;
+        }
+        self.i[s] = FREE;
+        self.j[s] = FREE;
+        self.next[s] = NIL;
+        self.free.push(s as u32);
+        self.live -= 1;
     }
 
     /// Should the table be compacted? When holes or unsorted additions exceed 1/8 of the pairs.
@@ -243,8 +244,7 @@ impl ContactTable {
     }
 
     /// Remove the holes and sort the pairs by (i, j): a counting sort by i, then the few
-    /// pairs of each i sorted by j; in 3D the pairs marked `near` first, then those marked
-    /// far (a counting sort of each group in turn). O(N + P), in place: `head` and `next`
+    /// pairs of each i sorted by j. O(N + P), in place: `head` and `next`
     /// are rebuilt afterwards anyway, so they serve as the counts and the destinations,
     /// and the pairs are moved by following the cycles of the permutation. No allocation,
     /// so compaction adds nothing to the peak memory of a run.
@@ -252,32 +252,25 @@ impl ContactTable {
         self.generation += 1;
         let slots = self.i.len();
         let live = self.live;
-        // The group of a live slot: 1 for a pair that cannot touch yet (3D), after the
-        // others, so that the sphere loop's pass over the near ones reads and writes none
-        // of its bytes (springs, indices); else 0.
-        let (near, near_state) = (&self.near, self.near_state);
-        let group = |s: usize| (near_state && near[s] == 0) as u8;
         let counts = &mut self.head;
         let dest = &mut self.next;
         dest.resize(slots, 0);
+        counts.iter_mut().for_each(|h| *h = 0);
+        for &i in &self.i {
+            if i != FREE {
+                counts[i as usize] += 1;
+            }
+        }
         let mut placed = 0u32;
-        for g in 0..=near_state as u8 {
-            counts.iter_mut().for_each(|h| *h = 0);
-            for (s, &i) in self.i.iter().enumerate() {
-                if i != FREE && group(s) == g {
-                    counts[i as usize] += 1;
-                }
-            }
-            for h in counts.iter_mut() {
-                let c = *h;
-                *h = placed;
-                placed += c;
-            }
-            for (s, &i) in self.i.iter().enumerate() {
-                if i != FREE && group(s) == g {
-                    counts[i as usize] += 1;
-                    dest[s] = counts[i as usize] - 1;
-                }
+        for h in counts.iter_mut() {
+            let c = *h;
+            *h = placed;
+            placed += c;
+        }
+        for (s, &i) in self.i.iter().enumerate() {
+            if i != FREE {
+                counts[i as usize] += 1;
+                dest[s] = counts[i as usize] - 1;
             }
         }
         // Free slots go after the live pairs.
@@ -301,17 +294,13 @@ impl ContactTable {
                 if self.rolling_state {
                     self.rolling.swap(s, t);
                 }
-                if self.near_state {
-                    self.near.swap(s, t);
-                }
                 dest.swap(s, t);
             }
         }
-        // Each run of one first particle in one group sorted by j (runs are short).
-        let same_run = |t: &Self, u: usize| t.i[u - 1] == t.i[u] && (!t.near_state || t.near[u - 1] == t.near[u]);
+        // Each run of one first particle sorted by j (runs are short).
         for t in 1..live {
             let mut u = t;
-            while u > 0 && same_run(self, u) && self.j[u - 1] > self.j[u] {
+            while u > 0 && self.i[u - 1] == self.i[u] && self.j[u - 1] > self.j[u] {
                 self.j.swap(u - 1, u);
                 self.xi.swap(u - 1, u);
                 if self.polygons {
@@ -320,9 +309,6 @@ impl ContactTable {
                 }
                 if self.rolling_state {
                     self.rolling.swap(u - 1, u);
-                }
-                if self.near_state {
-                    self.near.swap(u - 1, u);
                 }
                 u -= 1;
             }
@@ -337,9 +323,6 @@ impl ContactTable {
         if self.rolling_state {
             self.rolling.truncate(live);
         }
-        if self.near_state {
-            self.near.truncate(live);
-        }
         self.free.clear();
         self.churn = 0;
         self.rebuild_chains();
@@ -349,8 +332,7 @@ impl ContactTable {
         self.head.iter_mut().for_each(|h| *h = NIL);
         self.next.clear();
         self.next.resize(self.i.len(), NIL);
-        // Link each slot to the next one with the same i (its successor, but across the
-        // near and the far runs in 3D).
+        // Link each slot to the next one with the same i (its successor).
         for s in (0..self.i.len()).rev() {
             let i = self.i[s];
             if i != FREE {
@@ -360,11 +342,12 @@ impl ContactTable {
         }
     }
 
-    /// Replace the whole set by `pairs` (each i < j, no duplicates), keeping the spring of
-    /// every pair that was already present. Used after a full rebuild of the broad phase.
-    /// Takes the list to free it as soon as the table's pair arrays are built: at 10^5-10^6
-    /// particles this is the run's peak of memory (list, old table and new table at once).
-    pub fn reset_from_pairs(&mut self, pairs: Vec<(u32, u32)>) {
+    /// Replace the whole set by `pairs` in slots and `far` apart (each i < j, no
+    /// duplicates), keeping the spring of every slotted pair that was already in a slot.
+    /// Used after a full rebuild of the broad phase. Takes the list to free it as soon as
+    /// the table's pair arrays are built: at 10^5-10^6 particles this is the run's peak of
+    /// memory (list, old table and new table at once).
+    pub fn reset_from_pairs(&mut self, pairs: Vec<(u32, u32)>, far: Vec<[u32; 2]>) {
         self.generation += 1;
         let n = pairs.len();
         // The per-pair state first, looked up through the old table's chains.
@@ -396,9 +379,7 @@ impl ContactTable {
         self.i = pairs.iter().map(|p| p.0).collect();
         self.j = pairs.iter().map(|p| p.1).collect();
         drop(pairs);
-        if self.near_state {
-            self.near = vec![1; n];
-        }
+        self.far.reset(far);
         self.live = n;
         self.free.clear();
         self.churn = n;
@@ -418,9 +399,6 @@ impl ContactTable {
             if a == u32::MAX || b == u32::MAX {
                 self.i[s] = FREE;
                 self.j[s] = FREE;
-                if self.near_state {
-                    self.near[s] = 0;
-                }
                 self.live -= 1;
             } else {
                 self.i[s] = a.min(b);
@@ -431,6 +409,7 @@ impl ContactTable {
                 }
             }
         }
+        self.far.remap(map);
         self.head = vec![NIL; particles];
         self.compact();
     }
@@ -443,7 +422,7 @@ impl ContactTable {
             + self.features.capacity() * 4
             + self.area.capacity() * 8
             + self.rolling.capacity() * 8 * ANG
-            + self.near.capacity()
+            + self.far.memory_bytes()
             + self.next.capacity() * 4
             + self.head.capacity() * 4
             + self.free.capacity() * 4

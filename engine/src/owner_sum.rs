@@ -133,8 +133,7 @@ pub(crate) struct OwnerPlan {
 }
 
 impl OwnerPlan {
-    /// Bring the plan up to date with the table (`generation`, `ci`, `cj`; in 3D `near`,
-    /// a slot marked 0 as a free one: it gives no force; empty in 2D) for `n` particles,
+    /// Bring the plan up to date with the table (`generation`, `ci`, `cj`) for `n` particles,
     /// split for `threads` with chunks of at least `min_chunk` slots (see
     /// [`guided_bounds`]). O(N + slots) on the pool's threads, timed with the contact
     /// table's changes (phase `Contacts`), only when something changed (with the fix-up's
@@ -146,7 +145,7 @@ impl OwnerPlan {
         &mut self,
         pool: &mut Pool,
         generation: u64,
-        (ci, cj, near): (&[u32], &[u32], &[u8]),
+        (ci, cj): (&[u32], &[u32]),
         n: usize,
         threads: usize,
         min_chunk: usize,
@@ -175,7 +174,7 @@ impl OwnerPlan {
         let bounds = &self.bounds[..];
         let chunks = bounds.len() - 1;
         let first = &self.first[..];
-        let none = |o: usize| ci[o] == FREE || near.get(o) == Some(&0);
+        let none = |o: usize| ci[o] == FREE;
         // The owners: each particle's first chunk, the least chunk index among its slots.
         // A particle's slots lie mostly in one chunk: a load finds it already claimed, and
         // the atomic minimum runs about once per particle.
@@ -437,8 +436,7 @@ mod tests {
             let mut plan = OwnerPlan::default();
             // The plan on pools of 1 to 3 threads: it depends on the chunks alone.
             let mut pool = Pool::new(&vec![None; 1 + threads % 3]).unwrap();
-            plan.prepare(&mut pool, 1, (&ci, &cj, &[]), n, threads, min_chunk)
-                .unwrap();
+            plan.prepare(&mut pool, 1, (&ci, &cj), n, threads, min_chunk).unwrap();
             let chunks = plan.bounds.len() - 1;
             // Against the definition, slot by slot: a share is deferred when an earlier
             // chunk holds a slot of the same particle.

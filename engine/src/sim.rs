@@ -50,7 +50,6 @@ mod gear_history;
 mod insertion;
 mod measure;
 mod moving_walls;
-#[cfg(feature = "dim3")]
 mod near_pairs;
 mod particles;
 mod periodic;
@@ -487,6 +486,7 @@ impl Simulation {
             adds: &mut self.adds,
             removes: &mut self.removes,
             rebuild: self.needs_rebuild,
+            far_test: (near_pairs::FAR_PAIRS && images.is_none()).then_some(&ps.radius[..n]),
         };
         let done = match &images {
             None => update.run(&src, None, n),
@@ -504,8 +504,9 @@ impl Simulation {
             .pool
             .serial(Phase::Contacts, || wc.rebuild(walls, stored, &reach));
         self.mark_walls_listed();
-        #[cfg(feature = "dim3")]
-        self.mark_near_pairs(self.needs_rebuild);
+        if !self.needs_rebuild {
+            self.part_far_pairs();
+        }
         self.needs_rebuild = false;
         self.neighbor_updates += 1;
         Ok(())

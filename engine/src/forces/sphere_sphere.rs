@@ -11,6 +11,7 @@ use talus_kernels::neighbor::MinImage;
 use talus_kernels::vector_build::Build;
 
 use super::{ForceSink, Params};
+use crate::contacts::FREE;
 use crate::store::ParticleStore;
 
 /// The read-only particle arrays the sphere pair loop needs, cut to one length so that the
@@ -66,7 +67,7 @@ const PREFETCH_MIN: usize = 1 << 17;
 /// Slots ahead of the current one whose second particle is prefetched (the disc loop's).
 const PREFETCH_AHEAD: usize = 32;
 
-/// The candidates of one batch, a lane per slot marked near: separation, radii, inverse-mass sum and
+/// The candidates of one batch, a lane per live slot: separation, radii, inverse-mass sum and
 /// whether the pair touches; the touching lanes in order in `hit`.
 struct Candidates {
     d: [[f64; BATCH]; 3],
@@ -77,7 +78,7 @@ struct Candidates {
     /// The periodic cells along y the minimum image moved j by (with a periodic cell).
     cells: [f64; BATCH],
     touch: [bool; BATCH],
-    /// The batch's slots marked near, in order: lane l is slot `slot[l]` of the batch.
+    /// The batch's live slots, in order: lane l is slot `slot[l]` of the batch.
     slot: [u8; BATCH],
     /// The touching lanes, in order.
     hit: [u8; BATCH],
@@ -150,19 +151,19 @@ impl Touching {
     }
 }
 
-/// The forces of the slots `ci`, `cj` marked 1 in `near` (springs `xi`; a free slot and a
-/// pair that cannot touch yet are marked 0, and such a pair's spring is zero), into `sink`
-/// in slot order. Returns the touching pairs. A pair of two bodies of infinite mass (fixed or
+/// The forces of the slots `ci`, `cj` (free slots passed over, springs `xi`), into `sink`
+/// in slot order (in 3D the table's slots hold the pairs that may touch before one of
+/// their boxes is made anew: the others are kept apart, `ContactTable::far`). Returns the touching pairs. A pair of two bodies of infinite mass (fixed or
 /// driven) gets no force, and a pair without a force has its spring reset. With cohesion
 /// or rolling resistance (`P::EXTRAS`) they are added to each touching pair's force, and
 /// `rolling` holds the slots' rolling torques (else it is empty).
 ///
-/// In batches of [`BATCH`] slots, four stages without a branch per pair: the slots marked
-/// near listed (a batch of far pairs, which the table keeps after the near ones, is
-/// passed over); every listed candidate's separation and radii gathered, and the test
-/// "touching?" over the lanes; the touching lanes listed in order; their velocities, spins, springs (and coefficients) gathered
-/// into lanes of their own; the law over those lanes, one loop the compiler vectorises
-/// (AVX2 where the processor has it). Half of a settled bed's near candidates are apart:
+/// In batches of [`BATCH`] slots, four stages without a branch per pair: the live slots
+/// listed (the holes that removals leave until the next compaction skipped); every listed
+/// candidate's separation and radii gathered, and the test "touching?" over the lanes;
+/// the touching lanes listed in order; their velocities, spins, springs (and
+/// coefficients) gathered into lanes of their own; the law over those lanes, one loop the compiler vectorises
+/// (AVX2 where the processor has it). Half of a settled bed's slotted pairs are apart:
 /// the pair-by-pair loop this replaces branched on each, in no pattern a predictor learns,
 /// and the law runs on the touching ones only, so an apart pair reads no velocity.
 /// Each pair's arithmetic is the scalar kernel's, operation for operation, without fused
@@ -172,23 +173,13 @@ pub(crate) fn sphere_slots<P: Params, S: ForceSink>(
     view: &SphereView,
     params: &P,
     model: NormalModel,
-    (ci, cj, near): (&[u32], &[u32], &[u8]),
+    (ci, cj): (&[u32], &[u32]),
     xi: &mut [Spring],
     rolling: &mut [[f64; 3]],
     dt: f64,
     sink: &mut S,
 ) -> u64 {
-    sphere_slots_with(
-        Build::detect(),
-        view,
-        params,
-        model,
-        (ci, cj, near),
-        xi,
-        rolling,
-        dt,
-        sink,
-    )
+    sphere_slots_with(Build::detect(), view, params, model, (ci, cj), xi, rolling, dt, sink)
 }
 
 /// [`sphere_slots`] with the law's stage compiled as `law` says.
@@ -199,14 +190,14 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
     view: &SphereView,
     params: &P,
     model: NormalModel,
-    (ci, cj, near): (&[u32], &[u32], &[u8]),
+    (ci, cj): (&[u32], &[u32]),
     xi: &mut [Spring],
     rolling: &mut [[f64; 3]],
     dt: f64,
     sink: &mut S,
 ) -> u64 {
     let n = xi.len();
-    let (ci, cj, near) = (&ci[..n], &cj[..n], &near[..n]);
+    let (ci, cj) = (&ci[..n], &cj[..n]);
     let rolling = if P::EXTRAS { &mut rolling[..n] } else { rolling };
     let prefetch = view.len() >= PREFETCH_MIN;
     let (mut cand, mut lanes) = (Candidates::new(), Touching::new());
@@ -215,15 +206,14 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
     while start < n {
         let end = (start + BATCH).min(n);
         let m = end - start;
-        // The slots marked near listed in order, without a branch (a free slot is not).
+        // The live slots listed in order, without a branch.
         let mut kn = 0;
         for l in 0..m {
             cand.slot[kn] = l as u8;
-            kn += near[start + l] as usize;
+            kn += (ci[start + l] != FREE) as usize;
         }
         if kn == 0 {
-            // A run of pairs that cannot touch yet (the table keeps them after the others):
-            // nothing of theirs is read or written.
+            // A run of free slots.
             for l in 0..m {
                 sink.none(start + l);
             }
@@ -231,7 +221,7 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
             continue;
         }
         if prefetch {
-            prefetch_batch(view, cj, near, start..end);
+            prefetch_batch(view, cj, start..end);
         }
         candidates(view, ci, cj, start, kn, &mut cand);
         let mut k = 0;
@@ -252,8 +242,8 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
             ),
         }
         // A pair without a force (apart, or of two bodies of infinite mass) lets its
-        // spring go; a free slot keeps whatever it holds, and a pair not near holds zero.
-        // Every near pair's spring is reset here, a touching pair's written again below
+        // spring go; a free slot keeps whatever it holds. Every live pair's spring is
+        // reset here, a touching pair's written again below
         // from its lane: no branch on "touching?". The rolling torques are read by the
         // extras below, so only those of the pairs without a force go.
         for l in 0..m {
@@ -290,22 +280,22 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
     touching
 }
 
-/// Ask ahead for the second particles of the near slots `PREFETCH_AHEAD` slots on from
-/// `range` (a slot not near asks for particle 0, without a branch).
+/// Ask ahead for the second particles of the slots `PREFETCH_AHEAD` slots on from `range`
+/// (a free slot's `FREE` asks for nothing).
 #[inline(always)]
-fn prefetch_batch(view: &SphereView, cj: &[u32], near: &[u8], range: std::ops::Range<usize>) {
+fn prefetch_batch(view: &SphereView, cj: &[u32], range: std::ops::Range<usize>) {
     let slots = cj.len();
     for o in range {
         if o + PREFETCH_AHEAD < slots {
             let a = o + PREFETCH_AHEAD;
-            prefetch_sphere(view, cj[a] as usize * near[a] as usize);
+            prefetch_sphere(view, cj[a] as usize);
         }
     }
 }
 
 /// Stage 1: the separation (minimum image in a periodic cell), radii and inverse-mass sum
-/// of the first `m` listed slots of the batch at `start` (`c.slot`, near ones only, never
-/// free), and whether each touches.
+/// of the first `m` listed slots of the batch at `start` (`c.slot`, never free), and
+/// whether each touches.
 #[inline(always)]
 fn candidates(view: &SphereView, ci: &[u32], cj: &[u32], start: usize, m: usize, c: &mut Candidates) {
     let np = view.len();
@@ -486,7 +476,7 @@ mod tests {
 
     /// A small random bed's candidate pairs: touching, apart, coincident, a pair of two
     /// fixed bodies, free slots, two materials; springs already loaded (some long enough
-    /// to slide). Every live slot marked near.
+    /// to slide).
     #[derive(Clone)]
     struct Bed {
         pos: [Vec<f64>; 3],
@@ -499,7 +489,6 @@ mod tests {
         cj: Vec<u32>,
         xi: Vec<Spring>,
         rolling: Vec<[f64; 3]>,
-        near: Vec<u8>,
     }
 
     fn bed(n: usize, slots: usize, seed: u64) -> Bed {
@@ -518,7 +507,6 @@ mod tests {
             cj: vec![],
             xi: vec![],
             rolling: vec![],
-            near: vec![],
         };
         b.radius = (0..n).map(|_| 0.001 + 0.001 * rnd()).collect();
         b.inv_mass = (0..n).map(|_| 1.0 / (0.001 + rnd() * 0.01)).collect();
@@ -543,13 +531,13 @@ mod tests {
             b.rolling.push(std::array::from_fn(|_| 1e-7 * (rnd() - 0.5)));
         }
         fixed_and_coincident(&mut b.ci, &mut b.cj);
-        b.near = b.ci.iter().map(|&i| (i != FREE) as u8).collect();
         b
     }
 
-    /// The bed with about half its pairs that are apart marked "not near", their springs
-    /// and rolling torques zero (as the table keeps such a pair).
-    fn with_far_pairs(b: &Bed, image: Option<MinImage>, seed: u64) -> Bed {
+    /// The bed with about half its pairs that are apart taken out of their slots (as the
+    /// 3D table does with a pair that cannot touch), their springs and rolling torques
+    /// left in the free slots.
+    fn with_holes(b: &Bed, image: Option<MinImage>, seed: u64) -> Bed {
         let mut rnd = xorshift(seed);
         let mut m = b.clone();
         for s in 0..b.ci.len() {
@@ -563,9 +551,7 @@ mod tests {
             }
             let apart = d.iter().map(|x| x * x).sum::<f64>() >= (b.radius[i] + b.radius[j]).powi(2);
             if apart && rnd() < 0.5 {
-                m.near[s] = 0;
-                m.xi[s] = SPRING_ZERO;
-                m.rolling[s] = [0.0; 3];
+                (m.ci[s], m.cj[s]) = (FREE, FREE);
             }
         }
         m
@@ -664,17 +650,7 @@ mod tests {
             };
             let v = view(b, image);
             let rolling: &mut [[f64; 3]] = if P::EXTRAS { &mut rolling } else { &mut [] };
-            sphere_slots_with(
-                law,
-                &v,
-                params,
-                model,
-                (&b.ci, &b.cj, &b.near),
-                &mut xi,
-                rolling,
-                dt,
-                &mut sink,
-            )
+            sphere_slots_with(law, &v, params, model, (&b.ci, &b.cj), &mut xi, rolling, dt, &mut sink)
         };
         (loads, xi, rolling, touching)
     }
@@ -687,7 +663,7 @@ mod tests {
     /// loads, springs, rolling torques and count of the pair-by-pair loop, bit for bit: one
     /// material and a pair table, Hooke and Hertz, with cohesion and rolling resistance
     /// (with either), in a sheared periodic cell, for table lengths around the batch's; and
-    /// with pairs apart marked "not near" (skipped).
+    /// with many holes (free slots) among the pairs.
     #[test]
     fn batched_loop_is_bitwise_the_pair_by_pair_loop() {
         let a = PEER;
@@ -720,20 +696,18 @@ mod tests {
             params: &one,
             table: &table,
         };
-        for ((slots, seed), far) in LENGTHS.into_iter().flat_map(|l| [(l, false), (l, true)]) {
-            let all_near = bed(60, slots, seed);
+        for ((slots, seed), holes) in LENGTHS.into_iter().flat_map(|l| [(l, false), (l, true)]) {
+            let whole = bed(60, slots, seed);
             for model in [NormalModel::Hooke, NormalModel::Hertz] {
                 for image in [None, Some(cell)] {
-                    let bed = if far {
-                        with_far_pairs(&all_near, image, seed + 1)
+                    let bed = if holes {
+                        with_holes(&whole, image, seed + 1)
                     } else {
-                        all_near.clone()
+                        whole.clone()
                     };
-                    if far && slots >= 64 {
-                        assert!(
-                            bed.near.iter().filter(|&&m| m == 0).count() > slots / 8,
-                            "pairs marked far"
-                        );
+                    if holes && slots >= 64 {
+                        let free = bed.ci.iter().filter(|&&i| i == FREE).count();
+                        assert!(free > slots / 8, "{free} holes");
                     }
                     let cases = [
                         (reference(&bed, image, &OneMaterial(a), model, dt), 0),
@@ -751,7 +725,7 @@ mod tests {
                                 _ => batched(law, &bed, image, &extras_one, model, dt),
                             };
                             let what = format!(
-                                "{slots} slots, {model:?}, image {}, case {k}, far {far}",
+                                "{slots} slots, {model:?}, image {}, case {k}, holes {holes}",
                                 image.is_some()
                             );
                             for c in 0..6 {

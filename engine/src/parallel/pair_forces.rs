@@ -167,7 +167,7 @@ fn chunk_forces<S: ForceSink>(
     view: &RoundView,
     one: Option<&OneMaterial>,
     w: &PairWork,
-    (ci, cj, near): (&[u32], &[u32], &[u8]),
+    (ci, cj): (&[u32], &[u32]),
     xi: &mut [Spring],
     rolling: &mut [[f64; 3]],
     mut sink: S,
@@ -175,9 +175,9 @@ fn chunk_forces<S: ForceSink>(
     sink.fit(view.len());
     let (model, dt) = (w.normal_model, w.dt);
     match one {
-        _ if !rolling.is_empty() => sphere_slots_with_extras(view, one, w, (ci, cj, near), xi, rolling, &mut sink),
-        Some(one) => sphere_slots(view, one, model, (ci, cj, near), xi, rolling, dt, &mut sink),
-        None => sphere_slots(view, w.params, model, (ci, cj, near), xi, rolling, dt, &mut sink),
+        _ if !rolling.is_empty() => sphere_slots_with_extras(view, one, w, (ci, cj), xi, rolling, &mut sink),
+        Some(one) => sphere_slots(view, one, model, (ci, cj), xi, rolling, dt, &mut sink),
+        None => sphere_slots(view, w.params, model, (ci, cj), xi, rolling, dt, &mut sink),
     }
 }
 
@@ -234,13 +234,13 @@ fn sphere_slots_with_extras<S: ForceSink>(
     view: &RoundView,
     one: Option<&OneMaterial>,
     w: &PairWork,
-    (ci, cj, near): (&[u32], &[u32], &[u8]),
+    (ci, cj): (&[u32], &[u32]),
     xi: &mut [Spring],
     rolling: &mut [[f64; 3]],
     sink: &mut S,
 ) -> u64 {
     let (model, dt, table) = (w.normal_model, w.dt, w.params);
-    let slots = (ci, cj, near);
+    let slots = (ci, cj);
     match one {
         Some(one) => {
             let p = WithExtras { params: one, table };
@@ -372,14 +372,8 @@ impl Workers {
         let bounds: &[usize] = if in_place {
             let min = if polygons { SLOT_CHUNK } else { OWNER_MIN_CHUNK };
             let threads = self.threads();
-            self.owners.prepare(
-                &mut self.pool,
-                ct.generation(),
-                (&ct.i, &ct.j, &ct.near),
-                n,
-                threads,
-                min,
-            )?;
+            self.owners
+                .prepare(&mut self.pool, ct.generation(), (&ct.i, &ct.j), n, threads, min)?;
             if self.owners.bounds.len() > 2 && self.slot_force.len() < slots {
                 // Only deferred slots are written and read: the contents do not matter.
                 self.slot_force.resize(slots, SlotRecord::default());
@@ -422,8 +416,6 @@ impl Workers {
             )
         };
         let (ci, cj) = (&ct.i[..], &ct.j[..]);
-        #[cfg(feature = "dim3")]
-        let near = &ct.near[..];
         // Room for each chunk's touching pairs, at the last step's share of touching slots
         // and a margin: little growth while the loop runs.
         let touching_share = if logging {
@@ -501,8 +493,6 @@ impl Workers {
                     log,
                 } = &mut *guard;
                 let r = *start..*start + xi.len();
-                #[cfg(feature = "dim3")]
-                let near = &near[r.clone()];
                 let (ci, cj) = (&ci[r.clone()], &cj[r]);
                 // One monomorphised loop per (shape case, strategy): no per-slot branch
                 // on either.
@@ -533,7 +523,7 @@ impl Workers {
                 macro_rules! pairs_into_sink {
                     ($sink:expr) => {{
                         let _ = (&area, &features);
-                        chunk_forces(&view, one.as_ref(), w, (ci, cj, near), xi, rolling, $sink)
+                        chunk_forces(&view, one.as_ref(), w, (ci, cj), xi, rolling, $sink)
                     }};
                 }
                 // A logged step: the same loop with the log's sink around the strategy's.

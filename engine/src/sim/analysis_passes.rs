@@ -5,7 +5,7 @@
 //! fixed blocks: every result is bit for bit the same for any number of threads.
 //!
 //! The pairs: the log (the contact table's order: sorted by first particle, but for the
-//! pairs added since the table's last compaction and, in 3D, marked near since) is cut into pieces of [`PIECE`] pairs,
+//! pairs added since the table's last compaction) is cut into pieces of [`PIECE`] pairs,
 //! and each piece owns the particles from its first pair's `i` to the next piece's; each
 //! thread runs a run of whole pieces. A pair's side on a particle its piece does not own
 //! (a piece's rim, and the unsorted tail) goes into the thread's rim list, and once every

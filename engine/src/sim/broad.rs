@@ -5,6 +5,7 @@
 //! `kernels/src/neighbor/` (implementing `NeighborSearch`) plus one line here; the scenario
 //! parser and the `talus` program take the list from here.
 use talus_kernels::math::Aabb;
+use talus_kernels::neighbor::near_pairs::split_far_pairs;
 #[cfg(not(feature = "dim3"))]
 use talus_kernels::neighbor::{BoundingVolumes, Dess, SpatialHash, StripedSort};
 use talus_kernels::neighbor::{BoxSource, BruteForce, LinkedCells, Quadtree, SweepAndPrune, VerletLists};
@@ -145,6 +146,9 @@ pub(super) struct BroadUpdate<'a> {
     pub adds: &'a mut Vec<(u32, u32)>,
     pub removes: &'a mut Vec<(u32, u32)>,
     pub rebuild: bool,
+    /// The particles' radii where a rebuild keeps the pairs that cannot touch before one
+    /// of their boxes is made anew apart from the slots (3D, not periodic: `near_pairs`).
+    pub far_test: Option<&'a [f64]>,
 }
 
 impl BroadUpdate<'_> {
@@ -164,7 +168,12 @@ impl BroadUpdate<'_> {
                     let entries = std::mem::take(&mut pairs);
                     im.particle_pairs(n, &entries, &mut pairs);
                 }
-                contacts.reset_from_pairs(pairs)
+                let mut far = Vec::new();
+                if let Some(radius) = self.far_test {
+                    let boxes = with_broad!(&*self.broad, m => m.stored_boxes());
+                    split_far_pairs(&mut pairs, (&boxes[..n], &radius[..n]), &mut far);
+                }
+                contacts.reset_from_pairs(pairs, far)
             });
             return Ok(());
         }

@@ -173,11 +173,10 @@ impl Simulation {
         self.contacts.len()
     }
 
-    /// Candidate pairs that may touch before a box is made anew, which the sphere loop reads
-    /// (3D; `None` in 2D, whose loops read every candidate).
+    /// Candidate pairs that may touch before a box is made anew, in the table's slots, which
+    /// the sphere loop reads (3D; `None` in 2D, whose loops read every candidate).
     pub fn near_pairs(&self) -> Option<usize> {
-        let ct = &self.contacts;
-        ct.near_state.then(|| ct.near.iter().map(|&m| m as usize).sum())
+        cfg!(feature = "dim3").then(|| self.contacts.slotted())
     }
 
     /// Bytes held by all per-particle and per-pair arrays (capacity).

@@ -1,65 +1,53 @@
-//! The contact table's `near` marks (3D): which candidate pairs the sphere loop reads.
-//! Tested after each update of the broad phase, from the stored boxes
-//! (`kernels::neighbor::near_pairs`).
-use talus_kernels::contact::SPRING_ZERO;
+//! The contact table's far pairs (3D): which candidate pairs the sphere loop reads. After
+//! each update of the broad phase every candidate pair is tested against the stored boxes
+//! (`kernels::neighbor::near_pairs`): those that cannot touch before one of their boxes is
+//! made anew are kept apart from the slots (`ContactTable::far`), the others in slots. At a
+//! rebuild the method's pair list is split before the table is made (`BroadUpdate`).
 use talus_kernels::math::Aabb;
-use talus_kernels::neighbor::near_pairs::mark_near_pairs;
+use talus_kernels::neighbor::near_pairs::{far_slots, may_touch};
 
 use super::{Broad, Simulation};
 use crate::contacts::FREE;
 use crate::pool::Phase;
 use talus_kernels::neighbor::NeighborSearch;
 
+/// Whether the far pairs are kept apart: in 3D, where a sphere's box reaches far past it
+/// (2D: every candidate in a slot).
+pub(super) const FAR_PAIRS: bool = cfg!(feature = "dim3");
+
 impl Simulation {
-    /// Mark the pairs that may touch before a box is made anew. The pairs marked 0 since
-    /// the last test can only have come near through a box made anew, so only they are
-    /// tested again, unless this update `rebuilt` the table (its pairs all marked 1; a
-    /// pair added later stays marked 1 untested until the next rebuild). A
-    /// pair dropped is apart now, so its spring and rolling torque go, as the loop would
-    /// let them go at this step. In a periodic cell a pair's two boxes may lie across a
-    /// face from each other: every pair is marked.
-    pub(super) fn mark_near_pairs(&mut self, rebuilt: bool) {
+    /// After an incremental update: a far pair whose boxes' cores came within reach goes
+    /// into a slot (its spring zero). When the table is due for compaction, the slotted
+    /// pairs that cannot touch any more leave their slots first (they are apart now, so
+    /// their springs would go at this step anyway), and the compaction takes their holes
+    /// out with the others: a test of every slot at each update cost 3 % of a 20,000-sphere
+    /// drum's run for 3 % fewer slotted pairs (BENCHMARKS.md, issue 19). In a periodic cell
+    /// a pair's two boxes may lie across a face from each other: every pair stays in a slot.
+    pub(super) fn part_far_pairs(&mut self) {
+        if !FAR_PAIRS || self.periodic.is_some() {
+            return;
+        }
         let ct = &mut self.contacts;
-        if !ct.near_state {
-            return;
-        }
-        if self.periodic.is_some() {
-            for (m, &i) in ct.near.iter_mut().zip(&ct.i) {
-                ct.generation += (*m != (i != FREE) as u8) as u64;
-                *m = (i != FREE) as u8;
-            }
-            return;
-        }
         let ps = &self.particles;
         let n = ps.len();
         let boxes: &[Aabb] = with_broad!(&self.broad, m => &m.stored_boxes()[..n]);
-        let (_, changed) = self.workers.pool.serial(Phase::Contacts, || {
-            let (xi, rolling) = (&mut ct.xi, &mut ct.rolling);
-            mark_near_pairs(
-                &ct.i,
-                &ct.j,
-                FREE,
-                (boxes, &ps.radius[..n]),
-                &mut ct.near,
-                rebuilt,
-                |s| {
-                    xi[s] = SPRING_ZERO;
-                    if let Some(m) = rolling.get_mut(s) {
-                        *m = [0.0; 3];
-                    }
-                },
-            )
+        let balls = (boxes, &ps.radius[..n]);
+        self.workers.pool.serial(Phase::Contacts, || {
+            let mut near = Vec::new();
+            ct.far.part(|i, j| may_touch(balls, i, j), &mut near);
+            for &[i, j] in &near {
+                ct.add(i, j);
+            }
+            if ct.wants_compaction() {
+                let mut slots = Vec::new();
+                far_slots(&ct.i, &ct.j, FREE, balls, &mut slots);
+                let mut far: Vec<[u32; 2]> = slots.iter().map(|&s| [ct.i[s as usize], ct.j[s as usize]]).collect();
+                for &s in &slots {
+                    ct.free_slot(s as usize);
+                }
+                ct.far.merge(&mut far);
+                ct.compact();
+            }
         });
-        // What the table's pair set is to the force phase changed: the deterministic sum's
-        // plan of owners (built from the near pairs) is made again.
-        if changed > 0 {
-            ct.generation += 1;
-        }
-        // After a test of every pair, the far ones moved after the others (see
-        // `ContactTable::compact`): the loop's pass over the near ones then reads and
-        // writes none of their bytes. A pair marked near later is read where it is.
-        if rebuilt {
-            self.workers.pool.serial(Phase::Contacts, || ct.compact());
-        }
     }
 }

@@ -29,8 +29,9 @@ use talus_kernels::geometry::polygon::is_convex_ccw;
 use talus_kernels::math::{Aabb, DIM};
 use talus_kernels::neighbor::NeighborSearch;
 
+use super::near_pairs::FAR_PAIRS;
 use super::sections::{Elem, Section, SectionSource};
-use super::state_check::{check_boxes_fit, check_far_pairs, check_table_is_the_set, near_from};
+use super::state_check::{check_boxes_fit, check_far_pairs, check_table_is_the_set, far_from};
 use super::state_records::*;
 use super::state_turns::{tilt_words, turn_words, wall_tilts_from, wall_turns_from};
 #[cfg(not(feature = "dim3"))]
@@ -227,9 +228,9 @@ impl Simulation {
         // Springs: one f64 per slot in 2D, three (x, y, z) in 3D.
         s.push(borrowed("contact.xi", Elem::F64, &ct.xi));
         s.push(borrowed("contact.free", Elem::U32, &ct.free));
-        // 3D: which pairs may touch (their order in the table follows it: see `compact`).
-        if ct.near_state {
-            s.push(borrowed("contact.near", Elem::U8, &ct.near));
+        // 3D: the pairs that cannot touch before one of their boxes is made anew.
+        if FAR_PAIRS {
+            s.push(borrowed("contact.far", Elem::U32, ct.far.pairs()));
         }
         if ct.polygons {
             s.push(borrowed("contact.features", Elem::U32, &ct.features));
@@ -525,8 +526,8 @@ impl Simulation {
         }
         ct.rolling = rolling_from(&r, "contact.rolling", slots, extras)?;
         ct.rolling_state = extras;
-        if ct.near_state {
-            near_from(&r, &mut ct)?;
+        if FAR_PAIRS {
+            ct.far = far_from(&r, n)?;
         }
         let mut free_slots = 0;
         for s in 0..slots {
@@ -625,8 +626,15 @@ impl Simulation {
                 .collect(),
         };
         check_boxes_fit(&boxes, &radii, &broad_config).map_err(|msg| r.err("broad.boxes", msg))?;
-        if ct.near_state && periodic.is_none() {
-            check_far_pairs(&ct, &boxes, &ps.radius).map_err(|msg| r.err("contact.near", msg))?;
+        match &periodic {
+            None => check_far_pairs(&ct.far, &boxes, &ps.radius).map_err(|msg| r.err("contact.far", msg))?,
+            Some(_) if !ct.far.is_empty() => {
+                return Err(r.err(
+                    "contact.far",
+                    "far pairs in a periodic cell (all its pairs are in slots)".into(),
+                ))
+            }
+            Some(_) => {}
         }
         let mut broad = Broad::new(config.neighbor, &broad_config);
         let restored = with_broad!(&mut broad, m => NeighborSearch::restore(&mut **m, &boxes, ends_ref));

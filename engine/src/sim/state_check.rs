@@ -7,14 +7,14 @@
 //! before a step could turn it into NaNs everywhere or a panic.
 use std::collections::HashMap;
 
-use talus_kernels::contact::{spring_components, Spring, SPRING_ZERO};
+use talus_kernels::contact::{spring_components, Spring};
 #[cfg(not(feature = "dim3"))]
 use talus_kernels::geometry::polygon::{area, centroid, polar_moment, to_world};
 
 use super::state::names::{FORCE, GEAR, OMEGA, TORQUE, VEL};
 use super::state_records::{wall_words, Reader, WALL_WORDS};
 use super::{Config, Simulation};
-use crate::contacts::{ContactTable, FREE};
+use crate::contacts::{ContactTable, FarPairs, FREE};
 use crate::error::{EngineError, Result};
 #[cfg(not(feature = "dim3"))]
 use crate::shapes::MAX_VERTICES;
@@ -375,11 +375,11 @@ pub(super) fn check_boxes_fit(boxes: &[Aabb], radius: &[f64], c: &Config) -> std
     Ok(())
 }
 
-/// The live pairs of the table are distinct and each pair's stored boxes `meet` (in a
-/// periodic cell: the boxes of some copy); where the neighbour search counted its set
-/// (`found`), the table has as many pairs: then it is exactly that set. (The sweep does
-/// not count: it only ever adds pairs whose old boxes did not overlap, so the first two
-/// conditions keep it from adding a pair twice.) `n` particles.
+/// The candidate pairs, in slots and far (3D), are distinct and each pair's stored boxes
+/// `meet` (in a periodic cell: the boxes of some copy); where the neighbour search counted
+/// its set (`found`), the table has as many pairs: then it is exactly that set. (The
+/// sweep does not count: it only ever adds pairs whose old boxes did not overlap, so the
+/// first two conditions keep it from adding a pair twice.) `n` particles.
 pub(super) fn check_table_is_the_set(
     ct: &ContactTable,
     n: usize,
@@ -393,70 +393,80 @@ pub(super) fn check_table_is_the_set(
             ));
         }
     }
-    // Duplicates: along each first particle's chain, a stamp per second particle
-    // (O(pairs + particles)). The chains were rebuilt from the slots, so they end.
+    if let Some(&[i, j]) = ct.far.pairs().iter().find(|&&[i, j]| !meets(i, j)) {
+        return Err(format!(
+            "far pair ({i}, {j}) is in the table but its stored boxes do not overlap"
+        ));
+    }
+    // Duplicates: along each first particle's chain and its far pairs (sorted), a stamp
+    // per second particle (O(pairs + particles)). The chains were rebuilt from the slots,
+    // so they end.
     let mut stamp = vec![u32::MAX; n];
+    let far = ct.far.pairs();
+    let mut f = 0;
     for i in 0..n {
         let mut s = ct.head[i];
-        while s != u32::MAX {
-            let j = ct.j[s as usize] as usize;
+        let chain = std::iter::from_fn(|| {
+            (s != u32::MAX).then(|| {
+                let j = ct.j[s as usize];
+                s = ct.next[s as usize];
+                j
+            })
+        });
+        let start = f;
+        while f < far.len() && far[f][0] as usize == i {
+            f += 1;
+        }
+        for j in chain.chain(far[start..f].iter().map(|p| p[1])) {
+            let j = j as usize;
             if stamp[j] == i as u32 {
                 return Err(format!("pair ({i}, {j}) is in the table twice"));
             }
             stamp[j] = i as u32;
-            s = ct.next[s as usize];
         }
     }
     match found {
-        Some(found) if found != ct.live => Err(format!(
+        Some(found) if found != ct.len() => Err(format!(
             "{} pairs in the table, but the neighbour search finds {found} pairs of overlapping stored boxes",
-            ct.live
+            ct.len()
         )),
         _ => Ok(()),
     }
 }
 
-/// A 3D table's `near` marks: 0 or 1, 0 for a free slot, and a live pair marked 0 (it
-/// cannot touch yet) with a zero spring (a free slot keeps whatever spring it had). A
-/// checkpoint written before the marks existed has none: every pair is marked near (and
-/// stays so until the next rebuild, as in the run that continues from the same file).
-pub(super) fn near_from(r: &Reader, ct: &mut ContactTable) -> Result<()> {
-    if r.src.section("contact.near").is_none() {
-        ct.near = ct.i.iter().map(|&i| (i != FREE) as u8).collect();
-        return Ok(());
+/// A 3D table's far pairs (section `contact.far`): each i < j < `n`, in increasing order.
+/// A checkpoint written before they existed has none: its pairs are all in slots (those
+/// that cannot touch leave them at the next update of the broad phase), and so has one
+/// with the `contact.near` marks of the versions before, which are not read.
+pub(super) fn far_from(r: &Reader, n: usize) -> Result<FarPairs> {
+    let mut far = FarPairs::default();
+    if r.src.section("contact.far").is_none() {
+        return Ok(far);
     }
-    ct.near = r.exact("contact.near", ct.i.len())?;
-    for (s, (&m, &i)) in ct.near.iter().zip(&ct.i).enumerate() {
-        let bad = match m {
-            0 => i != FREE && ct.xi[s] != SPRING_ZERO,
-            1 => i == FREE,
-            _ => true,
+    let pairs: Vec<[u32; 2]> = r.get("contact.far")?;
+    for (k, &[i, j]) in pairs.iter().enumerate() {
+        let why = if !(i < j && (j as usize) < n) {
+            format!("with {n} particles")
+        } else if k > 0 && pairs[k - 1] >= [i, j] {
+            format!("after {:?}: not in increasing order", pairs[k - 1])
+        } else {
+            continue;
         };
-        if bad {
-            return Err(r.err(
-                "contact.near",
-                format!(
-                    "slot {s}: mark {m} for pair ({i}, {}) with spring {:?}",
-                    ct.j[s], ct.xi[s]
-                ),
-            ));
-        }
+        return Err(r.err("contact.far", format!("pair {k}: ({i}, {j}) {why}")));
     }
-    Ok(())
+    far.reset(pairs);
+    Ok(far)
 }
 
-/// Every live pair marked 0 (cannot touch yet) must be so by its stored boxes (`boxes`,
-/// the particles' first): the marks were tested against these boxes after the update
-/// that made them, and a pair wrongly marked would get no force.
-pub(super) fn check_far_pairs(ct: &ContactTable, boxes: &[Aabb], radius: &[f64]) -> std::result::Result<(), String> {
-    use talus_kernels::neighbor::near_pairs::cores_within;
-    for (s, &m) in ct.near.iter().enumerate() {
-        let (i, j) = (ct.i[s] as usize, ct.j[s] as usize);
-        if m == 0 && ct.i[s] != FREE && cores_within(&boxes[i], radius[i], &boxes[j], radius[j]) {
-            return Err(format!(
-                "slot {s}: pair ({i}, {j}) marked far, but its boxes' cores are within reach"
-            ));
-        }
+/// Every far pair must be so by its stored boxes (`boxes`, the particles' first): the
+/// pairs were tested against these boxes after the update that made them, and a pair
+/// wrongly kept far would get no force.
+pub(super) fn check_far_pairs(far: &FarPairs, boxes: &[Aabb], radius: &[f64]) -> std::result::Result<(), String> {
+    use talus_kernels::neighbor::near_pairs::may_touch;
+    match far.pairs().iter().find(|&&[i, j]| may_touch((boxes, radius), i, j)) {
+        Some([i, j]) => Err(format!(
+            "pair ({i}, {j}) kept far, but its boxes' cores are within reach"
+        )),
+        None => Ok(()),
     }
-    Ok(())
 }

@@ -37,43 +37,34 @@ pub fn cores_within(bi: &Aabb, ri: f64, bj: &Aabb, rj: f64) -> bool {
     d2 < reach * reach
 }
 
-/// Mark in `near` the slots (`ci`, `cj`; `free` marks a free slot) whose pair may touch
-/// (1) or cannot (0), from the stored boxes and radii. `all`: test every live slot; else
-/// only those marked 0 (a pair marked 1 stays so: it is safe, if slower, and a pair can
-/// only come near when a box is made anew, which an update does for the boxes it tests
-/// here). Calls `dropped(slot)` for each slot that goes from 1 to 0; returns how many
-/// slots are marked 1 and how many marks changed.
-pub fn mark_near_pairs(
-    ci: &[u32],
-    cj: &[u32],
-    free: u32,
-    (boxes, radius): (&[Aabb], &[f64]),
-    near: &mut [u8],
-    all: bool,
-    mut dropped: impl FnMut(usize),
-) -> (usize, usize) {
-    let n = near.len();
-    let (ci, cj) = (&ci[..n], &cj[..n]);
-    let (mut marked, mut changed) = (0, 0);
-    for s in 0..n {
-        let i = ci[s];
-        if i == free {
-            changed += near[s] as usize;
-            near[s] = 0;
-            continue;
+/// Can the pair (i, j) touch before one of its stored boxes is made anew?
+#[inline(always)]
+pub fn may_touch((boxes, radius): (&[Aabb], &[f64]), i: u32, j: u32) -> bool {
+    let (i, j) = (i as usize, j as usize);
+    cores_within(&boxes[i], radius[i], &boxes[j], radius[j])
+}
+
+/// The slots (`ci`, `cj`; `free` marks a free slot) whose pair cannot touch before one of
+/// its stored boxes is made anew, in order, into `out`.
+pub fn far_slots(ci: &[u32], cj: &[u32], free: u32, balls: (&[Aabb], &[f64]), out: &mut Vec<u32>) {
+    let cj = &cj[..ci.len()];
+    for (s, (&i, &j)) in ci.iter().zip(cj).enumerate() {
+        if i != free && !may_touch(balls, i, j) {
+            out.push(s as u32);
         }
-        if near[s] == 0 || all {
-            let (i, j) = (i as usize, cj[s] as usize);
-            let now = cores_within(&boxes[i], radius[i], &boxes[j], radius[j]) as u8;
-            if near[s] > now {
-                dropped(s);
-            }
-            changed += (near[s] != now) as usize;
-            near[s] = now;
-        }
-        marked += near[s] as usize;
     }
-    (marked, changed)
+}
+
+/// Split a list of candidate pairs: those that cannot touch before one of their stored
+/// boxes is made anew move to `far` (in order), the others stay in `pairs` (in order).
+pub fn split_far_pairs(pairs: &mut Vec<(u32, u32)>, balls: (&[Aabb], &[f64]), far: &mut Vec<[u32; 2]>) {
+    pairs.retain(|&(i, j)| {
+        let near = may_touch(balls, i, j);
+        if !near {
+            far.push([i, j]);
+        }
+        near
+    });
 }
 
 #[cfg(test)]
@@ -143,10 +134,10 @@ mod tests {
         assert!(dropped > 1000 && kept > 1000, "dropped {dropped}, kept {kept}");
     }
 
-    /// The pass marks free slots 0, keeps a 1 untested unless asked, and reports the slots
-    /// it drops.
+    /// The passes pass over free slots, and list (or move out) exactly the pairs whose
+    /// cores are out of reach.
     #[test]
-    fn the_pass_tests_what_it_is_asked_to() {
+    fn the_passes_list_the_far_pairs() {
         let r = vec![1e-3; 3];
         let m = 1e-4;
         // 0 and 1 touch; 0 and 2 overlap in their boxes at a corner only.
@@ -157,25 +148,16 @@ mod tests {
             stored([c; DIM], 1e-3, m),
         ];
         const FREE: u32 = u32::MAX;
-        let (ci, cj) = (vec![0, 0, FREE], vec![1, 2, FREE]);
-        let mut near = vec![1, 1, 1];
-        let mut gone = Vec::new();
-        assert_eq!(
-            mark_near_pairs(&ci, &cj, FREE, (&boxes, &r), &mut near, false, |s| gone.push(s)),
-            (2, 1)
-        );
-        assert_eq!((near.clone(), gone.len()), (vec![1, 1, 0], 0));
-        assert_eq!(
-            mark_near_pairs(&ci, &cj, FREE, (&boxes, &r), &mut near, true, |s| gone.push(s)),
-            (1, 1)
-        );
-        assert_eq!((near.clone(), gone.clone()), (vec![1, 0, 0], vec![1]));
-        // A slot marked 0 is tested again without being asked.
-        near[1] = 0;
+        let (ci, cj) = (vec![0, FREE, 0, 1], vec![1, FREE, 2, 2]);
+        let mut out = Vec::new();
+        far_slots(&ci, &cj, FREE, (&boxes, &r), &mut out);
+        assert_eq!(out, vec![2, 3]);
+        let mut pairs = vec![(0, 1), (0, 2), (1, 2)];
+        let mut far = vec![[7, 8]];
+        split_far_pairs(&mut pairs, (&boxes, &r), &mut far);
+        assert_eq!((pairs, far), (vec![(0, 1)], vec![[7, 8], [0, 2], [1, 2]]));
+        // Moved next to 0, 2 may touch.
         let boxes2 = vec![boxes[0], boxes[1], boxes[1]];
-        assert_eq!(
-            mark_near_pairs(&ci, &cj, FREE, (&boxes2, &r), &mut near, false, |_| unreachable!()),
-            (2, 1)
-        );
+        assert!(may_touch((&boxes2, &r), 0, 2));
     }
 }
