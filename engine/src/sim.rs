@@ -505,7 +505,7 @@ impl Simulation {
             .serial(Phase::Contacts, || wc.rebuild(walls, stored, &reach));
         self.mark_walls_listed();
         if !self.needs_rebuild {
-            self.part_far_pairs();
+            self.tidy_table();
         }
         self.needs_rebuild = false;
         self.neighbor_updates += 1;

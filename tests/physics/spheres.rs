@@ -15,6 +15,8 @@ use talus::engine3d::{
 };
 use talus::kernels3d::contact::law::NormalModel;
 
+mod far_pairs;
+
 /// Volumetric density (kg/m^3) and normal stiffness (N/m).
 const DENSITY: f64 = 2500.0;
 const KN: f64 = 1.0e5;

@@ -137,7 +137,8 @@ impl std::str::FromStr for NeighborMethod {
 }
 
 /// One update of the broad phase and of the contact table from it (phases 3 and 4 of the
-/// step): a full rebuild, or the method's incremental refresh with its changes applied.
+/// step): a full rebuild, or the method's incremental refresh with its changes applied
+/// (the table's compaction follows: `Simulation::tidy_table`).
 pub(super) struct BroadUpdate<'a> {
     pub broad: &'a mut Broad,
     pub workers: &'a mut Workers,
@@ -207,17 +208,11 @@ impl BroadUpdate<'_> {
                 for &(i, j) in removes_of {
                     contacts.remove(i, j);
                 }
-                if contacts.wants_compaction() {
-                    contacts.compact();
-                }
             }),
             // Each change of a pair of entries settles its pair of particles from the stored
             // boxes (a pair named twice is settled twice, the second time a no-op).
             Some(im) => pool.pool.serial(Phase::Contacts, || {
                 apply_imaged_changes(contacts, im, stored, n, adds_of.iter().chain(removes_of));
-                if contacts.wants_compaction() {
-                    contacts.compact();
-                }
             }),
         }
         *self.adds = adds;

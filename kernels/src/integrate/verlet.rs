@@ -43,6 +43,11 @@ pub struct Inertia<'a> {
     pub inv_inertia: &'a [f64],
 }
 
+/// Particles per block of the fused pass (`kick_drift_check`): 16 KB an array, so that a
+/// block's positions are still in L2 for its check; measured against 256 on the S3D beds
+/// (BENCHMARKS.md, issue 19), where the shorter loops left the prefetchers less to go on.
+const BLOCK: usize = 2048;
+
 /// Acceleration of particle `p`: F/m, plus gravity if its mass is finite.
 #[inline(always)]
 fn accel(f: f64, im: f64, g: f64) -> f64 {
@@ -104,42 +109,60 @@ fn kick_drift_check_impl<const PENDING: bool, const RESET: bool>(
     let (im, ii) = (&m.inv_mass[..n], &m.inv_inertia[..n]);
     let (r, bx) = (&c.radius[..n], &c.boxes[..n]);
     let (lo, hi) = (c.domain_min, c.domain_max);
-    let mut left = false;
-    let mut outside = false;
-    for p in 0..n {
-        let mut px = [0.0; DIM];
+    let (mut left, mut outside) = (false, false);
+    // In blocks, each axis in a loop of its own and the check in another: one loop over
+    // every array at once (15 of them in 3D) was compiled without vectors in 3D (137
+    // instructions a sphere; BENCHMARKS.md, issue 19), and a block's arrays stay in cache
+    // from one loop to the next.
+    let mut start = 0;
+    while start < n {
+        let end = (start + BLOCK).min(n);
+        let im = &im[start..end];
         for k in 0..DIM {
-            let a = accel(f[k][p], im[p], g[k]);
-            let mut u = v[k][p];
-            if PENDING {
+            let (x, v) = (&mut x[k][start..end], &mut v[k][start..end]);
+            let f = &mut f[k][start..end];
+            for p in 0..im.len() {
+                let a = accel(f[p], im[p], g[k]);
+                let mut u = v[p];
+                if PENDING {
+                    u += h * a;
+                }
                 u += h * a;
-            }
-            u += h * a;
-            v[k][p] = u;
-            px[k] = x[k][p] + dt * u;
-            x[k][p] = px[k];
-            if RESET {
-                f[k][p] = 0.0;
+                v[p] = u;
+                x[p] += dt * u;
+                if RESET {
+                    f[p] = 0.0;
+                }
             }
         }
+        let ii = &ii[start..end];
         for k in 0..ANG {
-            let a = t[k][p] * ii[p];
-            let mut u = w[k][p];
-            if PENDING {
-                u += h * a;
-            }
-            u += h * a;
-            w[k][p] = u;
+            let (w, t) = (&mut w[k][start..end], &mut t[k][start..end]);
             #[cfg(not(feature = "dim3"))]
-            {
-                angle[p] += dt * u;
-            }
-            if RESET {
-                t[k][p] = 0.0;
+            let angle = &mut angle[start..end];
+            for p in 0..ii.len() {
+                let a = t[p] * ii[p];
+                let mut u = w[p];
+                if PENDING {
+                    u += h * a;
+                }
+                u += h * a;
+                w[p] = u;
+                #[cfg(not(feature = "dim3"))]
+                {
+                    angle[p] += dt * u;
+                }
+                if RESET {
+                    t[p] = 0.0;
+                }
             }
         }
-        left |= left_box(px, r[p], &bx[p]);
-        outside |= outside_domain(px, lo, hi);
+        for p in start..end {
+            let at = std::array::from_fn(|k| x[k][p]);
+            left |= left_box(at, r[p], &bx[p]);
+            outside |= outside_domain(at, lo, hi);
+        }
+        start = end;
     }
     CheckResult {
         left_box: left,
@@ -368,6 +391,65 @@ mod any_dimension {
             let want = 0.5 * 4.0 * t - 0.5 * dt * 0.5 * 4.0;
             assert!((w[0] - want).abs() < 1e-12, "omega {} for {want}", w[0]);
             assert_eq!(w[1], 3.0);
+        }
+    }
+}
+
+#[cfg(test)]
+mod block_tests {
+    use super::*;
+
+    /// The pass's flags come from the one particle that earns them, wherever it lies in
+    /// its block of the pass (first, last, in the last short block), in either dimension.
+    #[test]
+    fn the_check_finds_the_one_particle_that_left() {
+        let n = 3 * BLOCK + 17;
+        let (dt, r) = (1e-3, 1e-4);
+        let boxes = vec![[-5e-4f32, 5e-4].repeat(DIM).try_into().unwrap(); n];
+        let radius = vec![r; n];
+        let c = Check {
+            radius: &radius,
+            boxes: &boxes,
+            domain_min: [-1.0; DIM],
+            domain_max: [1.0; DIM],
+        };
+        let (im, ii) = (vec![1.0; n], vec![1.0; n]);
+        let m = Inertia {
+            inv_mass: &im,
+            inv_inertia: &ii,
+        };
+        let cases = [None, Some((0, false)), Some((BLOCK - 1, true)), Some((BLOCK, false))];
+        let more = [Some((2 * BLOCK + 5, true)), Some((n - 1, false)), Some((n - 1, true))];
+        for culprit in cases.into_iter().chain(more) {
+            let mut pos: [Vec<f64>; DIM] = std::array::from_fn(|_| vec![0.0; n]);
+            #[cfg(not(feature = "dim3"))]
+            let mut angle = vec![0.0; n];
+            let mut vel: [Vec<f64>; DIM] = std::array::from_fn(|_| vec![0.0; n]);
+            let mut omega: [Vec<f64>; ANG] = std::array::from_fn(|_| vec![0.0; n]);
+            let mut force: [Vec<f64>; DIM] = std::array::from_fn(|_| vec![0.0; n]);
+            let mut torque: [Vec<f64>; ANG] = std::array::from_fn(|_| vec![0.0; n]);
+            // A step of 1e-3 leaves the box (half-width 5e-4, less the radius); one of 1e3
+            // leaves the domain too.
+            if let Some((p, escapes)) = culprit {
+                vel[DIM - 1][p] = if escapes { 1e6 } else { 1.0 };
+            }
+            let mut d = Kinematics {
+                pos: pos.each_mut().map(|v| &mut v[..]),
+                #[cfg(not(feature = "dim3"))]
+                angle: &mut angle,
+                vel: vel.each_mut().map(|v| &mut v[..]),
+                omega: omega.each_mut().map(|v| &mut v[..]),
+            };
+            let mut l = Loads {
+                force: force.each_mut().map(|v| &mut v[..]),
+                torque: torque.each_mut().map(|v| &mut v[..]),
+            };
+            let got = kick_drift_check(&mut d, &mut l, &m, dt, [0.0; DIM], false, true, &c);
+            let want = CheckResult {
+                left_box: culprit.is_some(),
+                outside: culprit.is_some_and(|(_, escapes)| escapes),
+            };
+            assert_eq!(got, want, "{culprit:?}");
         }
     }
 }

@@ -1,0 +1,86 @@
+//! The 3D contact table's far pairs (`ContactTable::far`: the candidates that cannot touch
+//! before one of their boxes is made anew, kept out of the slots the sphere loop reads),
+//! checked step by step in a bed that falls, collides and settles, against a brute-force
+//! search of the touching pairs.
+use super::*;
+use std::collections::BTreeSet;
+
+/// At every step no far pair touches, every touching pair (brute force over all pairs) is
+/// in a slot and counted by the step, and pairs move both ways between the slots and the
+/// far list (after updates, at compactions and at the rebuilds of a reordering).
+#[test]
+fn no_far_pair_touches_and_every_touching_pair_is_slotted() {
+    let r = 1e-3;
+    let m = sphere_mass(r);
+    let prm = frictional(m / 2.0, 0.5, 0.5);
+    let side = 6;
+    let half = 1.1 * r * side as f64;
+    let dt = prm.contact_time(m / 2.0) / 50.0;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(31);
+    let inits = lattice(side, half, r, 2.0, 0.8..1.05, &mut rng);
+    let mut cfg = config(
+        dt,
+        [0.0, 0.0, -9.81],
+        2.0 * half,
+        NeighborMethod::Sweep,
+        Integrator::Verlet,
+    );
+    cfg.sort_every = 1000;
+    let mut sim = Simulation::new(cfg, vec![material(prm)], box_of_planes(half), &inits).unwrap();
+    // Pairs by their particles' ids: the reorderings renumber the particles.
+    let ids = |s: &Simulation, p: [u32; 2]| {
+        let (a, b) = (s.particles.id[p[0] as usize], s.particles.id[p[1] as usize]);
+        [a.min(b), a.max(b)]
+    };
+    let far_set =
+        |s: &Simulation| -> BTreeSet<[u64; 2]> { s.contacts.far.pairs().iter().map(|&p| ids(s, p)).collect() };
+    let slotted =
+        |s: &Simulation| -> BTreeSet<[u64; 2]> { s.contacts.iter().map(|(_, i, j)| ids(s, [i, j])).collect() };
+    let mut before = far_set(&sim);
+    let (mut moved_in, mut moved_out, mut touching_steps) = (0, 0, 0);
+    for step in 0..6000 {
+        sim.step().unwrap();
+        let ps = &sim.particles;
+        let n = sim.len();
+        let gap = |i: usize, j: usize| {
+            let d = (0..3)
+                .map(|a| (ps.pos[a][j] - ps.pos[a][i]).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            d - ps.radius[i] - ps.radius[j]
+        };
+        for &[i, j] in sim.contacts.far.pairs() {
+            assert!(
+                gap(i as usize, j as usize) > 0.0,
+                "step {step}: far pair ({i}, {j}) touches"
+            );
+            assert!(
+                sim.contacts.find(i, j).is_none(),
+                "step {step}: ({i}, {j}) far and in a slot"
+            );
+        }
+        let (far, slots) = (far_set(&sim), slotted(&sim));
+        let mut touching = 0;
+        for i in 0..n {
+            for j in i + 1..n {
+                if gap(i, j) < 0.0 {
+                    touching += 1;
+                    assert!(
+                        sim.contacts.find(i as u32, j as u32).is_some(),
+                        "step {step}: touching pair ({i}, {j}) not in a slot"
+                    );
+                }
+            }
+        }
+        assert_eq!(sim.last_contacts, touching, "step {step}: contacts counted");
+        touching_steps += (touching > 0) as u64;
+        moved_in += before.intersection(&slots).count();
+        moved_out += far.difference(&before).count();
+        before = far;
+    }
+    assert!(touching_steps > 2000, "the bed barely collided");
+    assert!(
+        moved_in >= 5 && moved_out >= 5,
+        "{moved_in} pairs into slots, {moved_out} out"
+    );
+}
