@@ -120,6 +120,15 @@ impl ContactTable {
         self.area.iter_mut().filter(|a| **a < 0.0).for_each(|a| *a = 0.0);
     }
 
+    /// Put every far pair back into a slot (their springs zero): for a periodic cell,
+    /// where a pair's boxes may lie across a face and every pair stays in a slot.
+    pub fn slot_far_pairs(&mut self) {
+        let far = std::mem::take(&mut self.far);
+        for &[i, j] in far.pairs().iter().filter(|p| p[1] != FREE) {
+            self.add(i, j);
+        }
+    }
+
     /// Number of free slots: the holes left by removals until the next compaction.
     pub fn free_slots(&self) -> usize {
         self.free.len()
@@ -152,6 +161,7 @@ impl ContactTable {
         let (i, j) = if a < b { (a, b) } else { (b, a) };
         debug_assert!(i != j);
         debug_assert!(self.find(i, j).is_none(), "pair ({i}, {j}) added twice");
+        debug_assert!(!self.far.contains(i, j), "pair ({i}, {j}) added, but far");
         let s = match self.free.pop() {
             Some(s) => {
                 let s = s as usize;

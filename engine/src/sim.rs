@@ -504,8 +504,16 @@ impl Simulation {
             .pool
             .serial(Phase::Contacts, || wc.rebuild(walls, stored, &reach));
         self.mark_walls_listed();
+        // After an incremental update (a rebuild made the table anew): the far pairs that
+        // came near into slots and, when the table is due for compaction, the slotted ones
+        // that cannot touch out of them first.
         if !self.needs_rebuild {
-            self.tidy_table();
+            self.promote_far_pairs();
+            if self.contacts.wants_compaction() {
+                self.demote_far_pairs();
+                let ct = &mut self.contacts;
+                self.workers.pool.serial(Phase::Contacts, || ct.compact());
+            }
         }
         self.needs_rebuild = false;
         self.neighbor_updates += 1;

@@ -7,9 +7,16 @@ use std::collections::BTreeSet;
 
 /// At every step no far pair touches, every touching pair (brute force over all pairs) is
 /// in a slot and counted by the step, and pairs move both ways between the slots and the
-/// far list (after updates, at compactions and at the rebuilds of a reordering).
+/// far list (into slots after updates, out at compactions): with every neighbour method,
+/// and across the removal of some spheres (the particles renumbered).
 #[test]
 fn no_far_pair_touches_and_every_touching_pair_is_slotted() {
+    for &method in NeighborMethod::ALL {
+        far_pairs_against_brute_force(method);
+    }
+}
+
+fn far_pairs_against_brute_force(method: NeighborMethod) {
     let r = 1e-3;
     let m = sphere_mass(r);
     let prm = frictional(m / 2.0, 0.5, 0.5);
@@ -18,16 +25,10 @@ fn no_far_pair_touches_and_every_touching_pair_is_slotted() {
     let dt = prm.contact_time(m / 2.0) / 50.0;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(31);
     let inits = lattice(side, half, r, 2.0, 0.8..1.05, &mut rng);
-    let mut cfg = config(
-        dt,
-        [0.0, 0.0, -9.81],
-        2.0 * half,
-        NeighborMethod::Sweep,
-        Integrator::Verlet,
-    );
+    let mut cfg = config(dt, [0.0, 0.0, -9.81], 2.0 * half, method, Integrator::Verlet);
     cfg.sort_every = 1000;
     let mut sim = Simulation::new(cfg, vec![material(prm)], box_of_planes(half), &inits).unwrap();
-    // Pairs by their particles' ids: the reorderings renumber the particles.
+    // Pairs by their particles' ids: the reorderings and the removal renumber the particles.
     let ids = |s: &Simulation, p: [u32; 2]| {
         let (a, b) = (s.particles.id[p[0] as usize], s.particles.id[p[1] as usize]);
         [a.min(b), a.max(b)]
@@ -39,6 +40,10 @@ fn no_far_pair_touches_and_every_touching_pair_is_slotted() {
     let mut before = far_set(&sim);
     let (mut moved_in, mut moved_out, mut touching_steps) = (0, 0, 0);
     for step in 0..6000 {
+        if step == 3000 {
+            let gone: Vec<usize> = (0..sim.len()).step_by(13).collect();
+            sim.remove_particles(&gone);
+        }
         sim.step().unwrap();
         let ps = &sim.particles;
         let n = sim.len();
@@ -52,11 +57,11 @@ fn no_far_pair_touches_and_every_touching_pair_is_slotted() {
         for &[i, j] in sim.contacts.far.pairs() {
             assert!(
                 gap(i as usize, j as usize) > 0.0,
-                "step {step}: far pair ({i}, {j}) touches"
+                "{method:?}, step {step}: far pair ({i}, {j}) touches"
             );
             assert!(
                 sim.contacts.find(i, j).is_none(),
-                "step {step}: ({i}, {j}) far and in a slot"
+                "{method:?}, step {step}: ({i}, {j}) far and in a slot"
             );
         }
         let (far, slots) = (far_set(&sim), slotted(&sim));
@@ -67,20 +72,20 @@ fn no_far_pair_touches_and_every_touching_pair_is_slotted() {
                     touching += 1;
                     assert!(
                         sim.contacts.find(i as u32, j as u32).is_some(),
-                        "step {step}: touching pair ({i}, {j}) not in a slot"
+                        "{method:?}, step {step}: touching pair ({i}, {j}) not in a slot"
                     );
                 }
             }
         }
-        assert_eq!(sim.last_contacts, touching, "step {step}: contacts counted");
+        assert_eq!(sim.last_contacts, touching, "{method:?}, step {step}: contacts counted");
         touching_steps += (touching > 0) as u64;
         moved_in += before.intersection(&slots).count();
         moved_out += far.difference(&before).count();
         before = far;
     }
-    assert!(touching_steps > 2000, "the bed barely collided");
+    assert!(touching_steps > 2000, "{method:?}: the bed barely collided");
     assert!(
         moved_in >= 5 && moved_out >= 5,
-        "{moved_in} pairs into slots, {moved_out} out"
+        "{method:?}: {moved_in} pairs into slots, {moved_out} out"
     );
 }

@@ -652,8 +652,8 @@ pub fn step_and_report(
         updates / compute.max(1e-300)
     );
     println!("  phases              {}", phase_shares(prof));
-    let near = sim.near_pairs().map_or(String::new(), |m| {
-        format!("; {m} near, {:.2} per particle", m as f64 / n.max(1) as f64)
+    let near = sim.slotted_pairs().map_or(String::new(), |m| {
+        format!("; {m} in slots, {:.2} per particle", m as f64 / n.max(1) as f64)
     });
     println!(
         "  neighbour updates   {} by {} ({} candidate pairs now, {:.2} per particle{near})",

@@ -74,7 +74,8 @@ impl FarPairs {
     }
 
     /// Add `more` (pairs i < j, none already here; left empty, its capacity kept): sorted,
-    /// then merged from the back into the grown list, so that no second list is made.
+    /// then merged from the back into the grown list, so that no second list is made. The
+    /// list grows by an eighth, as the contact table does, not by doubling.
     pub fn merge(&mut self, more: &mut Vec<[u32; 2]>) {
         debug_assert_eq!(self.removed, 0, "merge after part");
         if more.is_empty() {
@@ -82,6 +83,9 @@ impl FarPairs {
         }
         more.sort_unstable();
         let (old, add) = (self.pairs.len(), more.len());
+        if old + add > self.pairs.capacity() {
+            self.pairs.reserve_exact(add.max(old / 8));
+        }
         self.pairs.resize(old + add, [0, 0]);
         let (mut a, mut b, mut w) = (old, add, old + add);
         while b > 0 {
@@ -97,11 +101,23 @@ impl FarPairs {
         more.clear();
     }
 
-    /// Replace the whole list by `pairs` (i < j, no duplicates), sorted here.
+    /// Replace the whole list by `pairs` (i < j, no duplicates), sorted here, its spare
+    /// capacity given back (a list made by pushing has up to half of it spare).
     pub fn reset(&mut self, mut pairs: Vec<[u32; 2]>) {
         pairs.sort_unstable();
+        pairs.shrink_to_fit();
         self.pairs = pairs;
         self.removed = 0;
+    }
+
+    /// Drop every pair and the list's memory.
+    pub fn clear(&mut self) {
+        *self = FarPairs::default();
+    }
+
+    /// Whether no removal is pending (every pair a pair: what a checkpoint may hold).
+    pub fn is_settled(&self) -> bool {
+        self.removed == 0
     }
 
     /// Renumber (`map[old] = new` or `u32::MAX` = removed): pairs of a removed particle

@@ -152,9 +152,10 @@ impl Touching {
 }
 
 /// The forces of the slots `ci`, `cj` (free slots passed over, springs `xi`), into `sink`
-/// in slot order (in 3D the table's slots hold the pairs that may touch before one of
-/// their boxes is made anew: the others are kept apart, `ContactTable::far`). Returns the touching pairs. A pair of two bodies of infinite mass (fixed or
-/// driven) gets no force, and a pair without a force has its spring reset. With cohesion
+/// in slot order (in 3D the pairs that cannot touch before one of their boxes is made anew
+/// are kept out of the slots, `ContactTable::far`). Returns the touching pairs. A pair of
+/// two bodies of infinite mass (fixed or driven) gets no force, and a pair without a
+/// force has its spring reset. With cohesion
 /// or rolling resistance (`P::EXTRAS`) they are added to each touching pair's force, and
 /// `rolling` holds the slots' rolling torques (else it is empty).
 ///

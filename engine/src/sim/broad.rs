@@ -138,7 +138,7 @@ impl std::str::FromStr for NeighborMethod {
 
 /// One update of the broad phase and of the contact table from it (phases 3 and 4 of the
 /// step): a full rebuild, or the method's incremental refresh with its changes applied
-/// (the table's compaction follows: `Simulation::tidy_table`).
+/// (the table's compaction follows, in `Simulation::update_neighbors`).
 pub(super) struct BroadUpdate<'a> {
     pub broad: &'a mut Broad,
     pub workers: &'a mut Workers,
@@ -169,6 +169,8 @@ impl BroadUpdate<'_> {
                     let entries = std::mem::take(&mut pairs);
                     im.particle_pairs(n, &entries, &mut pairs);
                 }
+                // The old far pairs go first: the rebuild is the run's peak of memory.
+                contacts.far.clear();
                 let mut far = Vec::new();
                 if let Some(radius) = self.far_test {
                     let boxes = with_broad!(&*self.broad, m => m.stored_boxes());

@@ -173,9 +173,11 @@ impl Simulation {
         self.contacts.len()
     }
 
-    /// Candidate pairs that may touch before a box is made anew, in the table's slots, which
-    /// the sphere loop reads (3D; `None` in 2D, whose loops read every candidate).
-    pub fn near_pairs(&self) -> Option<usize> {
+    /// Candidate pairs in the table's slots, which the sphere loop reads: in 3D those that
+    /// may touch before one of their boxes is made anew, and those that could not any more
+    /// since the table's last compaction (in a periodic cell, every pair). `None` in 2D,
+    /// whose loops read every candidate.
+    pub fn slotted_pairs(&self) -> Option<usize> {
         cfg!(feature = "dim3").then(|| self.contacts.slotted())
     }
 

@@ -17,41 +17,49 @@ use talus_kernels::neighbor::NeighborSearch;
 pub(super) const FAR_PAIRS: bool = cfg!(feature = "dim3");
 
 impl Simulation {
-    /// The table after an incremental update: a far pair whose boxes' cores came within
-    /// reach goes into a slot (its spring zero); when the table is due for compaction, the
-    /// slotted pairs that cannot touch any more leave their slots first (they are apart
-    /// now, so their springs would go at this step anyway), and the compaction takes their
-    /// holes out with the others. A test of every slot at each update instead cost 2.5 % of
-    /// a 20,000-sphere drum's run for 3 % fewer slotted pairs (BENCHMARKS.md, issue 19). In
-    /// a periodic cell a pair's two boxes may lie across a face from each other: every pair
-    /// stays in a slot (and in 2D, where no pair is kept far, this is the compaction alone).
-    pub(super) fn tidy_table(&mut self) {
-        let test = FAR_PAIRS && self.periodic.is_none();
+    /// After an incremental update: a far pair whose boxes' cores came within reach goes
+    /// into a slot (its spring zero). In a periodic cell a pair's two boxes may lie across
+    /// a face from each other: every pair stays in a slot.
+    pub(super) fn promote_far_pairs(&mut self) {
+        if !FAR_PAIRS || self.periodic.is_some() {
+            return;
+        }
         let ct = &mut self.contacts;
         let ps = &self.particles;
         let n = ps.len();
         let boxes: &[Aabb] = with_broad!(&self.broad, m => &m.stored_boxes()[..n]);
         let balls = (boxes, &ps.radius[..n]);
         self.workers.pool.serial(Phase::Contacts, || {
-            if test {
-                let mut near = Vec::new();
-                ct.far.part(|i, j| may_touch(balls, i, j), &mut near);
-                for &[i, j] in &near {
-                    ct.add(i, j);
-                }
+            let mut near = Vec::new();
+            ct.far.part(|i, j| may_touch(balls, i, j), &mut near);
+            for &[i, j] in &near {
+                ct.add(i, j);
             }
-            if ct.wants_compaction() {
-                if test {
-                    let mut slots = Vec::new();
-                    far_slots(&ct.i, &ct.j, FREE, balls, &mut slots);
-                    let mut far: Vec<[u32; 2]> = slots.iter().map(|&s| [ct.i[s as usize], ct.j[s as usize]]).collect();
-                    for &s in &slots {
-                        ct.free_slot(s as usize);
-                    }
-                    ct.far.merge(&mut far);
-                }
-                ct.compact();
+        });
+    }
+
+    /// Before a compaction: the slotted pairs that cannot touch any more leave their slots
+    /// (they are apart now, so their springs would go at this step anyway), and the
+    /// compaction takes their holes out with the others. A test of every slot at each
+    /// update instead cost 2.5 % of a 20,000-sphere drum's run for 3 % fewer slotted pairs
+    /// (BENCHMARKS.md, issue 19).
+    pub(super) fn demote_far_pairs(&mut self) {
+        if !FAR_PAIRS || self.periodic.is_some() {
+            return;
+        }
+        let ct = &mut self.contacts;
+        let ps = &self.particles;
+        let n = ps.len();
+        let boxes: &[Aabb] = with_broad!(&self.broad, m => &m.stored_boxes()[..n]);
+        let balls = (boxes, &ps.radius[..n]);
+        self.workers.pool.serial(Phase::Contacts, || {
+            let mut slots = Vec::new();
+            far_slots(&ct.i, &ct.j, FREE, balls, &mut slots);
+            let mut far: Vec<[u32; 2]> = slots.iter().map(|&s| [ct.i[s as usize], ct.j[s as usize]]).collect();
+            for &s in &slots {
+                ct.free_slot(s as usize);
             }
+            ct.far.merge(&mut far);
         });
     }
 }

@@ -230,6 +230,7 @@ impl Simulation {
         s.push(borrowed("contact.free", Elem::U32, &ct.free));
         // 3D: the pairs that cannot touch before one of their boxes is made anew.
         if FAR_PAIRS {
+            debug_assert!(ct.far.is_settled(), "a removal pending in the far pairs");
             s.push(borrowed("contact.far", Elem::U32, ct.far.pairs()));
         }
         if ct.polygons {

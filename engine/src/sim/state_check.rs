@@ -435,9 +435,10 @@ pub(super) fn check_table_is_the_set(
 }
 
 /// A 3D table's far pairs (section `contact.far`): each i < j < `n`, in increasing order.
-/// A checkpoint written before they existed has none: its pairs are all in slots (those
-/// that cannot touch leave them at the next update of the broad phase), and so has one
-/// with the `contact.near` marks of the versions before, which are not read.
+/// A checkpoint written before they existed (format version 2 or older) has none: its
+/// pairs are all in slots (those that cannot touch leave them at the table's next
+/// compaction or rebuild), and so has one with the `contact.near` marks of the versions
+/// before, which are not read.
 pub(super) fn far_from(r: &Reader, n: usize) -> Result<FarPairs> {
     let mut far = FarPairs::default();
     if r.src.section("contact.far").is_none() {

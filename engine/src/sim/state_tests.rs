@@ -12,6 +12,9 @@ use super::state::names;
 use super::*;
 use crate::store::LOADS;
 
+#[cfg(feature = "dim3")]
+mod far;
+
 /// Sections copied out (as a file holds them).
 #[derive(Clone)]
 struct Saved(HashMap<&'static str, Vec<u8>>);
@@ -400,60 +403,6 @@ fn forged_sections_are_refused_by_name() {
     let mut bad = Saved(good.0.clone());
     bad.0.get_mut("wallc.w").unwrap()[..2].copy_from_slice(&9u16.to_ne_bytes());
     assert!(refused(&bad).contains("wall 9 of"), "{}", refused(&bad));
-    if DIM == 3 {
-        // The far pairs: out of order, past the particles, and a touching pair (in a slot,
-        // its spring loaded) kept far too. A file without them (written before them, or
-        // with the near marks of the versions before) is read.
-        let far: Vec<[u32; 2]> = good.0["contact.far"]
-            .chunks_exact(8)
-            .map(|b| [0, 4].map(|k| u32::from_ne_bytes(b[k..k + 4].try_into().unwrap())))
-            .collect();
-        assert!(far.len() > 10, "the bed has far pairs");
-        let u32s = |v: &[u32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_ne_bytes()).collect() };
-        let words = |s: &str| -> Vec<u32> {
-            good.0[s]
-                .chunks_exact(4)
-                .map(|b| u32::from_ne_bytes(b.try_into().unwrap()))
-                .collect()
-        };
-        let (ci, cj) = (words("contact.i"), words("contact.j"));
-        let xi: Vec<f64> = good.0["contact.xi"]
-            .chunks_exact(8)
-            .map(|b| f64::from_ne_bytes(b.try_into().unwrap()))
-            .collect();
-        let loaded = (0..ci.len())
-            .find(|&s| ci[s] != crate::contacts::FREE && xi[3 * s..3 * s + 3] != [0.0; 3])
-            .expect("a loaded spring");
-        let touching = [ci[loaded], cj[loaded]];
-        let mut with_touching = far.clone();
-        let at = with_touching.partition_point(|p| *p < touching);
-        with_touching.insert(at, touching);
-        let mut swapped = far.clone();
-        swapped.swap(0, 1);
-        let mut past = far.clone();
-        past.last_mut().unwrap()[1] = u32::MAX - 1;
-        for (forged, words) in [
-            (swapped, "pair 1: "),
-            (past, "particles"),
-            (
-                with_touching,
-                &*format!(
-                    "pair ({}, {}) kept far, but its boxes' cores are within reach",
-                    touching[0], touching[1]
-                ),
-            ),
-        ] {
-            let mut bad = Saved(good.0.clone());
-            *bad.0.get_mut("contact.far").unwrap() = u32s(&forged.concat());
-            let msg = refused(&bad);
-            assert!(msg.starts_with("contact.far: ") && msg.contains(words), "{msg}");
-        }
-        let mut old = Saved(good.0.clone());
-        old.0.remove("contact.far").unwrap();
-        assert!(Simulation::from_sections(&old).is_ok());
-        old.0.insert("contact.near", vec![1; ci.len()]);
-        assert!(Simulation::from_sections(&old).is_ok());
-    }
 }
 
 /// The Gear history is checked as the store is: a NaN or a missing array is refused by

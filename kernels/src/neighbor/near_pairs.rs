@@ -6,7 +6,8 @@
 //! are farther apart than the sum of their radii cannot touch until then. In 3D the box's
 //! corners reach far past the sphere: of a settled bed of the LAMMPS S3D spheres' 5.6
 //! candidates per sphere (0.05 mm margin), 3.6 pass this test and 1.9 touch (BENCHMARKS.md,
-//! issue 19), and the sphere loop reads only those that pass.
+//! issue 19); the engine keeps the others out of the contact table's slots, which the
+//! sphere loop reads.
 
 use crate::math::{Aabb, DIM};
 
