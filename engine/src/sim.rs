@@ -505,12 +505,11 @@ impl Simulation {
             .serial(Phase::Contacts, || wc.rebuild(walls, stored, &reach));
         self.mark_walls_listed();
         // After an incremental update (a rebuild made the table anew): the far pairs that
-        // came near into slots and, when the table is due for compaction, the slotted ones
-        // that cannot touch out of them first.
+        // came near into slots (and, before a compaction, the slotted ones that cannot
+        // touch out of them), then the compaction when the table is due for one.
         if !self.needs_rebuild {
-            self.promote_far_pairs();
+            self.part_far_pairs();
             if self.contacts.wants_compaction() {
-                self.demote_far_pairs();
                 let ct = &mut self.contacts;
                 self.workers.pool.serial(Phase::Contacts, || ct.compact());
             }

@@ -17,14 +17,7 @@ fn no_far_pair_touches_and_every_touching_pair_is_slotted() {
 }
 
 fn far_pairs_against_brute_force(method: NeighborMethod) {
-    let r = 1e-3;
-    let m = sphere_mass(r);
-    let prm = frictional(m / 2.0, 0.5, 0.5);
-    let side = 6;
-    let half = 1.1 * r * side as f64;
-    let dt = prm.contact_time(m / 2.0) / 50.0;
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(31);
-    let inits = lattice(side, half, r, 2.0, 0.8..1.05, &mut rng);
+    let LatticeBed { inits, prm, dt, half } = lattice_bed(6, 2.2, 2.0, 0.8..1.05, 31);
     let mut cfg = config(dt, [0.0, 0.0, -9.81], 2.0 * half, method, Integrator::Verlet);
     cfg.sort_every = 1000;
     let mut sim = Simulation::new(cfg, vec![material(prm)], box_of_planes(half), &inits).unwrap();

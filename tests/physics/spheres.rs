@@ -112,6 +112,31 @@ fn lattice(
         .collect()
 }
 
+/// A bed for the tests of many spheres: `side`^3 on a cubic lattice `spacing` radii apart
+/// (radius 1e-3 m times a factor from `scale`, velocities within +-`speed`, from `seed`),
+/// the frictional law (restitution 0.5, friction 0.5), dt = t_c / 50, and the half-width
+/// of the box that holds them.
+struct LatticeBed {
+    inits: Vec<ParticleInit>,
+    prm: ContactParams,
+    dt: f64,
+    half: f64,
+}
+
+fn lattice_bed(side: usize, spacing: f64, speed: f64, scale: std::ops::Range<f64>, seed: u64) -> LatticeBed {
+    let r = 1e-3;
+    let m = sphere_mass(r);
+    let prm = frictional(m / 2.0, 0.5, 0.5);
+    let half = 0.5 * spacing * r * side as f64;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    LatticeBed {
+        inits: lattice(side, half, r, speed, scale, &mut rng),
+        prm,
+        dt: prm.contact_time(m / 2.0) / 50.0,
+        half,
+    }
+}
+
 fn at(v: &[Vec<f64>; 3], p: usize) -> [f64; 3] {
     [v[0][p], v[1][p], v[2][p]]
 }
@@ -283,14 +308,7 @@ fn elastic_gas_in_a_box_keeps_its_energy_with_every_method() {
 fn the_octree_keeps_the_sweeps_contacts() {
     assert_eq!("octree".parse::<NeighborMethod>(), Ok(NeighborMethod::Quadtree));
     assert_eq!("quadtree".parse::<NeighborMethod>(), Ok(NeighborMethod::Quadtree));
-    let r = 1e-3;
-    let m = sphere_mass(r);
-    let prm = frictional(m / 2.0, 0.5, 0.5);
-    let side = 6;
-    let half = 1.1 * r * side as f64;
-    let dt = prm.contact_time(m / 2.0) / 50.0;
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(23);
-    let inits = lattice(side, half, r, 0.5, 0.9..1.05, &mut rng);
+    let LatticeBed { inits, prm, dt, half } = lattice_bed(6, 2.2, 0.5, 0.9..1.05, 23);
     let walls = box_of_planes(half);
     let make = |method: NeighborMethod, threads: usize| {
         let mut cfg = config(dt, [0.0, 0.0, -9.81], 2.0 * half, method, Integrator::Verlet);
@@ -466,15 +484,8 @@ fn strategies_agree_with_the_pool_of_one() {
 }
 
 fn strategies_agree(integrator: Integrator) {
-    let r = 1e-3;
-    let m = sphere_mass(r);
-    let prm = frictional(m / 2.0, 0.5, 0.5);
     // Neighbours 1.98 r apart on a cubic lattice: in contact from the first step.
-    let side = 7;
-    let half = 0.99 * r * side as f64;
-    let dt = prm.contact_time(m / 2.0) / 50.0;
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
-    let inits = lattice(side, half, r, 0.1, 0.95..1.0, &mut rng);
+    let LatticeBed { inits, prm, dt, half } = lattice_bed(7, 1.98, 0.1, 0.95..1.0, 7);
     let walls = box_of_planes(half);
     let run = |threads: usize, strategy: ForceStrategy| {
         let mut cfg = config(dt, [0.0, 0.0, -9.81], 2.0 * half, NeighborMethod::Sweep, integrator);
