@@ -178,7 +178,7 @@ impl Simulation {
     /// since the table's last compaction (in a periodic cell, every pair). `None` in 2D,
     /// whose loops read every candidate.
     pub fn slotted_pairs(&self) -> Option<usize> {
-        cfg!(feature = "dim3").then(|| self.contacts.slotted())
+        super::near_pairs::FAR_PAIRS.then(|| self.contacts.slotted())
     }
 
     /// Bytes held by all per-particle and per-pair arrays (capacity).

@@ -13,14 +13,20 @@ fn bytes<T: bytemuck::Pod>(v: &[T]) -> Vec<u8> {
     bytemuck::cast_slice(v).to_vec()
 }
 
+/// The bed of the state tests after `N` steps, its saved sections and their far pairs.
+fn settled_bed() -> (Simulation, Saved, Vec<[u32; 2]>) {
+    let mut sim = bed(NeighborMethod::Sweep, Integrator::Verlet);
+    sim.run(N).unwrap();
+    let good = save(&sim);
+    let far = words(&good, "contact.far");
+    (sim, good, far)
+}
+
 /// Out of order, past the particles, a touching pair (in a slot, its spring loaded) kept
 /// far too, and a far pair in a slot as well: each refused, by the section and the pair.
 #[test]
 fn forged_far_pairs_are_refused_by_name() {
-    let mut sim = bed(NeighborMethod::Sweep, Integrator::Verlet);
-    sim.run(N).unwrap();
-    let good = save(&sim);
-    let far: Vec<[u32; 2]> = words(&good, "contact.far");
+    let (_, good, far) = settled_bed();
     assert!(far.len() > 10, "the bed has far pairs");
     let (ci, cj): (Vec<u32>, Vec<u32>) = (words(&good, "contact.i"), words(&good, "contact.j"));
     let xi: Vec<f64> = words(&good, "contact.xi");
@@ -72,10 +78,7 @@ fn forged_far_pairs_are_refused_by_name() {
 /// as the file it was made from does.
 #[test]
 fn a_file_with_every_pair_in_a_slot_is_read() {
-    let mut sim = bed(NeighborMethod::Sweep, Integrator::Verlet);
-    sim.run(N).unwrap();
-    let good = save(&sim);
-    let far: Vec<[u32; 2]> = words(&good, "contact.far");
+    let (sim, good, far) = settled_bed();
     let mut old = Saved(good.0.clone());
     old.0.remove("contact.far").unwrap();
     for (name, k) in [("contact.i", 0), ("contact.j", 1)] {
