@@ -87,6 +87,17 @@ struct Candidates {
 // A lane's index fits the `u8` of `Candidates::hit`.
 const _: () = assert!(BATCH <= 256);
 
+/// The lanes of a batch without free slots: lane l is slot l.
+const IN_ORDER: [u8; BATCH] = {
+    let mut a = [0; BATCH];
+    let mut l = 0;
+    while l < BATCH {
+        a[l] = l as u8;
+        l += 1;
+    }
+    a
+};
+
 /// The touching pairs of one batch, a lane each: what the law reads and what it returns.
 struct Touching {
     d: [[f64; BATCH]; 3],
@@ -104,6 +115,8 @@ struct Touching {
     ti: [[f64; BATCH]; 3],
     tj: [[f64; BATCH]; 3],
     overlap: [f64; BATCH],
+    /// Each lane's slot in the batch.
+    slot: [u8; BATCH],
 }
 
 const NO_PARAMS: ContactParams = ContactParams {
@@ -147,6 +160,7 @@ impl Touching {
             ti: [[0.0; BATCH]; 3],
             tj: [[0.0; BATCH]; 3],
             overlap: [0.0; BATCH],
+            slot: [0; BATCH],
         }
     }
 }
@@ -207,31 +221,76 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
     while start < n {
         let end = (start + BATCH).min(n);
         let m = end - start;
-        // The live slots listed in order, without a branch.
-        let mut kn = 0;
-        for l in 0..m {
-            cand.slot[kn] = l as u8;
-            kn += (ci[start + l] != FREE) as usize;
+        // The live slots listed in order, without a branch; a batch without holes (each
+        // one after a compaction, until removals free slots in it) as it is.
+        let kn = ci[start..end].iter().filter(|&&i| i != FREE).count();
+        if kn == m {
+            cand.slot[..m].copy_from_slice(&IN_ORDER[..m]);
+        } else {
+            let mut kl = 0;
+            for l in 0..m {
+                cand.slot[kl] = l as u8;
+                kl += (ci[start + l] != FREE) as usize;
+            }
         }
         if kn == 0 {
             // A run of free slots.
             for l in 0..m {
                 sink.none(start + l);
             }
+            xi[start..end].fill(SPRING_ZERO);
             start = end;
             continue;
         }
         if prefetch {
             prefetch_batch(view, cj, start..end);
         }
-        candidates(view, ci, cj, start, kn, &mut cand);
+        // Every particle of the batch in view, checked once for the batch: the gathers
+        // below index without a check of their own.
+        let top = batch_top(&ci[start..end], &cj[start..end]);
+        assert!(top <= view.len(), "a contact slot names a particle beyond the store");
+        // SAFETY: the listed slots' particles are below the view's length (just checked).
+        unsafe {
+            if kn == m {
+                candidates::<true>(view, (&ci[start..end], &cj[start..end]), kn, &mut cand);
+            } else {
+                candidates::<false>(view, (&ci[start..end], &cj[start..end]), kn, &mut cand);
+            }
+        }
+        law.run(
+            #[inline(always)]
+            || touch_lanes(&mut cand),
+        );
         let mut k = 0;
         for q in 0..kn {
             cand.hit[k] = q as u8;
             k += cand.touch[q] as usize;
         }
         touching += k as u64;
-        gather_touching(view, params, ci, cj, xi, start, &cand, k, &mut lanes);
+        // SAFETY: as for `candidates`, whose listed slots these are.
+        unsafe {
+            if kn == m {
+                gather_touching::<P, true>(
+                    view,
+                    params,
+                    (&ci[start..end], &cj[start..end]),
+                    &xi[start..end],
+                    &cand,
+                    k,
+                    &mut lanes,
+                );
+            } else {
+                gather_touching::<P, false>(
+                    view,
+                    params,
+                    (&ci[start..end], &cj[start..end]),
+                    &xi[start..end],
+                    &cand,
+                    k,
+                    &mut lanes,
+                );
+            }
+        }
         match model {
             NormalModel::Hooke => law.run(
                 #[inline(always)]
@@ -243,16 +302,14 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
             ),
         }
         // A pair without a force (apart, or of two bodies of infinite mass) lets its
-        // spring go; a free slot keeps whatever it holds. Every live pair's spring is
-        // reset here, a touching pair's written again below
-        // from its lane: no branch on "touching?". The rolling torques are read by the
-        // extras below, so only those of the pairs without a force go.
+        // spring go. Every slot's spring is reset here (a free slot's too: taken again, it
+        // starts from zero anyway), a touching pair's written again below from its lane:
+        // no branch on "touching?", and one fill of the batch. The rolling torques are
+        // read by the extras below, so only those of the pairs without a force go.
         for l in 0..m {
             sink.none(start + l);
         }
-        for &l in &cand.slot[..kn] {
-            xi[start + l as usize] = SPRING_ZERO;
-        }
+        xi[start..end].fill(SPRING_ZERO);
         if P::EXTRAS {
             for q in 0..kn {
                 if !cand.touch[q] {
@@ -261,7 +318,7 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
             }
         }
         for t in 0..k {
-            let o = start + cand.slot[cand.hit[t] as usize] as usize;
+            let o = start + lanes.slot[t] as usize;
             xi[o] = [lanes.xi[0][t], lanes.xi[1][t], lanes.xi[2][t]];
             let mut f = ContactForce {
                 f: [lanes.f[0][t], lanes.f[1][t], lanes.f[2][t]],
@@ -281,6 +338,14 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
     touching
 }
 
+/// One more than the largest particle a batch's slots name (0 if none; a free slot's
+/// `FREE` wraps to 0).
+#[inline(always)]
+fn batch_top(ci: &[u32], cj: &[u32]) -> usize {
+    let top = |s: &[u32]| s.iter().fold(0, |a: u32, &p| a.max(p.wrapping_add(1)));
+    top(ci).max(top(cj)) as usize
+}
+
 /// Ask ahead for the second particles of the slots `PREFETCH_AHEAD` slots on from `range`
 /// (a free slot's `FREE` asks for nothing).
 #[inline(always)]
@@ -295,24 +360,29 @@ fn prefetch_batch(view: &SphereView, cj: &[u32], range: std::ops::Range<usize>) 
 }
 
 /// Stage 1: the separation (minimum image in a periodic cell), radii and inverse-mass sum
-/// of the first `m` listed slots of the batch at `start` (`c.slot`, never free), and
-/// whether each touches.
+/// of the first `m` listed slots of the batch `ci`, `cj` (`c.slot`, never free; `DENSE`:
+/// the batch has no free slot, lane l is slot l); then [`touch_lanes`].
+///
+/// # Safety
+/// The particles of the listed slots are below `view.len()`.
 #[inline(always)]
-fn candidates(view: &SphereView, ci: &[u32], cj: &[u32], start: usize, m: usize, c: &mut Candidates) {
+unsafe fn candidates<const DENSE: bool>(view: &SphereView, (ci, cj): (&[u32], &[u32]), m: usize, c: &mut Candidates) {
     let np = view.len();
     let (x, y, z) = (&view.pos[0][..np], &view.pos[1][..np], &view.pos[2][..np]);
     let (radius, inv_mass) = (&view.radius[..np], &view.inv_mass[..np]);
     assert!(m <= BATCH);
     for l in 0..m {
-        let o = start + c.slot[l] as usize;
+        let o = if DENSE { l } else { c.slot[l] as usize };
         let (i, j) = (ci[o] as usize, cj[o] as usize);
-        assert!(i < np && j < np);
-        c.d[0][l] = x[j] - x[i];
-        c.d[1][l] = y[j] - y[i];
-        c.d[2][l] = z[j] - z[i];
-        c.ri[l] = radius[i];
-        c.rj[l] = radius[j];
-        c.inv[l] = inv_mass[i] + inv_mass[j];
+        // SAFETY: i, j < np (the caller's promise), the length of every array here.
+        unsafe {
+            c.d[0][l] = at(x, j) - at(x, i);
+            c.d[1][l] = at(y, j) - at(y, i);
+            c.d[2][l] = at(z, j) - at(z, i);
+            c.ri[l] = at(radius, i);
+            c.rj[l] = at(radius, j);
+            c.inv[l] = at(inv_mass, i) + at(inv_mass, j);
+        }
     }
     // A periodic cell: the minimum image, and the cells along y it moved j by (under
     // Lees-Edwards shear j's image there is faster along x).
@@ -323,7 +393,14 @@ fn candidates(view: &SphereView, ci: &[u32], cj: &[u32], start: usize, m: usize,
             c.cells[l] = cells;
         }
     }
-    for l in 0..m {
+}
+
+/// Stage 1's test over all [`BATCH`] lanes: each lane's squared separation and whether it
+/// touches. A fixed count compiles to a plain vector loop; lanes past the batch's hold
+/// finite data of an earlier batch, or zeros, and are not read.
+#[inline(always)]
+fn touch_lanes(c: &mut Candidates) {
+    for l in 0..BATCH {
         let (dx, dy, dz) = (c.d[0][l], c.d[1][l], c.d[2][l]);
         let r2 = dx * dx + dy * dy + dz * dz;
         let rs = c.ri[l] + c.rj[l];
@@ -332,16 +409,29 @@ fn candidates(view: &SphereView, ci: &[u32], cj: &[u32], start: usize, m: usize,
     }
 }
 
-/// Stage 3: the touching pairs' data into lanes of their own, in slot order.
+/// `v[p]` without a bounds check: the pair loop checks each batch's particles once.
+///
+/// # Safety
+/// `p < v.len()`.
+#[inline(always)]
+unsafe fn at<T: Copy>(v: &[T], p: usize) -> T {
+    debug_assert!(p < v.len());
+    // SAFETY: the caller's promise.
+    unsafe { *v.get_unchecked(p) }
+}
+
+/// Stage 3: the touching pairs' data into lanes of their own, in slot order, with their
+/// slots in the batch (`DENSE` as for [`candidates`]).
+///
+/// # Safety
+/// The particles of the touching lanes' slots are below `view.len()`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn gather_touching<P: Params>(
+unsafe fn gather_touching<P: Params, const DENSE: bool>(
     view: &SphereView,
     params: &P,
-    ci: &[u32],
-    cj: &[u32],
+    (ci, cj): (&[u32], &[u32]),
     xi: &[Spring],
-    start: usize,
     c: &Candidates,
     k: usize,
     t: &mut Touching,
@@ -351,14 +441,18 @@ fn gather_touching<P: Params>(
     let material = &view.material[..np];
     for (q, &l) in c.hit[..k].iter().enumerate() {
         let l = l as usize;
-        let o = start + c.slot[l] as usize;
+        let s = if DENSE { l as u8 } else { c.slot[l] };
+        t.slot[q] = s;
+        let o = s as usize;
         let (i, j) = (ci[o] as usize, cj[o] as usize);
-        assert!(i < np && j < np);
         for a in 0..3 {
             t.d[a][q] = c.d[a][l];
-            t.v_rel[a][q] = vel[a][i] - vel[a][j];
-            t.wi[a][q] = omega[a][i];
-            t.wj[a][q] = omega[a][j];
+            // SAFETY: i, j < np (the caller's promise), the length of these arrays.
+            unsafe {
+                t.v_rel[a][q] = at(vel[a], i) - at(vel[a], j);
+                t.wi[a][q] = at(omega[a], i);
+                t.wj[a][q] = at(omega[a], j);
+            }
             t.xi[a][q] = xi[o][a];
         }
         if let Some(mi) = &view.image {
@@ -369,7 +463,8 @@ fn gather_touching<P: Params>(
         t.rj[q] = c.rj[l];
         t.inv[q] = c.inv[l];
         if !P::UNIFORM {
-            t.p[q] = *params.get(material[i], material[j]);
+            // SAFETY: as above.
+            t.p[q] = *params.get(unsafe { at(material, i) }, unsafe { at(material, j) });
         }
     }
 }
@@ -466,284 +561,5 @@ fn prefetch_sphere(view: &SphereView, p: usize) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::contacts::FREE;
-    use crate::forces::loop_test_bed::{candidate, fixed_and_coincident, laws, other, xorshift, LENGTHS, PEER};
-    use crate::forces::{LoadSink, OneMaterial, WithExtras};
-    use crate::material::PairTable;
-    use talus_kernels::contact::extras::PairExtras;
-    use talus_kernels::contact::sphere_sphere::sphere_sphere;
-
-    /// A small random bed's candidate pairs: touching, apart, coincident, a pair of two
-    /// fixed bodies, free slots, two materials; springs already loaded (some long enough
-    /// to slide).
-    #[derive(Clone)]
-    struct Bed {
-        pos: [Vec<f64>; 3],
-        vel: [Vec<f64>; 3],
-        omega: [Vec<f64>; 3],
-        radius: Vec<f64>,
-        inv_mass: Vec<f64>,
-        material: Vec<u16>,
-        ci: Vec<u32>,
-        cj: Vec<u32>,
-        xi: Vec<Spring>,
-        rolling: Vec<[f64; 3]>,
-    }
-
-    fn bed(n: usize, slots: usize, seed: u64) -> Bed {
-        let mut rnd = xorshift(seed);
-        let mut three =
-            |s: f64, c: f64| -> [Vec<f64>; 3] { std::array::from_fn(|_| (0..n).map(|_| s * (rnd() - c)).collect()) };
-        let (pos, vel, omega) = (three(0.006, 0.0), three(1.0, 0.5), three(100.0, 0.5));
-        let mut b = Bed {
-            pos,
-            vel,
-            omega,
-            radius: vec![],
-            inv_mass: vec![],
-            material: vec![],
-            ci: vec![],
-            cj: vec![],
-            xi: vec![],
-            rolling: vec![],
-        };
-        b.radius = (0..n).map(|_| 0.001 + 0.001 * rnd()).collect();
-        b.inv_mass = (0..n).map(|_| 1.0 / (0.001 + rnd() * 0.01)).collect();
-        b.material = (0..n).map(|_| (rnd() < 0.5) as u16).collect();
-        // Two fixed bodies, and a particle on top of another.
-        b.inv_mass[0] = 0.0;
-        b.inv_mass[1] = 0.0;
-        for a in 0..3 {
-            b.pos[a][3] = b.pos[a][2];
-        }
-        for s in 0..slots {
-            let (i, j) = candidate(s, n, &mut rnd);
-            b.ci.push(i);
-            b.cj.push(j);
-            let size = if rnd() < 0.3 { 1e-2 } else { 1e-5 };
-            let xi: Spring = if rnd() < 0.7 {
-                std::array::from_fn(|_| size * (rnd() - 0.5))
-            } else {
-                SPRING_ZERO
-            };
-            b.xi.push(xi);
-            b.rolling.push(std::array::from_fn(|_| 1e-7 * (rnd() - 0.5)));
-        }
-        fixed_and_coincident(&mut b.ci, &mut b.cj);
-        b
-    }
-
-    /// The bed with about half its pairs that are apart taken out of their slots (as the
-    /// 3D table does with a pair that cannot touch), their springs and rolling torques
-    /// left in the free slots.
-    fn with_holes(b: &Bed, image: Option<MinImage>, seed: u64) -> Bed {
-        let mut rnd = xorshift(seed);
-        let mut m = b.clone();
-        for s in 0..b.ci.len() {
-            if b.ci[s] == FREE {
-                continue;
-            }
-            let (i, j) = (b.ci[s] as usize, b.cj[s] as usize);
-            let mut d: [f64; 3] = std::array::from_fn(|a| b.pos[a][j] - b.pos[a][i]);
-            if let Some(mi) = &image {
-                d = mi.with_cells(d).0;
-            }
-            let apart = d.iter().map(|x| x * x).sum::<f64>() >= (b.radius[i] + b.radius[j]).powi(2);
-            if apart && rnd() < 0.5 {
-                (m.ci[s], m.cj[s]) = (FREE, FREE);
-            }
-        }
-        m
-    }
-
-    fn view(b: &Bed, image: Option<MinImage>) -> SphereView<'_> {
-        SphereView {
-            pos: b.pos.each_ref().map(|v| &v[..]),
-            vel: b.vel.each_ref().map(|v| &v[..]),
-            omega: b.omega.each_ref().map(|v| &v[..]),
-            radius: &b.radius,
-            inv_mass: &b.inv_mass,
-            material: &b.material,
-            image,
-        }
-    }
-
-    type Loads = [Vec<f64>; 6];
-
-    /// The loads, springs, rolling torques and count of the pair-by-pair loop: each
-    /// candidate through the scalar kernel `sphere_sphere`, its force added in slot order.
-    fn reference<P: Params>(
-        b: &Bed,
-        image: Option<MinImage>,
-        params: &P,
-        model: NormalModel,
-        dt: f64,
-    ) -> (Loads, Vec<Spring>, Vec<[f64; 3]>, u64) {
-        let v = view(b, image);
-        let n = b.radius.len();
-        let mut loads: Loads = std::array::from_fn(|_| vec![0.0; n]);
-        let (mut xi, mut rolling) = (b.xi.clone(), b.rolling.clone());
-        let mut touching = 0;
-        for s in 0..b.ci.len() {
-            if b.ci[s] == FREE {
-                continue;
-            }
-            let (i, j) = (b.ci[s] as usize, b.cj[s] as usize);
-            let inv = b.inv_mass[i] + b.inv_mass[j];
-            let mut d: [f64; 3] = std::array::from_fn(|a| b.pos[a][j] - b.pos[a][i]);
-            let mut v_rel: [f64; 3] = std::array::from_fn(|a| b.vel[a][i] - b.vel[a][j]);
-            if let Some(mi) = &image {
-                let cells;
-                (d, cells) = mi.with_cells(d);
-                v_rel[0] += cells * mi.shear_velocity;
-            }
-            let mut x = xi[s];
-            let c = if inv > 0.0 {
-                let at = |v: &[Vec<f64>; 3], p: usize| -> [f64; 3] { std::array::from_fn(|a| v[a][p]) };
-                let p = params.get(b.material[i], b.material[j]);
-                let (ri, rj, wi, wj) = (b.radius[i], b.radius[j], at(&b.omega, i), at(&b.omega, j));
-                sphere_sphere(p, model, d, ri, rj, v_rel, wi, wj, inv, &mut x, dt)
-            } else {
-                None
-            };
-            match c {
-                None => {
-                    xi[s] = SPRING_ZERO;
-                    if P::EXTRAS {
-                        rolling[s] = [0.0; 3];
-                    }
-                }
-                Some(mut c) => {
-                    xi[s] = x;
-                    touching += 1;
-                    if P::EXTRAS {
-                        sphere_extras(&v, params, model, d, i, j, &mut c, &mut rolling[s], dt);
-                    }
-                    for a in 0..3 {
-                        loads[a][i] += c.f[a];
-                        loads[a][j] -= c.f[a];
-                        loads[3 + a][i] += c.ti[a];
-                        loads[3 + a][j] += c.tj[a];
-                    }
-                }
-            }
-        }
-        (loads, xi, rolling, touching)
-    }
-
-    fn batched<P: Params>(
-        law: Build,
-        b: &Bed,
-        image: Option<MinImage>,
-        params: &P,
-        model: NormalModel,
-        dt: f64,
-    ) -> (Loads, Vec<Spring>, Vec<[f64; 3]>, u64) {
-        let n = b.radius.len();
-        let mut loads: Loads = std::array::from_fn(|_| vec![0.0; n]);
-        let (mut xi, mut rolling) = (b.xi.clone(), b.rolling.clone());
-        let touching = {
-            let [f0, f1, f2, t0, t1, t2] = &mut loads;
-            let mut sink = LoadSink {
-                loads: [f0, f1, f2, t0, t1, t2],
-            };
-            let v = view(b, image);
-            let rolling: &mut [[f64; 3]] = if P::EXTRAS { &mut rolling } else { &mut [] };
-            sphere_slots_with(law, &v, params, model, (&b.ci, &b.cj), &mut xi, rolling, dt, &mut sink)
-        };
-        (loads, xi, rolling, touching)
-    }
-
-    fn bits<const K: usize>(v: &[[f64; K]]) -> Vec<[u64; K]> {
-        v.iter().map(|x| x.map(f64::to_bits)).collect()
-    }
-
-    /// The batched loop (every build of its law's stage this processor runs) gives the
-    /// loads, springs, rolling torques and count of the pair-by-pair loop, bit for bit: one
-    /// material and a pair table, Hooke and Hertz, with cohesion and rolling resistance
-    /// (with either), in a sheared periodic cell, for table lengths around the batch's; and
-    /// with many holes (free slots) among the pairs.
-    #[test]
-    fn batched_loop_is_bitwise_the_pair_by_pair_loop() {
-        let a = PEER;
-        let b = other(0.0);
-        let sticky = PairExtras {
-            cohesion: 3e5,
-            rolling_friction: 0.1,
-        };
-        let table = PairTable {
-            n: 2,
-            params: vec![a, b, b, a],
-            extras: vec![sticky, PairExtras::NONE, PairExtras::NONE, sticky],
-            rolling: Default::default(),
-            cohesion: Default::default(),
-        };
-        let cell = MinImage {
-            length: [0.004, 0.005, 0.0],
-            inverse: [250.0, 200.0, 0.0],
-            offset: 0.0013,
-            shear_velocity: 0.7,
-        };
-        let laws = laws();
-        let dt = 1e-6;
-        let extras = WithExtras {
-            params: &table,
-            table: &table,
-        };
-        let one = OneMaterial(a);
-        let extras_one = WithExtras {
-            params: &one,
-            table: &table,
-        };
-        for ((slots, seed), holes) in LENGTHS.into_iter().flat_map(|l| [(l, false), (l, true)]) {
-            let whole = bed(60, slots, seed);
-            for model in [NormalModel::Hooke, NormalModel::Hertz] {
-                for image in [None, Some(cell)] {
-                    let bed = if holes {
-                        with_holes(&whole, image, seed + 1)
-                    } else {
-                        whole.clone()
-                    };
-                    if holes && slots >= 64 {
-                        let free = bed.ci.iter().filter(|&&i| i == FREE).count();
-                        assert!(free > slots / 8, "{free} holes");
-                    }
-                    let cases = [
-                        (reference(&bed, image, &OneMaterial(a), model, dt), 0),
-                        (reference(&bed, image, &table, model, dt), 1),
-                        (reference(&bed, image, &extras, model, dt), 2),
-                        (reference(&bed, image, &extras_one, model, dt), 3),
-                    ];
-                    assert!(cases[0].0 .3 > 0 || slots < 64, "the bed has touching pairs");
-                    for &law in &laws {
-                        for (want, k) in &cases {
-                            let got = match k {
-                                0 => batched(law, &bed, image, &OneMaterial(a), model, dt),
-                                1 => batched(law, &bed, image, &table, model, dt),
-                                2 => batched(law, &bed, image, &extras, model, dt),
-                                _ => batched(law, &bed, image, &extras_one, model, dt),
-                            };
-                            let what = format!(
-                                "{slots} slots, {model:?}, image {}, case {k}, holes {holes}",
-                                image.is_some()
-                            );
-                            for c in 0..6 {
-                                let (g, w) = (&got.0[c], &want.0[c]);
-                                let (g, w): (Vec<u64>, Vec<u64>) = (
-                                    g.iter().map(|x| x.to_bits()).collect(),
-                                    w.iter().map(|x| x.to_bits()).collect(),
-                                );
-                                assert_eq!(g, w, "loads {c}, {what}");
-                            }
-                            assert_eq!(bits(&got.1), bits(&want.1), "springs, {what}");
-                            assert_eq!(bits(&got.2), bits(&want.2), "rolling torques, {what}");
-                            assert_eq!(got.3, want.3, "touching pairs, {what}");
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
+#[path = "sphere_sphere_tests.rs"]
+mod tests;
