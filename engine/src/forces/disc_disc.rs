@@ -8,7 +8,7 @@ use talus_kernels::contact::ContactParams;
 use talus_kernels::neighbor::MinImage;
 use talus_kernels::vector_build::Build;
 
-use super::{ForceSink, Params};
+use super::{at, batch_top, ForceSink, Params};
 use crate::contacts::FREE;
 use crate::store::ParticleStore;
 
@@ -208,12 +208,25 @@ fn disc_slots_with<P: Params, S: ForceSink>(
     while start < slots {
         let end = (start + BATCH).min(slots);
         let m = end - start;
+        // Every particle of the batch in view (and a particle 0 for its free slots to
+        // read), checked once for the batch: the gather indexes without a check of its own.
+        let top = law.run(
+            #[inline(always)]
+            || batch_top(&ci[start..end], &cj[start..end]),
+        );
+        assert!(
+            top <= v.len() && v.len() > 0,
+            "a contact slot names a particle beyond the store"
+        );
         // Free slots are rare (none after a compaction of the table): a batch without them
         // skips the test slot by slot.
-        if ci[start..end].iter().fold(false, |any, &i| any | (i == FREE)) {
-            gather::<P, true>(v, params, ci, cj, start..end, prefetch, &mut lanes);
-        } else {
-            gather::<P, false>(v, params, ci, cj, start..end, prefetch, &mut lanes);
+        // SAFETY: the batch's particles are below the view's length (just checked).
+        unsafe {
+            if ci[start..end].iter().fold(false, |any, &i| any | (i == FREE)) {
+                gather::<P, true>(v, params, ci, cj, start..end, prefetch, &mut lanes);
+            } else {
+                gather::<P, false>(v, params, ci, cj, start..end, prefetch, &mut lanes);
+            }
         }
         // A periodic cell: the separations by the minimum image, and under Lees-Edwards
         // shear the relative velocity of a pair across y (one pass over the lanes, so that
@@ -308,9 +321,12 @@ fn disc_extras<P: Params>(
 
 /// Stage 1: the data of the pairs in slots `range`, lane by lane (with their coefficients,
 /// unless they are the same for all). `FREE_SLOTS`: whether the range may hold free slots.
+///
+/// # Safety
+/// The particles of the slots `range` are below the view's length, which is not zero.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn gather<P: Params, const FREE_SLOTS: bool>(
+unsafe fn gather<P: Params, const FREE_SLOTS: bool>(
     v: &DiscView,
     params: &P,
     ci: &[u32],
@@ -319,8 +335,7 @@ fn gather<P: Params, const FREE_SLOTS: bool>(
     prefetch: bool,
     lanes: &mut Lanes,
 ) {
-    // Every array cut to one length here, where the compiler sees it, so that one check of
-    // i and j covers them all.
+    // Every array cut to the one length the caller checked the batch against.
     let n = v.x.len();
     let (x, y, vx, vy) = (&v.x[..n], &v.y[..n], &v.vx[..n], &v.vy[..n]);
     let (omega, radius, inv_mass, material) = (&v.omega[..n], &v.radius[..n], &v.inv_mass[..n], &v.material[..n]);
@@ -334,24 +349,26 @@ fn gather<P: Params, const FREE_SLOTS: bool>(
         // fixed bodies: no force, its spring kept.
         let free = FREE_SLOTS && ci[o] == FREE;
         let (i, j) = if free { (0, 0) } else { (ci[o] as usize, cj[o] as usize) };
-        assert!(i < n && j < n);
-        if !P::UNIFORM {
-            let p = params.get(material[i], material[j]);
-            lanes.kn[l] = p.kn;
-            lanes.kt[l] = p.kt;
-            lanes.gamma_n[l] = p.gamma_n;
-            lanes.gamma_t[l] = p.gamma_t;
-            lanes.mu[l] = p.mu;
+        // SAFETY: i, j < n (the caller's promise), the length of every array here.
+        unsafe {
+            if !P::UNIFORM {
+                let p = params.get(at(material, i), at(material, j));
+                lanes.kn[l] = p.kn;
+                lanes.kt[l] = p.kt;
+                lanes.gamma_n[l] = p.gamma_n;
+                lanes.gamma_t[l] = p.gamma_t;
+                lanes.mu[l] = p.mu;
+            }
+            lanes.dx[l] = at(x, j) - at(x, i);
+            lanes.dy[l] = at(y, j) - at(y, i);
+            lanes.ri[l] = at(radius, i);
+            lanes.rj[l] = at(radius, j);
+            lanes.dvx[l] = at(vx, i) - at(vx, j);
+            lanes.dvy[l] = at(vy, i) - at(vy, j);
+            lanes.wi[l] = at(omega, i);
+            lanes.wj[l] = at(omega, j);
+            lanes.inv[l] = if free { 0.0 } else { at(inv_mass, i) + at(inv_mass, j) };
         }
-        lanes.dx[l] = x[j] - x[i];
-        lanes.dy[l] = y[j] - y[i];
-        lanes.ri[l] = radius[i];
-        lanes.rj[l] = radius[j];
-        lanes.dvx[l] = vx[i] - vx[j];
-        lanes.dvy[l] = vy[i] - vy[j];
-        lanes.wi[l] = omega[i];
-        lanes.wj[l] = omega[j];
-        lanes.inv[l] = if free { 0.0 } else { inv_mass[i] + inv_mass[j] };
     }
 }
 
@@ -446,6 +463,7 @@ mod tests {
 
     /// A small random bed's candidate pairs: touching, apart, coincident, a pair of two
     /// fixed bodies, free slots, two materials; springs already loaded.
+    #[derive(Clone)]
     struct Bed {
         x: Vec<f64>,
         y: Vec<f64>,
@@ -588,6 +606,32 @@ mod tests {
                     assert_eq!(bits(&got.1), bits(&want.1), "springs, {slots} slots");
                     assert_eq!(got.2, want.2, "touching pairs, {slots} slots");
                 }
+            }
+        }
+    }
+
+    /// A slot naming a particle beyond the store stops the loop (the gather indexes without
+    /// a check of its own once a batch has passed), in a batch with a free slot or without,
+    /// as the first or the second particle.
+    #[test]
+    fn a_slot_beyond_the_store_is_refused() {
+        let whole = bed(120, 200, 7);
+        for (free, second) in [(false, false), (false, true), (true, false), (true, true)] {
+            let mut b = whole.clone();
+            let s = b.ci.iter().rposition(|&i| i != FREE).unwrap();
+            if free {
+                (b.ci[s - 1], b.cj[s - 1]) = (FREE, FREE);
+            }
+            if second {
+                b.cj[s] = 120;
+            } else {
+                (b.ci[s], b.cj[s]) = (120, 121);
+            }
+            for &law in &laws() {
+                let got = std::panic::catch_unwind(|| batched(law, &b, &OneMaterial(PEER), 1e-6));
+                let e = got.expect_err("a particle beyond the store");
+                let msg = e.downcast_ref::<&str>().copied().unwrap_or_default();
+                assert!(msg.contains("beyond the store"), "{msg}");
             }
         }
     }

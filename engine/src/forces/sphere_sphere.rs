@@ -10,7 +10,7 @@ use talus_kernels::contact::{Spring, SPRING_ZERO};
 use talus_kernels::neighbor::MinImage;
 use talus_kernels::vector_build::Build;
 
-use super::{ForceSink, Params};
+use super::{at, batch_top, ForceSink, Params};
 use crate::contacts::FREE;
 use crate::store::ParticleStore;
 
@@ -338,14 +338,6 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
     touching
 }
 
-/// One more than the largest particle a batch's slots name (0 if none; a free slot's
-/// `FREE` wraps to 0).
-#[inline(always)]
-fn batch_top(ci: &[u32], cj: &[u32]) -> usize {
-    let top = |s: &[u32]| s.iter().fold(0, |a: u32, &p| a.max(p.wrapping_add(1)));
-    top(ci).max(top(cj)) as usize
-}
-
 /// Ask ahead for the second particles of the slots `PREFETCH_AHEAD` slots on from `range`
 /// (a free slot's `FREE` asks for nothing).
 #[inline(always)]
@@ -407,17 +399,6 @@ fn touch_lanes(c: &mut Candidates) {
         c.r2[l] = r2;
         c.touch[l] = (c.inv[l] > 0.0) & (r2 < rs * rs);
     }
-}
-
-/// `v[p]` without a bounds check: the pair loop checks each batch's particles once.
-///
-/// # Safety
-/// `p < v.len()`.
-#[inline(always)]
-unsafe fn at<T: Copy>(v: &[T], p: usize) -> T {
-    debug_assert!(p < v.len());
-    // SAFETY: the caller's promise.
-    unsafe { *v.get_unchecked(p) }
 }
 
 /// Stage 3: the touching pairs' data into lanes of their own, in slot order, with their
