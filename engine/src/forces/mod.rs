@@ -52,35 +52,6 @@ pub(crate) unsafe fn at<T: Copy>(v: &[T], p: usize) -> T {
     unsafe { *v.get_unchecked(p) }
 }
 
-/// Candidate slots per batch of the batched pair loops (disc and sphere): their lane
-/// arrays (10-20 KB, on the stack of the loop) stay in L1, and a batch's lanes with a
-/// force fit one `u64` of flags ([`list_set`]).
-pub(crate) const BATCH: usize = 64;
-
-/// The lanes among the first `m` whose flag is set, in order, into `hit`; returns their
-/// count. Eight flags at a time: their bytes (0 or 1) become the bits of one byte by one
-/// multiplication (byte k, at bit 8k, times 2^(56-7k) lands on bit 56+k, and no two
-/// products meet), then each set bit is taken in turn: work by set flag, not by lane.
-#[inline(always)]
-pub(crate) fn list_set(flags: &[bool; BATCH], m: usize, hit: &mut [u8; BATCH]) -> usize {
-    const SPREAD: u64 = 0x0102_0408_1020_4080;
-    let mut set = 0u64;
-    for (w, f) in flags.chunks_exact(8).enumerate() {
-        let bytes = u64::from_le_bytes(std::array::from_fn(|k| f[k] as u8));
-        set |= (bytes.wrapping_mul(SPREAD) >> 56) << (8 * w);
-    }
-    if m < BATCH {
-        set &= (1u64 << m) - 1;
-    }
-    let mut k = 0;
-    while set != 0 {
-        hit[k] = set.trailing_zeros() as u8;
-        k += 1;
-        set &= set - 1;
-    }
-    k
-}
-
 /// Contact parameters of a pair of materials.
 pub(crate) trait Params {
     /// The same coefficients for every pair: the batched disc and sphere loops then take
@@ -309,35 +280,6 @@ impl WallSink for LoadSink<'_> {
     fn wall(&mut self, p: usize, c: &ContactForce) {
         for (l, a) in self.loads.iter_mut().zip(load_i(c)) {
             l[p] += a;
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `list_set` lists what a lane-by-lane pass lists: every count of lanes, flags dense,
-    /// sparse, none and all.
-    #[test]
-    fn list_set_is_the_lane_by_lane_listing() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rnd = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
-        for density in [0, 1, 4, 8] {
-            for _ in 0..50 {
-                let flags: [bool; BATCH] = std::array::from_fn(|_| (rnd() % 8) < density);
-                for m in 0..=BATCH {
-                    let want: Vec<u8> = (0..m).filter(|&l| flags[l]).map(|l| l as u8).collect();
-                    let mut hit = [0u8; BATCH];
-                    let k = list_set(&flags, m, &mut hit);
-                    assert_eq!(&hit[..k], &want[..], "{m} lanes");
-                }
-            }
         }
     }
 }

@@ -10,7 +10,7 @@ use talus_kernels::contact::{Spring, SPRING_ZERO};
 use talus_kernels::neighbor::MinImage;
 use talus_kernels::vector_build::Build;
 
-use super::{at, batch_top, list_set, ForceSink, Params, BATCH};
+use super::{at, batch_top, ForceSink, Params};
 use crate::contacts::FREE;
 use crate::store::ParticleStore;
 
@@ -53,6 +53,10 @@ impl<'a> SphereView<'a> {
         [v[0][p], v[1][p], v[2][p]]
     }
 }
+
+/// Candidate slots per batch of the pair loop (see [`sphere_slots`]): the lane arrays
+/// (about 20 KB, on the stack of the loop: no allocation per chunk) stay in L1.
+const BATCH: usize = 64;
 
 /// Particles from which the loop prefetches the second particle's position, radius and
 /// inverse mass, as the disc loop does: above it the second particle is mostly far in
@@ -257,7 +261,11 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
             #[inline(always)]
             || touch_lanes(&mut cand),
         );
-        let k = list_set(&cand.touch, kn, &mut cand.hit);
+        let mut k = 0;
+        for q in 0..kn {
+            cand.hit[k] = q as u8;
+            k += cand.touch[q] as usize;
+        }
         touching += k as u64;
         // SAFETY: as for `candidates`, whose listed slots these are.
         unsafe {
