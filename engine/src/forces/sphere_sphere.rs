@@ -247,14 +247,17 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
         }
         // Every particle of the batch in view, checked once for the batch: the gathers
         // below index without a check of their own.
-        let top = batch_top(&ci[start..end], &cj[start..end]);
-        assert!(top <= view.len(), "a contact slot names a particle beyond the store");
+        let pairs = (&ci[start..end], &cj[start..end]);
+        assert!(
+            batch_top(pairs.0, pairs.1) <= view.len(),
+            "a contact slot names a particle beyond the store"
+        );
         // SAFETY: the listed slots' particles are below the view's length (just checked).
         unsafe {
             if kn == m {
-                candidates::<true>(view, (&ci[start..end], &cj[start..end]), kn, &mut cand);
+                candidates::<true>(view, pairs, kn, &mut cand);
             } else {
-                candidates::<false>(view, (&ci[start..end], &cj[start..end]), kn, &mut cand);
+                candidates::<false>(view, pairs, kn, &mut cand);
             }
         }
         law.run(
@@ -267,28 +270,13 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
             k += cand.touch[q] as usize;
         }
         touching += k as u64;
+        let springs = &xi[start..end];
         // SAFETY: as for `candidates`, whose listed slots these are.
         unsafe {
             if kn == m {
-                gather_touching::<P, true>(
-                    view,
-                    params,
-                    (&ci[start..end], &cj[start..end]),
-                    &xi[start..end],
-                    &cand,
-                    k,
-                    &mut lanes,
-                );
+                gather_touching::<P, true>(view, params, pairs, springs, &cand, k, &mut lanes);
             } else {
-                gather_touching::<P, false>(
-                    view,
-                    params,
-                    (&ci[start..end], &cj[start..end]),
-                    &xi[start..end],
-                    &cand,
-                    k,
-                    &mut lanes,
-                );
+                gather_touching::<P, false>(view, params, pairs, springs, &cand, k, &mut lanes);
             }
         }
         match model {
