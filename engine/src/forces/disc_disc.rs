@@ -8,7 +8,7 @@ use talus_kernels::contact::ContactParams;
 use talus_kernels::neighbor::MinImage;
 use talus_kernels::vector_build::Build;
 
-use super::{at, batch_top, ForceSink, Params};
+use super::{ForceSink, Params};
 use crate::contacts::FREE;
 use crate::store::ParticleStore;
 
@@ -208,25 +208,12 @@ fn disc_slots_with<P: Params, S: ForceSink>(
     while start < slots {
         let end = (start + BATCH).min(slots);
         let m = end - start;
-        // Every particle of the batch in view (and a particle 0 for its free slots to
-        // read), checked once for the batch: the gather indexes without a check of its own.
-        let top = law.run(
-            #[inline(always)]
-            || batch_top(&ci[start..end], &cj[start..end]),
-        );
-        assert!(
-            top <= v.len() && v.len() > 0,
-            "a contact slot names a particle beyond the store"
-        );
         // Free slots are rare (none after a compaction of the table): a batch without them
         // skips the test slot by slot.
-        // SAFETY: the batch's particles are below the view's length (just checked).
-        unsafe {
-            if ci[start..end].iter().fold(false, |any, &i| any | (i == FREE)) {
-                gather::<P, true>(v, params, ci, cj, start..end, prefetch, &mut lanes);
-            } else {
-                gather::<P, false>(v, params, ci, cj, start..end, prefetch, &mut lanes);
-            }
+        if ci[start..end].iter().fold(false, |any, &i| any | (i == FREE)) {
+            gather::<P, true>(v, params, ci, cj, start..end, prefetch, &mut lanes);
+        } else {
+            gather::<P, false>(v, params, ci, cj, start..end, prefetch, &mut lanes);
         }
         // A periodic cell: the separations by the minimum image, and under Lees-Edwards
         // shear the relative velocity of a pair across y (one pass over the lanes, so that
@@ -321,12 +308,9 @@ fn disc_extras<P: Params>(
 
 /// Stage 1: the data of the pairs in slots `range`, lane by lane (with their coefficients,
 /// unless they are the same for all). `FREE_SLOTS`: whether the range may hold free slots.
-///
-/// # Safety
-/// The particles of the slots `range` are below the view's length, which is not zero.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn gather<P: Params, const FREE_SLOTS: bool>(
+fn gather<P: Params, const FREE_SLOTS: bool>(
     v: &DiscView,
     params: &P,
     ci: &[u32],
@@ -335,7 +319,8 @@ unsafe fn gather<P: Params, const FREE_SLOTS: bool>(
     prefetch: bool,
     lanes: &mut Lanes,
 ) {
-    // Every array cut to the one length the caller checked the batch against.
+    // Every array cut to one length here, where the compiler sees it, so that one check of
+    // i and j covers them all.
     let n = v.x.len();
     let (x, y, vx, vy) = (&v.x[..n], &v.y[..n], &v.vx[..n], &v.vy[..n]);
     let (omega, radius, inv_mass, material) = (&v.omega[..n], &v.radius[..n], &v.inv_mass[..n], &v.material[..n]);
@@ -349,26 +334,24 @@ unsafe fn gather<P: Params, const FREE_SLOTS: bool>(
         // fixed bodies: no force, its spring kept.
         let free = FREE_SLOTS && ci[o] == FREE;
         let (i, j) = if free { (0, 0) } else { (ci[o] as usize, cj[o] as usize) };
-        // SAFETY: i, j < n (the caller's promise), the length of every array here.
-        unsafe {
-            if !P::UNIFORM {
-                let p = params.get(at(material, i), at(material, j));
-                lanes.kn[l] = p.kn;
-                lanes.kt[l] = p.kt;
-                lanes.gamma_n[l] = p.gamma_n;
-                lanes.gamma_t[l] = p.gamma_t;
-                lanes.mu[l] = p.mu;
-            }
-            lanes.dx[l] = at(x, j) - at(x, i);
-            lanes.dy[l] = at(y, j) - at(y, i);
-            lanes.ri[l] = at(radius, i);
-            lanes.rj[l] = at(radius, j);
-            lanes.dvx[l] = at(vx, i) - at(vx, j);
-            lanes.dvy[l] = at(vy, i) - at(vy, j);
-            lanes.wi[l] = at(omega, i);
-            lanes.wj[l] = at(omega, j);
-            lanes.inv[l] = if free { 0.0 } else { at(inv_mass, i) + at(inv_mass, j) };
+        assert!(i < n && j < n, "a contact slot names a particle beyond the store");
+        if !P::UNIFORM {
+            let p = params.get(material[i], material[j]);
+            lanes.kn[l] = p.kn;
+            lanes.kt[l] = p.kt;
+            lanes.gamma_n[l] = p.gamma_n;
+            lanes.gamma_t[l] = p.gamma_t;
+            lanes.mu[l] = p.mu;
         }
+        lanes.dx[l] = x[j] - x[i];
+        lanes.dy[l] = y[j] - y[i];
+        lanes.ri[l] = radius[i];
+        lanes.rj[l] = radius[j];
+        lanes.dvx[l] = vx[i] - vx[j];
+        lanes.dvy[l] = vy[i] - vy[j];
+        lanes.wi[l] = omega[i];
+        lanes.wj[l] = omega[j];
+        lanes.inv[l] = if free { 0.0 } else { inv_mass[i] + inv_mass[j] };
     }
 }
 
@@ -610,22 +593,29 @@ mod tests {
         }
     }
 
-    /// A slot naming a particle beyond the store stops the loop (the gather indexes without
-    /// a check of its own once a batch has passed), in a batch with a free slot or without,
-    /// as the first or the second particle.
+    /// A live slot naming a particle beyond the store stops the loop with a message saying
+    /// so, in a batch with a free slot or without, as the first or the second particle, or
+    /// with a second particle `FREE` (a slot is free by its first).
     #[test]
     fn a_slot_beyond_the_store_is_refused() {
         let whole = bed(120, 200, 7);
-        for (free, second) in [(false, false), (false, true), (true, false), (true, true)] {
+        for (free, second) in [
+            (false, 0),
+            (false, 120),
+            (false, FREE),
+            (true, 0),
+            (true, 120),
+            (true, FREE),
+        ] {
             let mut b = whole.clone();
             let s = b.ci.iter().rposition(|&i| i != FREE).unwrap();
             if free {
                 (b.ci[s - 1], b.cj[s - 1]) = (FREE, FREE);
             }
-            if second {
-                b.cj[s] = 120;
-            } else {
+            if second == 0 {
                 (b.ci[s], b.cj[s]) = (120, 121);
+            } else {
+                b.cj[s] = second;
             }
             for &law in &laws() {
                 let got = std::panic::catch_unwind(|| batched(law, &b, &OneMaterial(PEER), 1e-6));

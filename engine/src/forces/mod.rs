@@ -32,26 +32,6 @@ pub(crate) use narrow_phase::{polygon_body, polygon_image, NarrowWork, SlotState
 #[cfg(not(feature = "dim3"))]
 pub use narrow_phase::{NarrowStats, Rejection, SEPARATING_LINE_ITERATIONS};
 
-/// One more than the largest particle a batch of slots names (0 if none; a free slot's
-/// `FREE` wraps to 0): the batched pair loops check a batch's particles against the store
-/// once, and then gather with [`at`].
-#[inline(always)]
-pub(crate) fn batch_top(ci: &[u32], cj: &[u32]) -> usize {
-    let top = |s: &[u32]| s.iter().fold(0, |a: u32, &p| a.max(p.wrapping_add(1)));
-    top(ci).max(top(cj)) as usize
-}
-
-/// `v[p]` without a bounds check (see [`batch_top`]).
-///
-/// # Safety
-/// `p < v.len()`.
-#[inline(always)]
-pub(crate) unsafe fn at<T: Copy>(v: &[T], p: usize) -> T {
-    debug_assert!(p < v.len());
-    // SAFETY: the caller's promise.
-    unsafe { *v.get_unchecked(p) }
-}
-
 /// Contact parameters of a pair of materials.
 pub(crate) trait Params {
     /// The same coefficients for every pair: the batched disc and sphere loops then take

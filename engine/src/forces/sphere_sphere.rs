@@ -10,7 +10,7 @@ use talus_kernels::contact::{Spring, SPRING_ZERO};
 use talus_kernels::neighbor::MinImage;
 use talus_kernels::vector_build::Build;
 
-use super::{at, batch_top, ForceSink, Params};
+use super::{ForceSink, Params};
 use crate::contacts::FREE;
 use crate::store::ParticleStore;
 
@@ -165,8 +165,8 @@ impl Touching {
     }
 }
 
-/// The forces of the slots `ci`, `cj` (free slots passed over, springs `xi`), into `sink`
-/// in slot order (in 3D the pairs that cannot touch before one of their boxes is made anew
+/// The forces of the slots `ci`, `cj` (springs `xi`; a free slot gets no force and its
+/// spring zeroed with its batch's), into `sink` in slot order (in 3D the pairs that cannot touch before one of their boxes is made anew
 /// are kept out of the slots, `ContactTable::far`). Returns the touching pairs. A pair of
 /// two bodies of infinite mass (fixed or driven) gets no force, and a pair without a
 /// force has its spring reset. With cohesion
@@ -182,7 +182,8 @@ impl Touching {
 /// the pair-by-pair loop this replaces branched on each, in no pattern a predictor learns,
 /// and the law runs on the touching ones only, so an apart pair reads no velocity.
 /// Each pair's arithmetic is the scalar kernel's, operation for operation, without fused
-/// multiply-adds: the loads are bitwise those of the pair-by-pair loop (test below).
+/// multiply-adds: the loads are bitwise those of the pair-by-pair loop (the test in
+/// `sphere_sphere_tests.rs`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn sphere_slots<P: Params, S: ForceSink>(
     view: &SphereView,
@@ -221,8 +222,9 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
     while start < n {
         let end = (start + BATCH).min(n);
         let m = end - start;
-        // The live slots listed in order, without a branch; a batch without holes (each
-        // one after a compaction, until removals free slots in it) as it is.
+        // The live slots listed in order, without a branch per slot; a batch without holes
+        // (each one after a compaction, until removals free slots in it) as it is (the
+        // list is then read only by the extras' rolling torques).
         let kn = ci[start..end].iter().filter(|&&i| i != FREE).count();
         if kn == m {
             cand.slot[..m].copy_from_slice(&IN_ORDER[..m]);
@@ -245,8 +247,10 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
         if prefetch {
             prefetch_batch(view, cj, start..end);
         }
-        // Every particle of the batch in view, checked once for the batch: the gathers
-        // below index without a check of their own.
+        // Every particle of the batch's live slots in view, checked once for the batch:
+        // the gathers below index without a check of their own. (Here, in the baseline
+        // build: computed in the AVX2 one, as the disc loop does, the candidates' loop
+        // lost its bounds facts and ran more instructions, BENCHMARKS.md.)
         let pairs = (&ci[start..end], &cj[start..end]);
         assert!(
             batch_top(pairs.0, pairs.1) <= view.len(),
@@ -326,6 +330,36 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
     touching
 }
 
+/// One more than the largest particle a batch of slots names (0 if none; a free slot's
+/// `FREE` wraps to 0): the loop checks a batch's particles against the store once, and
+/// then gathers with [`unchecked`]. A slot is free by its first particle, as the loop
+/// decides it: a live slot whose second particle is `FREE` is beyond any store. (Two
+/// plain maxima and a test, not a select per slot: that form ran 10 % more instructions.)
+#[inline(always)]
+fn batch_top(ci: &[u32], cj: &[u32]) -> usize {
+    let top = |s: &[u32]| s.iter().fold(0, |a: u32, &p| a.max(p.wrapping_add(1)));
+    let torn = ci
+        .iter()
+        .zip(cj)
+        .fold(false, |t, (&i, &j)| t | ((i != FREE) & (j == FREE)));
+    if torn {
+        usize::MAX
+    } else {
+        top(ci).max(top(cj)) as usize
+    }
+}
+
+/// `v[p]` without a bounds check (see [`batch_top`]).
+///
+/// # Safety
+/// `p < v.len()`.
+#[inline(always)]
+unsafe fn unchecked<T: Copy>(v: &[T], p: usize) -> T {
+    debug_assert!(p < v.len());
+    // SAFETY: the caller's promise.
+    unsafe { *v.get_unchecked(p) }
+}
+
 /// Ask ahead for the second particles of the slots `PREFETCH_AHEAD` slots on from `range`
 /// (a free slot's `FREE` asks for nothing).
 #[inline(always)]
@@ -341,7 +375,7 @@ fn prefetch_batch(view: &SphereView, cj: &[u32], range: std::ops::Range<usize>) 
 
 /// Stage 1: the separation (minimum image in a periodic cell), radii and inverse-mass sum
 /// of the first `m` listed slots of the batch `ci`, `cj` (`c.slot`, never free; `DENSE`:
-/// the batch has no free slot, lane l is slot l); then [`touch_lanes`].
+/// the batch has no free slot, lane l is slot l). The caller then runs [`touch_lanes`].
 ///
 /// # Safety
 /// The particles of the listed slots are below `view.len()`.
@@ -356,12 +390,12 @@ unsafe fn candidates<const DENSE: bool>(view: &SphereView, (ci, cj): (&[u32], &[
         let (i, j) = (ci[o] as usize, cj[o] as usize);
         // SAFETY: i, j < np (the caller's promise), the length of every array here.
         unsafe {
-            c.d[0][l] = at(x, j) - at(x, i);
-            c.d[1][l] = at(y, j) - at(y, i);
-            c.d[2][l] = at(z, j) - at(z, i);
-            c.ri[l] = at(radius, i);
-            c.rj[l] = at(radius, j);
-            c.inv[l] = at(inv_mass, i) + at(inv_mass, j);
+            c.d[0][l] = unchecked(x, j) - unchecked(x, i);
+            c.d[1][l] = unchecked(y, j) - unchecked(y, i);
+            c.d[2][l] = unchecked(z, j) - unchecked(z, i);
+            c.ri[l] = unchecked(radius, i);
+            c.rj[l] = unchecked(radius, j);
+            c.inv[l] = unchecked(inv_mass, i) + unchecked(inv_mass, j);
         }
     }
     // A periodic cell: the minimum image, and the cells along y it moved j by (under
@@ -376,8 +410,8 @@ unsafe fn candidates<const DENSE: bool>(view: &SphereView, (ci, cj): (&[u32], &[
 }
 
 /// Stage 1's test over all [`BATCH`] lanes: each lane's squared separation and whether it
-/// touches. A fixed count compiles to a plain vector loop; lanes past the batch's hold
-/// finite data of an earlier batch, or zeros, and are not read.
+/// touches. A fixed count compiles to a plain vector loop; the lanes past the listed ones
+/// hold data of an earlier batch, or zeros, and their results are not read.
 #[inline(always)]
 fn touch_lanes(c: &mut Candidates) {
     for l in 0..BATCH {
@@ -418,9 +452,9 @@ unsafe fn gather_touching<P: Params, const DENSE: bool>(
             t.d[a][q] = c.d[a][l];
             // SAFETY: i, j < np (the caller's promise), the length of these arrays.
             unsafe {
-                t.v_rel[a][q] = at(vel[a], i) - at(vel[a], j);
-                t.wi[a][q] = at(omega[a], i);
-                t.wj[a][q] = at(omega[a], j);
+                t.v_rel[a][q] = unchecked(vel[a], i) - unchecked(vel[a], j);
+                t.wi[a][q] = unchecked(omega[a], i);
+                t.wj[a][q] = unchecked(omega[a], j);
             }
             t.xi[a][q] = xi[o][a];
         }
@@ -433,7 +467,7 @@ unsafe fn gather_touching<P: Params, const DENSE: bool>(
         t.inv[q] = c.inv[l];
         if !P::UNIFORM {
             // SAFETY: as above.
-            t.p[q] = *params.get(unsafe { at(material, i) }, unsafe { at(material, j) });
+            t.p[q] = *params.get(unsafe { unchecked(material, i) }, unsafe { unchecked(material, j) });
         }
     }
 }

@@ -281,24 +281,30 @@ fn batched_loop_is_bitwise_the_pair_by_pair_loop() {
     }
 }
 
-/// A slot naming a particle beyond the store stops the loop (the gathers index without
-/// a check of their own once a batch has passed), in a batch with holes or without, as
-/// the first or the second particle.
+/// A live slot naming a particle beyond the store stops the loop (the gathers index
+/// without a check of their own once a batch has passed), in a batch with a free slot or
+/// without, as the first or the second particle, or with a second particle `FREE` (a slot
+/// is free by its first).
 #[test]
 fn a_slot_beyond_the_store_is_refused() {
     let whole = bed(60, 200, 7);
-    for (holes, second) in [(false, false), (false, true), (true, false), (true, true)] {
-        let mut b = if holes {
-            with_holes(&whole, None, 8)
-        } else {
-            whole.clone()
-        };
+    for (free, second) in [
+        (false, 0),
+        (false, 60),
+        (false, FREE),
+        (true, 0),
+        (true, 60),
+        (true, FREE),
+    ] {
+        let mut b = whole.clone();
         let s = b.ci.iter().rposition(|&i| i != FREE).unwrap();
-        if second {
-            b.cj[s] = 60;
+        if free {
+            (b.ci[s - 1], b.cj[s - 1]) = (FREE, FREE);
+        }
+        if second == 0 {
+            (b.ci[s], b.cj[s]) = (60, 61);
         } else {
-            b.ci[s] = 60;
-            b.cj[s] = 61;
+            b.cj[s] = second;
         }
         for &law in &laws() {
             let got = std::panic::catch_unwind(|| batched(law, &b, None, &OneMaterial(PEER), NormalModel::Hooke, 1e-6));
