@@ -71,3 +71,36 @@ pub(crate) fn laws() -> Vec<Build> {
     }
     laws
 }
+
+/// `run` (the loop over a bed of `n` particles with slots `ci`, `cj`, with each build of
+/// the law) stops with a message naming a particle beyond the store for a live slot that
+/// names one: in a batch with a free slot or without, as the first or the second particle,
+/// or with a second particle `FREE` (a slot is free by its first).
+pub(crate) fn refuses_slots_beyond_the_store(
+    n: usize,
+    ci: &[u32],
+    cj: &[u32],
+    run: impl Fn(Vec<u32>, Vec<u32>, Build),
+) {
+    let beyond = n as u32;
+    for free in [false, true] {
+        for second in [None, Some(beyond), Some(FREE)] {
+            let (mut ci, mut cj) = (ci.to_vec(), cj.to_vec());
+            let s = ci.iter().rposition(|&i| i != FREE).unwrap();
+            if free {
+                (ci[s - 1], cj[s - 1]) = (FREE, FREE);
+            }
+            match second {
+                None => (ci[s], cj[s]) = (beyond, beyond + 1),
+                Some(j) => cj[s] = j,
+            }
+            for law in laws() {
+                // Nothing the closure touches is used after its panic: each call builds its own bed.
+                let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(ci.clone(), cj.clone(), law)));
+                let e = got.expect_err("a particle beyond the store");
+                let msg = e.downcast_ref::<&str>().copied().unwrap_or_default();
+                assert!(msg.contains("beyond the store"), "{free} {second:?}: {msg}");
+            }
+        }
+    }
+}
