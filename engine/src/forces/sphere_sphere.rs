@@ -166,12 +166,12 @@ impl Touching {
 }
 
 /// The forces of the slots `ci`, `cj` (springs `xi`; a free slot gets no force and its
-/// spring zeroed with its batch's), into `sink` in slot order (in 3D the pairs that cannot touch before one of their boxes is made anew
-/// are kept out of the slots, `ContactTable::far`). Returns the touching pairs. A pair of
-/// two bodies of infinite mass (fixed or driven) gets no force, and a pair without a
-/// force has its spring reset. With cohesion
-/// or rolling resistance (`P::EXTRAS`) they are added to each touching pair's force, and
-/// `rolling` holds the slots' rolling torques (else it is empty).
+/// spring zeroed with its batch's), into `sink` in slot order (in 3D the pairs that cannot
+/// touch before one of their boxes is made anew are kept out of the slots,
+/// `ContactTable::far`). Returns the touching pairs. A pair of two bodies of infinite mass
+/// (fixed or driven) gets no force, and a pair without a force has its spring reset. With
+/// cohesion or rolling resistance (`P::EXTRAS`) they are added to each touching pair's
+/// force, and `rolling` holds the slots' rolling torques (else it is empty).
 ///
 /// In batches of [`BATCH`] slots, four stages without a branch per pair: the live slots
 /// listed (the holes that removals leave until the next compaction skipped); every listed
@@ -223,11 +223,14 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
         let end = (start + BATCH).min(n);
         let m = end - start;
         // The live slots listed in order, without a branch per slot; a batch without holes
-        // (each one after a compaction, until removals free slots in it) as it is (the
-        // list is then read only by the extras' rolling torques).
+        // (each one after a compaction, until removals free slots in it) as it is: the
+        // stages take its lane l as slot l, and only the extras' rolling torques read the
+        // list.
         let kn = ci[start..end].iter().filter(|&&i| i != FREE).count();
         if kn == m {
-            cand.slot[..m].copy_from_slice(&IN_ORDER[..m]);
+            if P::EXTRAS {
+                cand.slot[..m].copy_from_slice(&IN_ORDER[..m]);
+            }
         } else {
             let mut kl = 0;
             for l in 0..m {
