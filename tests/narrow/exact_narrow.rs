@@ -2,15 +2,16 @@
 //! `common/exact_geometry.rs`) on the degenerate families of issue 17: coincident polygons
 //! (any starting vertex), one inside the other touching its boundary, shared edges,
 //! near-parallel edges at gaps of 1e-6 to 1e-15 of the size, touching corners, elongated
-//! 1000:1 polygons, and random pairs; many placed far from the origin.
+//! 1000:1 polygons, random pairs, and a corner poking into an edge by 1e-9 to 1e-2 of the
+//! size (the shallow contacts of a bed at rest); many placed far from the origin.
 //!
 //! Goals checked on every pair (size: the larger circumradius):
 //! - apart / overlapping decided right whenever the exact overlap area exceeds 1e-20
 //!   size^2 or the exact gap exceeds 1e-15 size (closest-feature walk, cold and warm, and
 //!   the full `polygon_polygon`, new and lasting contacts);
 //! - distance within 1e-9 relative or 1e-15 size absolute of the exact distance;
-//! - overlap area (clipped, about either interior point, swapped, tracked from cached
-//!   crossings, and the contact law's) within 1e-10 relative of the exact area, centroid
+//! - overlap area (clipped, about either interior point, swapped, tracked from the cached
+//!   crossings of a nearby configuration and of its own, and the contact law's) within 1e-10 relative of the exact area, centroid
 //!   within 1e-9 size; an exact area of at most 1e-20 size^2 may be reported as at most
 //!   2e-20 size^2;
 //! - no brute-force fallback of the walk.
@@ -111,7 +112,7 @@ fn radius(p: &[[f64; 2]]) -> f64 {
 }
 
 /// The families of the issue. Each returns a pair (a, b), both counter-clockwise.
-const FAMILIES: [&str; 7] = [
+const FAMILIES: [&str; 8] = [
     "coincident",
     "inside touching",
     "shared edge",
@@ -119,6 +120,7 @@ const FAMILIES: [&str; 7] = [
     "touching corners",
     "elongated 1000:1",
     "random",
+    "shallow corner",
 ];
 
 fn make_pair(family: usize, rng: &mut Rng) -> (Poly, Poly) {
@@ -297,7 +299,7 @@ fn make_pair(family: usize, rng: &mut Rng) -> (Poly, Poly) {
         }
         // Random polygons (3-64 corners, aspect up to 4) about contact distance, far from the
         // origin or not.
-        _ => {
+        6 => {
             // Mostly grain-like corner counts, one pair in ten up to 64 (the reference is
             // O(n m) in big integers).
             let n = if rng.random_bool(0.1) { 3..=64 } else { 3..=12 };
@@ -309,6 +311,29 @@ fn make_pair(family: usize, rng: &mut Rng) -> (Poly, Poly) {
             let t = rng.random_range(0.0..TAU);
             let c = mean(&a);
             (a, xf(&u, 0.0, [c[0] + d * t.cos(), c[1] + d * t.sin()]))
+        }
+        // A corner of b poking into an edge of a by 1e-9 .. 1e-2 of the size, b turned away
+        // from a (give or take 0.3 rad): the triangles of overlap of a bed at rest, whose
+        // area the tracked crossings vouch for in f64 down to about 1e-4 of the size.
+        _ => {
+            let a = xf(&body(rng, 3..=12, [1.0, 2.0], size), 0.0, offset(rng, size));
+            let n = a.len();
+            let e = rng.random_range(0..n);
+            let (p0, p1) = (a[e], a[(e + 1) % n]);
+            let c = lerp(p0, p1, rng.random_range(0.2..0.8));
+            let len = (p1[0] - p0[0]).hypot(p1[1] - p0[1]);
+            // Outward: the edge's direction turned clockwise (a is counter-clockwise).
+            let out = [(p1[1] - p0[1]) / len, -(p1[0] - p0[0]) / len];
+            let su = size * rng.random_range(0.5..2.0);
+            let u = body(rng, 3..=12, [1.0, 2.0], su);
+            let k = rng.random_range(0..u.len());
+            let g = mean(&u);
+            let from = (g[1] - u[k][1]).atan2(g[0] - u[k][0]);
+            let to = out[1].atan2(out[0]) + rng.random_range(-0.3..0.3);
+            let ur = xf(&u, to - from, [0.0, 0.0]);
+            let depth = size * 10f64.powf(rng.random_range(-9.0..-2.0));
+            let d = [c[0] - out[0] * depth - ur[k][0], c[1] - out[1] * depth - ur[k][1]];
+            (a, xf(&ur, 0.0, d))
         }
     }
 }
@@ -487,6 +512,14 @@ fn check_pair(a: &Poly, b: &Poly, rng: &mut Rng, t: &mut Tally, verbose: bool) {
     if !truth.area_ok(ov(o)) {
         t.tracked_area += 1;
         report("tracked", format!("{:?}", ov(o)));
+    }
+    // And from its own crossings, as a contact that lasts with its edges unchanged.
+    let mut cache = FeaturePair::START.pack();
+    overlap_clipped(a, b, ca, cb, &mut cache, &mut scratch);
+    let (o, _) = overlap_tracked(a, b, ca, cb, &mut cache, &mut scratch);
+    if !truth.area_ok(ov(o)) {
+        t.tracked_area += 1;
+        report("tracked, same edges", format!("{:?}", ov(o)));
     }
     // The contact law's decision, as a new contact (walk, clip) and as a lasting one
     // (tracked crossings or clip, walk when they find nothing).

@@ -126,7 +126,9 @@ pub fn overlap_from_crossings(
     // (The perimeter in x and in y apart: one vector operation per corner.)
     let mut per = [0.0, 0.0];
     let mut prev = [0.0, 0.0];
+    let mut sides = 0;
     let mut add = |v: [f64; 2]| {
+        sides += 1;
         let v = sub(v, p);
         let c = prev[0] * v[1] - prev[1] * v[0];
         a2 += c;
@@ -170,22 +172,37 @@ pub fn overlap_from_crossings(
         }
     }
     let perimeter = (per[0] + prev[0].abs()) + (per[1] + prev[1].abs());
-    // Every point used lies within half the perimeter of a corner of the overlap, or an
-    // edge of the crossings away from one: a bound on their coordinates.
-    let r = perimeter + scale + norm(sub(ak1, ak)) + norm(sub(bl1, bl));
+    // A bound on the coordinates (L1, relative to a[i1]) of every point used: P lies on
+    // a's edge i, within |ai| of a[i1]; b[j], b[j1] within their edge of P; the overlap's
+    // corners and Q within half the perimeter of P; a[k], a[k1] and b[l], b[l1] within
+    // their edge of Q.
+    // (Compares, not f64::max: its NaN handling cost instructions. NaN coordinates make
+    // the area NaN, which fails the test below.)
+    let larger = |x: f64, y: f64| if x > y { x } else { y };
+    let r = norm(ai)
+        + larger(
+            norm(sub(bj1, bj)),
+            0.5 * perimeter + larger(norm(sub(ak1, ak)), norm(sub(bl1, bl))),
+        );
     // The forward error bound of the clipping ([`super::overlap::overlap_about`]): every
-    // corner within CORNER_ERROR eps r of where it should be. Past 1e-10 of the area (a
-    // shallow contact, thinner than about 1e-5 of the size) the crossings are computed
-    // again from accurately evaluated orientations, relative to a corner at the contact
+    // corner within CORNER_ERROR eps r of where it should be, which moves twice the area by
+    // at most that times |V(k+1) - V(k-1)|, its neighbours' distance. Summed over the
+    // corners that is the perimeter for a triangle (the overlap of a corner poking into an
+    // edge, most shallow contacts), at most twice it otherwise. Past 1e-10 of the area (a
+    // contact thinner than about 1e-4 of the size) the crossings are computed again from
+    // accurately evaluated orientations, relative to a corner at the contact
     // ([`overlap_from_crossings_accurate`]); where that cannot vouch either (slivers along
     // nearly parallel edges) the caller clips, and the clipping goes exact.
     // The rounding of the fan's sum (2 eps per corner, at most 2 MAX_VERTICES + 2 of
-    // them, times |a2|) is folded into the constant: r perimeter may be at most
-    // FAN_SLACK a2.
+    // them, times |a2|) is folded into the constant: r lever may be at most FAN_SLACK a2,
+    // the lever half that sum (two sides added, P's to the corner and the corner's to Q:
+    // a triangle).
     if !(ok && a2 > 0.0) {
         return None;
     }
-    if r * perimeter > FAN_SLACK * a2 {
+    let lever = if sides == 2 { 0.5 * perimeter } else { perimeter };
+    let vouched = r * lever <= FAN_SLACK * a2;
+    if !vouched {
         return overlap_from_crossings_accurate(a, b, ca, cb, c);
     }
     let centroid = [o[0] + p[0] + cx / (3.0 * a2), o[1] + p[1] + cy / (3.0 * a2)];
@@ -301,7 +318,8 @@ fn overlap_from_crossings_accurate(
 
 /// (1e-10 - 2 eps (2 MAX_VERTICES + 2)) / (2 CORNER_ERROR eps): twice the area may exceed
 /// its forward error bound 2 CORNER_ERROR eps r perimeter + 2 eps corners |a2| by no less
-/// than 1e-10 of itself when r perimeter <= FAN_SLACK a2.
+/// than 1e-10 of itself when r perimeter <= FAN_SLACK a2 (for a triangle, whose corners' errors
+/// move it by CORNER_ERROR eps r perimeter at most, when r perimeter <= 2 FAN_SLACK a2).
 pub(crate) const FAN_SLACK: f64 =
     (1e-10 - 2.0 * EPS * (2 * super::overlap::MAX_VERTICES + 2) as f64) / (2.0 * CORNER_ERROR * EPS);
 
