@@ -143,10 +143,12 @@ pub fn overlap_from_crossings(
     // contact, O(1) whatever the number of edges; the test against every edge only where
     // that fails (deep overlaps).
     // (Ring indices without `%`: an integer division each showed in profiles.)
+    // (Each far corner taken only where there are corners to test against it: a shallow
+    // contact has corners of one polygon only.)
     let half = |i: usize, n: usize| if i + n / 2 >= n { i + n / 2 - n } else { i + n / 2 };
-    let (a_far, b_far) = (loc(a[half(i, na)]), loc(b[half(j, nb)]));
     let mut ok = true;
     if i != k {
+        let b_far = loc(b[half(j, nb)]);
         let mut m = i1;
         loop {
             let am = loc(a[m]);
@@ -160,6 +162,7 @@ pub fn overlap_from_crossings(
     }
     add(q);
     if j != l {
+        let a_far = loc(a[half(i, na)]);
         let mut m = l1;
         loop {
             let bm = loc(b[m]);
