@@ -199,7 +199,10 @@ pub fn overlap_from_crossings(
     // The rounding of the fan's sum (2 eps per corner, at most 2 MAX_VERTICES + 2 of
     // them, times |a2|) is folded into the constant: r lever may be at most FAN_SLACK a2,
     // the lever half that sum (two sides added, P's to the corner and the corner's to Q:
-    // a triangle).
+    // a triangle). A triangle's fan is one cross product, rounded by a few eps |C - P|
+    // |Q - P| <= a few eps r perimeter / 2 even where it cancels (a thin triangle): more
+    // than that term, but within the allowance CORNER_ERROR makes for a cut of a cut,
+    // which P and Q (single cuts) leave unused.
     if !(ok && a2 > 0.0) {
         return None;
     }
