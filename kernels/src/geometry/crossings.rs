@@ -324,8 +324,9 @@ fn overlap_from_crossings_accurate(
 
 /// (1e-10 - 2 eps (2 MAX_VERTICES + 2)) / (2 CORNER_ERROR eps): twice the area may exceed
 /// its forward error bound 2 CORNER_ERROR eps r perimeter + 2 eps corners |a2| by no less
-/// than 1e-10 of itself when r perimeter <= FAN_SLACK a2 (for a triangle, whose corners' errors
-/// move it by CORNER_ERROR eps r perimeter at most, when r perimeter <= 2 FAN_SLACK a2).
+/// than 1e-10 of itself when r perimeter <= FAN_SLACK a2 (for a triangle, whose corners'
+/// errors move it by CORNER_ERROR eps r perimeter at most: when r perimeter <= 2 FAN_SLACK
+/// a2).
 pub(crate) const FAN_SLACK: f64 =
     (1e-10 - 2.0 * EPS * (2 * super::overlap::MAX_VERTICES + 2) as f64) / (2.0 * CORNER_ERROR * EPS);
 
