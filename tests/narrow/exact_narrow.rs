@@ -690,9 +690,10 @@ fn narrow_phase_is_exact_on_degenerate_families() {
         assert_eq!(failures, 0, "{name}: {failures} failures (table above)");
     }
     // The checks above must have gone through the tracked crossings, and in f64 where the
-    // bound allows: the shallow corners (1e-9 .. 1e-2 of the size deep, log-uniform) pass
-    // it from about 1e-4 down, so about half of them (49.9 % with the default seed; 44.1 %
-    // with the bound before 255c2ab, the edges' sum and twice the perimeter).
+    // bound allows: of the shallow corners (1e-9 .. 1e-2 of the size deep, log-uniform) it
+    // vouches for those deeper than about 1e-4 of the size, about half (49.9 % with the
+    // default seed; 44.1 % with the bound before 255c2ab, the edges' sum and twice the
+    // perimeter).
     let s = &t[FAMILIES.iter().position(|&f| f == "shallow corner").unwrap()];
     assert!(
         s.tracked_hits * 20 >= s.tracked_own * 19,

@@ -600,7 +600,7 @@ mod tests {
     #[test]
     fn a_slot_beyond_the_store_is_refused() {
         let whole = bed(120, 200, 7);
-        refuses_slots_beyond_the_store(120, &whole.ci, &whole.cj, |ci, cj, law| {
+        refuses_slots_beyond_the_store(120, BATCH, &whole.ci, &whole.cj, |ci, cj, law| {
             let b = Bed {
                 ci,
                 cj,

@@ -72,12 +72,14 @@ pub(crate) fn laws() -> Vec<Build> {
     laws
 }
 
-/// `run` (the loop over a bed of `n` particles with slots `ci`, `cj`, with each build of
-/// the law) stops with a message naming a particle beyond the store for a live slot that
-/// names one: in a batch with a free slot or without, as the first or the second particle,
-/// or with a second particle `FREE` (a slot is free by its first).
+/// `run` (the loop over a bed of `n` particles with slots `ci`, `cj`, in batches of `batch`
+/// slots, with each build of the law) stops with a message naming a particle beyond the
+/// store for a live slot that names one: in a batch with a free slot or without, as the
+/// first or the second particle, or with a second particle `FREE` (a slot is free by its
+/// first).
 pub(crate) fn refuses_slots_beyond_the_store(
     n: usize,
+    batch: usize,
     ci: &[u32],
     cj: &[u32],
     run: impl Fn(Vec<u32>, Vec<u32>, Build),
@@ -87,6 +89,8 @@ pub(crate) fn refuses_slots_beyond_the_store(
         for second in [None, Some(beyond), Some(FREE)] {
             let (mut ci, mut cj) = (ci.to_vec(), cj.to_vec());
             let s = ci.iter().rposition(|&i| i != FREE).unwrap();
+            // The free slot must share the batch of the slot beyond the store.
+            assert!(s % batch != 0, "the last live slot opens a batch");
             if free {
                 (ci[s - 1], cj[s - 1]) = (FREE, FREE);
             }

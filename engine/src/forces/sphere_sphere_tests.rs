@@ -288,7 +288,7 @@ fn batched_loop_is_bitwise_the_pair_by_pair_loop() {
 #[test]
 fn a_slot_beyond_the_store_is_refused() {
     let whole = bed(60, 200, 7);
-    refuses_slots_beyond_the_store(60, &whole.ci, &whole.cj, |ci, cj, law| {
+    refuses_slots_beyond_the_store(60, BATCH, &whole.ci, &whole.cj, |ci, cj, law| {
         let b = Bed {
             ci,
             cj,
