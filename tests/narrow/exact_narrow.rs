@@ -515,7 +515,7 @@ fn check_pair(a: &Poly, b: &Poly, rng: &mut Rng, t: &mut Tally, verbose: bool) {
     let mut cache = FeaturePair::START.pack();
     let nb = nudge(rng, b, size);
     overlap_clipped(a, &nb, ca, centroid(&nb), &mut cache, &mut scratch);
-    let (o, _) = overlap_tracked(a, b, ca, cb, &mut cache, &mut scratch);
+    let o = overlap_tracked(a, b, ca, cb, &mut cache, &mut scratch, &mut false);
     if !truth.area_ok(ov(o)) {
         t.tracked_area += 1;
         report("tracked", format!("{:?}", ov(o)));
@@ -523,7 +523,8 @@ fn check_pair(a: &Poly, b: &Poly, rng: &mut Rng, t: &mut Tally, verbose: bool) {
     // And from its own crossings, as a contact that lasts with its edges unchanged.
     let mut cache = FeaturePair::START.pack();
     overlap_clipped(a, b, ca, cb, &mut cache, &mut scratch);
-    let (o, hit) = overlap_tracked(a, b, ca, cb, &mut cache, &mut scratch);
+    let mut hit = false;
+    let o = overlap_tracked(a, b, ca, cb, &mut cache, &mut scratch, &mut hit);
     if !truth.area_ok(ov(o)) {
         t.tracked_area += 1;
         report("tracked, same edges", format!("{:?}", ov(o)));

@@ -99,7 +99,8 @@ pub fn bench_narrow(a: NarrowArgs) -> Result<(), String> {
             let t = Instant::now();
             for q in 0..a.queries {
                 let pb = &overlapping[q % 1000];
-                let (o, hit) = overlap_tracked(&pa, pb, pa[0], pb[0], &mut cache, &mut s);
+                let mut hit = false;
+                let o = overlap_tracked(&pa, pb, pa[0], pb[0], &mut cache, &mut s, &mut hit);
                 found += o.is_some() as u64;
                 black_box(o);
                 hits += hit as u64;
@@ -203,7 +204,8 @@ fn random_pairs(queries: usize, repeats: usize) -> Result<(), String> {
         for q in 0..queries {
             let k = (q * 389) % 1000;
             let (pa, pb) = &pairs[k];
-            let (o, hit) = overlap_tracked(pa, pb, pa[0], pb[0], &mut caches[k], &mut s);
+            let mut hit = false;
+            let o = overlap_tracked(pa, pb, pa[0], pb[0], &mut caches[k], &mut s, &mut hit);
             black_box(o);
             hits += hit as u64;
         }

@@ -257,9 +257,7 @@ fn polygon_polygon_into(
     let (va, vb) = (a.vertices, b.vertices);
     let mut tracked = false;
     let (ov, t) = if *prev_area > 0.0 {
-        let (ov, hit) = overlap_tracked(va, vb, a.pos, b.pos, features, scratch);
-        tracked = hit;
-        match ov {
+        match overlap_tracked(va, vb, a.pos, b.pos, features, scratch, &mut tracked) {
             Some(ov) => (Some(ov), None),
             None => (None, Some(walk(features))),
         }

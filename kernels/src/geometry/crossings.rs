@@ -332,7 +332,8 @@ pub(crate) const FAN_SLACK: f64 =
 
 /// The overlap of a pair that overlapped at the last step: from the crossings packed in
 /// `cache` if they check out, else clipped (which packs the new crossings into `cache`,
-/// when it finds exactly two). Also whether the cache served.
+/// when it finds exactly two). `tracked` says whether the cache served. (An out-parameter,
+/// not a pair: the overlap is then built where the caller wants it, not copied there.)
 #[inline]
 pub fn overlap_tracked(
     a: &[[f64; 2]],
@@ -341,11 +342,17 @@ pub fn overlap_tracked(
     cb: [f64; 2],
     cache: &mut u32,
     scratch: &mut OverlapScratch,
-) -> (Option<Overlap>, bool) {
-    if let Some(o) = Crossings::unpack(*cache).and_then(|c| overlap_from_crossings(a, b, ca, cb, c)) {
-        return (Some(o), true);
+    tracked: &mut bool,
+) -> Option<Overlap> {
+    if let Some(c) = Crossings::unpack(*cache) {
+        let o = overlap_from_crossings(a, b, ca, cb, c);
+        if o.is_some() {
+            *tracked = true;
+            return o;
+        }
     }
-    (overlap_clipped(a, b, ca, cb, cache, scratch), false)
+    *tracked = false;
+    overlap_clipped(a, b, ca, cb, cache, scratch)
 }
 
 /// [`overlap_about`] (clipping), packing the crossing edges it found into `cache` for
