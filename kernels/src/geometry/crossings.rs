@@ -141,14 +141,25 @@ pub fn overlap_from_crossings(
     // that polygon across from them, P and Q as computed on that polygon's edges (three
     // points of it, so the triangle lies in it): three tests for the corners of a shallow
     // contact, O(1) whatever the number of edges; the test against every edge only where
-    // that fails (deep overlaps).
+    // that fails (deep overlaps). The corner across is the middle one of the other
+    // polygon's arc on the corners' side of PQ (b's from P to Q for a's corners, a's from Q
+    // to P for b's): the largest triangle on that side, roughly, which halved the full
+    // tests of the dense polygon bed against the corner half-way round from the edge at P.
     // (Ring indices without `%`: an integer division each showed in profiles.)
     // (Each far corner taken only where there are corners to test against it: a shallow
     // contact has corners of one polygon only.)
-    let half = |i: usize, n: usize| if i + n / 2 >= n { i + n / 2 - n } else { i + n / 2 };
+    let mid = |from: usize, to: usize, n: usize| {
+        let len = if to >= from { to - from } else { to + n - from };
+        let m = from + len / 2;
+        if m >= n {
+            m - n
+        } else {
+            m
+        }
+    };
     let mut ok = true;
     if i != k {
-        let b_far = loc(b[half(j, nb)]);
+        let b_far = loc(b[mid(j1, l, nb)]);
         let mut m = i1;
         loop {
             let am = loc(a[m]);
@@ -162,7 +173,7 @@ pub fn overlap_from_crossings(
     }
     add(q);
     if j != l {
-        let a_far = loc(a[half(i, na)]);
+        let a_far = loc(a[mid(k1, i, na)]);
         let mut m = l1;
         loop {
             let bm = loc(b[m]);
