@@ -143,8 +143,9 @@ pub fn overlap_from_crossings(
     // contact, O(1) whatever the number of edges; the test against every edge only where
     // that fails (deep overlaps). The corner across is the middle one of the other
     // polygon's arc on the corners' side of PQ (b's from P to Q for a's corners, a's from Q
-    // to P for b's): the largest triangle on that side, roughly, which halved the full
-    // tests of the dense polygon bed against the corner half-way round from the edge at P.
+    // to P for b's): roughly the largest triangle on that side. (The corner half-way round
+    // from the edge at P, taken before, sent more corners of deep contacts to the test
+    // against every edge: 0.6 % more instructions in a dense polygon bed.)
     // (Ring indices without `%`: an integer division each showed in profiles.)
     // (Each far corner taken only where there are corners to test against it: a shallow
     // contact has corners of one polygon only.)
