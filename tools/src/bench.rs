@@ -526,12 +526,7 @@ pub fn bench(mut a: BenchArgs) -> Result<(), String> {
             vec!["verlet".into(), "gear".into()]
         };
     }
-    let commit = std::process::Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
+    let commit = crate::scale::git_commit();
     if !a.row_only {
         println!(
             "talus bench: bed tiled from {} ({} {}), {}, commit {commit}, dt = {:.4e} s, skin {:.4e} m, {} build",

@@ -83,8 +83,9 @@ pub fn scale(a: ScaleArgs) -> Result<(), String> {
     }
 }
 
-/// The commit the figures come from (short hash, "+changes" if the working tree differs
-/// from it), or "unknown" outside a git checkout.
+/// The commit checked out where the command runs (short hash, "+changes" if the working
+/// tree differs from it), or "unknown" outside a git checkout: the figures' commit when
+/// the binary was built from that tree (an older binary run in it reports the tree's).
 pub fn git_commit() -> String {
     let git = |args: &[&str]| {
         std::process::Command::new("git")
