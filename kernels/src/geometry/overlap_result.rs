@@ -108,11 +108,14 @@ pub(crate) fn assemble_line(
     cb: [f64; 2],
     tier: Tier,
 ) -> Option<Overlap> {
-    let (normal, line_length) = contact_normal(Some([p, q]), ca, cb);
-    let at = |p: [f64; 2]| [origin[0] + p[0], origin[1] + p[1]];
-    if line_length == 0.0 {
+    // (Not `contact_normal`: its fallback normal for a zero length, a select on every
+    // call, is never taken here.)
+    let (nrm, line_length) = towards(perpendicular(p, q), ca, cb);
+    if !(line_length > 0.0) {
         return None;
     }
+    let normal = [nrm[0] / line_length, nrm[1] / line_length];
+    let at = |p: [f64; 2]| [origin[0] + p[0], origin[1] + p[1]];
     Some(Overlap {
         area: 0.5 * a2,
         centroid,
@@ -128,20 +131,33 @@ pub(crate) fn assemble_line(
 /// one), pointing from `ca` towards `cb`, and the line's length (0 without one).
 #[inline(always)]
 pub(crate) fn contact_normal(line: Option<[[f64; 2]; 2]>, ca: [f64; 2], cb: [f64; 2]) -> ([f64; 2], f64) {
-    let mut nrm = match line {
-        Some([p, q]) => [-(q[1] - p[1]), q[0] - p[0]],
-        None => [cb[0] - ca[0], cb[1] - ca[1]],
+    let (nrm, len) = match line {
+        Some([p, q]) => towards(perpendicular(p, q), ca, cb),
+        None => towards([cb[0] - ca[0], cb[1] - ca[1]], ca, cb),
     };
-    if nrm[0] * (cb[0] - ca[0]) + nrm[1] * (cb[1] - ca[1]) < 0.0 {
-        nrm = [-nrm[0], -nrm[1]];
-    }
-    let len = (nrm[0] * nrm[0] + nrm[1] * nrm[1]).sqrt();
     let normal = if len > 0.0 {
         [nrm[0] / len, nrm[1] / len]
     } else {
         [1.0, 0.0]
     };
     (normal, if line.is_some() { len } else { 0.0 })
+}
+
+/// A normal of the line from `p` to `q` (q - p turned a quarter left).
+#[inline(always)]
+fn perpendicular(p: [f64; 2], q: [f64; 2]) -> [f64; 2] {
+    [-(q[1] - p[1]), q[0] - p[0]]
+}
+
+/// `v` or its opposite, whichever points from `ca` towards `cb`, and its length.
+#[inline(always)]
+fn towards(v: [f64; 2], ca: [f64; 2], cb: [f64; 2]) -> ([f64; 2], f64) {
+    let v = if v[0] * (cb[0] - ca[0]) + v[1] * (cb[1] - ca[1]) < 0.0 {
+        [-v[0], -v[1]]
+    } else {
+        v
+    };
+    (v, (v[0] * v[0] + v[1] * v[1]).sqrt())
 }
 
 /// The edges on which the boundaries of a and b cross (edge k runs from vertex k to k+1,
