@@ -111,7 +111,7 @@ pub(crate) fn assemble_line(
     // (Not `contact_normal`: its fallback normal for a zero length, a select on every
     // call, is never taken here.)
     let (nrm, line_length) = towards(perpendicular(p, q), ca, cb);
-    if !(line_length > 0.0) {
+    if line_length == 0.0 {
         return None;
     }
     let normal = [nrm[0] / line_length, nrm[1] / line_length];
