@@ -9,7 +9,7 @@
 use super::expansion::{estimate, grow, two_diff, two_product, EPS};
 
 /// Shewchuk's ccwerrboundA: |computed - exact| <= ERR_A (|left| + |right|) for the form above.
-const ERR_A: f64 = (3.0 + 16.0 * EPS) * EPS;
+pub(crate) const ERR_A: f64 = (3.0 + 16.0 * EPS) * EPS;
 
 /// (x1 - x0)(y1 - y0) - (u1 - u0)(v1 - v0), its sign exact.
 #[inline(always)]
