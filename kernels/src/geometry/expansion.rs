@@ -115,7 +115,7 @@ impl Expansion {
 
     /// The components summed in order, and a bound on that sum's error: recursive summation
     /// of n terms errs by at most (n - 1) eps / (1 - (n - 1) eps) times the sum of their
-    /// magnitudes (Higham 2002, eq. 4.4); n eps times that sum as computed covers it (its
+    /// magnitudes (Higham 2002, section 4.2); n eps times that sum as computed covers it (its
     /// own rounding included) for any n below 10^7.
     pub fn estimate_bounded(&self) -> (f64, f64) {
         let (s, a) = self
