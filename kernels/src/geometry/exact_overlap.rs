@@ -262,20 +262,15 @@ mod tests {
     /// lines, for more than a third in all, not for all).
     #[test]
     fn filtered_sides_of_meets_are_exact() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            seed ^= seed >> 12;
-            seed ^= seed << 25;
-            seed ^= seed >> 27;
-            (seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
-        };
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(17);
         // answered[family][k]: 0, 1 random angles at 0 and 1e3; 2, 3 nearly parallel at 0, 1e6.
         let mut answered = [[0usize; 18]; 4];
         let mut tried = [0usize; 4];
         for n in 0..36_000 {
             let (k, family) = (n % 18, (n / 18) % 4);
             let shift = [0.0, 1e3, 0.0, 1e6][family];
-            let r: Vec<f64> = (0..13).map(|_| next()).collect();
+            let r: Vec<f64> = (0..13).map(|_| rng.random_range(0.0..1.0)).collect();
             let pt = |i: usize| [shift + r[i] - 0.5, shift + r[i + 1] - 0.5];
             let v = [pt(0), pt(2)];
             let u = if family < 2 {
