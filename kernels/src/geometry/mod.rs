@@ -14,6 +14,7 @@ pub mod polygon;
 pub mod predicates;
 pub mod projection;
 pub mod separating_line;
+pub mod sin_cos;
 
 // Small vector and ring-index helpers shared by the polygon kernels.
 

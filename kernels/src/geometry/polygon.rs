@@ -58,7 +58,7 @@ pub fn is_convex_ccw(v: &[[f64; 2]]) -> bool {
 /// World-frame vertices of a body: rotate the body-frame vertices by `angle` and translate
 /// them to `pos`.
 pub fn to_world(body: &[[f64; 2]], pos: [f64; 2], angle: f64, out: &mut [[f64; 2]]) {
-    let (s, c) = angle.sin_cos();
+    let (s, c) = super::sin_cos::sin_cos(angle);
     for (w, b) in out.iter_mut().zip(body) {
         *w = [pos[0] + c * b[0] - s * b[1], pos[1] + s * b[0] + c * b[1]];
     }
