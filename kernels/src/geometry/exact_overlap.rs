@@ -16,8 +16,7 @@
 //!
 //! Where exact signs and accurately evaluated orientations suffice, the cheaper tier of
 //! [`super::accurate_overlap`] has answered before (see [`super::overlap::overlap_robust`]).
-use super::expansion::Expansion;
-use super::expansion::EPS;
+use super::expansion::{Expansion, EPS};
 use super::overlap_result::{assemble, Crossing, Overlap, Tier, MAX_VERTICES};
 use super::predicates::{orient, ERR_A};
 
