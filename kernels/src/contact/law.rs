@@ -105,16 +105,19 @@ pub fn linear_spring_dashpot(
 pub fn coulomb_spring(p: &ContactParams, normal: f64, v_t: f64, meff: f64, xi: &mut f64, dt: f64) -> f64 {
     *xi += v_t * dt;
     let damp_t = meff * p.gamma_t * v_t;
-    let mut ft = -(p.kt * *xi + damp_t);
+    let ft = -(p.kt * *xi + damp_t);
     let limit = p.mu * normal.abs();
     if ft.abs() > limit {
         // Sliding: cap the force and shorten the spring so that it carries exactly the
-        // capped force (LAMMPS hooke/history does the same).
-        let scale = limit / ft.abs();
-        ft *= scale;
+        // capped force (LAMMPS hooke/history does the same). The cap is the limit with the
+        // force's sign and the spring's stiffness enters by its reciprocal: no division
+        // per pair, which the vectorised pair loop would make in every lane, sliding or
+        // not (two of its four divisions; 1/k_t is the same for a whole batch).
+        let ft = limit.copysign(ft);
         if p.kt > 0.0 {
-            *xi = -(ft + damp_t) / p.kt;
+            *xi = -(ft + damp_t) * (1.0 / p.kt);
         }
+        return ft;
     }
     ft
 }
