@@ -15,6 +15,7 @@ mod dim2;
 #[allow(clippy::duplicate_mod)]
 mod dim3;
 mod folder_lock;
+mod huge_pages;
 mod neighbors;
 mod neighbors3d;
 mod parallel_opts;
@@ -90,6 +91,7 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    huge_pages::restart_with_huge_pages();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(a) => run::run(a),
