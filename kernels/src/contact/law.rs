@@ -110,9 +110,9 @@ pub fn coulomb_spring(p: &ContactParams, normal: f64, v_t: f64, meff: f64, xi: &
     if ft.abs() > limit {
         // Sliding: cap the force and shorten the spring so that it carries exactly the
         // capped force (LAMMPS hooke/history does the same). The cap is the limit with the
-        // force's sign and the spring's stiffness enters by its reciprocal: no division
-        // per pair, which the vectorised pair loop would make in every lane, sliding or
-        // not (two of its four divisions; 1/k_t is the same for a whole batch).
+        // force's sign, and the stiffness enters by its reciprocal: the vectorised pair
+        // loop computes this in every lane, sliding or not, and a division there was one
+        // of four (the other, 1/k_t, is one for the whole loop with one material).
         let ft = limit.copysign(ft);
         if p.kt > 0.0 {
             *xi = -(ft + damp_t) * (1.0 / p.kt);
