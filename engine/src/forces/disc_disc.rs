@@ -91,8 +91,8 @@ const BATCH: usize = 64;
 /// huge pages; BENCHMARKS.md). The sphere loop's threshold too.
 const PREFETCH_MIN: usize = 1 << 17;
 
-/// Slots ahead of the current one whose second particle is prefetched (32 against 16 and
-/// 64: 2-5 % faster at 10^5 and 10^6 discs).
+/// Slots ahead of the current one whose second particle is prefetched (32: 2-5 % faster
+/// than 16 at 10^6 discs, and as fast as 64).
 const PREFETCH_AHEAD: usize = 32;
 
 /// The pairs of one batch, a lane per slot: what the contact law reads (the coefficients
