@@ -86,7 +86,7 @@ const BATCH: usize = 64;
 
 /// Particles from which the disc pair loop prefetches the second particle's data: below
 /// it the prefetches are extra instructions that hide little (10^4 discs: 8 % slower with
-/// them; 10^5: 4-6 % slower on a Xeon whose L3 holds its arrays); above it they hide the
+/// them; 10^5: 4-7 % slower on a Xeon whose L3 holds its arrays); above it they hide the
 /// misses of second particles far away in Morton order (10^6 discs: 8-13 % faster, in
 /// huge pages; BENCHMARKS.md). The sphere loop's threshold too.
 const PREFETCH_MIN: usize = 1 << 17;
