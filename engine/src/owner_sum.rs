@@ -79,6 +79,21 @@ impl<'a> SharedLoads<'a> {
         }
     }
 
+    /// Ask for particle p's loads ahead of their use (out of range: nothing).
+    #[inline(always)]
+    fn prefetch(&self, p: usize) {
+        if p >= self.len {
+            return;
+        }
+        #[cfg(target_arch = "x86_64")]
+        for a in self.arrays {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // SAFETY: SSE is part of the x86-64 baseline, and a prefetch is a hint: it
+            // never faults and changes no memory; the address is in bounds (checked).
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(a.wrapping_add(p) as *const i8) };
+        }
+    }
+
     /// Keep the first `n` particles.
     #[inline(always)]
     fn fit(&mut self, n: usize) {
@@ -318,6 +333,11 @@ impl ForceSink for OwnerSink<'_> {
         }
     }
 
+    #[inline(always)]
+    fn prefetch(&self, p: usize) {
+        self.loads.prefetch(p);
+    }
+
     /// A deferred slot without a force adds zeros in the fix-up: exact, because a fold
     /// that starts at +0 never holds -0 (x + 0 = x - 0 = x for every other x).
     #[inline(always)]
@@ -344,6 +364,11 @@ impl ForceSink for SharedLoadsSink<'_> {
     fn add(&mut self, _o: usize, i: usize, j: usize, f: &ContactForce) {
         self.loads.add_i(i, f);
         self.loads.add_j(j, f);
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, p: usize) {
+        self.loads.prefetch(p);
     }
 }
 

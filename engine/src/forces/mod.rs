@@ -145,6 +145,10 @@ pub(crate) trait ForceSink {
     /// call it for every slot of a batch first, so it may come before other slots' `add`s).
     #[inline(always)]
     fn none(&mut self, _o: usize) {}
+    /// Ask for particle p's loads ahead of an `add` that may write them (a hint; the
+    /// sinks that write loads in place prefetch them, the others ignore it).
+    #[inline(always)]
+    fn prefetch(&self, _p: usize) {}
 }
 
 /// A logged step's sink (see `contact_log.rs`): every force also kept with its pair, in
@@ -176,6 +180,11 @@ impl<S: ForceSink> ForceSink for Logged<'_, S> {
     #[inline(always)]
     fn none(&mut self, o: usize) {
         self.inner.none(o);
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, p: usize) {
+        self.inner.prefetch(p);
     }
 }
 
