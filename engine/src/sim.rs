@@ -59,7 +59,7 @@ pub use broad::{NeighborMethod, QUADTREE_LEAF};
 use config::{check_config, check_radius};
 pub use config::{Config, Integrator, MAX_MATERIALS};
 use gear_history::GearHistory;
-pub use measure::Energies;
+pub use measure::{Energies, MemoryParts};
 pub use particles::{morton_key, MORTON_CELLS};
 mod sections;
 mod state;

@@ -264,6 +264,20 @@ fn run_summary_rates_are_sane() {
         );
     }
     assert!(rates[1] >= rates[0], "{rates_line:?}");
+    // The memory line's parts add up to its total (each rounded to a byte, parts under
+    // half a byte left out), and the particle store is one of them.
+    let memory_line = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("memory"))
+        .expect("memory line");
+    let m = numbers(memory_line);
+    assert!(m.len() >= 3 && memory_line.contains("particles "), "{memory_line:?}");
+    let parts: f64 = m[1..].iter().sum();
+    assert!(
+        (parts - m[0]).abs() <= 4.0,
+        "parts {parts} against {}: {memory_line:?}",
+        m[0]
+    );
     let wall_line = stdout
         .lines()
         .find(|l| l.trim_start().starts_with("wall time"))

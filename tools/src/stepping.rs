@@ -675,10 +675,7 @@ pub fn step_and_report(
     if let Some(line) = summary_extras(sim).narrow_phase {
         println!("  narrow phase        {line}");
     }
-    println!(
-        "  memory              {:.0} bytes per particle (arrays)",
-        sim.memory_bytes() as f64 / n.max(1) as f64
-    );
+    println!("  memory              {}", memory_line(sim, n));
     match &out {
         Some(o) => {
             let files: Vec<String> = o.files().iter().map(|f| f.display().to_string()).collect();
@@ -736,4 +733,29 @@ pub fn step_and_report(
         println!("  profile CSV         {}", path.display());
     }
     Ok(())
+}
+
+/// The summary's memory line: the arrays' bytes per particle, and by part (those of half
+/// a byte per particle or more), so that a user tuning a large run sees what to cut.
+fn memory_line(sim: &Simulation, n: usize) -> String {
+    let m = sim.memory_parts();
+    let per = |b: usize| b as f64 / n.max(1) as f64;
+    let parts: Vec<String> = [
+        ("particles", m.particles),
+        ("contact table", m.contacts),
+        ("far pairs", m.far_pairs),
+        ("wall contacts", m.wall_contacts),
+        ("neighbour search", m.neighbor_search),
+        ("Gear history", m.gear_history),
+        ("polygon shapes", m.shapes),
+    ]
+    .iter()
+    .filter(|(_, b)| per(*b) >= 0.5)
+    .map(|(name, b)| format!("{name} {:.0}", per(*b)))
+    .collect();
+    format!(
+        "{:.0} bytes per particle (arrays): {}",
+        per(m.total()),
+        parts.join(", ")
+    )
 }

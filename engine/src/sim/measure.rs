@@ -24,6 +24,40 @@ impl Energies {
     }
 }
 
+/// Bytes held by a simulation's arrays (capacity), by part ([`Simulation::memory_parts`]).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryParts {
+    /// The particle store.
+    pub particles: usize,
+    /// The contact table: its slots (pairs, springs, chain links; polygon features and
+    /// areas, rolling torques where kept) and per-particle chain heads, without the far pairs.
+    pub contacts: usize,
+    /// The table's far pairs (3D: candidates that cannot touch before one of their boxes
+    /// is made anew, kept out of the slots).
+    pub far_pairs: usize,
+    /// The particle-wall contacts.
+    pub wall_contacts: usize,
+    /// The neighbour search method's arrays (boxes, sorted ends, cells, lists).
+    pub neighbor_search: usize,
+    /// The Gear predictor-corrector's derivatives (none with velocity Verlet).
+    pub gear_history: usize,
+    /// The polygons' vertices and edges (2D).
+    pub shapes: usize,
+}
+
+impl MemoryParts {
+    /// All parts together.
+    pub fn total(&self) -> usize {
+        self.particles
+            + self.contacts
+            + self.far_pairs
+            + self.wall_contacts
+            + self.neighbor_search
+            + self.gear_history
+            + self.shapes
+    }
+}
+
 impl Simulation {
     /// Kinetic energy of the free particles: translational and rotational (one pass over
     /// the particles; [`Simulation::energies`] also walks the contacts).
@@ -183,25 +217,33 @@ impl Simulation {
 
     /// Bytes held by all per-particle and per-pair arrays (capacity).
     pub fn memory_bytes(&self) -> usize {
-        let broad = with_broad!(&self.broad, m => NeighborSearch::memory_bytes(&**m));
+        self.memory_parts().total()
+    }
+
+    /// [`Simulation::memory_bytes`] by part, for the run summary: where a run's memory
+    /// goes, without a profiler.
+    pub fn memory_parts(&self) -> MemoryParts {
         #[cfg(not(feature = "dim3"))]
         let shapes = self.shapes.as_ref().map_or(0, |s| s.memory_bytes());
         #[cfg(feature = "dim3")]
         let shapes = 0;
-        let gear = self.gear.as_ref().map_or(0, |g| {
-            g.a.iter()
-                .chain(&g.b)
-                .chain(&g.c)
-                .chain(&g.d)
-                .map(|a| a.capacity() * 8)
-                .sum()
-        });
-        self.particles.memory_bytes()
-            + self.contacts.memory_bytes()
-            + self.wall_contacts.memory_bytes()
-            + broad
-            + gear
-            + shapes
+        let far_pairs = self.contacts.far.memory_bytes();
+        MemoryParts {
+            particles: self.particles.memory_bytes(),
+            contacts: self.contacts.memory_bytes() - far_pairs,
+            far_pairs,
+            wall_contacts: self.wall_contacts.memory_bytes(),
+            neighbor_search: with_broad!(&self.broad, m => NeighborSearch::memory_bytes(&**m)),
+            gear_history: self.gear.as_ref().map_or(0, |g| {
+                g.a.iter()
+                    .chain(&g.b)
+                    .chain(&g.c)
+                    .chain(&g.d)
+                    .map(|a| a.capacity() * 8)
+                    .sum()
+            }),
+            shapes,
+        }
     }
 
     /// The sweep's counters (None for other methods).
