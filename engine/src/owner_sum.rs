@@ -24,7 +24,7 @@ use parking_lot::Mutex;
 
 use crate::contacts::FREE;
 use crate::error::Result;
-use crate::forces::{load_i, load_j, record_load, slot_record, ForceSink, Load, SlotRecord, WallSink};
+use crate::forces::{load_i, load_j, prefetch_line, record_load, slot_record, ForceSink, Load, SlotRecord, WallSink};
 use crate::pool::{Phase, Pool};
 use crate::store::LOADS;
 use crate::work_split::{chunk, guided_bounds, split_lengths, Dynamic};
@@ -85,12 +85,8 @@ impl<'a> SharedLoads<'a> {
         if p >= self.len {
             return;
         }
-        #[cfg(target_arch = "x86_64")]
         for a in self.arrays {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            // SAFETY: SSE is part of the x86-64 baseline, and a prefetch is a hint: it
-            // never faults and changes no memory; the address is in bounds (checked).
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(a.wrapping_add(p) as *const i8) };
+            prefetch_line(a.wrapping_add(p) as *const u8);
         }
     }
 

@@ -446,13 +446,9 @@ fn prefetch_disc(v: &DiscView, p: usize) {
     if p >= v.x.len() {
         return;
     }
-    #[cfg(target_arch = "x86_64")]
     for a in [v.x, v.y, v.vx, v.vy, v.omega, v.radius, v.inv_mass] {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: SSE is part of the x86-64 baseline, and a prefetch is a hint: it never
-        // faults and changes no memory. The address is that of an element in bounds (all
-        // the view's slices have the length of `x`).
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(a.as_ptr().wrapping_add(p) as *const i8) };
+        // In bounds: p is below the length of every slice of the view.
+        super::prefetch_line(a.as_ptr().wrapping_add(p) as *const u8);
     }
 }
 

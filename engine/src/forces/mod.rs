@@ -262,6 +262,29 @@ impl ForceSink for LoadSink<'_> {
             l[j] += b;
         }
     }
+
+    #[inline(always)]
+    fn prefetch(&self, p: usize) {
+        for l in &self.loads {
+            if let Some(v) = l.get(p) {
+                prefetch_line(v as *const f64 as *const u8);
+            }
+        }
+    }
+}
+
+/// Ask for the cache line at `a` (a hint: it never faults and changes no memory).
+#[inline(always)]
+pub(crate) fn prefetch_line(a: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: SSE is part of the x86-64 baseline, and a prefetch of any address is a
+        // hint that neither faults nor writes.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(a as *const i8) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = a;
 }
 
 impl WallSink for LoadSink<'_> {

@@ -564,13 +564,9 @@ fn prefetch_sphere(view: &SphereView, p: usize) {
     if p >= view.len() {
         return;
     }
-    #[cfg(target_arch = "x86_64")]
     for a in [view.pos[0], view.pos[1], view.pos[2], view.radius, view.inv_mass] {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: SSE is part of the x86-64 baseline, and a prefetch is a hint: it never
-        // faults and changes no memory. The address is that of an element in bounds (all
-        // the view's slices have the length of `radius`).
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(a.as_ptr().wrapping_add(p) as *const i8) };
+        // In bounds: p is below the length of every slice of the view.
+        super::prefetch_line(a.as_ptr().wrapping_add(p) as *const u8);
     }
 }
 

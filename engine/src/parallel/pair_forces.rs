@@ -46,6 +46,11 @@ impl ForceSink for PerThreadSink<'_> {
         self.touched[i / TOUCH_BLOCK] = true;
         self.touched[j / TOUCH_BLOCK] = true;
     }
+
+    #[inline(always)]
+    fn prefetch(&self, p: usize) {
+        self.loads.prefetch(p);
+    }
 }
 
 /// Mutex: each addition under the particle's lock (Schinner 1999, Fig. 12).
@@ -70,6 +75,14 @@ impl ForceSink for LockSink<'_> {
         let mut b = self.locks[j].lock();
         for (b, v) in b.iter_mut().zip(load_j(f)) {
             *b += v;
+        }
+    }
+
+    /// The particle's lock and loads (one record).
+    #[inline(always)]
+    fn prefetch(&self, p: usize) {
+        if let Some(l) = self.locks.get(p) {
+            crate::forces::prefetch_line(l as *const Mutex<Load> as *const u8);
         }
     }
 }
