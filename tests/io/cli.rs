@@ -271,7 +271,10 @@ fn run_summary_rates_are_sane() {
         .find(|l| l.trim_start().starts_with("memory"))
         .expect("memory line");
     let m = numbers(memory_line);
-    assert!(m.len() >= 3 && memory_line.contains("particles "), "{memory_line:?}");
+    assert!(
+        m.len() >= 3 && memory_line.contains("particle store "),
+        "{memory_line:?}"
+    );
     let parts: f64 = m[1..].iter().sum();
     assert!(
         (parts - m[0]).abs() <= 4.0,

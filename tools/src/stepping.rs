@@ -741,8 +741,8 @@ fn memory_line(sim: &Simulation, n: usize) -> String {
     let m = sim.memory_parts();
     let per = |b: usize| b as f64 / n.max(1) as f64;
     let parts: Vec<String> = [
-        ("particles", m.particles),
-        ("contact table", m.contacts),
+        ("particle store", m.particles),
+        ("contact table", m.contact_table),
         ("far pairs", m.far_pairs),
         ("wall contacts", m.wall_contacts),
         ("neighbour search", m.neighbor_search),

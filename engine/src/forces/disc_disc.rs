@@ -1,7 +1,7 @@
 //! The disc-disc pair loop: a linear pass over a run of contact-table slots in batches,
 //! each batch gathered into lanes, put through the spring-dashpot kernel
 //! (`kernels::contact::disc_disc`) as one vectorised loop, and its forces into a sink in
-//! slot order; the second particle's data prefetched in large systems.
+//! slot order; the second particle's data and loads prefetched in large systems.
 use talus_kernels::contact::disc_disc::{contact_normal, disc_disc_touching, ContactForce};
 use talus_kernels::contact::extras::{add_extras, contact_size, Touch};
 use talus_kernels::contact::ContactParams;
@@ -84,11 +84,12 @@ impl<'a> DiscView<'a> {
 /// arrays (about 10 KB) in L1.
 const BATCH: usize = 64;
 
-/// Particles from which the disc pair loop prefetches the second particle's data: below
-/// it the prefetches are extra instructions that hide little (10^4 discs: 8 % slower with
-/// them; 10^5: 4-7 % slower on a Xeon whose L3 holds its arrays); above it they hide the
-/// misses of second particles far away in Morton order (10^6 discs: 8-13 % faster, in
-/// huge pages; BENCHMARKS.md). The sphere loop's threshold too.
+/// Particles from which the disc pair loop prefetches the second particle's data and
+/// loads: below it the prefetches are extra instructions that hide little (10^4 discs: 8 %
+/// slower with the data's; 10^5: 4-7 % slower on a Xeon whose L3 holds its arrays; the
+/// loads' cost 4-9 % more at 10^4, 3-6 % at 10^5); above it they hide the misses of second
+/// particles far away in Morton order (10^6 discs: the data's 8-13 % faster, in huge
+/// pages, the loads' 7-11 % more; BENCHMARKS.md). The sphere loop's threshold too.
 const PREFETCH_MIN: usize = 1 << 17;
 
 /// Slots ahead of the current one whose second particle is prefetched (32: 2-5 % faster
@@ -180,14 +181,17 @@ pub(crate) fn disc_slots<P: Params, S: ForceSink>(
     dt: f64,
     sink: &mut S,
 ) -> u64 {
-    disc_slots_with(Build::detect(), v, params, ci, cj, xi, rolling, dt, sink)
+    let prefetch = v.x.len() >= PREFETCH_MIN;
+    disc_slots_with(Build::detect(), prefetch, v, params, ci, cj, xi, rolling, dt, sink)
 }
 
-/// [`disc_slots`] with the law's stage compiled as `law` says.
+/// [`disc_slots`] with the law's stage compiled as `law` says, and the second particles'
+/// data and loads asked for ahead or not (`prefetch`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn disc_slots_with<P: Params, S: ForceSink>(
     law: Build,
+    prefetch: bool,
     v: &DiscView,
     params: &P,
     ci: &[u32],
@@ -203,7 +207,6 @@ fn disc_slots_with<P: Params, S: ForceSink>(
     let slots = xi.len();
     let (ci, cj) = (&ci[..slots], &cj[..slots]);
     let rolling = if P::EXTRAS { &mut rolling[..slots] } else { rolling };
-    let prefetch = v.x.len() >= PREFETCH_MIN;
     let mut touching = 0;
     let mut start = 0;
     while start < slots {
@@ -562,13 +565,25 @@ mod tests {
 
     fn batched<P: Params>(law: Build, b: &Bed, params: &P, dt: f64) -> ([Vec<f64>; 3], Vec<f64>, u64) {
         let n = b.x.len();
-        let (mut fx, mut fy, mut tq) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-        let mut xi = b.xi.clone();
-        let mut sink = LoadSink {
-            loads: [&mut fx, &mut fy, &mut tq],
+        let run = |prefetch: bool| {
+            let (mut fx, mut fy, mut tq) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+            let mut xi = b.xi.clone();
+            let mut sink = LoadSink {
+                loads: [&mut fx, &mut fy, &mut tq],
+            };
+            let (ci, cj) = (&b.ci, &b.cj);
+            let touching = disc_slots_with(law, prefetch, &view(b), params, ci, cj, &mut xi, &mut [], dt, &mut sink);
+            ([fx, fy, tq], xi, touching)
         };
-        let touching = disc_slots_with(law, &view(b), params, &b.ci, &b.cj, &mut xi, &mut [], dt, &mut sink);
-        ([fx, fy, tq], xi, touching)
+        // With and without the prefetches (the loop asks for them only in large systems):
+        // hints, which change nothing.
+        let (got, hinted) = (run(false), run(true));
+        assert_eq!(got.2, hinted.2);
+        assert_eq!(bits(&got.1), bits(&hinted.1));
+        for (a, b) in got.0.iter().zip(&hinted.0) {
+            assert_eq!(bits(a), bits(b));
+        }
+        got
     }
 
     fn bits(v: &[f64]) -> Vec<u64> {

@@ -145,8 +145,8 @@ pub(crate) trait ForceSink {
     /// call it for every slot of a batch first, so it may come before other slots' `add`s).
     #[inline(always)]
     fn none(&mut self, _o: usize) {}
-    /// Ask for particle p's loads ahead of an `add` that may write them (a hint; the
-    /// sinks that write loads in place prefetch them, the others ignore it).
+    /// Ask for particle p's loads ahead of an `add` that may write them: a hint, which
+    /// changes no memory (each sink asks for what its `add` writes).
     #[inline(always)]
     fn prefetch(&self, _p: usize) {}
 }

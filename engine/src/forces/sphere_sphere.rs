@@ -59,9 +59,10 @@ impl<'a> SphereView<'a> {
 const BATCH: usize = 64;
 
 /// Particles from which the loop prefetches the second particle's position, radius and
-/// inverse mass, as the disc loop does: above it the second particle is mostly far in
-/// Morton order. Measured for spheres (BENCHMARKS.md, issue 19): at 58,320 the loop ran
-/// 1.22x faster without the prefetches, at 583,200 0.93x.
+/// inverse mass, and the touching pairs' loads, as the disc loop does: above it the
+/// second particle is mostly far in Morton order. Measured for spheres (BENCHMARKS.md,
+/// issue 19): at 58,320 the loop ran 1.22x faster without the data's prefetches, at
+/// 583,200 0.93x; the loads' made 58,320 no faster and 583,200 12-15 % faster.
 const PREFETCH_MIN: usize = 1 << 17;
 
 /// Slots ahead of the current one whose second particle is prefetched (the disc loop's).
@@ -195,14 +196,28 @@ pub(crate) fn sphere_slots<P: Params, S: ForceSink>(
     dt: f64,
     sink: &mut S,
 ) -> u64 {
-    sphere_slots_with(Build::detect(), view, params, model, (ci, cj), xi, rolling, dt, sink)
+    let prefetch = view.len() >= PREFETCH_MIN;
+    sphere_slots_with(
+        Build::detect(),
+        prefetch,
+        view,
+        params,
+        model,
+        (ci, cj),
+        xi,
+        rolling,
+        dt,
+        sink,
+    )
 }
 
-/// [`sphere_slots`] with the law's stage compiled as `law` says.
+/// [`sphere_slots`] with the law's stage compiled as `law` says, and the second particles'
+/// data and loads asked for ahead or not (`prefetch`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn sphere_slots_with<P: Params, S: ForceSink>(
     law: Build,
+    prefetch: bool,
     view: &SphereView,
     params: &P,
     model: NormalModel,
@@ -215,7 +230,6 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
     let n = xi.len();
     let (ci, cj) = (&ci[..n], &cj[..n]);
     let rolling = if P::EXTRAS { &mut rolling[..n] } else { rolling };
-    let prefetch = view.len() >= PREFETCH_MIN;
     let (mut cand, mut lanes) = (Candidates::new(), Touching::new());
     let mut touching = 0;
     let mut start = 0;
@@ -288,7 +302,7 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
         }
         // The loads the sink adds into after the law, of the touching pairs' second
         // particles, asked for while the law runs: 583,200 spheres 12-15 % faster (every
-        // candidate's, ahead as the data is, was 1-4 % slower than this; BENCHMARKS.md).
+        // candidate's, ahead as the data is, was no faster than this; BENCHMARKS.md).
         if prefetch {
             for &t in &lanes.slot[..k] {
                 sink.prefetch(cj[start + t as usize] as usize);

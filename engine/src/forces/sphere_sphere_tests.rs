@@ -178,18 +178,42 @@ fn batched<P: Params>(
     dt: f64,
 ) -> (Loads, Vec<Spring>, Vec<[f64; 3]>, u64) {
     let n = b.radius.len();
-    let mut loads: Loads = std::array::from_fn(|_| vec![0.0; n]);
-    let (mut xi, mut rolling) = (b.xi.clone(), b.rolling.clone());
-    let touching = {
-        let [f0, f1, f2, t0, t1, t2] = &mut loads;
-        let mut sink = LoadSink {
-            loads: [f0, f1, f2, t0, t1, t2],
+    let run = |prefetch: bool| {
+        let mut loads: Loads = std::array::from_fn(|_| vec![0.0; n]);
+        let (mut xi, mut rolling) = (b.xi.clone(), b.rolling.clone());
+        let touching = {
+            let [f0, f1, f2, t0, t1, t2] = &mut loads;
+            let mut sink = LoadSink {
+                loads: [f0, f1, f2, t0, t1, t2],
+            };
+            let v = view(b, image);
+            let rolling: &mut [[f64; 3]] = if P::EXTRAS { &mut rolling } else { &mut [] };
+            sphere_slots_with(
+                law,
+                prefetch,
+                &v,
+                params,
+                model,
+                (&b.ci, &b.cj),
+                &mut xi,
+                rolling,
+                dt,
+                &mut sink,
+            )
         };
-        let v = view(b, image);
-        let rolling: &mut [[f64; 3]] = if P::EXTRAS { &mut rolling } else { &mut [] };
-        sphere_slots_with(law, &v, params, model, (&b.ci, &b.cj), &mut xi, rolling, dt, &mut sink)
+        (loads, xi, rolling, touching)
     };
-    (loads, xi, rolling, touching)
+    // With and without the prefetches (the loop asks for them only in large systems):
+    // hints, which change nothing.
+    let (got, hinted) = (run(false), run(true));
+    assert_eq!(got.3, hinted.3);
+    assert_eq!(bits(&got.1), bits(&hinted.1));
+    assert_eq!(bits(&got.2), bits(&hinted.2));
+    for (a, b) in got.0.iter().zip(&hinted.0) {
+        let scalar_bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(scalar_bits(a), scalar_bits(b));
+    }
+    got
 }
 
 fn bits<const K: usize>(v: &[[f64; K]]) -> Vec<[u64; K]> {

@@ -78,7 +78,8 @@ impl ForceSink for LockSink<'_> {
         }
     }
 
-    /// The particle's lock and loads (one record).
+    /// The first cache line of the particle's lock and loads (one record, which may
+    /// straddle two lines).
     #[inline(always)]
     fn prefetch(&self, p: usize) {
         if let Some(l) = self.locks.get(p) {

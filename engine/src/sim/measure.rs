@@ -30,8 +30,9 @@ pub struct MemoryParts {
     /// The particle store.
     pub particles: usize,
     /// The contact table: its slots (pairs, springs, chain links; polygon features and
-    /// areas, rolling torques where kept) and per-particle chain heads, without the far pairs.
-    pub contacts: usize,
+    /// areas, rolling torques where kept), per-particle chain heads and the list of free
+    /// slots, without the far pairs.
+    pub contact_table: usize,
     /// The table's far pairs (3D: candidates that cannot touch before one of their boxes
     /// is made anew, kept out of the slots).
     pub far_pairs: usize,
@@ -49,7 +50,7 @@ impl MemoryParts {
     /// All parts together.
     pub fn total(&self) -> usize {
         self.particles
-            + self.contacts
+            + self.contact_table
             + self.far_pairs
             + self.wall_contacts
             + self.neighbor_search
@@ -230,7 +231,7 @@ impl Simulation {
         let far_pairs = self.contacts.far.memory_bytes();
         MemoryParts {
             particles: self.particles.memory_bytes(),
-            contacts: self.contacts.memory_bytes() - far_pairs,
+            contact_table: self.contacts.memory_bytes() - far_pairs,
             far_pairs,
             wall_contacts: self.wall_contacts.memory_bytes(),
             neighbor_search: with_broad!(&self.broad, m => NeighborSearch::memory_bytes(&**m)),
