@@ -424,7 +424,8 @@ impl ContactTable {
         self.compact();
     }
 
-    /// Bytes held (capacity), for the memory report.
+    /// Bytes held (capacity) by the slots, their chains and the free list, for the memory
+    /// report; the far pairs report theirs apart (`far.memory_bytes()`).
     pub fn memory_bytes(&self) -> usize {
         self.i.capacity() * 4
             + self.j.capacity() * 4
@@ -432,7 +433,6 @@ impl ContactTable {
             + self.features.capacity() * 4
             + self.area.capacity() * 8
             + self.rolling.capacity() * 8 * ANG
-            + self.far.memory_bytes()
             + self.next.capacity() * 4
             + self.head.capacity() * 4
             + self.free.capacity() * 4

@@ -228,11 +228,10 @@ impl Simulation {
         let shapes = self.shapes.as_ref().map_or(0, |s| s.memory_bytes());
         #[cfg(feature = "dim3")]
         let shapes = 0;
-        let far_pairs = self.contacts.far.memory_bytes();
         MemoryParts {
             particles: self.particles.memory_bytes(),
-            contact_table: self.contacts.memory_bytes() - far_pairs,
-            far_pairs,
+            contact_table: self.contacts.memory_bytes(),
+            far_pairs: self.contacts.far.memory_bytes(),
             wall_contacts: self.wall_contacts.memory_bytes(),
             neighbor_search: with_broad!(&self.broad, m => NeighborSearch::memory_bytes(&**m)),
             gear_history: self.gear.as_ref().map_or(0, |g| {

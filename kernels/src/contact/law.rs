@@ -113,13 +113,14 @@ pub fn coulomb_spring(p: &ContactParams, normal: f64, v_t: f64, meff: f64, xi: &
         // force's sign, and the stiffness enters by its reciprocal: the vectorised pair
         // loop computes this in every lane, sliding or not, and a division there was one
         // of four (the other, 1/k_t, is one for the whole loop with one material).
-        let ft = limit.copysign(ft);
+        let capped = limit.copysign(ft);
         if p.kt > 0.0 {
-            *xi = -(ft + damp_t) * (1.0 / p.kt);
+            *xi = -(capped + damp_t) * (1.0 / p.kt);
         }
-        return ft;
+        capped
+    } else {
+        ft
     }
-    ft
 }
 
 /// Elastic energy stored in a contact: k_n delta^2 / 2 + k_t xi^2 / 2.
