@@ -37,7 +37,7 @@ pub use material::Material;
 pub use parallel::ForceStrategy;
 #[cfg(not(feature = "dim3"))]
 pub use shapes::PolygonShape;
-pub use sim::{Analysis, Config, Energies, Integrator, MemoryParts, NeighborMethod, Region, Simulation};
+pub use sim::{Analysis, CellServo, Config, Energies, Integrator, MemoryParts, NeighborMethod, Region, Simulation};
 pub use sim::{Elem, Section, SectionSource, SETTINGS_SECTIONS};
 #[cfg(not(feature = "dim3"))]
 pub use sim::{NarrowStats, Rejection};

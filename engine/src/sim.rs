@@ -45,6 +45,7 @@ use talus_kernels::geometry::polygon::to_world;
 mod broad;
 mod analysis;
 mod analysis_passes;
+mod cell_servo;
 mod config;
 mod gear_history;
 mod insertion;
@@ -56,6 +57,7 @@ mod periodic;
 pub use analysis::{Analysis, Region};
 use broad::{Broad, BroadUpdate};
 pub use broad::{NeighborMethod, QUADTREE_LEAF};
+pub use cell_servo::CellServo;
 use config::{check_config, check_radius};
 pub use config::{Config, Integrator, MAX_MATERIALS};
 use gear_history::GearHistory;
@@ -134,6 +136,8 @@ pub struct Simulation {
     contact_log: Option<ContactLog>,
     /// Periodic boundaries: the cell and the images the broad phase sees.
     periodic: Option<talus_kernels::neighbor::PeriodicImages>,
+    /// A servo on the periodic cell's y length (`sim/cell_servo.rs`).
+    cell_servo: Option<cell_servo::CellServoState>,
     /// Walls moved by a function of time (`sim/moving_walls.rs`), and the times their
     /// contact list was built again for them alone.
     moving_walls: Vec<crate::wall_motion::WallMotion>,
@@ -206,6 +210,7 @@ impl Simulation {
             log_requested: false,
             contact_log: None,
             periodic: None,
+            cell_servo: None,
             moving_walls: Vec::new(),
             wall_relists: 0,
             servos: Vec::new(),
@@ -288,7 +293,8 @@ impl Simulation {
                 }
                 self.insert_due()?;
             }
-            if let Err(e) = self.advance(pending, logging && k + 1 == steps) {
+            let log = (logging && k + 1 == steps) || self.cell_servo_due();
+            if let Err(e) = self.advance(pending, log) {
                 // Keep the state synchronised; the first error is the one to report. The
                 // bodies may have moved without the gap budgets being charged: drop them.
                 let _ = self.finish_kick();
@@ -325,7 +331,9 @@ impl Simulation {
         }
         // Under Lees-Edwards shear, the offset of the cell above at the drifted positions'
         // time (the wrap uses it); it may call for an update of its own.
-        let sheared = self.shear_to(self.time + dt);
+        let mut sheared = self.shear_to(self.time + dt);
+        // A cell under a servo stretched to its length of the drifted positions' time.
+        sheared |= self.stretch_cell(dt);
         // Moving and tilting walls at their poses, and turning drums at their spins, of the
         // drifted positions' time.
         if !(self.moving_walls.is_empty() && self.turns.is_empty() && self.tilts.is_empty()) {
@@ -354,6 +362,7 @@ impl Simulation {
         }
         self.forces(dt, log)?;
         self.measure_servos();
+        self.measure_cell();
         if self.config.integrator == Integrator::Gear {
             self.correct()?;
         }

@@ -15,8 +15,8 @@ const AXES: [&str; 3] = ["x", "y", "z"];
 
 /// The header of the series for `a`: step, time, kinetic, rotational, potential, coordination,
 /// coordination_held, rattlers, unbalanced, pressure, stress_xx, stress_xy, ... (row by
-/// row), packing, region_pressure and region_stress_xx ... (with a region: the grains
-/// whose centres lie in it), then the force on each wall, `wallK_fx` ... (K in the
+/// row), cell_length_y and shear_rate (under a cell servo), packing, region_pressure and
+/// region_stress_xx ... (with a region: the grains whose centres lie in it), then the force on each wall, `wallK_fx` ... (K in the
 /// run's order of walls), and on all wall bodies together, `bodies_fx` ... (if any).
 pub fn header(a: &Analysis) -> String {
     let mut h = String::from(
@@ -26,6 +26,9 @@ pub fn header(a: &Analysis) -> String {
         for c in AXES.iter().take(DIM) {
             h += &format!(",stress_{r}{c}");
         }
+    }
+    if a.cell.is_some() {
+        h += ",cell_length_y,shear_rate";
     }
     if a.packing.is_some() {
         h += ",packing,region_pressure";
@@ -100,6 +103,9 @@ impl AnalysisSeries {
             pressure(&a.stress),
         ];
         values.extend(a.stress.iter().flatten());
+        if let Some((l, rate)) = a.cell {
+            values.extend([l, rate]);
+        }
         if let (Some(p), Some(s)) = (a.packing, &a.region_stress) {
             values.push(p);
             values.push(pressure(s));

@@ -316,6 +316,20 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
         sim.set_periodic(d.periodic)
             .map_err(|e| invalid(format!("domain.periodic: {e}")))?;
     }
+    if let Some(s) = d.servo {
+        let spec = talus_engine::CellServo {
+            servo: talus_engine::wall_motion::Servo {
+                target: s.stress,
+                gain: s.gain,
+                max_speed: s.max_speed,
+            },
+            every: s.every,
+            min_length: s.min_length,
+            max_length: s.max_length,
+        };
+        sim.set_cell_servo(spec)
+            .map_err(|e| invalid(format!("domain.servo: {e}")))?;
+    }
     warnings.extend(preflight::overlap_warnings(&sim, &sources, &inits));
     Ok(Built {
         sim,

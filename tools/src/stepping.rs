@@ -583,6 +583,14 @@ pub fn step_and_report(
             periodic.join(", ")
         );
     }
+    if let Some((s, speed, stress)) = sim.cell_servo() {
+        let l = sim.config.domain_max[1] - sim.config.domain_min[1];
+        println!(
+            "  cell servo          y length {l:.6e} m (within {:.4e}..{:.4e}), growing at {speed:.3e} m/s; \
+             normal stress {stress:.4e} against {:.4e} at the last measurement (every {} steps)",
+            s.min_length, s.max_length, s.servo.target, s.every
+        );
+    }
     if !sim.wall_motions().is_empty() {
         let walls: Vec<String> = sim.wall_motions().iter().map(|m| format!("wall{}", m.wall)).collect();
         println!(

@@ -55,6 +55,9 @@ pub struct Analysis {
     pub stress: Tensor,
     /// The domain's volume (its area in 2D) that `stress` is divided by.
     pub volume: f64,
+    /// Under a cell servo (`Simulation::set_cell_servo`): the cell's y length (m) and
+    /// shear rate (1/s; 0 without shear) at the analysed state.
+    pub cell: Option<(f64, f64)>,
     /// Each grain's stress: its share of the sum (half of each pair's, all of each wall
     /// contact's: LAMMPS' `compute stress/atom`) over the grain's own volume.
     pub grain_stress: Vec<Tensor>,
@@ -301,6 +304,9 @@ impl Simulation {
             time: self.time,
             stress,
             volume: domain.volume(),
+            cell: self
+                .cell_servo
+                .map(|_| (domain.max[1] - domain.min[1], self.shear_rate())),
             grain_stress,
             contacts,
             coordination: coordination(grain_pairs, grain_count),

@@ -5,6 +5,8 @@
 //! table keys pairs by particles alone, so a pair keeps its spring across the seam.
 use talus_kernels::neighbor::{MinImage, PeriodicCell, PeriodicImages};
 
+use super::cell_servo::{cell_servo_from, CellServoState};
+use super::state_records::Reader;
 use super::*;
 
 impl Simulation {
@@ -43,9 +45,13 @@ impl Simulation {
             .map_or(0.0, |p| p.cell.shear_velocity / p.cell.length(1))
     }
 
-    fn set_periodic_sheared(&mut self, axes: [bool; DIM], shear_velocity: f64) -> Result<()> {
+    pub(super) fn set_periodic_sheared(&mut self, axes: [bool; DIM], shear_velocity: f64) -> Result<()> {
         let bad = |m: String| Err(EngineError::Setup(m));
         let names = ["x", "y", "z"];
+        // A cell servo holds a periodic y length: none without one.
+        if !axes[1] {
+            self.cell_servo = None;
+        }
         if !axes.iter().any(|&p| p) {
             if self.periodic.take().is_some() {
                 self.drop_images();
@@ -93,7 +99,7 @@ impl Simulation {
             periodic: axes,
             shear_velocity,
         };
-        let mut images = PeriodicImages::new(cell, largest + self.config.margin).map_err(EngineError::Setup)?;
+        let mut images = self.images_for(cell, largest + self.config.margin)?;
         images.set_offset(cell.shear_offset(self.time));
         self.drop_images();
         self.periodic = Some(images);
@@ -189,11 +195,7 @@ impl Simulation {
     pub(super) fn broad_config(&self) -> Config {
         let mut c = self.config.clone();
         if let Some(im) = &self.periodic {
-            let e = im.extent();
-            for a in (0..DIM).filter(|&a| im.cell.periodic[a]) {
-                c.domain_min[a] -= e;
-                c.domain_max[a] += e;
-            }
+            im.broad_domain(&mut c.domain_min, &mut c.domain_max);
         }
         c
     }
@@ -259,6 +261,60 @@ impl Simulation {
         }
         self.needs_rebuild = true;
     }
+}
+
+/// The periodic cell of a checkpoint, if it has one: its axes, the reach its images were
+/// made for, the images themselves (`n` particles), and its cell servo if it has one.
+pub(super) fn periodic_from(
+    r: &Reader,
+    config: &Config,
+    n: usize,
+) -> Result<(Option<PeriodicImages>, Option<CellServoState>)> {
+    if r.src.section("periodic").is_none() {
+        if r.src.section("periodic.servo").is_some() {
+            return Err(r.err("periodic.servo", "a cell servo without a periodic cell".into()));
+        }
+        return Ok((None, None));
+    }
+    let words: Vec<f64> = r.exact("periodic", 2 + DIM)?;
+    let axes: [bool; DIM] = std::array::from_fn(|a| words[1 + a] == 1.0);
+    let flags_ok = words[1..=DIM].iter().all(|&w| w == 0.0 || w == 1.0) && axes.iter().any(|&p| p);
+    if !(flags_ok && words[0] > 0.0 && words[0].is_finite() && words[1 + DIM].is_finite()) {
+        return Err(r.err(
+            "periodic",
+            format!("{words:?} is no periodic cell (a reach, 0 or 1 per axis, a shear velocity)"),
+        ));
+    }
+    let cell = PeriodicCell {
+        lo: config.domain_min,
+        hi: config.domain_max,
+        periodic: axes,
+        shear_velocity: words[1 + DIM],
+    };
+    let servo = cell_servo_from(r, &cell)?;
+    let mut images = match &servo {
+        None => PeriodicImages::new(cell, words[0]),
+        Some((s, _)) => PeriodicImages::new_resizable(cell, words[0], s.spec.min_length, s.spec.max_length),
+    }
+    .map_err(|m| r.err("periodic", m))?;
+    if let Some((_, stored)) = servo {
+        images.restore_length(stored);
+    }
+    let stored: Vec<f64> = r.exact("periodic.offset", 1)?;
+    if !(stored[0] >= 0.0 && stored[0] < cell.length(0)) {
+        return Err(r.err("periodic.offset", format!("{} is no offset within the cell", stored[0])));
+    }
+    images.restore_offsets(stored[0]);
+    let owner: Vec<u32> = r.get("periodic.owner")?;
+    let flat: Vec<u8> = r.exact("periodic.shift", owner.len() * DIM)?;
+    let shift: Vec<[i8; DIM]> = flat
+        .chunks_exact(DIM)
+        .map(|c| std::array::from_fn(|a| c[a] as i8 - 3))
+        .collect();
+    images
+        .restore(n, &owner, &shift)
+        .map_err(|m| r.err("periodic.owner", m))?;
+    Ok((Some(images), servo.map(|s| s.0)))
 }
 
 /// Bring the contact table up to the broad phase's changes of entry pairs in a periodic

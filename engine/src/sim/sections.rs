@@ -85,9 +85,10 @@ pub trait SectionSource {
 /// The sections that hold the settings that decide results (time step, domain, method,
 /// materials, walls, drives, insertion streams, periodic axes): a checkpoint's header
 /// carries a digest of those present. Insertion came with format version 2 (files of
-/// version 1 lack it); `periodic` is there only for a periodic cell.
+/// version 1 lack it); `periodic` is there only for a periodic cell, `periodic.servo`
+/// only for one under a cell servo.
 #[cfg(not(feature = "dim3"))]
-pub const SETTINGS_SECTIONS: [&str; 15] = [
+pub const SETTINGS_SECTIONS: [&str; 16] = [
     "config",
     "materials",
     "material.names",
@@ -97,6 +98,7 @@ pub const SETTINGS_SECTIONS: [&str; 15] = [
     "drives.laws",
     "insert.spec",
     "periodic",
+    "periodic.servo",
     "pair.table",
     "walls.motion",
     "walls.motion.start",
@@ -105,16 +107,18 @@ pub const SETTINGS_SECTIONS: [&str; 15] = [
     "walls.tilt",
 ];
 /// The sections that hold the settings that decide results in 3D (no drives there yet;
-/// files from before insertion lack `insert.spec`; `periodic` only for a periodic cell;
+/// files from before insertion lack `insert.spec`; `periodic` only for a periodic cell,
+/// `periodic.servo` for one under a cell servo;
 /// `walls.turn` only where a drum turns by a law, `walls.tilt` where a wall tilts).
 #[cfg(feature = "dim3")]
-pub const SETTINGS_SECTIONS: [&str; 13] = [
+pub const SETTINGS_SECTIONS: [&str; 14] = [
     "config",
     "materials",
     "material.names",
     "walls",
     "insert.spec",
     "periodic",
+    "periodic.servo",
     "pair.table",
     "walls.motion",
     "walls.motion.start",

@@ -107,7 +107,7 @@ fn borrowed<'a, T: Pod>(name: &'static str, elem: Elem, v: &'a [T]) -> Section<'
     }
 }
 
-fn owned<T: Pod>(name: &'static str, elem: Elem, v: Vec<T>) -> Section<'static> {
+pub(super) fn owned<T: Pod>(name: &'static str, elem: Elem, v: Vec<T>) -> Section<'static> {
     Section {
         name,
         elem,
@@ -275,6 +275,7 @@ impl Simulation {
             let shifts: Vec<u8> = im.shifts().iter().flatten().map(|&k| (k + 3) as u8).collect();
             s.push(owned("periodic.shift", Elem::U8, shifts));
         }
+        self.cell_servo_sections(&mut s);
         s
     }
 
@@ -421,7 +422,7 @@ impl Simulation {
             ));
         }
         // In a periodic cell a centre may be past a periodic face by the slack.
-        let periodic = periodic_from(&r, &config, n)?;
+        let (periodic, cell_servo) = super::periodic::periodic_from(&r, &config, n)?;
         let (mut lo, mut hi) = (config.domain_min, config.domain_max);
         if let Some(im) = &periodic {
             for a in (0..DIM).filter(|&a| im.cell.periodic[a]) {
@@ -614,16 +615,14 @@ impl Simulation {
         // The broad phase's domain: past the periodic faces as far as images reach.
         let mut broad_config = config.clone();
         if let Some(im) = &periodic {
-            for a in (0..DIM).filter(|&a| im.cell.periodic[a]) {
-                broad_config.domain_min[a] -= im.extent();
-                broad_config.domain_max[a] += im.extent();
-            }
+            im.broad_domain(&mut broad_config.domain_min, &mut broad_config.domain_max);
         }
         let radii: Vec<f64> = match &periodic {
             None => ps.radius.clone(),
-            // An image's box under shear is wider by the offset's drift.
+            // An image's box under shear is wider by the offset's drift; in a cell whose
+            // length changes, taller by the give.
             Some(im) => (0..n + images)
-                .map(|e| ps.radius[im.owner(n, e as u32) as usize] + if e < n { 0.0 } else { im.drift() })
+                .map(|e| ps.radius[im.owner(n, e as u32) as usize] + if e < n { 0.0 } else { im.drift() + im.give() })
                 .collect(),
         };
         check_boxes_fit(&boxes, &radii, &broad_config).map_err(|msg| r.err("broad.boxes", msg))?;
@@ -719,6 +718,7 @@ impl Simulation {
             log_requested: false,
             contact_log: None,
             periodic,
+            cell_servo,
             moving_walls,
             wall_relists: 0,
             servos,

@@ -292,50 +292,6 @@ impl Reader<'_> {
     }
 }
 
-/// The periodic cell of a checkpoint, if it has one: its axes, the reach its images were
-/// made for, and the images themselves (`n` particles).
-pub(super) fn periodic_from(
-    r: &Reader,
-    config: &super::Config,
-    n: usize,
-) -> Result<Option<talus_kernels::neighbor::PeriodicImages>> {
-    use talus_kernels::neighbor::{PeriodicCell, PeriodicImages};
-    if r.src.section("periodic").is_none() {
-        return Ok(None);
-    }
-    let words: Vec<f64> = r.exact("periodic", 2 + DIM)?;
-    let axes: [bool; DIM] = std::array::from_fn(|a| words[1 + a] == 1.0);
-    let flags_ok = words[1..=DIM].iter().all(|&w| w == 0.0 || w == 1.0) && axes.iter().any(|&p| p);
-    if !(flags_ok && words[0] > 0.0 && words[0].is_finite() && words[1 + DIM].is_finite()) {
-        return Err(r.err(
-            "periodic",
-            format!("{words:?} is no periodic cell (a reach, 0 or 1 per axis, a shear velocity)"),
-        ));
-    }
-    let cell = PeriodicCell {
-        lo: config.domain_min,
-        hi: config.domain_max,
-        periodic: axes,
-        shear_velocity: words[1 + DIM],
-    };
-    let mut images = PeriodicImages::new(cell, words[0]).map_err(|m| r.err("periodic", m))?;
-    let stored: Vec<f64> = r.exact("periodic.offset", 1)?;
-    if !(stored[0] >= 0.0 && stored[0] < cell.length(0)) {
-        return Err(r.err("periodic.offset", format!("{} is no offset within the cell", stored[0])));
-    }
-    images.restore_offsets(stored[0]);
-    let owner: Vec<u32> = r.get("periodic.owner")?;
-    let flat: Vec<u8> = r.exact("periodic.shift", owner.len() * DIM)?;
-    let shift: Vec<[i8; DIM]> = flat
-        .chunks_exact(DIM)
-        .map(|c| std::array::from_fn(|a| c[a] as i8 - 3))
-        .collect();
-    images
-        .restore(n, &owner, &shift)
-        .map_err(|m| r.err("periodic.owner", m))?;
-    Ok(Some(images))
-}
-
 /// Words of a pair table ("pair.table"): the laws (rolling: 0 epsd2, 1 cdt; plus 2 for
 /// sjkr2's cohesion), then per pair of
 /// materials, row-major, kn, kt, gamma_n, gamma_t, friction, cohesion, rolling friction.

@@ -84,6 +84,7 @@ impl Ctx<'_> {
             max: raw.domain.max.get_ref().0,
             periodic: [false; DIM],
             shear_rate: 0.0,
+            servo: None,
         };
         self.check_min_max(domain.min, &raw.domain.max, "domain.min")?;
 
@@ -120,6 +121,7 @@ impl Ctx<'_> {
         }
         domain.periodic = self.periodic(raw.domain.periodic, &walls, &wall_spans)?;
         domain.shear_rate = self.shear_rate(raw.domain.shear_rate, domain.periodic)?;
+        domain.servo = self.cell_servo(raw.domain.servo, &domain)?;
 
         let mut particles = Vec::new();
         match raw.particles {

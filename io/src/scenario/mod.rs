@@ -98,6 +98,26 @@ pub struct Domain {
     pub periodic: [bool; DIM],
     /// Lees-Edwards shear rate (1/s; 0: none): x flows, y is the gradient.
     pub shear_rate: f64,
+    /// `servo`: the cell's y length held by a servo to a normal stress across y.
+    pub servo: Option<CellServo>,
+}
+
+/// `[domain] servo`: a servo on a periodic cell's y length that holds the grains' normal
+/// stress across y (the engine's `CellServo`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CellServo {
+    /// -stress_yy to hold: N/m in 2D, Pa in 3D.
+    pub stress: f64,
+    /// m/s of the cell's length per N of error on its face.
+    pub gain: f64,
+    /// The cell's largest speed of growth (m/s).
+    pub max_speed: f64,
+    /// Steps between measurements of the stress (default 10).
+    pub every: u64,
+    /// The shortest and longest y lengths (default half and twice the domain's).
+    pub min_length: f64,
+    /// See `min_length`.
+    pub max_length: f64,
 }
 
 /// `[[material]]`: the density and contact coefficients of one material.
@@ -588,6 +608,8 @@ use values::*;
 mod tests;
 #[cfg(all(test, feature = "dim3"))]
 mod tests3d;
+#[cfg(all(test, not(feature = "dim3")))]
+mod tests_cell_servo;
 #[cfg(all(test, not(feature = "dim3")))]
 mod tests_motion;
 #[cfg(all(test, not(feature = "dim3")))]

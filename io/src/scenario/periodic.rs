@@ -1,5 +1,5 @@
 //! `[domain] periodic`: which axes of the domain wrap (LAMMPS `boundary p`), and the walls
-//! that cannot be across them.
+//! that cannot be across them; `shear_rate` and the cell's `servo`.
 use super::convert::Ctx;
 use super::*;
 
@@ -22,6 +22,42 @@ impl Ctx<'_> {
             ));
         }
         Ok(rate)
+    }
+
+    /// `servo = {stress, gain, max_speed, every, min_length, max_length}`: the y length of
+    /// a cell periodic along y under a servo to a normal stress; the range of lengths must
+    /// hold the domain's.
+    pub(super) fn cell_servo(&self, raw: Option<Spanned<RawCellServo>>, d: &Domain) -> Result<Option<CellServo>> {
+        let Some(raw) = raw else {
+            return Ok(None);
+        };
+        let span = raw.span();
+        if !d.periodic[1] {
+            return Err(self.err(
+                span,
+                "a servo on the cell's y length needs y periodic (periodic = [\"x\", \"y\"] or [\"y\"])",
+            ));
+        }
+        let r = raw.into_inner();
+        let l = d.max[1] - d.min[1];
+        let s = CellServo {
+            stress: r.stress.0,
+            gain: r.gain.0,
+            max_speed: r.max_speed.0,
+            every: r.every.map_or(10, |e| e.0),
+            min_length: r.min_length.map_or(0.5 * l, |m| m.0),
+            max_length: r.max_length.map_or(2.0 * l, |m| m.0),
+        };
+        if !(s.min_length <= l && l <= s.max_length) {
+            return Err(self.err(
+                span,
+                format!(
+                    "min_length..max_length = {}..{} m must hold the domain's y length {l} m",
+                    s.min_length, s.max_length
+                ),
+            ));
+        }
+        Ok(Some(s))
     }
 
     /// The periodic axes named in `raw` (each of the build's axes once at most), checked

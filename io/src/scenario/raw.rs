@@ -178,6 +178,20 @@ pub(super) struct RawDomain {
     pub(super) max: Spanned<Coords>,
     pub(super) periodic: Option<Spanned<Vec<Spanned<String>>>>,
     pub(super) shear_rate: Option<Spanned<Finite>>,
+    pub(super) servo: Option<Spanned<RawCellServo>>,
+}
+
+/// `[domain] servo = {stress, gain, max_speed, every, min_length, max_length}`: the cell's
+/// y length under a servo to a normal stress.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawCellServo {
+    pub(super) stress: Positive,
+    pub(super) gain: Positive,
+    pub(super) max_speed: Positive,
+    pub(super) every: Option<PositiveInt>,
+    pub(super) min_length: Option<Positive>,
+    pub(super) max_length: Option<Positive>,
 }
 
 #[derive(Deserialize)]

@@ -161,6 +161,7 @@ fn scenario_full_example() {
             max: [0.31, 0.4],
             periodic: [false; 2],
             shear_rate: 0.0,
+            servo: None,
         }
     );
     assert_eq!(

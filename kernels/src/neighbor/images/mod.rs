@@ -177,6 +177,13 @@ pub struct PeriodicImages {
     offset: f64,
     stored_offset: f64,
     drift: f64,
+    /// A cell whose y length changes (a servo to a stress, `new_resizable`): the lengths
+    /// it may take; the images across y get boxes taller by `give` on each side, and the
+    /// broad phase is updated before the length moves further than that from
+    /// `stored_length`, the length their stored boxes were placed with.
+    y_range: Option<(f64, f64)>,
+    give: f64,
+    stored_length: f64,
     /// The particle each image copies, in increasing order.
     owner: Vec<u32>,
     /// Each image's shift in cell lengths per axis (-1, 0 or 1).
@@ -191,10 +198,31 @@ impl PeriodicImages {
     /// the reach of a pair (a particle could meet another through two faces at once, or
     /// its own image).
     pub fn new(cell: PeriodicCell, half_width: f64) -> Result<Self, String> {
+        Self::make(cell, half_width, None)
+    }
+
+    /// [`PeriodicImages::new`] for a cell whose y length may take any value in `min..=max`
+    /// (which must hold its length now): the images are made for the shortest, and the
+    /// broad phase's domain ([`PeriodicImages::broad_domain`]) holds the longest.
+    pub fn new_resizable(cell: PeriodicCell, half_width: f64, min: f64, max: f64) -> Result<Self, String> {
+        let l = cell.length(1);
+        if !cell.periodic[1] {
+            return Err("a cell whose y length changes needs y periodic".into());
+        }
+        if !(min > 0.0 && min <= l && l <= max && max.is_finite()) {
+            return Err(format!("y lengths {min}..{max} do not hold the cell's length {l}"));
+        }
+        Self::make(cell, half_width, Some((min, max)))
+    }
+
+    fn make(cell: PeriodicCell, half_width: f64, y_range: Option<(f64, f64)>) -> Result<Self, String> {
         let reach = 2.0 * half_width;
         let mut shortest = f64::INFINITY;
         for a in (0..DIM).filter(|&a| cell.periodic[a]) {
-            let l = cell.length(a);
+            let l = match y_range {
+                Some((min, _)) if a == 1 => min,
+                _ => cell.length(a),
+            };
             if l.partial_cmp(&(2.0 * reach)) != Some(std::cmp::Ordering::Greater) {
                 return Err(format!(
                     "periodic axis {}: the cell is {l} long, not longer than 4 x (largest radius + neighbour \
@@ -220,6 +248,9 @@ impl PeriodicImages {
             offset: 0.0,
             stored_offset: 0.0,
             drift: if cell.shear_velocity != 0.0 { slack } else { 0.0 },
+            y_range,
+            give: if y_range.is_some() { slack } else { 0.0 },
+            stored_length: cell.length(1),
             owner: Vec::new(),
             shift: Vec::new(),
             start: Vec::new(),
@@ -238,7 +269,53 @@ impl PeriodicImages {
 
     /// How far past the cell the broad phase's entries may reach (the quadtree's root).
     pub fn extent(&self) -> f64 {
-        2.0 * self.slack + self.reach + self.spare + 2.0 * self.drift
+        2.0 * self.slack + self.reach + self.spare + 2.0 * self.drift + 2.0 * self.give
+    }
+
+    /// The broad phase's domain for a domain `lo..hi` that is this cell: past the periodic
+    /// faces by the [extent](Self::extent), and on a y axis whose length changes, as far
+    /// as its longest (the same whatever the length now, so that a broad phase made anew
+    /// from a checkpoint is the one the run had).
+    pub fn broad_domain(&self, lo: &mut Vector, hi: &mut Vector) {
+        let e = self.extent();
+        for a in (0..DIM).filter(|&a| self.cell.periodic[a]) {
+            if let (1, Some((_, max))) = (a, self.y_range) {
+                hi[a] = lo[a] + max;
+            }
+            lo[a] -= e;
+            hi[a] += e;
+        }
+    }
+
+    /// The y lengths the cell may take, if it changes.
+    pub fn y_range(&self) -> Option<(f64, f64)> {
+        self.y_range
+    }
+
+    /// Make the cell's y length `l` (within its range; the caller moves the particles).
+    pub fn set_length_y(&mut self, l: f64) {
+        self.cell.hi[1] = self.cell.lo[1] + l;
+    }
+
+    /// Has the y length moved so far since the last update that the images' boxes no
+    /// longer hold the images across y? (Never for a cell of fixed length.)
+    pub fn length_drifted(&self) -> bool {
+        self.give > 0.0 && (self.cell.length(1) - self.stored_length).abs() > self.give
+    }
+
+    /// How much taller along y an image's box across y is in a cell whose length changes.
+    pub fn give(&self) -> f64 {
+        self.give
+    }
+
+    /// The y length the images' stored boxes were placed with (a checkpoint keeps it).
+    pub fn stored_length(&self) -> f64 {
+        self.stored_length
+    }
+
+    /// Set the y length the images' stored boxes were placed with, from a checkpoint.
+    pub fn restore_length(&mut self, stored: f64) {
+        self.stored_length = stored;
     }
 
     /// Under shear: the x offset of the cell above for the positions about to be checked
@@ -271,6 +348,7 @@ impl PeriodicImages {
     /// The broad phase has stored boxes placed with the current offset.
     pub fn mark_stored(&mut self) {
         self.stored_offset = self.offset;
+        self.stored_length = self.cell.length(1);
     }
 
     /// The offset the images' stored boxes were placed with (a checkpoint keeps it).
@@ -372,7 +450,7 @@ impl PeriodicImages {
     /// of a face gives.
     pub fn build(&mut self, pos: [&[f64]; DIM]) {
         let n = pos[0].len();
-        let band = self.slack + self.reach + self.spare + self.drift;
+        let band = self.slack + self.reach + self.spare + self.drift + self.give;
         self.owner.clear();
         self.shift.clear();
         self.start.clear();
@@ -436,7 +514,7 @@ impl PeriodicImages {
         if self.start.len() != n + 1 {
             return true;
         }
-        let band = self.slack + self.reach + self.drift;
+        let band = self.slack + self.reach + self.drift + self.give;
         (0..n).any(|p| {
             let c: Vector = std::array::from_fn(|a| pos[a][p]);
             let have = &self.shift[self.start[p] as usize..self.start[p + 1] as usize];
@@ -520,17 +598,22 @@ impl<B: BoxSource> BoxSource for ImagedBoxes<'_, B> {
         let (p, k) = (im.owner[e - n] as usize, im.shift[e - n]);
         let b = rounded_box(self.base.bbox(p));
         // Under shear an image across y is moved by the offset along x, its box widened
-        // by the offset's drift until the next update.
+        // by the offset's drift until the next update; in a cell whose y length changes,
+        // its box is taller by the give.
         let (slide, wide) = if k[1] != 0 && im.drift > 0.0 {
             (k[1] as f64 * im.offset, im.drift)
         } else {
             (0.0, 0.0)
         };
+        let tall = if k[1] != 0 { im.give } else { 0.0 };
         std::array::from_fn(|c| {
             let a = c / 2;
             let mut v = b[c] as f64 + k[a] as f64 * im.cell.length(a);
             if a == 0 {
                 v += slide + if c % 2 == 0 { -wide } else { wide };
+            }
+            if a == 1 && tall > 0.0 {
+                v += if c % 2 == 0 { -tall } else { tall };
             }
             v
         })
@@ -538,230 +621,4 @@ impl<B: BoxSource> BoxSource for ImagedBoxes<'_, B> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::{brute_force_pairs, Boxes, NeighborSearch, Quadtree, SweepAndPrune};
-    use super::*;
-    use crate::neighbor::{BallBoxes, LinkedCells, VerletLists};
-    use std::collections::BTreeSet;
-
-    type PairSet = BTreeSet<(u32, u32)>;
-
-    /// Bounds on the candidate pairs of a periodic cell, pair by pair over every shift:
-    /// `inner` are the pairs whose exact (unrounded) boxes meet for some shift (every one
-    /// must be a candidate), `outer` those whose boxes meet when grown by more than the
-    /// methods' rounding (no other may be).
-    fn reference(
-        cell: &PeriodicCell,
-        offset: f64,
-        pos: &[Vec<f64>; DIM],
-        radius: &[f64],
-        margin: f64,
-    ) -> (PairSet, PairSet) {
-        let n = radius.len();
-        let src = BallBoxes {
-            pos: std::array::from_fn(|a| pos[a].as_slice()),
-            radius,
-            margin,
-        };
-        // Under shear a shift across y moves x by the offset, and x takes up to 3 lengths.
-        let reach_x: i32 = if cell.shear_velocity != 0.0 { 3 } else { 1 };
-        let wide = (2 * reach_x + 1) as usize;
-        let shifts: Vec<Vector> = (0..wide * 3usize.pow(DIM as u32 - 1))
-            .map(|combo| {
-                let kx = (combo % wide) as f64 - reach_x as f64;
-                let mut rest = combo / wide;
-                let k: Vector = std::array::from_fn(|a| {
-                    if a == 0 {
-                        return kx;
-                    }
-                    let k = (rest % 3) as f64 - 1.0;
-                    rest /= 3;
-                    k
-                });
-                std::array::from_fn(|a| {
-                    if !cell.periodic[a] {
-                        0.0
-                    } else if a == 0 {
-                        k[0] * cell.length(0) + k[1] * offset
-                    } else {
-                        k[a] * cell.length(a)
-                    }
-                })
-            })
-            .collect();
-        // Rounding to f32 grows a box by at most 2^-22 of its coordinates (twice for an
-        // image's box): within 1e-5 here.
-        let meets = |bi: &Box64, bj: &Box64, s: &Vector, eps: f64| {
-            (0..DIM).all(|a| bi[2 * a] <= bj[2 * a + 1] + s[a] + eps && bj[2 * a] + s[a] <= bi[2 * a + 1] + eps)
-        };
-        // Two images across y, each widened by the drift (the slack, 0.045 here).
-        let drift = if cell.shear_velocity != 0.0 { 0.1 } else { 0.0 };
-        let (mut inner, mut outer) = (BTreeSet::new(), BTreeSet::new());
-        for i in 0..n {
-            for j in i + 1..n {
-                let (bi, bj) = (src.bbox(i), src.bbox(j));
-                if shifts.iter().any(|s| meets(&bi, &bj, s, 0.0)) {
-                    inner.insert((i as u32, j as u32));
-                }
-                // Boxes across y under shear are wider by the offset's drift.
-                if shifts.iter().any(|s| meets(&bi, &bj, s, 1e-5 + drift)) {
-                    outer.insert((i as u32, j as u32));
-                }
-            }
-        }
-        (inner, outer)
-    }
-
-    fn check<M: NeighborSearch>(
-        mut m: M,
-        periodic: [bool; DIM],
-        shear_velocity: f64,
-        middle: bool,
-        jitter: f64,
-        drift: f64,
-    ) -> usize {
-        let cell = PeriodicCell {
-            lo: [0.0; DIM],
-            hi: std::array::from_fn(|a| 1.0 + 0.25 * a as f64),
-            periodic,
-            shear_velocity,
-        };
-        let mut rnd = super::super::any_dimension::uniform(4242);
-        let n = 300;
-        let margin = 0.005;
-        let radius: Vec<f64> = (0..n).map(|_| 0.01 + 0.03 * rnd()).collect();
-        // `middle`: the particles start in the middle of the cell along x.
-        let mut pos: [Vec<f64>; DIM] = std::array::from_fn(|a| {
-            (0..n)
-                .map(|_| cell.hi[a] * if middle && a == 0 { 0.3 + 0.4 * rnd() } else { rnd() })
-                .collect()
-        });
-        let mut images = PeriodicImages::new(cell, 0.04 + margin).unwrap();
-        assert_eq!(images.drift, if shear_velocity != 0.0 { images.slack } else { 0.0 });
-        let (mut entries, mut pairs) = (Vec::new(), Vec::new());
-        let (mut adds, mut removes) = (Vec::new(), Vec::new());
-        let mut set = BTreeSet::new();
-        let (mut rebuilds, mut missed) = (0, 0);
-        for step in 0..40 {
-            let offset = cell.shear_offset(0.01 * step as f64);
-            images.set_offset(offset);
-            let too_far = (0..n).any(|p| (0..DIM).any(|a| images.too_far(a, pos[a][p])));
-            if too_far {
-                #[allow(clippy::needless_range_loop)] // p indexes every axis's array
-                for p in 0..n {
-                    let mut c: Vector = std::array::from_fn(|a| pos[a][p]);
-                    cell.wrap_point(&mut c, offset);
-                    (0..DIM).for_each(|a| pos[a][p] = c[a]);
-                }
-            }
-            let view: [&[f64]; DIM] = std::array::from_fn(|a| pos[a].as_slice());
-            let src = BallBoxes {
-                pos: view,
-                radius: &radius,
-                margin,
-            };
-            let missing = step > 0 && !too_far && images.missing(view);
-            missed += missing as usize;
-            if step == 0 || too_far || missing {
-                rebuilds += 1;
-                images.build(view);
-                m.rebuild(&images.boxes(&src), &mut entries);
-                images.particle_pairs(n, &entries, &mut pairs);
-                set = pairs.iter().copied().collect();
-            } else {
-                m.refresh(&images.boxes(&src), &mut adds, &mut removes);
-                let mut touched = Vec::new();
-                images.particle_pairs(n, &adds, &mut touched);
-                let mut more = Vec::new();
-                images.particle_pairs(n, &removes, &mut more);
-                touched.extend(more);
-                for (i, j) in touched {
-                    if images.any_copy_meets(n, m.stored_boxes(), i, j) {
-                        set.insert((i, j));
-                    } else {
-                        set.remove(&(i, j));
-                    }
-                }
-            }
-            // The methods keep the brute-force set of the entries.
-            let entry_boxes: Vec<Box64> = (0..src.len() + images.len())
-                .map(|e| images.boxes(&src).bbox(e))
-                .collect();
-            let mut kept = Vec::new();
-            images.particle_pairs(n, &brute_force_pairs(&Boxes(&entry_boxes)), &mut kept);
-            assert_eq!(set, kept.into_iter().collect(), "{} step {step}: entries", m.name());
-            let (inner, outer) = reference(&cell, offset, &pos, &radius, margin);
-            assert!(
-                inner.is_subset(&set),
-                "{} step {step}: a pair that meets is missing",
-                m.name()
-            );
-            assert!(
-                set.is_subset(&outer),
-                "{} step {step} shear {shear_velocity}: pairs that cannot meet: {:?}",
-                m.name(),
-                set.difference(&outer).collect::<Vec<_>>()
-            );
-            // Every other particle drifts the other way, so that particles near both faces
-            // meet across them.
-            for (a, x) in pos.iter_mut().enumerate() {
-                for (p, v) in x.iter_mut().enumerate() {
-                    let sign = if p % 2 == 0 { 1.0 } else { -1.0 };
-                    *v += jitter * (rnd() - 0.5) + if a == 0 { sign * drift } else { 0.0 };
-                }
-            }
-        }
-        assert!(rebuilds > 1 && rebuilds < 40, "{rebuilds} rebuilds");
-        missed
-    }
-
-    #[test]
-    fn every_method_keeps_the_periodic_set_of_pairs() {
-        let mut axes = vec![[true; DIM]];
-        axes.push(std::array::from_fn(|a| a == 0));
-        // Spread over the cell, drifting along x (wrapped, often), and starting in the
-        // middle (images made again as particles near the faces, before any is wrapped);
-        // every axis periodic with Lees-Edwards shear too (the cell above sliding at 3
-        // lengths a time unit).
-        let cases = axes.into_iter().map(|p| (p, 0.0)).chain([([true; DIM], 3.0)]);
-        for (periodic, shear) in cases {
-            for (middle, jitter, drift) in [(false, 0.02, 0.004), (true, 0.005, 0.01)] {
-                let root = std::array::from_fn(|k| if k % 2 == 0 { -1.5 } else { 3.0 });
-                let missed = [
-                    check(SweepAndPrune::new(), periodic, shear, middle, jitter, drift),
-                    check(LinkedCells::new(), periodic, shear, middle, jitter, drift),
-                    check(VerletLists::new(), periodic, shear, middle, jitter, drift),
-                    check(
-                        Quadtree::with_capacity(Some(root), 4),
-                        periodic,
-                        shear,
-                        middle,
-                        jitter,
-                        drift,
-                    ),
-                ];
-                assert!(!middle || missed.iter().all(|&m| m > 0), "{missed:?}");
-            }
-        }
-    }
-
-    #[test]
-    fn wrap_and_minimum_image() {
-        let cell = PeriodicCell {
-            lo: [-1.0; DIM],
-            hi: [3.0; DIM],
-            periodic: [true; DIM],
-            shear_velocity: 0.0,
-        };
-        assert_eq!(cell.wrap(0, 3.5), -0.5);
-        assert_eq!(cell.wrap(0, -1.5), 2.5);
-        assert_eq!(cell.wrap(0, 3.0), -1.0);
-        assert_eq!(cell.wrap(0, -1e-300), -1e-300);
-        let mi = cell.min_image(0.0);
-        assert_eq!(mi.axis(0, 3.5), -0.5);
-        assert_eq!(mi.axis(0, -2.5), 1.5);
-        assert_eq!(mi.axis(0, 0.1234567), 0.1234567);
-        assert!(PeriodicImages::new(cell, 0.5).is_ok());
-        assert!(PeriodicImages::new(cell, 1.0).is_err());
-    }
-}
+mod tests;
