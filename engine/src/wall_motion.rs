@@ -194,7 +194,8 @@ impl WallTurn {
 /// `RotationEngine` on a facet): a tilting floor, a flap, a turntable. Its pose at time t
 /// is the pose at angle 0 turned by theta about the pivot, computed afresh at every step
 /// as [`WallMotion`]'s; its material moves at theta' axis x (c - pivot), which the
-/// contacts see at their points ([`talus_kernels::contact::disc_wall::LineWall::velocity_at`]).
+/// contacts see at their points (the kernels' `velocity_at` of a line or plane wall:
+/// `contact/disc_wall.rs`, `contact/sphere_wall.rs`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct WallTilt {
     /// Index of the wall in the simulation's walls.

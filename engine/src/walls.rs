@@ -192,7 +192,7 @@ impl Wall {
     }
 
     /// Turn a line or plane to the unit `normal`, turning at `spin` about its point (a
-    /// tilt, [`crate::wall_motion::WallTilt`]); a cylinder's spin is [`Wall::set_spin`]'s.
+    /// tilt, [`crate::wall_motion::WallTilt`]); a cylinder's spin is `Wall::set_spin`'s (3D).
     pub fn set_tilt(&mut self, normal: talus_kernels::math::Vector, spin: [f64; ANG]) {
         #[cfg(not(feature = "dim3"))]
         {

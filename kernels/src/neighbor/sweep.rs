@@ -339,7 +339,7 @@ impl SweepAndPrune {
     }
 
     /// The parts of an incremental update that may run at the same time: each axis' ends
-    /// cut into pieces of [`PIECE`] ends, each piece keyed anew and insertion-sorted on
+    /// cut into pieces of `PIECE` (2^14) ends, each piece keyed anew and insertion-sorted on
     /// its own (Chen & Matuttis 2013, Appendix A.2: a pass checks the axes after its own
     /// for overlap *now* and those before it for overlap *before*, so none needs another's
     /// result). Stage the new boxes ([`SweepAndPrune::staging`]), run them all, then
