@@ -216,6 +216,48 @@ macro_rules! cell_servo_tests {
 
 mod plane {
     cell_servo_tests!(talus::engine, 2, [0.0], rejection: Default::default());
+
+    /// Two squares at rest, 0.1 mm apart along y, in a cell that a servo shrinks at 1 m/s:
+    /// the stretch closes the gap (the narrow phase's record of it is dropped as the cell
+    /// moves), and once they overlap they push each other apart (faster than the cell
+    /// brings them together: they are apart again by the end).
+    #[test]
+    fn polygons_brought_together_by_the_cell_push_apart() {
+        use talus::engine::PolygonShape;
+        let (l, h) = (40.0e-3, 5.0e-3);
+        let square = || Some(PolygonShape::new(&[[-h, -h], [h, -h], [h, h], [-h, h]]).unwrap());
+        let mut grains = [
+            grain(1, [0.5 * l, 10.0e-3], [0.0; 2]),
+            grain(2, [0.5 * l, 20.1e-3], [0.0; 2]),
+        ];
+        for g in &mut grains {
+            g.radius = h * 2f64.sqrt();
+        }
+        let mut sim = Simulation::new_with_shapes(
+            config([l; 2], NeighborMethod::Sweep),
+            vec![material(0.0)],
+            vec![],
+            &grains,
+            &[square(), square()],
+        )
+        .unwrap();
+        sim.set_periodic([true, true]).unwrap();
+        sim.set_cell_servo(servo(1.0e6, 1.0, 1.0, 1, l, [0.9, 1.1])).unwrap();
+        let at = |sim: &Simulation, id: u64| sim.particles.id.iter().position(|&i| i == id).unwrap();
+        // The centres close at 1 m/s x 10.1 / 40: the gap in about 400 steps.
+        sim.run(300).unwrap();
+        assert_eq!(sim.last_contacts, 0);
+        assert_eq!(sim.narrow.touching, 0);
+        sim.run(700).unwrap();
+        assert!(sim.narrow.touching > 100, "touching in {} steps", sim.narrow.touching);
+        let v = |id: u64| sim.particles.vel[1][at(&sim, id)];
+        assert!(
+            v(2) - v(1) > 1e-3,
+            "the squares do not push apart: {} and {} m/s",
+            v(1),
+            v(2)
+        );
+    }
 }
 
 mod space {

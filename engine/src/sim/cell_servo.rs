@@ -13,7 +13,9 @@
 //! coordinates are stretched with the cell (an affine map about its lower face, LAMMPS
 //! `remap x`); velocities are left as they are. The shear's velocity between the cells
 //! stays what it was made with, so the shear rate is that velocity over the length now
-//! ([`Simulation::shear_rate`]).
+//! ([`Simulation::shear_rate`]). Polygons' gap budgets (the narrow phase's record of how
+//! far apart a pair was) do not see the stretch: each step the cell moves drops them, so
+//! a pair found apart is tested again.
 use talus_kernels::neighbor::{PeriodicCell, PeriodicImages};
 
 use talus_kernels::math::sub;
@@ -51,13 +53,18 @@ pub(crate) struct CellServoState {
 /// Words of section "periodic.servo" (settings) and "periodic.servo.state".
 const SETTING_WORDS: usize = 6;
 const STATE_WORDS: usize = 3;
+/// The longest interval between measurements (a checkpoint keeps it as an f64, exactly).
+const MAX_EVERY: u64 = 1_000_000_000;
 
 impl CellServo {
     /// What is wrong with it, if anything.
     pub fn check(&self) -> std::result::Result<(), String> {
         self.servo.check()?;
-        if self.every == 0 {
-            return Err("the cell servo's interval must be at least 1 step".into());
+        if !(1..=MAX_EVERY).contains(&self.every) {
+            return Err(format!(
+                "the cell servo's interval ({}) must be 1 to {MAX_EVERY} steps",
+                self.every
+            ));
         }
         if !(self.min_length > 0.0 && self.min_length <= self.max_length && self.max_length.is_finite()) {
             return Err(format!(
@@ -86,11 +93,8 @@ impl Simulation {
         if !im.cell.periodic[1] {
             return bad("the cell must be periodic along y ([domain] periodic)".into());
         }
-        if self.config.integrator == Integrator::Gear {
-            return bad("not done with the Gear integrator (its history would be stretched too): use verlet".into());
-        }
-        if self.particles.wall_bodies() > 0 {
-            return bad("not done with wall bodies (they would be stretched with the grains)".into());
+        if let Some(m) = cell_servo_refusal(self.config.integrator, self.particles.wall_bodies()) {
+            return bad(m);
         }
         let (axes, v) = (im.cell.periodic, im.cell.shear_velocity);
         let l = im.cell.length(1);
@@ -100,16 +104,18 @@ impl Simulation {
                 spec.min_length, spec.max_length
             ));
         }
-        self.cell_servo = Some(CellServoState {
+        let new = CellServoState {
             spec,
             speed: 0.0,
             stress: f64::NAN,
-        });
+        };
         // The images and the broad phase made again, for the range of lengths (refused
-        // before anything is changed if the range is too short for them).
+        // before anything is changed if the range is too short for them: the cell and its
+        // servo, if any, stay as they were).
+        let old = self.cell_servo.replace(new);
         let made = self.set_periodic_sheared(axes, v);
         if made.is_err() {
-            self.cell_servo = None;
+            self.cell_servo = old;
         }
         made
     }
@@ -121,8 +127,12 @@ impl Simulation {
     }
 
     /// The images of a periodic cell: for a range of y lengths under a cell servo.
-    pub(super) fn images_for(&self, cell: PeriodicCell, half_width: f64) -> Result<PeriodicImages> {
-        match &self.cell_servo {
+    pub(super) fn images_for(
+        cell: PeriodicCell,
+        half_width: f64,
+        servo: Option<&CellServoState>,
+    ) -> Result<PeriodicImages> {
+        match servo {
             None => PeriodicImages::new(cell, half_width),
             Some(s) => PeriodicImages::new_resizable(cell, half_width, s.spec.min_length, s.spec.max_length),
         }
@@ -144,13 +154,16 @@ impl Simulation {
         };
         let (lo, l) = (im.cell.lo[1], im.cell.length(1));
         let to = (l + s.speed * dt).clamp(s.spec.min_length, s.spec.max_length);
-        if to != l {
+        // At a bound the length computed from the cell's faces may differ from the
+        // bound's by rounding: no stretch by that.
+        if (to - l).abs() > 1e-14 * l {
             let k = to / l;
             for y in &mut self.particles.pos[1] {
                 *y = lo + (*y - lo) * k;
             }
             im.set_length_y(to);
             self.config.domain_max[1] = im.cell.hi[1];
+            self.contacts.forget_gaps();
         }
         im.length_drifted()
     }
@@ -210,6 +223,18 @@ impl Simulation {
         out.push(super::state::owned("periodic.servo", Elem::F64, settings));
         out.push(super::state::owned("periodic.servo.state", Elem::F64, state));
     }
+}
+
+/// What a cell servo cannot work with, if anything: the Gear integrator (its history would
+/// have to be stretched too), wall bodies (they would be stretched with the grains).
+pub(super) fn cell_servo_refusal(integrator: Integrator, wall_bodies: usize) -> Option<String> {
+    if integrator == Integrator::Gear {
+        return Some("not done with the Gear integrator (its history would be stretched too): use verlet".into());
+    }
+    if wall_bodies > 0 {
+        return Some("not done with wall bodies (they would be stretched with the grains)".into());
+    }
+    None
 }
 
 /// A checkpoint's cell servo of periodic cell `cell`, if it has one, and the y length the

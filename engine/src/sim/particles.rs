@@ -44,6 +44,12 @@ impl Simulation {
                     p.id, p.material
                 )));
             }
+            if p.flags != 0 && self.cell_servo.is_some() {
+                return Err(EngineError::Setup(format!(
+                    "particle id {}: wall bodies are not done with a cell servo (they would be stretched with the grains)",
+                    p.id
+                )));
+            }
             if !self.in_domain(p.pos) {
                 return Err(EngineError::Setup(format!(
                     "particle id {} at {:?} is outside the domain {:?}..{:?}",

@@ -49,10 +49,9 @@ impl Simulation {
         let bad = |m: String| Err(EngineError::Setup(m));
         let names = ["x", "y", "z"];
         // A cell servo holds a periodic y length: none without one.
-        if !axes[1] {
-            self.cell_servo = None;
-        }
+        let servo = if axes[1] { self.cell_servo } else { None };
         if !axes.iter().any(|&p| p) {
+            self.cell_servo = None;
             if self.periodic.take().is_some() {
                 self.drop_images();
                 self.broad = Broad::new(self.config.neighbor, &self.config);
@@ -99,7 +98,8 @@ impl Simulation {
             periodic: axes,
             shear_velocity,
         };
-        let mut images = self.images_for(cell, largest + self.config.margin)?;
+        let mut images = Self::images_for(cell, largest + self.config.margin, servo.as_ref())?;
+        self.cell_servo = servo;
         images.set_offset(cell.shear_offset(self.time));
         self.drop_images();
         self.periodic = Some(images);

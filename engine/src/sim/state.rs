@@ -423,6 +423,10 @@ impl Simulation {
         }
         // In a periodic cell a centre may be past a periodic face by the slack.
         let (periodic, cell_servo) = super::periodic::periodic_from(&r, &config, n)?;
+        let bodies = ps.flags.iter().filter(|&&f| f != 0).count();
+        if let Some(m) = cell_servo.and_then(|_| super::cell_servo::cell_servo_refusal(config.integrator, bodies)) {
+            return Err(r.err("periodic.servo", m));
+        }
         let (mut lo, mut hi) = (config.domain_min, config.domain_max);
         if let Some(im) = &periodic {
             for a in (0..DIM).filter(|&a| im.cell.periodic[a]) {

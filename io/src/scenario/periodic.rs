@@ -48,6 +48,9 @@ impl Ctx<'_> {
             min_length: r.min_length.map_or(0.5 * l, |m| m.0),
             max_length: r.max_length.map_or(2.0 * l, |m| m.0),
         };
+        if s.every > 1_000_000_000 {
+            return Err(self.err(span, format!("every = {}: at most 10^9 steps", s.every)));
+        }
         if !(s.min_length <= l && l <= s.max_length) {
             return Err(self.err(
                 span,

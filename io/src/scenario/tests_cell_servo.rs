@@ -52,6 +52,10 @@ fn a_cell_servo_that_cannot_hold_is_refused_by_line() {
         ("{ gain = 1.0, max_speed = 1.0 }", "stress"),
         ("{ stress = -5.0, gain = 1.0, max_speed = 1.0 }", "stress"),
         ("{ stress = 5.0, gain = 1.0, max_speed = 1.0, every = 0 }", "every"),
+        (
+            "{ stress = 5.0, gain = 1.0, max_speed = 1.0, every = 2000000000 }",
+            "at most 10^9",
+        ),
         ("{ stress = 5.0, gain = 1.0, max_speed = 1.0, target = 3.0 }", "target"),
     ] {
         let t = cell(&format!("periodic = [\"y\"]\nservo = {servo}"));

@@ -80,6 +80,82 @@ fn a_cell_servo_with_gear_or_without_periodic_y_is_refused() {
     // And the cell is as it was.
     assert!(sim.cell_servo().is_none());
     sim.run(10).unwrap();
+    // A refused servo leaves the one before it, and the cell's checkpoint readable.
+    sim.set_cell_servo(spec(l)).unwrap();
+    let e = sim.set_cell_servo(bad).unwrap_err().to_string();
+    assert!(e.contains("periodic axis y"), "{e}");
+    assert_eq!(sim.cell_servo().unwrap().0, spec(l));
+    sim.run(10).unwrap();
+    Simulation::from_sections(&save(&sim)).unwrap();
+    // No wall bodies once the cell has a servo.
+    let mut body = grains().swap_remove(0);
+    (body.id, body.flags) = (9999, crate::store::flags::FIXED);
+    let e = sim.add_particles(&[body]).unwrap_err().to_string();
+    assert!(e.contains("wall bodies") && e.contains("cell servo"), "{e}");
+}
+
+/// Grains at rest in a cell periodic across the floor (2D: x and y, the lattice's rows
+/// one spacing apart; 3D: x and y over the floor) whose y length a servo grows to 1.9
+/// times itself: no grain wraps and none is renumbered, so the images are those made at
+/// the start, stretched far from the faces they were made at. A checkpoint on the way is read back, and the
+/// restart is bitwise the straight run, for every method.
+#[test]
+fn restart_of_a_grown_cell_is_bitwise_the_straight_run() {
+    let make = |method: NeighborMethod| {
+        let mut sim = sheared_cell(method, Integrator::Verlet);
+        // No renumbering either: it would make the images anew.
+        sim.config.sort_every = 0;
+        let axes = sim.periodic_axes();
+        sim.set_periodic(axes).unwrap();
+        sim.particles.vel.iter_mut().for_each(|v| v.fill(0.0));
+        let l = sim.config.domain_max[1] - sim.config.domain_min[1];
+        // At its longest by the checkpoint, and held there after it.
+        let rate = 0.9 * l / (sim.config.dt * (N - 7) as f64);
+        let spec = CellServo {
+            servo: Servo {
+                target: -1.0e6,
+                gain: 1.0e3,
+                max_speed: rate,
+            },
+            every: 7,
+            min_length: 0.9 * l,
+            max_length: 1.9 * l,
+        };
+        sim.set_cell_servo(spec).unwrap();
+        (sim, l)
+    };
+    for method in NeighborMethod::ALL.iter().copied() {
+        let what = method.name();
+        let (mut first, l) = make(method);
+        first.run(N).unwrap();
+        let restored = Simulation::from_sections(&save(&first));
+        let mut restored = restored.unwrap_or_else(|e| panic!("{what}: {e}"));
+        restored.run(M).unwrap();
+        let (mut straight, _) = make(method);
+        straight.run(N + M).unwrap();
+        let grown = straight.config.domain_max[1] - straight.config.domain_min[1];
+        assert!((grown / l - 1.9).abs() < 1e-9, "{what}: grown to {} lengths", grown / l);
+        let (a, b) = (&restored.particles, &straight.particles);
+        same_bits(&a.pos, &b.pos, &format!("{what}: positions"));
+        same_bits(&a.vel, &b.vel, &format!("{what}: velocities"));
+        assert_same_state(&restored, &straight, what);
+    }
+}
+
+/// A forged checkpoint that puts a servo on a cell of the Gear integrator is refused.
+#[test]
+fn a_checkpoint_with_a_servo_under_gear_is_refused() {
+    let mut servoed = servoed_cell(NeighborMethod::Sweep, Integrator::Verlet);
+    servoed.run(10).unwrap();
+    let with = save(&servoed);
+    let mut gear = sheared_cell(NeighborMethod::Sweep, Integrator::Gear);
+    gear.run(10).unwrap();
+    let mut bad = save(&gear);
+    for name in ["periodic.servo", "periodic.servo.state"] {
+        bad.0.insert(name, with.0[name].clone());
+    }
+    let msg = refused(&bad);
+    assert!(msg.starts_with("periodic.servo: ") && msg.contains("Gear"), "{msg}");
 }
 
 #[test]

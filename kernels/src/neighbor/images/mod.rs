@@ -14,7 +14,9 @@
 //! wrapped back into the cell). `reach` is the largest centre distance at which two boxes
 //! can meet (twice the largest radius plus margin), `slack` how far a centre may go past a
 //! face before it is wrapped, `spare` how far a particle may travel between two
-//! rebuilds of the images.
+//! rebuilds of the images. (Under shear, images across y are also wider along x by the
+//! offset's `drift`; in a cell whose y length changes, taller by a `give`: both bands
+//! grow by them.)
 //!
 //! Why each pair that meets is found: let particles i and j (centres within `slack` of the
 //! cell) have boxes that meet for the shift s (|c_i - c_j - s| <= reach per axis). Then
@@ -203,7 +205,8 @@ impl PeriodicImages {
 
     /// [`PeriodicImages::new`] for a cell whose y length may take any value in `min..=max`
     /// (which must hold its length now): the images are made for the shortest, and the
-    /// broad phase's domain ([`PeriodicImages::broad_domain`]) holds the longest.
+    /// broad phase's domain ([`PeriodicImages::broad_domain`]) holds the longest cell
+    /// and images stretched with it.
     pub fn new_resizable(cell: PeriodicCell, half_width: f64, min: f64, max: f64) -> Result<Self, String> {
         let l = cell.length(1);
         if !cell.periodic[1] {
@@ -224,8 +227,9 @@ impl PeriodicImages {
                 _ => cell.length(a),
             };
             if l.partial_cmp(&(2.0 * reach)) != Some(std::cmp::Ordering::Greater) {
+                let is = if a == 1 && y_range.is_some() { "may be" } else { "is" };
                 return Err(format!(
-                    "periodic axis {}: the cell is {l} long, not longer than 4 x (largest radius + neighbour \
+                    "periodic axis {}: the cell {is} {l} long, not longer than 4 x (largest radius + neighbour \
                      margin) = {}; make the cell longer or the particles smaller",
                     ["x", "y", "z"][a],
                     2.0 * reach
@@ -267,24 +271,34 @@ impl PeriodicImages {
         self.reach
     }
 
-    /// How far past the cell the broad phase's entries may reach (the quadtree's root).
+    /// How far past the cell the broad phase's entries may reach (the quadtree's root); in
+    /// a cell whose y length changes, further along y ([`PeriodicImages::broad_domain`]).
     pub fn extent(&self) -> f64 {
         2.0 * self.slack + self.reach + self.spare + 2.0 * self.drift + 2.0 * self.give
     }
 
     /// The broad phase's domain for a domain `lo..hi` that is this cell: past the periodic
-    /// faces by the [extent](Self::extent), and on a y axis whose length changes, as far
-    /// as its longest (the same whatever the length now, so that a broad phase made anew
-    /// from a checkpoint is the one the run had).
+    /// faces by the [extent](Self::extent). On a y axis whose length changes, from the
+    /// longest cell, and further by as far as images are stretched past the band they
+    /// were made in (made within `band` of a face at one length, they are within band x
+    /// max / min at another): the same whatever the length now, so that a broad phase
+    /// made anew from a checkpoint is the one the run had.
     pub fn broad_domain(&self, lo: &mut Vector, hi: &mut Vector) {
         let e = self.extent();
         for a in (0..DIM).filter(|&a| self.cell.periodic[a]) {
-            if let (1, Some((_, max))) = (a, self.y_range) {
+            let mut grow = 0.0;
+            if let (1, Some((min, max))) = (a, self.y_range) {
                 hi[a] = lo[a] + max;
+                grow = self.band() * (max / min - 1.0);
             }
-            lo[a] -= e;
-            hi[a] += e;
+            lo[a] -= e + grow;
+            hi[a] += e + grow;
         }
+    }
+
+    /// How far from a face a centre gets images when they are made.
+    fn band(&self) -> f64 {
+        self.slack + self.reach + self.spare + self.drift + self.give
     }
 
     /// The y lengths the cell may take, if it changes.
@@ -345,7 +359,7 @@ impl PeriodicImages {
         self.drift
     }
 
-    /// The broad phase has stored boxes placed with the current offset.
+    /// The broad phase has stored boxes placed with the current offset and y length.
     pub fn mark_stored(&mut self) {
         self.stored_offset = self.offset;
         self.stored_length = self.cell.length(1);
@@ -450,7 +464,7 @@ impl PeriodicImages {
     /// of a face gives.
     pub fn build(&mut self, pos: [&[f64]; DIM]) {
         let n = pos[0].len();
-        let band = self.slack + self.reach + self.spare + self.drift + self.give;
+        let band = self.band();
         self.owner.clear();
         self.shift.clear();
         self.start.clear();
@@ -576,7 +590,8 @@ impl PeriodicImages {
 /// The boxes of the particles and then of their images (see [`PeriodicImages::boxes`]).
 /// An image's box is its owner's box as the methods store it (rounded outward) moved by
 /// whole cell lengths (and, across y under shear, by the offset, and widened by its
-/// drift): it holds the moved particle as surely as the stored box holds the particle.
+/// drift; across y in a cell whose length changes, taller by the give): it holds the moved
+/// particle as surely as the stored box holds the particle.
 pub struct ImagedBoxes<'a, B: BoxSource> {
     base: &'a B,
     images: &'a PeriodicImages,
