@@ -174,6 +174,7 @@ impl Simulation {
             materials: &self.materials,
             bodies,
             image: self.min_image(),
+            prefetch: n >= super::analysis_passes::PREFETCH_MIN,
         };
         let grain = |p: usize| on.grain(p);
         let Analysis {
