@@ -478,3 +478,48 @@ fn a_stage_ends_once_its_servos_hold() {
     assert!(at < 25000, "the consolidation ran all its steps: {log}");
     assert!(log.contains("servo loads within"), "{log}");
 }
+
+/// `until = { servo }` waits for a cell servo too: 100 discs on a loose lattice in a
+/// periodic cell that a servo closes until they carry 200 N/m across y. The run stops once
+/// the last measured stress is within 2 % of it: not at the first checks (the cell is
+/// still closing on grains that do not touch), and well before its 50,000 steps.
+#[test]
+fn a_run_ends_once_its_cell_servo_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = r#"
+title = "until a cell servo holds"
+seed = 2
+[domain]
+min = [0.0, 0.0]
+max = [0.012, 0.012]
+periodic = ["x", "y"]
+servo = { stress = 200.0, gain = 2.0e-2, max_speed = 0.05 }
+[[material]]
+name = "g"
+density = 2500.0
+kn = 1.0e4
+restitution = 0.3
+friction = 0.5
+[[particles]]
+material = "g"
+count = 100
+radius = { kind = "uniform", mean = 0.5e-3, width = 0.1 }
+packing = "lattice"
+region = { min = [0.0, 0.0], max = [0.012, 0.012] }
+[run]
+steps = 50000
+until = { servo = 0.02, every = 200 }
+"#;
+    std::fs::write(dir.path().join("c.toml"), scenario).unwrap();
+    let out = run(&["run", "c.toml", "--no-output"], dir.path());
+    assert!(out.status.success(), "{}", describe(&out));
+    let log = text(&out.stderr);
+    let at: u64 = log
+        .split("settled at step ")
+        .nth(1)
+        .and_then(|r| r.split(':').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("the run did not settle: {log}"));
+    assert!((2_000..50_000).contains(&at), "settled at step {at}: {log}");
+    assert!(log.contains("servo loads within"), "{log}");
+}

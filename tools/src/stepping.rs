@@ -175,9 +175,14 @@ fn settled_now(sim: &mut Simulation, u: &UntilSettings, out: Option<&mut Outputs
                 (sv.load - target).abs() / target.abs().max(f64::MIN_POSITIVE)
             })
             .fold(0.0, f64::max);
-        if worst.is_nan() || worst >= limit {
+        // A cell servo's last measured stress (none yet, NaN: not held).
+        let cell = sim
+            .cell_servo()
+            .map(|(s, _, stress)| (stress - s.servo.target).abs() / s.servo.target.abs().max(f64::MIN_POSITIVE));
+        if worst.is_nan() || worst >= limit || cell.is_some_and(|e| e.is_nan() || e >= limit) {
             return Ok(None);
         }
+        let worst = cell.map_or(worst, |e| worst.max(e));
         said.push(format!("servo loads within {worst:.4e} < {limit:e} of their targets"));
     }
     Ok(Some(said.join(", ")))

@@ -229,10 +229,11 @@ impl Ctx<'_> {
         #[cfg(feature = "dim3")]
         let drum_starts: Vec<f64> = Vec::new();
         // Whether any wall has a servo (`until = { servo }` needs one): in a [[wall]] or a
-        // stage's `move`.
-        let servos = wall_motions
-            .iter()
-            .any(|(_, m)| !matches!(m.drive, WallDrive::Law(_) | WallDrive::Tilt { .. }))
+        // stage's `move`; or the cell has one.
+        let servos = domain.servo.is_some()
+            || wall_motions
+                .iter()
+                .any(|(_, m)| !matches!(m.drive, WallDrive::Law(_) | WallDrive::Tilt { .. }))
             || raw.stage.iter().any(|s| {
                 let moves = s.get_ref().moves.iter().flatten();
                 moves.into_iter().any(|(_, m)| m.get_ref().servo.is_some())

@@ -344,7 +344,7 @@ impl Ctx<'_> {
         if u.servo.is_some() && !servos {
             return Err(self.err(
                 span,
-                "`servo`: no wall has a servo (a [[wall]] or stage `move` with `servo`)",
+                "`servo`: nothing has a servo (a [[wall]] or stage `move` with `servo`, or `[domain] servo`)",
             ));
         }
         Ok(Some(Until {

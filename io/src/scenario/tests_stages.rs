@@ -135,7 +135,7 @@ fn bad_stages_are_refused_by_name_and_line() {
     let t = staged("[[stage]]\nsteps = 10\nuntil = { every = 5 }\n");
     expect_err(&t, line_of(&t, "until = "), &["names no condition"]);
     let t = staged("[[stage]]\nsteps = 10\nuntil = { servo = 0.01 }\n");
-    expect_err(&t, line_of(&t, "until = "), &["`servo`: no wall has a servo"]);
+    expect_err(&t, line_of(&t, "until = "), &["`servo`: nothing has a servo"]);
     let servo = "[[stage]]\nsteps = 10\nuntil = { servo = 0.01 }\nmove = { gate = { servo = { force = 1.0, gain = 1e-3, max_speed = 0.1 } } }\n";
     assert_eq!(
         parse(&staged(servo)).unwrap().stages[0].until.unwrap().servo,
