@@ -171,7 +171,7 @@ impl Simulation {
     /// On a measuring step, after its forces: the normal stress across y from the logged
     /// contact forces, and the cell's speed of growth until the next measurement.
     pub(super) fn measure_cell(&mut self) {
-        if self.cell_servo.is_none() || !self.cell_servo_due() {
+        if !self.cell_servo_due() {
             return;
         }
         let Some(log) = &self.contact_log else {
@@ -193,9 +193,9 @@ impl Simulation {
             let r = sub(x(c.p as usize), self.wall_contact_point(c));
             sum -= r[1] * c.f[1];
         }
-        let (lo, hi) = (self.config.domain_min, self.config.domain_max);
-        let volume: f64 = (0..DIM).map(|a| hi[a] - lo[a]).product();
-        let face = volume / (hi[1] - lo[1]);
+        let (min, max) = (self.config.domain_min, self.config.domain_max);
+        let volume = Region { min, max }.volume();
+        let face = volume / (max[1] - min[1]);
         let stress = -sum / volume;
         let s = self.cell_servo.as_mut().expect("a cell servo");
         // The wall servo's speed pushes into the grains when the load is below target:
@@ -254,7 +254,8 @@ pub(super) fn cell_servo_from(r: &Reader, cell: &PeriodicCell) -> Result<Option<
         min_length: w[4],
         max_length: w[5],
     };
-    let whole = w[3] >= 1.0 && w[3] < 1e15 && w[3].fract() == 0.0;
+    // (NaN, negative and huge intervals fail the check as 0 or u64::MAX.)
+    let whole = w[3].fract() == 0.0;
     let fits = cell.periodic[1] && (spec.min_length..=spec.max_length).contains(&cell.length(1));
     match spec.check() {
         Err(m) => return Err(r.err("periodic.servo", m)),

@@ -423,7 +423,7 @@ impl Simulation {
         }
         // In a periodic cell a centre may be past a periodic face by the slack.
         let (periodic, cell_servo) = super::periodic::periodic_from(&r, &config, n)?;
-        let bodies = ps.flags.iter().filter(|&&f| f != 0).count();
+        let bodies = ps.wall_bodies();
         if let Some(m) = cell_servo.and_then(|_| super::cell_servo::cell_servo_refusal(config.integrator, bodies)) {
             return Err(r.err("periodic.servo", m));
         }
