@@ -8,17 +8,9 @@
 # Prints particle-updates per second of both and their ratio per round; pins to the last
 # core.
 set -euo pipefail
-SIZES=${1:-5832,58320,583200}; ROUNDS=${2:-2}
-ROOT=$(git rev-parse --show-toplevel); SHARED=$(cd "$ROOT/../shared" && pwd); P=$SHARED/peers/lammps
+NAME=compare-lammps-3d.sh; . "$(dirname "$0")/s3d-beds.sh"
 L=${LAMMPS_DIR:-/tmp/talus-lammps}; [ -x "$L/lmp/lmp" ] || "$P/get-lammps.sh" "$L" >/dev/null
 . "$L/env.sh"
-if [ -n "${3:-}" ]; then T=$3; else (cd "$ROOT" && cargo build --release -q --bin talus); T=$ROOT/target/release/talus; fi
-W=${TMPDIR:-/tmp}/talus-compare; mkdir -p "$W"; CPU=$(( $(nproc) - 1 ))
-# Tiles per side of the base bed for N = 5832 x tiles (1 x 1, 5 x 2, 10 x 10 as in BENCHMARKS.md).
-tiles() { case $1 in 5832) echo "1 1";; 58320) echo "5 2";; 583200) echo "10 10";; esac; }
-for n in ${SIZES//,/ }; do
-  [ -n "$(tiles "$n")" ] || { echo "compare-lammps-3d.sh: size $n: must be 5832, 58320 or 583200" >&2; exit 2; }
-done
 printf "%-5s %9s %12s %12s %7s\n" round N lammps talus ratio
 for r in $(seq 1 "$ROUNDS"); do
   for n in ${SIZES//,/ }; do

@@ -12,18 +12,10 @@
 # memory in bytes per particle (LIGGGHTS: /usr/bin/time's maximum RSS over the whole run;
 # talus: its bench's peak RSS); pins to the last core.
 set -euo pipefail
-SIZES=${1:-5832,58320,583200}; ROUNDS=${2:-2}
-ROOT=$(git rev-parse --show-toplevel); SHARED=$(cd "$ROOT/../shared" && pwd); P=$SHARED/peers/lammps
-LIG=${LIGGGHTS:-$(command -v liggghts || true)}
-[ -n "$LIG" ] || { echo "compare-liggghts-3d.sh: no liggghts binary (set LIGGGHTS or install the Debian package)" >&2; exit 2; }
+LIG=$(command -v "${LIGGGHTS:-liggghts}" || true)
+[ -n "$LIG" ] || { echo "compare-liggghts-3d.sh: no liggghts binary ${LIGGGHTS:-on the PATH} (set LIGGGHTS or install the Debian package)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "compare-liggghts-3d.sh: needs /usr/bin/time for LIGGGHTS' peak memory" >&2; exit 2; }
-if [ -n "${3:-}" ]; then T=$3; else (cd "$ROOT" && cargo build --release -q --bin talus); T=$ROOT/target/release/talus; fi
-W=${TMPDIR:-/tmp}/talus-compare; mkdir -p "$W"; CPU=$(( $(nproc) - 1 ))
-# Tiles per side of the base bed for N = 5832 x tiles, as compare-lammps-3d.sh.
-tiles() { case $1 in 5832) echo "1 1";; 58320) echo "5 2";; 583200) echo "10 10";; esac; }
-for n in ${SIZES//,/ }; do
-  [ -n "$(tiles "$n")" ] || { echo "compare-liggghts-3d.sh: size $n: must be 5832, 58320 or 583200" >&2; exit 2; }
-done
+NAME=compare-liggghts-3d.sh; . "$(dirname "$0")/s3d-beds.sh"
 printf "%-5s %9s %12s %12s %7s %10s %10s\n" round N liggghts talus ratio "lig B/p" "talus B/p"
 for r in $(seq 1 "$ROUNDS"); do
   for n in ${SIZES//,/ }; do
