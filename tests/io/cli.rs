@@ -186,6 +186,54 @@ fn help_lists_commands_and_options() {
     }
 }
 
+/// The measuring commands refuse counts of nothing where the command line is read (exit 2,
+/// naming the option), before any bed is built: `bench --sizes 0` and `--updates inf`
+/// stepped for ever, `bench-polygons --sizes 0`, `bench-checkpoint --checkpoints 0`,
+/// `scale --bed polygons --n 0` and `neighbors --tree-n 0` panicked, and `scale --steps 0`
+/// printed rates of 0/0.
+#[test]
+fn counts_of_nothing_are_refused_by_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&[&str], &str); 10] = [
+        (&["bench", "--sizes", "10000,0"], "'0' for '--sizes <SIZES>'"),
+        (&["bench", "--updates", "inf"], "'inf' for '--updates <UPDATES>'"),
+        (&["bench", "--updates", "nan"], "'nan' for '--updates <UPDATES>'"),
+        (&["bench-polygons", "--sizes", "0"], "'0' for '--sizes <SIZES>'"),
+        (
+            &["bench-checkpoint", "--checkpoints", "0"],
+            "'0' for '--checkpoints <CHECKPOINTS>'",
+        ),
+        (&["scale", "--bed", "polygons", "--n", "0"], "'0' for '--n <N>'"),
+        (&["scale", "--steps", "0"], "'0' for '--steps <STEPS>'"),
+        (&["neighbors", "--tree-n", "0"], "'0' for '--tree-n <TREE_N>'"),
+        (
+            &["bench-drum", "--segments", "2"],
+            "\"2\" is not a whole number of at least 3",
+        ),
+        (
+            &["bench-narrow", "--queries", "0"],
+            "\"0\" is not a whole number of at least 1",
+        ),
+    ];
+    for (args, says) in cases {
+        let out = run(args, dir.path());
+        let err = text(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "talus {}: {}",
+            args.join(" "),
+            describe(&out)
+        );
+        assert!(err.contains(says), "talus {}: {says:?} not in {err}", args.join(" "));
+    }
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "a refused command wrote something"
+    );
+}
+
 /// `talus run` of a 200-disc scenario for 300 steps with output every 100 steps: exit 0,
 /// the summary, and 4 frames (steps 0, 100, 200, 300) in each of the three outputs.
 #[test]

@@ -25,19 +25,19 @@ pub struct CheckpointBenchArgs {
     #[arg(long, default_value = "data/s2d_base.data")]
     pub base: PathBuf,
     /// Disc bed sizes (multiples of the base bed's size; empty: none).
-    #[arg(long, value_delimiter = ',', default_value = "1000000")]
+    #[arg(long, value_delimiter = ',', default_value = "1000000", value_parser = crate::arg_ranges::at_least_one())]
     pub discs: Vec<usize>,
     /// Polygon bed sizes (empty: none).
-    #[arg(long, value_delimiter = ',', default_value = "100000")]
+    #[arg(long, value_delimiter = ',', default_value = "100000", value_parser = crate::arg_ranges::at_least_one())]
     pub polygons: Vec<usize>,
     /// Checkpoints per bed (the median stop is reported).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = crate::arg_ranges::at_least_one())]
     pub checkpoints: usize,
     /// Steps between checkpoints.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = crate::arg_ranges::steps_at_least_one())]
     pub steps: u64,
     /// Restarts per bed (the median is reported).
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = crate::arg_ranges::at_least_one())]
     pub restarts: usize,
     /// Restart from a cold page cache: drop the kernel's caches before each restart (needs
     /// root: writes /proc/sys/vm/drop_caches), so that the file comes from the disk.

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod arg_ranges;
 mod bench;
 mod bench_checkpoint;
 mod bench_narrow;

@@ -1,0 +1,46 @@
+//! The value parsers of the options that count something: a bed of no particles, no timed
+//! step or no repeat has nothing to measure (and some divided by it), so they are refused
+//! where the command line is read, naming the option.
+use clap::builder::{StringValueParser, TypedValueParser};
+
+/// A whole number of at least `min`, as `T` (usize, u64, u32).
+fn whole_at_least<T>(min: u64) -> impl TypedValueParser<Value = T>
+where
+    T: TryFrom<u64> + Clone + Send + Sync + 'static,
+{
+    StringValueParser::new().try_map(move |s| {
+        s.parse::<u64>()
+            .ok()
+            .filter(|&v| v >= min)
+            .and_then(|v| T::try_from(v).ok())
+            .ok_or_else(|| format!("{s:?} is not a whole number of at least {min}"))
+    })
+}
+
+/// A count of at least one (`value_parser = at_least_one()`; per value of a list).
+pub fn at_least_one() -> impl TypedValueParser<Value = usize> {
+    whole_at_least(1)
+}
+
+/// A count of steps of at least one.
+pub fn steps_at_least_one() -> impl TypedValueParser<Value = u64> {
+    whole_at_least(1)
+}
+
+/// A count of at least one, as `u32` (a quadtree leaf's capacity).
+pub fn at_least_one_u32() -> impl TypedValueParser<Value = u32> {
+    whole_at_least(1)
+}
+
+/// A count of at least three (the segments of a drum's ring).
+pub fn at_least_three() -> impl TypedValueParser<Value = usize> {
+    whole_at_least(3)
+}
+
+/// A finite number above zero (`talus bench --updates`: infinity asked for endless steps).
+pub fn positive_number() -> impl TypedValueParser<Value = f64> {
+    StringValueParser::new().try_map(|s| match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err(format!("{s:?} is not a finite number above 0")),
+    })
+}
