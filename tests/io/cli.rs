@@ -194,7 +194,7 @@ fn help_lists_commands_and_options() {
 #[test]
 fn counts_of_nothing_are_refused_by_option() {
     let dir = tempfile::tempdir().unwrap();
-    let cases: [(&[&str], &str); 10] = [
+    let cases: [(&[&str], &str); 11] = [
         (&["bench", "--sizes", "10000,0"], "'0' for '--sizes <SIZES>'"),
         (&["bench", "--updates", "inf"], "'inf' for '--updates <UPDATES>'"),
         (&["bench", "--updates", "nan"], "'nan' for '--updates <UPDATES>'"),
@@ -214,6 +214,7 @@ fn counts_of_nothing_are_refused_by_option() {
             &["bench-narrow", "--queries", "0"],
             "\"0\" is not a whole number of at least 1",
         ),
+        (&["topology", "--threads", "2,0"], "'0' for '--threads <THREADS>'"),
     ];
     for (args, says) in cases {
         let out = run(args, dir.path());

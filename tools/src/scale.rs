@@ -27,7 +27,7 @@ pub struct ScaleArgs {
     #[arg(long, value_parser = crate::arg_ranges::at_least_one())]
     pub n: Option<usize>,
     /// Thread counts.
-    #[arg(long, value_delimiter = ',', default_value = "1,2")]
+    #[arg(long, value_delimiter = ',', default_value = "1,2", value_parser = crate::arg_ranges::at_least_one())]
     pub threads: Vec<usize>,
     /// Placement policies: compact, scatter, cores, none (a PU list "0,2" is not possible
     /// here: use `talus run --placement`).
