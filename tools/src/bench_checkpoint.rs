@@ -24,11 +24,11 @@ pub struct CheckpointBenchArgs {
     /// The settled base bed (LAMMPS data file, 10,000 discs).
     #[arg(long, default_value = "data/s2d_base.data")]
     pub base: PathBuf,
-    /// Disc bed sizes (multiples of the base bed's size; empty: none).
-    #[arg(long, value_delimiter = ',', default_value = "1000000", value_parser = crate::arg_ranges::at_least_one())]
+    /// Disc bed sizes (multiples of the base bed's size; `--discs` without a value: none).
+    #[arg(long, num_args = 0.., value_delimiter = ',', default_value = "1000000", value_parser = crate::arg_ranges::at_least_one())]
     pub discs: Vec<usize>,
-    /// Polygon bed sizes (empty: none).
-    #[arg(long, value_delimiter = ',', default_value = "100000", value_parser = crate::arg_ranges::at_least_one())]
+    /// Polygon bed sizes (`--polygons` without a value: none).
+    #[arg(long, num_args = 0.., value_delimiter = ',', default_value = "100000", value_parser = crate::arg_ranges::at_least_one())]
     pub polygons: Vec<usize>,
     /// Checkpoints per bed (the median stop is reported).
     #[arg(long, default_value_t = 5, value_parser = crate::arg_ranges::at_least_one())]
