@@ -131,9 +131,19 @@ pub struct Profile {
     /// Wall time of the steps (set by the simulation): the phases' sum and the glue
     /// between them.
     pub stepping: f64,
+    /// Whether the pool's owner is setting up (a simulation is, outside its `run`): a
+    /// step's phases are not counted then. The set-up's reordering and first forces are
+    /// not the run's, and counted beside its stepping time they made a short run's phase
+    /// shares sum past 100 %.
+    pub(crate) setting_up: bool,
 }
 
 impl Profile {
+    /// Whether a run of `phase` now counts (the analysis, between steps, always does).
+    fn counts(&self, phase: Phase) -> bool {
+        !self.setting_up || !phase.in_step()
+    }
+
     fn entry(&mut self, phase: Phase) -> &mut PhaseProfile {
         let k = match self.phases.iter().position(|(p, _)| *p == phase) {
             Some(k) => k,
@@ -389,13 +399,15 @@ impl Pool {
         }
         let end = Instant::now();
         let wall = (end - start).as_secs_f64();
-        let e = self.profile.entry(phase);
-        e.calls += 1;
-        e.wall += wall;
-        for t in 0..self.threads {
-            let busy = sh.busy[t].load(Ordering::Relaxed) as f64 * 1e-9;
-            e.busy[t] += busy;
-            e.wait[t] += (wall - busy).max(0.0);
+        if self.profile.counts(phase) {
+            let e = self.profile.entry(phase);
+            e.calls += 1;
+            e.wall += wall;
+            for t in 0..self.threads {
+                let busy = sh.busy[t].load(Ordering::Relaxed) as f64 * 1e-9;
+                e.busy[t] += busy;
+                e.wait[t] += (wall - busy).max(0.0);
+            }
         }
         if let Some(msg) = sh.panic.lock().take() {
             return Err(EngineError::Worker {
@@ -417,6 +429,9 @@ impl Pool {
     /// Count `wall` seconds of work on thread 0 alone as `phase` (as [`Pool::serial`], for
     /// work that needs what holds the pool).
     pub fn record_serial(&mut self, phase: Phase, wall: f64) {
+        if !self.profile.counts(phase) {
+            return;
+        }
         let e = self.profile.entry(phase);
         e.calls += 1;
         e.wall += wall;

@@ -273,13 +273,24 @@ impl Simulation {
     /// two); the state returned is synchronised, and bitwise the same as `steps` calls of
     /// [`Simulation::step`].
     pub fn run(&mut self, steps: u64) -> Result<()> {
+        self.workers.pool.profile.setting_up = false;
+        let done = self.run_steps(steps);
+        self.workers.pool.profile.setting_up = true;
+        done
+    }
+
+    /// [`Simulation::run`], its phases counted in the profile.
+    fn run_steps(&mut self, steps: u64) -> Result<()> {
         // An earlier log stays (its buffers are reused) but no longer answers once the
         // step has moved on: `contact_log` checks its step.
         let logging = std::mem::take(&mut self.log_requested) && steps > 0;
         // Another pool made since this one may have moved the calling thread.
         self.workers.pool.pin_caller()?;
         if !self.primed {
+            // After particles were added: the run's work, timed with its steps.
+            let t = Instant::now();
             self.prime()?;
+            self.workers.pool.profile.stepping += t.elapsed().as_secs_f64();
         }
         for k in 0..steps {
             let mut pending = k > 0;

@@ -160,7 +160,9 @@ impl std::fmt::Debug for Workers {
 impl Workers {
     /// A pool of `pins.len()` threads (pinned as [`Pool::new`] says) summing pair forces by `strategy`.
     pub fn new(pins: &[Option<usize>], strategy: ForceStrategy) -> Result<Workers> {
-        let pool = Pool::new(pins)?;
+        let mut pool = Pool::new(pins)?;
+        // A simulation's pool: its phases count from the first step on (`Simulation::run`).
+        pool.profile.setting_up = true;
         let threads = (0..pins.len())
             .map(|_| {
                 Mutex::new(ThreadState {
