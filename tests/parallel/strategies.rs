@@ -329,42 +329,32 @@ fn first_touch_keeps_every_value() {
             "field {k} changed"
         );
     }
-    assert!(sim.profile().phases.is_empty(), "set-up counted as a step's phase");
-    sim.run(2).unwrap();
-    let p = sim.profile();
-    let calls = |name: &str| {
-        p.phases
-            .iter()
-            .find(|(ph, _)| ph.name() == name)
-            .map(|(_, pr)| pr.calls)
-    };
-    assert_eq!(calls("forces"), Some(2));
-    assert_eq!(calls("first touch"), None);
-    assert!(
-        p.wall() <= p.stepping,
-        "phases {} s in {} s of steps",
-        p.wall(),
-        p.stepping
-    );
+    let calls = two_steps_profiled(&mut sim);
+    assert_eq!((calls("forces"), calls("first touch")), (Some(2), None));
     // On the pool a new simulation starts with (one thread): its reordering and first
     // forces at set-up are not counted either.
-    let mut fresh = polygon_bed(500);
-    assert!(fresh.profile().phases.is_empty(), "set-up counted as a step's phase");
-    fresh.run(2).unwrap();
-    let p = fresh.profile();
-    let calls = |name: &str| {
-        p.phases
-            .iter()
-            .find(|(ph, _)| ph.name() == name)
-            .map(|(_, pr)| pr.calls)
-    };
+    let calls = two_steps_profiled(&mut polygon_bed(500));
     assert_eq!((calls("forces"), calls("reorder")), (Some(2), None));
+}
+
+/// Run two steps of a simulation whose profile holds nothing yet; check that its phases'
+/// time lies within the stepping time, and return the count of calls of each phase.
+fn two_steps_profiled(sim: &mut Simulation) -> impl Fn(&str) -> Option<u64> {
+    assert!(sim.profile().phases.is_empty(), "set-up counted as a step's phase");
+    sim.run(2).unwrap();
+    let p = sim.profile().clone();
     assert!(
         p.wall() <= p.stepping,
         "phases {} s in {} s of steps",
         p.wall(),
         p.stepping
     );
+    move |name| {
+        p.phases
+            .iter()
+            .find(|(ph, _)| ph.name() == name)
+            .map(|(_, pr)| pr.calls)
+    }
 }
 
 /// The quadtree's refresh on the pool (parallel scan for leavers and parallel pair search)
