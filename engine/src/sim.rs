@@ -302,7 +302,10 @@ impl Simulation {
                     self.finish_kick()?;
                     pending = false;
                 }
+                // The run's work, timed with its steps as its phase is counted.
+                let t = Instant::now();
                 self.insert_due()?;
+                self.workers.pool.profile.stepping += t.elapsed().as_secs_f64();
             }
             let log = (logging && k + 1 == steps) || self.cell_servo_due();
             if let Err(e) = self.advance(pending, log) {

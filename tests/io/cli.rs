@@ -200,19 +200,32 @@ fn counts_of_nothing_are_refused_by_option() {
         (&["bench", "--updates", "nan"], "'nan' for '--updates <UPDATES>'"),
         (&["bench-polygons", "--sizes", "0"], "'0' for '--sizes <SIZES>'"),
         (
-            &["bench-checkpoint", "--checkpoints", "0"],
+            &["bench-checkpoint", "--discs", "--polygons", "100", "--checkpoints", "0"],
             "'0' for '--checkpoints <CHECKPOINTS>'",
         ),
         (&["scale", "--bed", "polygons", "--n", "0"], "'0' for '--n <N>'"),
-        (&["scale", "--steps", "0"], "'0' for '--steps <STEPS>'"),
-        (&["neighbors", "--tree-n", "0"], "'0' for '--tree-n <TREE_N>'"),
+        (&["scale", "--dry-run", "--steps", "0"], "'0' for '--steps <STEPS>'"),
         (
-            &["bench-drum", "--segments", "2"],
-            "\"2\" is not a whole number of at least 3",
+            &["neighbors", "--experiments", "tree-update", "--tree-n", "0"],
+            "'0' for '--tree-n <TREE_N>'",
+        ),
+        (
+            &[
+                "bench-drum",
+                "--sizes",
+                "10",
+                "--warmup",
+                "0",
+                "--steps",
+                "1",
+                "--segments",
+                "2",
+            ],
+            "\"2\" is not a whole number from 3 to ",
         ),
         (
             &["bench-narrow", "--queries", "0"],
-            "\"0\" is not a whole number of at least 1",
+            "\"0\" is not a whole number from 1 to ",
         ),
         (&["topology", "--threads", "2,0"], "'0' for '--threads <THREADS>'"),
     ];
@@ -233,6 +246,9 @@ fn counts_of_nothing_are_refused_by_option() {
         0,
         "a refused command wrote something"
     );
+    // Without a value, a bed kind's option runs no bed of it (as its help says).
+    let out = run(&["bench-checkpoint", "--discs", "--polygons"], dir.path());
+    assert!(out.status.success(), "{}", describe(&out));
 }
 
 /// `talus run` of a 200-disc scenario for 300 steps with output every 100 steps: exit 0,

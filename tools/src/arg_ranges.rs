@@ -3,7 +3,8 @@
 //! where the command line is read, naming the option.
 use clap::builder::{StringValueParser, TypedValueParser};
 
-/// A whole number of at least `min`, as `T` (usize, u64, u32).
+/// A whole number of at least `min`, as `T` (usize, u64, u32), whose largest value the
+/// error names.
 fn whole_at_least<T>(min: u64) -> impl TypedValueParser<Value = T>
 where
     T: TryFrom<u64> + Clone + Send + Sync + 'static,
@@ -13,7 +14,11 @@ where
             .ok()
             .filter(|&v| v >= min)
             .and_then(|v| T::try_from(v).ok())
-            .ok_or_else(|| format!("{s:?} is not a whole number of at least {min}"))
+            .ok_or_else(|| {
+                let widths = [u64::MAX, u32::MAX as u64, u16::MAX as u64];
+                let max = widths.into_iter().find(|&m| T::try_from(m).is_ok()).unwrap_or(0);
+                format!("{s:?} is not a whole number from {min} to {max}")
+            })
     })
 }
 

@@ -268,8 +268,10 @@ pub fn neighbors(a: NeighborsArgs) -> Result<(), String> {
                 let n = a.test2_n;
                 let mut rows = Vec::new();
                 for &ratio in &a.ratios {
-                    if ratio < 1.0 {
-                        return Err(format!("test2: size ratio {ratio} below 1"));
+                    if !(ratio >= 1.0 && ratio.is_finite()) {
+                        return Err(format!(
+                            "test2: size ratio {ratio}: must be a finite number of at least 1"
+                        ));
                     }
                     // Radii log-uniform between 1 and the ratio.
                     let sys = Kinematic::random(n, 0.5, 11, |rng| ratio.powf(rng.random_range(0.0..1.0)));
