@@ -56,8 +56,8 @@ pub enum Phase {
     /// Pouring particles in (serial: the placement, and every array grows).
     Insert,
     /// Copying the hot particle arrays into pages first written by the threads that work
-    /// on them (NUMA first touch): when the pool starts (set-up, not in the profile) and
-    /// at the step after a reorder or an insertion.
+    /// on them (NUMA first touch): when the pool starts (set-up, not in the profile), and
+    /// at the step after particles were reordered, removed or added.
     FirstTouch,
     /// The analysis of a logged step (stress, contacts, rattlers: `sim/analysis.rs`),
     /// between steps: not part of the stepping time.
