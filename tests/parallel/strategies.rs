@@ -337,6 +337,36 @@ fn first_touch_keeps_every_value() {
     assert_eq!((calls("forces"), calls("reorder")), (Some(2), None));
 }
 
+/// Pouring is the run's work: the insertion's phase is counted, and its time with the
+/// steps' (it had been counted outside them). Its disc has no room in the packed bed, so
+/// the event tries all its centres: a phase long beside the two steps' other work.
+#[test]
+fn an_insertion_is_timed_with_the_steps() {
+    use talus::engine::generate::RadiusDist;
+    use talus::engine::{Amount, InsertSpec};
+    let mut sim = polygon_bed(100);
+    sim.add_insertion(InsertSpec {
+        region_min: [0.004, 0.003],
+        region_max: [0.012, 0.010],
+        radius: RadiusDist::Fixed(1e-3),
+        shape: ShapeSpec::Disc,
+        material: 0,
+        ptype: 2,
+        velocity: [0.0, 0.0],
+        velocity_jitter: 0.0,
+        amount: Amount::PerInsert(1),
+        every: 1,
+        start_step: 0,
+        stop_step: Some(1),
+        total: Some(1),
+        seed: 5,
+        attempts: 200_000,
+    })
+    .unwrap();
+    let calls = two_steps_profiled(&mut sim);
+    assert_eq!((sim.len(), calls("insert")), (100, Some(1)));
+}
+
 /// Run two steps of a simulation whose profile holds nothing yet; check that its phases'
 /// time lies within the stepping time, and return the count of calls of each phase.
 fn two_steps_profiled(sim: &mut Simulation) -> impl Fn(&str) -> Option<u64> {
