@@ -126,10 +126,15 @@ keep = 1000
 
 /// The step a stage began at, from the run's log.
 fn began(log: &str, stage: &str) -> u64 {
+    step_of(log, &format!("stage `{stage}` begins"))
+}
+
+/// The step of the log's first line that says `what` (`... step N: ...`).
+fn step_of(log: &str, what: &str) -> u64 {
     let line = log
         .lines()
-        .find(|l| l.contains(&format!("stage `{stage}` begins")))
-        .unwrap_or_else(|| panic!("no begin of `{stage}` in\n{log}"));
+        .find(|l| l.contains(what))
+        .unwrap_or_else(|| panic!("no {what:?} in\n{log}"));
     line.split("step ")
         .nth(1)
         .unwrap()
@@ -514,12 +519,7 @@ until = { servo = 0.02, every = 200 }
     let out = run(&["run", "c.toml", "--no-output"], dir.path());
     assert!(out.status.success(), "{}", describe(&out));
     let log = text(&out.stderr);
-    let at: u64 = log
-        .split("settled at step ")
-        .nth(1)
-        .and_then(|r| r.split(':').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("the run did not settle: {log}"));
+    let at = step_of(&log, "settled at step");
     assert!((2_000..50_000).contains(&at), "settled at step {at}: {log}");
     assert!(log.contains("servo loads within"), "{log}");
 }

@@ -3,9 +3,9 @@
 //! where the command line is read, naming the option.
 use clap::builder::{StringValueParser, TypedValueParser};
 
-/// A whole number of at least `min`, as `T` (usize, u64, u32), whose largest value the
-/// error names.
-fn whole_at_least<T>(min: u64) -> impl TypedValueParser<Value = T>
+/// A whole number of at least `min`, as `T` (usize, u64, u32: the option's type, named
+/// as `value_parser = at_least::<usize>(1)`), whose largest value the error names.
+pub fn at_least<T>(min: u64) -> impl TypedValueParser<Value = T>
 where
     T: TryFrom<u64> + Clone + Send + Sync + 'static,
 {
@@ -20,26 +20,6 @@ where
                 format!("{s:?} is not a whole number from {min} to {max}")
             })
     })
-}
-
-/// A count of at least one (`value_parser = at_least_one()`; per value of a list).
-pub fn at_least_one() -> impl TypedValueParser<Value = usize> {
-    whole_at_least(1)
-}
-
-/// A count of steps of at least one.
-pub fn steps_at_least_one() -> impl TypedValueParser<Value = u64> {
-    whole_at_least(1)
-}
-
-/// A count of at least one, as `u32` (a quadtree leaf's capacity).
-pub fn at_least_one_u32() -> impl TypedValueParser<Value = u32> {
-    whole_at_least(1)
-}
-
-/// A count of at least three (the segments of a drum's ring).
-pub fn at_least_three() -> impl TypedValueParser<Value = usize> {
-    whole_at_least(3)
 }
 
 /// A finite number above zero (`talus bench --updates`: infinity asked for endless steps).

@@ -22,7 +22,7 @@ pub struct BenchArgs {
     pub base: PathBuf,
     /// Bed sizes (multiples of the base bed's size) [default: 10000,100000,1000000 for
     /// discs, 5832,58320,583200 for spheres].
-    #[arg(long, value_delimiter = ',', value_parser = crate::arg_ranges::at_least_one())]
+    #[arg(long, value_delimiter = ',', value_parser = crate::arg_ranges::at_least::<usize>(1))]
     pub sizes: Vec<usize>,
     /// Integrators to run: verlet, gear [default: verlet,gear for discs,
     /// verlet for spheres].
@@ -36,7 +36,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 2.0e7, value_parser = crate::arg_ranges::positive_number())]
     pub updates: f64,
     /// Timed segments per configuration (the median is reported).
-    #[arg(long, default_value_t = 3, value_parser = crate::arg_ranges::at_least_one())]
+    #[arg(long, default_value_t = 3, value_parser = crate::arg_ranges::at_least::<usize>(1))]
     pub repeats: usize,
     /// Untimed warm-up steps.
     #[arg(long, default_value_t = 50)]

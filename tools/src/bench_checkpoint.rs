@@ -25,19 +25,19 @@ pub struct CheckpointBenchArgs {
     #[arg(long, default_value = "data/s2d_base.data")]
     pub base: PathBuf,
     /// Disc bed sizes (multiples of the base bed's size; `--discs` without a value: none).
-    #[arg(long, num_args = 0.., value_delimiter = ',', default_value = "1000000", value_parser = crate::arg_ranges::at_least_one())]
+    #[arg(long, num_args = 0.., value_delimiter = ',', default_value = "1000000", value_parser = crate::arg_ranges::at_least::<usize>(1))]
     pub discs: Vec<usize>,
     /// Polygon bed sizes (`--polygons` without a value: none).
-    #[arg(long, num_args = 0.., value_delimiter = ',', default_value = "100000", value_parser = crate::arg_ranges::at_least_one())]
+    #[arg(long, num_args = 0.., value_delimiter = ',', default_value = "100000", value_parser = crate::arg_ranges::at_least::<usize>(1))]
     pub polygons: Vec<usize>,
     /// Checkpoints per bed (the median stop is reported).
-    #[arg(long, default_value_t = 5, value_parser = crate::arg_ranges::at_least_one())]
+    #[arg(long, default_value_t = 5, value_parser = crate::arg_ranges::at_least::<usize>(1))]
     pub checkpoints: usize,
     /// Steps between checkpoints.
-    #[arg(long, default_value_t = 10, value_parser = crate::arg_ranges::steps_at_least_one())]
+    #[arg(long, default_value_t = 10, value_parser = crate::arg_ranges::at_least::<u64>(1))]
     pub steps: u64,
     /// Restarts per bed (the median is reported).
-    #[arg(long, default_value_t = 3, value_parser = crate::arg_ranges::at_least_one())]
+    #[arg(long, default_value_t = 3, value_parser = crate::arg_ranges::at_least::<usize>(1))]
     pub restarts: usize,
     /// Restart from a cold page cache: drop the kernel's caches before each restart (needs
     /// root: writes /proc/sys/vm/drop_caches), so that the file comes from the disk.

@@ -17,10 +17,10 @@ pub struct NarrowArgs {
     #[arg(long, value_delimiter = ',', default_value = "4,8,16,32,64")]
     pub vertices: Vec<usize>,
     /// Queries per measurement.
-    #[arg(long, default_value_t = 200_000, value_parser = crate::arg_ranges::at_least_one())]
+    #[arg(long, default_value_t = 200_000, value_parser = crate::arg_ranges::at_least::<usize>(1))]
     pub queries: usize,
     /// Measurements per configuration (the median is reported).
-    #[arg(long, default_value_t = 5, value_parser = crate::arg_ranges::at_least_one())]
+    #[arg(long, default_value_t = 5, value_parser = crate::arg_ranges::at_least::<usize>(1))]
     pub repeats: usize,
 }
 

@@ -49,10 +49,10 @@ pub struct Timing {
     #[arg(long, default_value_t = 200)]
     pub warmup: u64,
     /// Timed steps per chunk.
-    #[arg(long, default_value_t = 500, value_parser = crate::arg_ranges::steps_at_least_one())]
+    #[arg(long, default_value_t = 500, value_parser = crate::arg_ranges::at_least::<u64>(1))]
     pub steps: u64,
     /// Timed chunks; the median is reported.
-    #[arg(long, default_value_t = 3, value_parser = crate::arg_ranges::at_least_one())]
+    #[arg(long, default_value_t = 3, value_parser = crate::arg_ranges::at_least::<usize>(1))]
     pub repeats: usize,
     /// Cheap rejection stages run before the closest-feature walk (Chen & Matuttis App. B).
     #[arg(long, value_enum, default_value_t = RejectionArg::Circle)]
@@ -65,7 +65,7 @@ pub struct Timing {
 #[derive(Args)]
 pub struct PolygonBedArgs {
     /// Numbers of polygons.
-    #[arg(long, value_delimiter = ',', default_value = "10000,100000", value_parser = crate::arg_ranges::at_least_one())]
+    #[arg(long, value_delimiter = ',', default_value = "10000,100000", value_parser = crate::arg_ranges::at_least::<usize>(1))]
     pub sizes: Vec<usize>,
     #[command(flatten)]
     pub timing: Timing,
@@ -76,13 +76,13 @@ pub struct PolygonBedArgs {
 #[derive(Args)]
 pub struct DrumArgs {
     /// Numbers of grains (the drum is sized to them).
-    #[arg(long, value_delimiter = ',', default_value = "10000", value_parser = crate::arg_ranges::at_least_one())]
+    #[arg(long, value_delimiter = ',', default_value = "10000", value_parser = crate::arg_ranges::at_least::<usize>(1))]
     pub sizes: Vec<usize>,
     /// Angular velocity of the drum (rad/s, counter-clockwise).
     #[arg(long, default_value_t = 1.0)]
     pub omega: f64,
     /// Wall segments of the ring.
-    #[arg(long, default_value_t = 128, value_parser = crate::arg_ranges::at_least_three())]
+    #[arg(long, default_value_t = 128, value_parser = crate::arg_ranges::at_least::<usize>(3))]
     pub segments: usize,
     #[command(flatten)]
     pub timing: Timing,

@@ -48,16 +48,16 @@ pub struct NeighborsArgs {
     )]
     pub methods: Vec<NeighborMethod>,
     /// Particle numbers of test1 and muth
-    #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000,1000000", value_parser = crate::arg_ranges::at_least_one())]
+    #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000,1000000", value_parser = crate::arg_ranges::at_least::<usize>(1))]
     pub sizes: Vec<usize>,
     /// Size ratios (largest / smallest radius) of test2
     #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16,32")]
     pub ratios: Vec<f64>,
     /// Discs of test2
-    #[arg(long, default_value_t = 10_000, value_parser = crate::arg_ranges::at_least_one())]
+    #[arg(long, default_value_t = 10_000, value_parser = crate::arg_ranges::at_least::<usize>(1))]
     pub test2_n: usize,
     /// Grains of the drum experiment
-    #[arg(long, value_delimiter = ',', default_value = "500,2000,8000", value_parser = crate::arg_ranges::at_least_one())]
+    #[arg(long, value_delimiter = ',', default_value = "500,2000,8000", value_parser = crate::arg_ranges::at_least::<usize>(1))]
     pub drum_sizes: Vec<usize>,
     /// Untimed drum steps before the timing (the bed forms and turns)
     #[arg(long, default_value_t = 2000)]
@@ -67,16 +67,16 @@ pub struct NeighborsArgs {
     #[arg(long, default_value_t = 1000)]
     pub dem_warmup: u64,
     /// Discs of tree-update
-    #[arg(long, default_value_t = 100_000, value_parser = crate::arg_ranges::at_least_one())]
+    #[arg(long, default_value_t = 100_000, value_parser = crate::arg_ranges::at_least::<usize>(1))]
     pub tree_n: usize,
     /// Timed steps per repeat
-    #[arg(long, default_value_t = 20, value_parser = crate::arg_ranges::at_least_one())]
+    #[arg(long, default_value_t = 20, value_parser = crate::arg_ranges::at_least::<usize>(1))]
     pub steps: usize,
     /// Timed repeats (the median is reported)
-    #[arg(long, default_value_t = 3, value_parser = crate::arg_ranges::at_least_one())]
+    #[arg(long, default_value_t = 3, value_parser = crate::arg_ranges::at_least::<usize>(1))]
     pub repeats: usize,
     /// Entries a quadtree leaf holds before it splits (1 in Watanabe et al.)
-    #[arg(long, default_value_t = 1, value_parser = crate::arg_ranges::at_least_one_u32())]
+    #[arg(long, default_value_t = 1, value_parser = crate::arg_ranges::at_least::<u32>(1))]
     pub leaf_capacity: u32,
     /// Brute force runs only up to this many particles (it is O(N^2))
     #[arg(long, default_value_t = 3000)]

@@ -24,10 +24,10 @@ pub struct ScaleArgs {
     pub bed: Option<String>,
     /// Particles of the built-in bed (discs: a multiple of 10,000, default 100,000;
     /// polygons: default 100,000; spheres: a multiple of 5,832, default 58,320).
-    #[arg(long, value_parser = crate::arg_ranges::at_least_one())]
+    #[arg(long, value_parser = crate::arg_ranges::at_least::<usize>(1))]
     pub n: Option<usize>,
     /// Thread counts.
-    #[arg(long, value_delimiter = ',', default_value = "1,2", value_parser = crate::arg_ranges::at_least_one())]
+    #[arg(long, value_delimiter = ',', default_value = "1,2", value_parser = crate::arg_ranges::at_least::<usize>(1))]
     pub threads: Vec<usize>,
     /// Placement policies: compact, scatter, cores, none (a PU list "0,2" is not possible
     /// here: use `talus run --placement`).
@@ -40,10 +40,10 @@ pub struct ScaleArgs {
     #[arg(long, default_value_t = 20)]
     pub warmup: u64,
     /// Timed steps per repeat.
-    #[arg(long, default_value_t = 100, value_parser = crate::arg_ranges::steps_at_least_one())]
+    #[arg(long, default_value_t = 100, value_parser = crate::arg_ranges::at_least::<u64>(1))]
     pub steps: u64,
     /// Timed rounds: each runs every configuration once, in turn (medians are reported).
-    #[arg(long, default_value_t = 3, value_parser = crate::arg_ranges::at_least_one())]
+    #[arg(long, default_value_t = 3, value_parser = crate::arg_ranges::at_least::<usize>(1))]
     pub repeats: usize,
     /// Folder for scale.csv, speedup.png and speedup.svg.
     #[arg(long, default_value = "talus-scale")]

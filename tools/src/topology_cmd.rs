@@ -7,7 +7,7 @@ pub struct TopologyArgs {
     #[arg(long)]
     pub synthetic: Option<String>,
     /// Also show the thread -> PU maps of every policy for these thread counts.
-    #[arg(long, value_delimiter = ',', value_parser = crate::arg_ranges::at_least_one())]
+    #[arg(long, value_delimiter = ',', value_parser = crate::arg_ranges::at_least::<usize>(1))]
     pub threads: Vec<usize>,
 }
 
