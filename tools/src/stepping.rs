@@ -166,23 +166,21 @@ fn settled_now(sim: &mut Simulation, u: &UntilSettings, out: Option<&mut Outputs
         said.push(format!("unbalanced force {unbalanced:.4e} < {limit:e}"));
     }
     if let Some(limit) = u.servo {
-        // The largest relative error of the servos' loads (none: nothing to wait for).
-        let worst = sim
+        // The largest relative error of the servos' loads, the walls' and the cell's (none:
+        // nothing to wait for). A NaN (a cell's stress not measured yet) is kept by the
+        // fold, as `f64::max` would not: not held.
+        let error = |load: f64, target: f64| (load - target).abs() / target.abs().max(f64::MIN_POSITIVE);
+        let walls = sim
             .wall_servos()
             .iter()
-            .map(|sv| {
-                let target = sv.servo.target * sv.extent(&sim.walls);
-                (sv.load - target).abs() / target.abs().max(f64::MIN_POSITIVE)
-            })
-            .fold(0.0, f64::max);
-        // A cell servo's last measured stress (none yet, NaN: not held).
-        let cell = sim
-            .cell_servo()
-            .map(|(s, _, stress)| (stress - s.servo.target).abs() / s.servo.target.abs().max(f64::MIN_POSITIVE));
-        if worst.is_nan() || worst >= limit || cell.is_some_and(|e| e.is_nan() || e >= limit) {
+            .map(|sv| error(sv.load, sv.servo.target * sv.extent(&sim.walls)));
+        let cell = sim.cell_servo().map(|(s, _, stress)| error(stress, s.servo.target));
+        let worst = walls
+            .chain(cell)
+            .fold(0.0, |w, e| if e > w || e.is_nan() { e } else { w });
+        if worst.is_nan() || worst >= limit {
             return Ok(None);
         }
-        let worst = cell.map_or(worst, |e| worst.max(e));
         said.push(format!("servo loads within {worst:.4e} < {limit:e} of their targets"));
     }
     Ok(Some(said.join(", ")))
