@@ -10,12 +10,15 @@
 //! Matuttis: a contact list sorted by first particle reuses that particle's data from
 //! cache), which also makes each chain a run of consecutive slots.
 //!
-//! In 3D the candidate pairs that cannot touch before one of their boxes is made anew are
-//! kept apart, without a slot (`far`, see `far_pairs.rs`): the table holds the pairs the
-//! sphere loop reads.
+//! In 3D the slots hold the pairs that touch (and, until the next compaction, those that
+//! touched since it); the other candidate pairs are kept without a slot
+//! (`slotless_pairs.rs`): `far`, those that cannot touch before one of their boxes is made
+//! anew, and `apart`, those that may, tested every step before the forces (a pair found
+//! touching takes a slot then, its spring zero: `sim::near_pairs`). The sphere loop reads
+//! the slots only.
 
-mod far_pairs;
-pub use far_pairs::FarPairs;
+mod slotless_pairs;
+pub use slotless_pairs::SlotlessPairs;
 
 use talus_kernels::contact::{Spring, SPRING_ZERO};
 use talus_kernels::math::ANG;
@@ -41,12 +44,18 @@ pub struct ContactTable {
     /// With rolling resistance only (empty until `enable_rolling_state`): the rolling
     /// torque kept in the contact (epsd2), the one its second particle gets.
     pub rolling: Vec<[f64; ANG]>,
-    /// 3D only (empty in 2D): the candidate pairs that cannot touch before one of their
-    /// stored boxes is made anew (`sim::near_pairs` moves pairs between it and the slots
-    /// after each update of the broad phase). Not in any slot; no spring.
-    pub far: FarPairs,
+    /// 3D only (empty in 2D and in a periodic cell): the candidate pairs that cannot touch
+    /// before one of their stored boxes is made anew (`sim::near_pairs` moves pairs
+    /// between the three sets). Not in any slot; no spring.
+    pub far: SlotlessPairs,
+    /// 3D only, as `far`: the candidate pairs that may touch before one of their stored
+    /// boxes is made anew but did not touch when last tested (every step). No spring.
+    pub apart: SlotlessPairs,
     /// Bumped by every change of the slots' pairs (for caches built from them).
     pub(crate) generation: u64,
+    /// The generation of the last change other than a pair appended after the slots
+    /// (the owner plan extends itself over appended slots).
+    pub(crate) stable: u64,
     pub(crate) polygons: bool,
     pub(crate) rolling_state: bool,
     pub(crate) next: Vec<u32>,
@@ -55,6 +64,8 @@ pub struct ContactTable {
     pub(crate) live: usize,
     /// Pairs added since the last compaction.
     pub(crate) churn: usize,
+    /// Slots sorted by the last compaction (those after them appended since).
+    pub(crate) sorted: usize,
 }
 
 impl ContactTable {
@@ -93,9 +104,22 @@ impl ContactTable {
         self.generation
     }
 
-    /// Number of candidate pairs: those in slots (free slots not counted) and the far ones.
+    /// The generation of the last change other than a pair appended after the slots: up to
+    /// `generation()`, the slots below the count of then are as they were.
+    pub fn stable_generation(&self) -> u64 {
+        self.stable
+    }
+
+    /// A change of the slots other than an append.
+    fn changed(&mut self) {
+        self.generation += 1;
+        self.stable = self.generation;
+    }
+
+    /// Number of candidate pairs: those in slots (free slots not counted), the apart ones
+    /// and the far ones.
     pub fn len(&self) -> usize {
-        self.live + self.far.len()
+        self.live + self.apart.len() + self.far.len()
     }
 
     /// Whether the table holds no pair.
@@ -103,7 +127,7 @@ impl ContactTable {
         self.len() == 0
     }
 
-    /// Number of pairs in slots (3D: those that may touch before a box is made anew).
+    /// Number of pairs in slots (3D: those that touch, or touched since the last compaction).
     pub fn slotted(&self) -> usize {
         self.live
     }
@@ -120,12 +144,14 @@ impl ContactTable {
         self.area.iter_mut().filter(|a| **a < 0.0).for_each(|a| *a = 0.0);
     }
 
-    /// Put every far pair back into a slot (their springs zero): for a periodic cell,
-    /// where a pair's boxes may lie across a face and every pair stays in a slot.
-    pub fn slot_far_pairs(&mut self) {
-        let far = std::mem::take(&mut self.far);
-        for &[i, j] in far.pairs().iter().filter(|p| p[1] != FREE) {
-            self.add(i, j);
+    /// Put every pair without a slot (far and apart) into one (their springs zero): for a
+    /// periodic cell, where a pair's boxes may lie across a face and every pair stays in a
+    /// slot.
+    pub fn slot_every_pair(&mut self) {
+        for list in [std::mem::take(&mut self.far), std::mem::take(&mut self.apart)] {
+            for &[i, j] in list.pairs().iter().filter(|p| p[1] != FREE) {
+                self.add(i, j);
+            }
         }
     }
 
@@ -154,14 +180,15 @@ impl ContactTable {
         None
     }
 
-    /// Add a pair known to be absent, from the slots and the far pairs (the broad phase
-    /// guarantees it); returns its slot.
+    /// Add a pair known to be absent, from the slots and the lists without slots (the
+    /// broad phase, or the caller that took it from one, guarantees it); returns its slot.
     pub fn add(&mut self, a: u32, b: u32) -> usize {
         self.generation += 1;
         let (i, j) = if a < b { (a, b) } else { (b, a) };
         debug_assert!(i != j);
         debug_assert!(self.find(i, j).is_none(), "pair ({i}, {j}) added twice");
         debug_assert!(!self.far.contains(i, j), "pair ({i}, {j}) added, but far");
+        debug_assert!(!self.apart.contains(i, j), "pair ({i}, {j}) added, but apart");
         let s = match self.free.pop() {
             Some(s) => {
                 let s = s as usize;
@@ -175,6 +202,8 @@ impl ContactTable {
                 if self.rolling_state {
                     self.rolling[s] = [0.0; ANG];
                 }
+                // Into a hole: not an append.
+                self.stable = self.generation;
                 s
             }
             None => {
@@ -215,7 +244,8 @@ impl ContactTable {
         s
     }
 
-    /// Remove a pair if present, from the slots or the far pairs; returns whether it was.
+    /// Remove a pair if present, from the slots or the lists without slots; returns
+    /// whether it was.
     pub fn remove(&mut self, a: u32, b: u32) -> bool {
         let (i, j) = if a < b { (a, b) } else { (b, a) };
         match self.find(i, j) {
@@ -223,13 +253,13 @@ impl ContactTable {
                 self.free_slot(s);
                 true
             }
-            None => self.far.remove(i, j),
+            None => self.apart.remove(i, j) || self.far.remove(i, j),
         }
     }
 
     /// Take the pair out of slot `s` (live): unlinked from its chain, the slot freed.
     pub(crate) fn free_slot(&mut self, s: usize) {
-        self.generation += 1;
+        self.changed();
         let i = self.i[s] as usize;
         let nx = self.next[s];
         if self.head[i] == s as u32 {
@@ -259,7 +289,7 @@ impl ContactTable {
     /// and the pairs are moved by following the cycles of the permutation. No allocation,
     /// so compaction adds nothing to the peak memory of a run.
     pub fn compact(&mut self) {
-        self.generation += 1;
+        self.changed();
         let slots = self.i.len();
         let live = self.live;
         let counts = &mut self.head;
@@ -335,6 +365,77 @@ impl ContactTable {
         }
         self.free.clear();
         self.churn = 0;
+        self.sorted = live;
+        self.rebuild_chains();
+    }
+
+    /// Whether the slots are as the last compaction left them but for pairs appended
+    /// since (no hole, none added into one): `merge_appended` sorts those in.
+    pub fn appended_only(&self) -> bool {
+        self.free.is_empty() && self.sorted + self.churn == self.i.len()
+    }
+
+    /// Sort the pairs appended since the last compaction into the sorted ones (see
+    /// `appended_only`): the appended ones sorted apart, then merged in from the back, one
+    /// pass over the slots after the first of them to go in.
+    pub fn merge_appended(&mut self) {
+        debug_assert!(self.appended_only());
+        let (b, l) = (self.sorted, self.i.len());
+        if b == l {
+            return;
+        }
+        self.changed();
+        let mut tail: Vec<usize> = (b..l).collect();
+        tail.sort_unstable_by_key(|&s| (self.i[s], self.j[s]));
+        let ti: Vec<u32> = tail.iter().map(|&s| self.i[s]).collect();
+        let tj: Vec<u32> = tail.iter().map(|&s| self.j[s]).collect();
+        let txi: Vec<Spring> = tail.iter().map(|&s| self.xi[s]).collect();
+        let tf: Vec<u32> = if self.polygons {
+            tail.iter().map(|&s| self.features[s]).collect()
+        } else {
+            Vec::new()
+        };
+        let ta: Vec<f64> = if self.polygons {
+            tail.iter().map(|&s| self.area[s]).collect()
+        } else {
+            Vec::new()
+        };
+        let tr: Vec<[f64; ANG]> = if self.rolling_state {
+            tail.iter().map(|&s| self.rolling[s]).collect()
+        } else {
+            Vec::new()
+        };
+        let (mut a, mut t, mut w) = (b, ti.len(), l);
+        while t > 0 {
+            w -= 1;
+            if a > 0 && (self.i[a - 1], self.j[a - 1]) > (ti[t - 1], tj[t - 1]) {
+                a -= 1;
+                self.i[w] = self.i[a];
+                self.j[w] = self.j[a];
+                self.xi[w] = self.xi[a];
+                if self.polygons {
+                    self.features[w] = self.features[a];
+                    self.area[w] = self.area[a];
+                }
+                if self.rolling_state {
+                    self.rolling[w] = self.rolling[a];
+                }
+            } else {
+                t -= 1;
+                self.i[w] = ti[t];
+                self.j[w] = tj[t];
+                self.xi[w] = txi[t];
+                if self.polygons {
+                    self.features[w] = tf[t];
+                    self.area[w] = ta[t];
+                }
+                if self.rolling_state {
+                    self.rolling[w] = tr[t];
+                }
+            }
+        }
+        self.churn = 0;
+        self.sorted = l;
         self.rebuild_chains();
     }
 
@@ -352,13 +453,13 @@ impl ContactTable {
         }
     }
 
-    /// Replace the whole set by `pairs` in slots and `far` apart (each i < j, no
-    /// duplicates), keeping the spring of every slotted pair that was already in a slot.
-    /// Used after a full rebuild of the broad phase. Takes the list to free it as soon as
-    /// the table's pair arrays are built: at 10^5-10^6 particles this is the run's peak of
-    /// memory (list, old table and new table at once).
-    pub fn reset_from_pairs(&mut self, pairs: Vec<(u32, u32)>, far: Vec<[u32; 2]>) {
-        self.generation += 1;
+    /// Replace the whole set by `pairs` in slots, and `apart` and `far` without (each
+    /// i < j, no duplicates), keeping the spring of every slotted pair that was already in
+    /// a slot. Used after a full rebuild of the broad phase. Takes the list to free it as
+    /// soon as the table's pair arrays are built: at 10^5-10^6 particles this is the run's
+    /// peak of memory (list, old table and new table at once).
+    pub fn reset_from_pairs(&mut self, pairs: Vec<(u32, u32)>, apart: Vec<[u32; 2]>, far: Vec<[u32; 2]>) {
+        self.changed();
         let n = pairs.len();
         // The per-pair state first, looked up through the old table's chains.
         let mut xi = Vec::with_capacity(n);
@@ -389,6 +490,7 @@ impl ContactTable {
         self.i = pairs.iter().map(|p| p.0).collect();
         self.j = pairs.iter().map(|p| p.1).collect();
         drop(pairs);
+        self.apart.reset(apart);
         self.far.reset(far);
         self.live = n;
         self.free.clear();
@@ -399,7 +501,7 @@ impl ContactTable {
     /// Renumber particles (`map[old] = new` or `u32::MAX` = removed): pairs of removed
     /// particles are dropped, the rest keep their springs. Ends compacted and sorted.
     pub fn remap(&mut self, map: &[u32], particles: usize) {
-        self.generation += 1;
+        self.changed();
         for s in 0..self.i.len() {
             let i = self.i[s];
             if i == FREE {
@@ -419,13 +521,14 @@ impl ContactTable {
                 }
             }
         }
+        self.apart.remap(map);
         self.far.remap(map);
         self.head = vec![NIL; particles];
         self.compact();
     }
 
     /// Bytes held (capacity) by the slots, their chains and the free list, for the memory
-    /// report; the far pairs report theirs apart (`far.memory_bytes()`).
+    /// report; the lists without slots report theirs apart (`far`, `apart`).
     pub fn memory_bytes(&self) -> usize {
         self.i.capacity() * 4
             + self.j.capacity() * 4
@@ -464,6 +567,47 @@ mod tests {
 
     fn untag(s: &Spring) -> f64 {
         spring_components(s)[0]
+    }
+
+    /// Pairs appended after a compaction, merged in: the table of a compaction of the
+    /// same pairs, springs and all (the chains too: `find` sees every pair).
+    #[test]
+    fn appended_pairs_merge_as_a_compaction_sorts_them() {
+        let n = 40u32;
+        let mut st = 3u64;
+        let mut rnd = move |m: u32| {
+            st = st.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((st >> 33) % m as u64) as u32
+        };
+        let mut t = ContactTable::new(n as usize);
+        let mut round = 0.0;
+        let mut add_some = |t: &mut ContactTable, k: usize| {
+            for _ in 0..k {
+                let (a, b) = (rnd(n), rnd(n));
+                if a != b && t.find(a, b).is_none() {
+                    let s = t.add(a, b);
+                    round += 1.0;
+                    t.xi[s] = tag(round);
+                }
+            }
+        };
+        add_some(&mut t, 200);
+        t.compact();
+        assert!(t.appended_only());
+        add_some(&mut t, 30);
+        assert!(t.appended_only() && t.churn > 0);
+        let mut compacted = t.clone();
+        compacted.compact();
+        t.merge_appended();
+        assert_eq!((&t.i, &t.j), (&compacted.i, &compacted.j));
+        let springs = |t: &ContactTable| t.xi.iter().map(untag).collect::<Vec<_>>();
+        assert_eq!(springs(&t), springs(&compacted));
+        assert!(t.iter().all(|(s, i, j)| t.find(j, i) == Some(s)));
+        assert_eq!((t.churn, t.appended_only()), (0, true));
+        // A pair removed leaves a hole: no longer appended only.
+        let (_, i, j) = t.iter().nth(5).unwrap();
+        t.remove(i, j);
+        assert!(!t.appended_only());
     }
 
     #[test]

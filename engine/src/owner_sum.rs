@@ -152,10 +152,16 @@ impl OwnerPlan {
     /// BENCHMARKS.md, the 16-core machine). The plan depends on the chunks alone, not on
     /// which thread did what.
     #[allow(clippy::too_many_arguments)]
+    ///
+    /// Where the table has only had pairs appended since the plan was made (`stable`, the
+    /// generation of its last other change, not after the plan's), the plan is extended
+    /// instead: the appended slots are one more chunk after the others, which owns the
+    /// particles that had no slot, and defers the others' shares. Each particle's fold
+    /// stays in slot order, so the loads are the same bitwise.
     pub fn prepare(
         &mut self,
         pool: &mut Pool,
-        generation: u64,
+        (generation, stable): (u64, u64),
         (ci, cj): (&[u32], &[u32]),
         n: usize,
         threads: usize,
@@ -165,6 +171,13 @@ impl OwnerPlan {
         let key = (generation, slots, n, threads, min_chunk);
         if self.built_for == Some(key) {
             return Ok(());
+        }
+        if let Some((built, from, ..)) = self.built_for.filter(|b| (b.2, b.3, b.4) == (n, threads, min_chunk)) {
+            if stable <= built && slots >= from {
+                pool.serial(Phase::Contacts, || self.extend(from, (ci, cj)));
+                self.built_for = Some(key);
+                return Ok(());
+            }
         }
         assert!(slots < 1 << 31, "contact table too large for the deterministic sum");
         self.bounds = guided_bounds(slots, threads, min_chunk);
@@ -269,6 +282,52 @@ impl OwnerPlan {
         })?;
         self.built_for = Some(key);
         Ok(())
+    }
+
+    /// The plan extended over the slots appended from `from` on (see `prepare`).
+    fn extend(&mut self, from: usize, (ci, cj): (&[u32], &[u32])) {
+        let slots = ci.len();
+        self.defer.resize(slots, 0);
+        if self.bounds.len() <= 2 {
+            // One chunk owns every particle: it grows.
+            self.bounds = vec![0, slots];
+            return;
+        }
+        let c = (self.bounds.len() - 1) as u32;
+        self.bounds.push(slots);
+        let mut new = Vec::new();
+        for o in from..slots {
+            let mut bits = 0;
+            if ci[o] != FREE {
+                for (side, p) in [(0u64, ci[o]), (1u64, cj[o])] {
+                    let first = &self.first[p as usize];
+                    if first.load(Ordering::Relaxed) == u32::MAX {
+                        first.store(c, Ordering::Relaxed);
+                    }
+                    if first.load(Ordering::Relaxed) != c {
+                        bits |= 1 << side;
+                        new.push((u64::from(p) << 32) | ((o as u64) << 1) | side);
+                    }
+                }
+            }
+            self.defer[o] = bits;
+        }
+        // Merged into the sorted entries from the back (the new slots come after every
+        // old one, so each particle's entries stay in slot order).
+        new.sort_unstable();
+        let (old, add) = (self.fix.len(), new.len());
+        self.fix.resize(old + add, 0);
+        let (mut a, mut b, mut w) = (old, add, old + add);
+        while b > 0 {
+            w -= 1;
+            if a > 0 && self.fix[a - 1] > new[b - 1] {
+                a -= 1;
+                self.fix[w] = self.fix[a];
+            } else {
+                b -= 1;
+                self.fix[w] = new[b];
+            }
+        }
     }
 
     /// Where the runs of the work after the force phase begin: run k continues the folds
@@ -454,66 +513,78 @@ mod tests {
                     }
                 }
             }
-            let mut plan = OwnerPlan::default();
-            // The plan on pools of 1 to 3 threads: it depends on the chunks alone.
-            let mut pool = Pool::new(&vec![None; 1 + threads % 3]).unwrap();
-            plan.prepare(&mut pool, 1, (&ci, &cj), n, threads, min_chunk).unwrap();
-            let chunks = plan.bounds.len() - 1;
-            // Against the definition, slot by slot: a share is deferred when an earlier
-            // chunk holds a slot of the same particle.
-            let mut seen = vec![usize::MAX; n];
-            let mut fix = Vec::new();
-            for (c, w) in plan.bounds.windows(2).enumerate() {
-                for o in w[0]..w[1] {
-                    let mut bits = 0;
-                    if ci[o] != FREE {
-                        for (side, p) in [(0u64, ci[o]), (1u64, cj[o])] {
-                            let s = &mut seen[p as usize];
-                            *s = (*s).min(c);
-                            if *s != c {
-                                bits |= 1 << side;
-                                fix.push((u64::from(p) << 32) | ((o as u64) << 1) | side);
+            for extended in [false, true] {
+                let mut plan = OwnerPlan::default();
+                // The plan on pools of 1 to 3 threads: it depends on the chunks alone.
+                let mut pool = Pool::new(&vec![None; 1 + threads % 3]).unwrap();
+                if extended {
+                    // Made for the first slots, then extended over the others as appended.
+                    let cut = slots * 7 / 8;
+                    plan.prepare(&mut pool, (1, 1), (&ci[..cut], &cj[..cut]), n, threads, min_chunk)
+                        .unwrap();
+                    plan.prepare(&mut pool, (2, 1), (&ci, &cj), n, threads, min_chunk)
+                        .unwrap();
+                } else {
+                    plan.prepare(&mut pool, (1, 1), (&ci, &cj), n, threads, min_chunk)
+                        .unwrap();
+                }
+                let chunks = plan.bounds.len() - 1;
+                // Against the definition, slot by slot: a share is deferred when an earlier
+                // chunk holds a slot of the same particle.
+                let mut seen = vec![usize::MAX; n];
+                let mut fix = Vec::new();
+                for (c, w) in plan.bounds.windows(2).enumerate() {
+                    for o in w[0]..w[1] {
+                        let mut bits = 0;
+                        if ci[o] != FREE {
+                            for (side, p) in [(0u64, ci[o]), (1u64, cj[o])] {
+                                let s = &mut seen[p as usize];
+                                *s = (*s).min(c);
+                                if *s != c {
+                                    bits |= 1 << side;
+                                    fix.push((u64::from(p) << 32) | ((o as u64) << 1) | side);
+                                }
                             }
                         }
-                    }
-                    assert_eq!(plan.defer[o], bits, "slot {o}");
-                }
-            }
-            fix.sort_unstable();
-            assert_eq!(plan.fix, fix);
-            assert_eq!(chunks == 1, plan.fix.is_empty(), "one chunk defers nothing");
-            let mut slot_force = vec![[f64::NAN; DIM + 2 * ANG]; slots];
-            let mut out: [Vec<f64>; LOADS] = std::array::from_fn(|_| vec![0.0; n]);
-            let loads = SharedLoads::new(out.each_mut().map(|v| &mut v[..]));
-            let mut order: Vec<usize> = (0..chunks).collect();
-            for k in (1..chunks).rev() {
-                order.swap(k, (rnd() % (k as u64 + 1)) as usize);
-            }
-            for c in order {
-                let r = plan.bounds[c]..plan.bounds[c + 1];
-                let mut sink = OwnerSink {
-                    defer: &plan.defer[r.clone()],
-                    out: &mut slot_force[r.clone()],
-                    loads,
-                };
-                for o in r.clone() {
-                    match (&forces[o], ci[o] == FREE) {
-                        (Some(f), false) => sink.add(o - r.start, ci[o] as usize, cj[o] as usize, f),
-                        _ => sink.none(o - r.start),
+                        assert_eq!(plan.defer[o], bits, "slot {o}");
                     }
                 }
-            }
-            let cuts = plan.particle_cuts(&mut pool, 3, n, &[], 1).unwrap();
-            for t in 0..3 {
-                fix_up(plan.fix_piece(cuts[t]..cuts[t + 1]), &slot_force, &loads);
-            }
-            for (a, b) in out.iter().zip(&serial) {
-                for p in 0..n {
-                    assert_eq!(
-                        a[p].to_bits(),
-                        b[p].to_bits(),
-                        "{threads} threads, chunks of >= {min_chunk}, particle {p}"
-                    );
+                fix.sort_unstable();
+                assert_eq!(plan.fix, fix);
+                assert_eq!(chunks == 1, plan.fix.is_empty(), "one chunk defers nothing");
+                let mut slot_force = vec![[f64::NAN; DIM + 2 * ANG]; slots];
+                let mut out: [Vec<f64>; LOADS] = std::array::from_fn(|_| vec![0.0; n]);
+                let loads = SharedLoads::new(out.each_mut().map(|v| &mut v[..]));
+                let mut order: Vec<usize> = (0..chunks).collect();
+                for k in (1..chunks).rev() {
+                    order.swap(k, (rnd() % (k as u64 + 1)) as usize);
+                }
+                for c in order {
+                    let r = plan.bounds[c]..plan.bounds[c + 1];
+                    let mut sink = OwnerSink {
+                        defer: &plan.defer[r.clone()],
+                        out: &mut slot_force[r.clone()],
+                        loads,
+                    };
+                    for o in r.clone() {
+                        match (&forces[o], ci[o] == FREE) {
+                            (Some(f), false) => sink.add(o - r.start, ci[o] as usize, cj[o] as usize, f),
+                            _ => sink.none(o - r.start),
+                        }
+                    }
+                }
+                let cuts = plan.particle_cuts(&mut pool, 3, n, &[], 1).unwrap();
+                for t in 0..3 {
+                    fix_up(plan.fix_piece(cuts[t]..cuts[t + 1]), &slot_force, &loads);
+                }
+                for (a, b) in out.iter().zip(&serial) {
+                    for p in 0..n {
+                        assert_eq!(
+                            a[p].to_bits(),
+                            b[p].to_bits(),
+                            "{threads} threads, chunks of >= {min_chunk}, extended {extended}, particle {p}"
+                        );
+                    }
                 }
             }
         }

@@ -109,6 +109,8 @@ pub struct Simulation {
     /// Pair-set changes of the methods other than the sweep (buffers kept between steps).
     adds: Vec<(u32, u32)>,
     removes: Vec<(u32, u32)>,
+    /// Which apart pairs the step's test reads (`near_pairs`).
+    apart_tiers: near_pairs::ApartTiers,
     primed: bool,
     /// Touching pairs found by the last force phase.
     pub last_contacts: u64,
@@ -195,6 +197,7 @@ impl Simulation {
             needs_rebuild: true,
             adds: Vec::new(),
             removes: Vec::new(),
+            apart_tiers: Default::default(),
             primed: false,
             last_contacts: 0,
             #[cfg(not(feature = "dim3"))]
@@ -244,6 +247,7 @@ impl Simulation {
         self.place_walls(self.time);
         self.check_positions()?;
         self.update_neighbors()?;
+        self.slot_touching_pairs()?;
         self.forces(0.0, false)?;
         self.measure_servos();
         if let Some(gh) = &mut self.gear {
@@ -359,6 +363,8 @@ impl Simulation {
         let left = match self.config.integrator {
             Integrator::Verlet => self.kick_drift_check(pending_kick)?,
             Integrator::Gear => {
+                // How far the predictor moved a centre is not measured.
+                self.apart_tiers.drift = f64::INFINITY;
                 self.predict()?;
                 self.check_positions()?
             }
@@ -374,6 +380,7 @@ impl Simulation {
         if !(self.moving_walls.is_empty() && self.servos.is_empty() && self.tilts.is_empty()) {
             self.relist_strayed_walls();
         }
+        self.slot_touching_pairs()?;
         self.forces(dt, log)?;
         self.measure_servos();
         self.measure_cell();
@@ -408,6 +415,7 @@ impl Simulation {
         let r = self
             .workers
             .kick_drift_check(&mut self.particles, boxes, dt, g, pending, lo, hi)?;
+        self.apart_tiers.drift += r.speed * dt;
         self.left_or_escaped(r.outside, r.left_box)
     }
 
@@ -509,7 +517,7 @@ impl Simulation {
             adds: &mut self.adds,
             removes: &mut self.removes,
             rebuild: self.needs_rebuild,
-            far_test: (near_pairs::FAR_PAIRS && images.is_none()).then_some(&ps.radius[..n]),
+            split: (near_pairs::FAR_PAIRS && images.is_none()).then(|| near_pairs::balls(ps)),
         };
         let done = match &images {
             None => update.run(&src, None, n),
@@ -528,10 +536,10 @@ impl Simulation {
             .serial(Phase::Contacts, || wc.rebuild(walls, stored, &reach));
         self.mark_walls_listed();
         // After an incremental update (a rebuild made the table anew): the far pairs that
-        // came near into slots (and, before a compaction, the slotted ones that cannot
-        // touch out of them), then the compaction when the table is due for one.
+        // came near into the apart list (and, before a compaction, the slotted ones that
+        // do not touch out of the slots), then the compaction when the table is due for one.
         if !self.needs_rebuild {
-            self.part_far_pairs();
+            self.part_slotless_pairs();
             if self.contacts.wants_compaction() {
                 let ct = &mut self.contacts;
                 self.workers.pool.serial(Phase::Contacts, || ct.compact());

@@ -32,8 +32,10 @@ pub const MAGIC: [u8; 8] = *b"TALUSCKP";
 /// (`drives.motion`) and insertion streams (`insert.spec`, `insert.state`): a talus that
 /// reads only version 1 refuses these files instead of dropping what they hold. Version 3
 /// keeps a 3D table's far pairs out of its slots (`contact.far`): a talus before it would
-/// read the slots as every candidate pair and never find the far ones again.
-pub const VERSION: u32 = 3;
+/// read the slots as every candidate pair and never find the far ones again. Version 4
+/// keeps its apart pairs (those that may touch but do not) out of the slots too
+/// (`contact.apart`), which a talus before it would never test again.
+pub const VERSION: u32 = 4;
 /// Oldest format version this talus reads (version 1 files lack those sections: their
 /// drives start at once, and they insert nothing).
 pub const MIN_VERSION: u32 = 1;

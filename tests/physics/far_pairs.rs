@@ -1,14 +1,16 @@
-//! The 3D contact table's far pairs (`ContactTable::far`: the candidates that cannot touch
-//! before one of their boxes is made anew, kept out of the slots the sphere loop reads),
-//! checked step by step in a bed that falls, collides and settles, against a brute-force
-//! search of the touching pairs.
+//! The 3D contact table's pairs without slots (`ContactTable::far`, the candidates that
+//! cannot touch before one of their boxes is made anew, and `ContactTable::apart`, those
+//! that may but do not touch: both kept out of the slots the sphere loop reads), checked
+//! step by step in a bed that falls, collides and settles, against a brute-force search of
+//! the touching pairs.
 use super::*;
 use std::collections::BTreeSet;
+use talus::engine3d::contacts::SlotlessPairs;
 
-/// At every step no far pair touches, every touching pair (brute force over all pairs) is
-/// in a slot and counted by the step, and pairs move both ways between the slots and the
-/// far list (into slots after updates, out at compactions): with every neighbour method,
-/// and across the removal of some spheres (the particles renumbered).
+/// At every step no far or apart pair touches, every touching pair (brute force over all
+/// pairs) is in a slot and counted by the step, and pairs move both ways between the slots
+/// and the lists (into slots when they touch, out at compactions): with every neighbour
+/// method, and across the removal of some spheres (the particles renumbered).
 #[test]
 fn no_far_pair_touches_and_every_touching_pair_is_slotted() {
     for &method in NeighborMethod::ALL {
@@ -26,12 +28,24 @@ fn far_pairs_against_brute_force(method: NeighborMethod) {
         let (a, b) = (s.particles.id[p[0] as usize], s.particles.id[p[1] as usize]);
         [a.min(b), a.max(b)]
     };
-    let far_set =
-        |s: &Simulation| -> BTreeSet<[u64; 2]> { s.contacts.far.pairs().iter().map(|&p| ids(s, p)).collect() };
+    // The pairs of a list without slots (a mark left by a pair that took a slot skipped).
+    let listed = |s: &Simulation, l: &SlotlessPairs| -> BTreeSet<[u64; 2]> {
+        l.pairs()
+            .iter()
+            .filter(|p| p[1] != u32::MAX)
+            .map(|&p| ids(s, p))
+            .collect()
+    };
+    let far_set = |s: &Simulation| -> BTreeSet<[u64; 2]> {
+        let mut set = listed(s, &s.contacts.far);
+        set.extend(listed(s, &s.contacts.apart));
+        set
+    };
     let slotted =
         |s: &Simulation| -> BTreeSet<[u64; 2]> { s.contacts.iter().map(|(_, i, j)| ids(s, [i, j])).collect() };
     let mut before = far_set(&sim);
-    let (mut moved_in, mut moved_out, mut touching_steps) = (0, 0, 0);
+    let mut apart_before = listed(&sim, &sim.contacts.apart);
+    let (mut moved_in, mut moved_out, mut touching_steps, mut started) = (0, 0, 0, 0);
     for step in 0..6000 {
         if step == 3000 {
             let gone: Vec<usize> = (0..sim.len()).step_by(13).collect();
@@ -47,15 +61,18 @@ fn far_pairs_against_brute_force(method: NeighborMethod) {
                 .sqrt();
             d - ps.radius[i] - ps.radius[j]
         };
-        for &[i, j] in sim.contacts.far.pairs() {
-            assert!(
-                gap(i as usize, j as usize) > 0.0,
-                "{method:?}, step {step}: far pair ({i}, {j}) touches"
-            );
-            assert!(
-                sim.contacts.find(i, j).is_none(),
-                "{method:?}, step {step}: ({i}, {j}) far and in a slot"
-            );
+        let lists = [("far", &sim.contacts.far), ("apart", &sim.contacts.apart)];
+        for (what, list) in lists {
+            for &[i, j] in list.pairs().iter().filter(|p| p[1] != u32::MAX) {
+                assert!(
+                    gap(i as usize, j as usize) > 0.0,
+                    "{method:?}, step {step}: {what} pair ({i}, {j}) touches"
+                );
+                assert!(
+                    sim.contacts.find(i, j).is_none(),
+                    "{method:?}, step {step}: ({i}, {j}) {what} and in a slot"
+                );
+            }
         }
         let (far, slots) = (far_set(&sim), slotted(&sim));
         let mut touching = 0;
@@ -74,11 +91,13 @@ fn far_pairs_against_brute_force(method: NeighborMethod) {
         touching_steps += (touching > 0) as u64;
         moved_in += before.intersection(&slots).count();
         moved_out += far.difference(&before).count();
+        started += apart_before.intersection(&slots).count();
         before = far;
+        apart_before = listed(&sim, &sim.contacts.apart);
     }
     assert!(touching_steps > 2000, "{method:?}: the bed barely collided");
     assert!(
-        moved_in >= 5 && moved_out >= 5,
-        "{method:?}: {moved_in} pairs into slots, {moved_out} out"
+        moved_in >= 5 && moved_out >= 5 && started >= 5,
+        "{method:?}: {moved_in} pairs into slots ({started} from the apart list), {moved_out} out"
     );
 }

@@ -754,7 +754,7 @@ fn memory_line(sim: &Simulation, n: usize) -> String {
     let parts: Vec<String> = [
         ("particle store", m.particles),
         ("contact table", m.contact_table),
-        ("far pairs", m.far_pairs),
+        ("pairs without slots", m.slotless_pairs),
         ("wall contacts", m.wall_contacts),
         ("neighbour search", m.neighbor_search),
         ("Gear history", m.gear_history),

@@ -167,9 +167,9 @@ impl Touching {
 }
 
 /// The forces of the slots `ci`, `cj` (springs `xi`; a free slot gets no force and its
-/// spring zeroed with its batch's), into `sink` in slot order (in 3D the pairs that cannot
-/// touch before one of their boxes is made anew are kept out of the slots,
-/// `ContactTable::far`). Returns the touching pairs. A pair of two bodies of infinite mass
+/// spring zeroed with its batch's), into `sink` in slot order (in 3D only the pairs that
+/// touch, or touched since the table's last compaction, have slots: `sim::near_pairs`).
+/// Returns the touching pairs. A pair of two bodies of infinite mass
 /// (fixed or driven) gets no force, and a pair without a force has its spring reset. With
 /// cohesion or rolling resistance (`P::EXTRAS`) they are added to each touching pair's
 /// force, and `rolling` holds the slots' rolling torques (else it is empty).
@@ -179,9 +179,10 @@ impl Touching {
 /// candidate's separation and radii gathered, and the test "touching?" over the lanes;
 /// the touching lanes listed in order; their velocities, spins, springs (and
 /// coefficients) gathered into lanes of their own; the law over those lanes, one loop the compiler vectorises
-/// (AVX2 where the processor has it). Half of a settled bed's slotted pairs are apart:
-/// the pair-by-pair loop this replaces branched on each, in no pattern a predictor learns,
-/// and the law runs on the touching ones only, so an apart pair reads no velocity.
+/// (AVX2 where the processor has it). Half of a settled bed's slotted pairs were apart
+/// when every pair that may touch had a slot (a periodic cell's still are): the
+/// pair-by-pair loop this replaces branched on each, in no pattern a predictor learns, and
+/// the law runs on the touching ones only, so an apart pair reads no velocity.
 /// Each pair's arithmetic is the scalar kernel's, operation for operation, without fused
 /// multiply-adds: the loads are bitwise those of the pair-by-pair loop (the test in
 /// `sphere_sphere_tests.rs`).

@@ -28,6 +28,7 @@
 //! step adds them.
 
 mod neighbor;
+pub(crate) use neighbor::Tier;
 mod pair_forces;
 pub(crate) use pair_forces::PairWork;
 mod particle_passes;

@@ -1,8 +1,87 @@
 //! The neighbour search on the pool: the sweep's axes sorted in pieces, the quadtree's
-//! scan and pair search in pieces.
+//! scan and pair search in pieces; the test of the table's apart pairs (3D) in pieces.
 use super::*;
 
+/// Which pairs [`Workers::touching_pairs`] tests.
+pub(crate) enum Tier<'a> {
+    /// Every pair; those within `gap` of touching (and not touching) listed in `near`.
+    All { gap: f64, near: &'a mut Vec<u32> },
+    /// The pairs at these indices.
+    Near(&'a [u32]),
+}
+
 impl Workers {
+    /// The indices in `pairs` of those (not marked `FREE`) whose balls touch now, in order,
+    /// into `out`: of every pair, with those whose surfaces are less than a gap apart into
+    /// the tier's list too (`Tier::All`), or of the listed ones (`Tier::Near`). Each thread
+    /// tests a contiguous share, and the shares are concatenated in order.
+    pub(crate) fn touching_pairs(
+        &mut self,
+        pairs: &[[u32; 2]],
+        balls: &talus_kernels::neighbor::near_pairs::Balls,
+        tier: Tier,
+        out: &mut Vec<u32>,
+    ) -> Result<()> {
+        use talus_kernels::neighbor::near_pairs::touching_within;
+        let threads = self.threads();
+        // The second particles' centres and radii asked for ahead: the list runs in
+        // first-particle order, and its second particles are scattered.
+        const AHEAD: usize = 16;
+        let ask = |j: u32| {
+            if j != crate::contacts::FREE {
+                for a in balls.pos.iter().chain([&balls.radius]) {
+                    crate::forces::prefetch_line(a.as_ptr().wrapping_add(j as usize) as *const u8);
+                }
+            }
+        };
+        type Part = (Vec<u32>, Vec<u32>);
+        let parts: Vec<Mutex<Part>> = (0..threads).map(|_| Mutex::new(Default::default())).collect();
+        let (listed, gap) = match &tier {
+            Tier::All { gap, .. } => (None, *gap),
+            Tier::Near(near) => (Some(*near), 0.0),
+        };
+        let len = listed.map_or(pairs.len(), |l| l.len());
+        let at = |q: usize| listed.map_or(q, |l| l[q] as usize);
+        self.pool.run(Phase::Contacts, &|t| {
+            let mut part = parts[t].lock();
+            let (found, near) = &mut *part;
+            let range = chunk(len, t, threads);
+            let end = range.end;
+            for q in range {
+                if q + AHEAD < end {
+                    ask(pairs[at(q + AHEAD)][1]);
+                }
+                let k = at(q);
+                let [i, j] = pairs[k];
+                if j == crate::contacts::FREE {
+                    continue;
+                }
+                let (touches, within) = touching_within(balls, i, j, gap);
+                if touches {
+                    found.push(k as u32);
+                } else if within && listed.is_none() {
+                    near.push(k as u32);
+                }
+            }
+        })?;
+        out.clear();
+        let mut tier_out = match tier {
+            Tier::All { near, .. } => {
+                near.clear();
+                Some(near)
+            }
+            Tier::Near(_) => None,
+        };
+        for p in parts {
+            let (found, near) = p.into_inner();
+            out.extend(found);
+            if let Some(n) = tier_out.as_mut() {
+                n.extend(near);
+            }
+        }
+        Ok(())
+    }
+
     /// The quadtree's refresh on the pool (Watanabe et al.: the migration through unchanged
     /// nodes in parallel): the scan for entries that left their leaf and the pair search
     /// are split over the threads by contiguous ranges and concatenated in range order;

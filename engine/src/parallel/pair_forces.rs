@@ -386,8 +386,14 @@ impl Workers {
         let bounds: &[usize] = if in_place {
             let min = if polygons { SLOT_CHUNK } else { OWNER_MIN_CHUNK };
             let threads = self.threads();
-            self.owners
-                .prepare(&mut self.pool, ct.generation(), (&ct.i, &ct.j), n, threads, min)?;
+            self.owners.prepare(
+                &mut self.pool,
+                (ct.generation(), ct.stable_generation()),
+                (&ct.i, &ct.j),
+                n,
+                threads,
+                min,
+            )?;
             if self.owners.bounds.len() > 2 && self.slot_force.len() < slots {
                 // Only deferred slots are written and read: the contents do not matter.
                 self.slot_force.resize(slots, SlotRecord::default());

@@ -21,6 +21,8 @@ impl Workers {
         let (parts, radius) = verlet_parts(ps, &lens);
         let boxes = split_ref(&boxes[..n], lens.iter().copied());
         let (left, outside) = (AtomicBool::new(false), AtomicBool::new(false));
+        // The largest of the blocks' speed bounds, as bits (they order as the floats do).
+        let speed = std::sync::atomic::AtomicU64::new(0);
         let reset = self.in_place();
         self.pool.run(Phase::Predict, &|t| {
             while let Some(b) = stealing.claim(t) {
@@ -36,11 +38,14 @@ impl Workers {
                 let r = verlet::kick_drift_check(d, l, m, dt, g, pending, reset, &c);
                 left.fetch_or(r.left_box, Ordering::Relaxed);
                 outside.fetch_or(r.outside, Ordering::Relaxed);
+                let s = if r.speed.is_finite() { r.speed } else { f64::INFINITY };
+                speed.fetch_max(s.to_bits(), Ordering::Relaxed);
             }
         })?;
         Ok(CheckResult {
             left_box: left.into_inner(),
             outside: outside.into_inner(),
+            speed: f64::from_bits(speed.into_inner()),
         })
     }
 
@@ -76,6 +81,7 @@ impl Workers {
         Ok(CheckResult {
             left_box: left.into_inner(),
             outside: outside.into_inner(),
+            speed: f64::INFINITY,
         })
     }
 

@@ -5,7 +5,7 @@
 //! `kernels/src/neighbor/` (implementing `NeighborSearch`) plus one line here; the scenario
 //! parser and the `talus` program take the list from here.
 use talus_kernels::math::Aabb;
-use talus_kernels::neighbor::near_pairs::split_far_pairs;
+use talus_kernels::neighbor::near_pairs::{split_pairs, Balls};
 #[cfg(not(feature = "dim3"))]
 use talus_kernels::neighbor::{BoundingVolumes, Dess, SpatialHash, StripedSort};
 use talus_kernels::neighbor::{BoxSource, BruteForce, LinkedCells, Quadtree, SweepAndPrune, VerletLists};
@@ -147,9 +147,9 @@ pub(super) struct BroadUpdate<'a> {
     pub adds: &'a mut Vec<(u32, u32)>,
     pub removes: &'a mut Vec<(u32, u32)>,
     pub rebuild: bool,
-    /// The particles' radii where a rebuild keeps the pairs that cannot touch before one
-    /// of their boxes is made anew apart from the slots (3D, not periodic: `near_pairs`).
-    pub far_test: Option<&'a [f64]>,
+    /// The particles where a rebuild keeps the pairs that do not touch out of the slots
+    /// (3D, not periodic: `near_pairs`).
+    pub split: Option<Balls<'a>>,
 }
 
 impl BroadUpdate<'_> {
@@ -169,14 +169,20 @@ impl BroadUpdate<'_> {
                     let entries = std::mem::take(&mut pairs);
                     im.particle_pairs(n, &entries, &mut pairs);
                 }
-                // The old far pairs go first: the rebuild is the run's peak of memory.
+                // The old lists go first: the rebuild is the run's peak of memory.
                 contacts.far.clear();
-                let mut far = Vec::new();
-                if let Some(radius) = self.far_test {
+                contacts.apart.clear();
+                let (mut apart, mut far) = (Vec::new(), Vec::new());
+                if let Some(balls) = &self.split {
                     let boxes = with_broad!(&*self.broad, m => m.stored_boxes());
-                    split_far_pairs(&mut pairs, (&boxes[..n], &radius[..n]), &mut far);
+                    split_pairs(
+                        &mut pairs,
+                        (&boxes[..n], &balls.radius[..n]),
+                        balls,
+                        (&mut apart, &mut far),
+                    );
                 }
-                contacts.reset_from_pairs(pairs, far)
+                contacts.reset_from_pairs(pairs, apart, far)
             });
             return Ok(());
         }

@@ -31,11 +31,11 @@ pub struct MemoryParts {
     pub particles: usize,
     /// The contact table: its slots (pairs, springs, chain links; polygon features and
     /// areas, rolling torques where kept), per-particle chain heads and the list of free
-    /// slots, without the far pairs.
+    /// slots, without the pairs kept out of them.
     pub contact_table: usize,
-    /// The table's far pairs (3D: candidates that cannot touch before one of their boxes
-    /// is made anew, kept out of the slots).
-    pub far_pairs: usize,
+    /// The table's pairs without slots (3D: the far and the apart candidates, which do not
+    /// touch).
+    pub slotless_pairs: usize,
     /// The particle-wall contacts.
     pub wall_contacts: usize,
     /// The neighbour search method's arrays (boxes, sorted ends, cells, lists).
@@ -51,7 +51,7 @@ impl MemoryParts {
     pub fn total(&self) -> usize {
         self.particles
             + self.contact_table
-            + self.far_pairs
+            + self.slotless_pairs
             + self.wall_contacts
             + self.neighbor_search
             + self.gear_history
@@ -231,7 +231,7 @@ impl Simulation {
         MemoryParts {
             particles: self.particles.memory_bytes(),
             contact_table: self.contacts.memory_bytes(),
-            far_pairs: self.contacts.far.memory_bytes(),
+            slotless_pairs: self.contacts.far.memory_bytes() + self.contacts.apart.memory_bytes(),
             wall_contacts: self.wall_contacts.memory_bytes(),
             neighbor_search: with_broad!(&self.broad, m => NeighborSearch::memory_bytes(&**m)),
             gear_history: self.gear.as_ref().map_or(0, |g| {

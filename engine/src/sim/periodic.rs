@@ -104,7 +104,7 @@ impl Simulation {
         self.drop_images();
         self.periodic = Some(images);
         // In a periodic cell every candidate pair is in a slot (`sim::near_pairs`).
-        self.contacts.slot_far_pairs();
+        self.contacts.slot_every_pair();
         // The quadtree's root must hold the images beyond the faces.
         self.broad = Broad::new(self.config.neighbor, &self.broad_config());
         self.refill_broad();

@@ -31,7 +31,7 @@ use talus_kernels::neighbor::NeighborSearch;
 
 use super::near_pairs::FAR_PAIRS;
 use super::sections::{Elem, Section, SectionSource};
-use super::state_check::{check_boxes_fit, check_far_pairs, check_table_is_the_set, far_from};
+use super::state_check::{check_boxes_fit, check_far_pairs, check_table_is_the_set, slotless_from};
 use super::state_records::*;
 use super::state_turns::{tilt_words, turn_words, wall_tilts_from, wall_turns_from};
 #[cfg(not(feature = "dim3"))]
@@ -228,10 +228,25 @@ impl Simulation {
         // Springs: one f64 per slot in 2D, three (x, y, z) in 3D.
         s.push(borrowed("contact.xi", Elem::F64, &ct.xi));
         s.push(borrowed("contact.free", Elem::U32, &ct.free));
-        // 3D: the pairs that cannot touch before one of their boxes is made anew.
+        // 3D: the pairs that cannot touch before one of their boxes is made anew, and
+        // those that may but do not touch (without the marks of those that took slots
+        // since the last update).
         if FAR_PAIRS {
             debug_assert!(ct.far.is_settled(), "a removal pending in the far pairs");
             s.push(borrowed("contact.far", Elem::U32, ct.far.pairs()));
+            // How many slots the last sort left in order (those after them were appended
+            // since): when they are sorted in depends on it.
+            s.push(owned("contact.sorted", Elem::U64, vec![ct.sorted as u64]));
+            let apart = ct.apart.pairs();
+            s.push(if ct.apart.is_settled() {
+                borrowed("contact.apart", Elem::U32, apart)
+            } else {
+                owned(
+                    "contact.apart",
+                    Elem::U32,
+                    apart.iter().filter(|p| p[1] != FREE).copied().collect(),
+                )
+            });
         }
         if ct.polygons {
             s.push(borrowed("contact.features", Elem::U32, &ct.features));
@@ -533,7 +548,17 @@ impl Simulation {
         ct.rolling = rolling_from(&r, "contact.rolling", slots, extras)?;
         ct.rolling_state = extras;
         if FAR_PAIRS {
-            ct.far = far_from(&r, n)?;
+            ct.far = slotless_from(&r, "contact.far", n)?;
+            ct.apart = slotless_from(&r, "contact.apart", n)?;
+            // A file before it (format 3 or older): none taken as sorted, so the appended
+            // slots wait for the next compaction.
+            if r.src.section("contact.sorted").is_some() {
+                let sorted: Vec<u64> = r.exact("contact.sorted", 1)?;
+                if sorted[0] > slots as u64 {
+                    return Err(r.err("contact.sorted", format!("{} sorted slots of {slots}", sorted[0])));
+                }
+                ct.sorted = sorted[0] as usize;
+            }
         }
         let mut free_slots = 0;
         for s in 0..slots {
@@ -638,6 +663,12 @@ impl Simulation {
                     "far pairs in a periodic cell (all its pairs are in slots)".into(),
                 ))
             }
+            Some(_) if !ct.apart.is_empty() => {
+                return Err(r.err(
+                    "contact.apart",
+                    "apart pairs in a periodic cell (all its pairs are in slots)".into(),
+                ))
+            }
             Some(_) => {}
         }
         let mut broad = Broad::new(config.neighbor, &broad_config);
@@ -699,6 +730,7 @@ impl Simulation {
             needs_rebuild,
             adds: Vec::new(),
             removes: Vec::new(),
+            apart_tiers: Default::default(),
             primed: flag(S_PRIMED, "primed")?,
             last_contacts: sc[S_LAST_CONTACTS],
             #[cfg(not(feature = "dim3"))]

@@ -14,7 +14,7 @@ use talus_kernels::geometry::polygon::{area, centroid, polar_moment, to_world};
 use super::state::names::{FORCE, GEAR, OMEGA, TORQUE, VEL};
 use super::state_records::{wall_words, Reader, WALL_WORDS};
 use super::{Config, Simulation};
-use crate::contacts::{ContactTable, FarPairs, FREE};
+use crate::contacts::{ContactTable, SlotlessPairs, FREE};
 use crate::error::{EngineError, Result};
 #[cfg(not(feature = "dim3"))]
 use crate::shapes::MAX_VERTICES;
@@ -375,7 +375,7 @@ pub(super) fn check_boxes_fit(boxes: &[Aabb], radius: &[f64], c: &Config) -> std
     Ok(())
 }
 
-/// The candidate pairs, in slots and far (3D), are distinct and each pair's stored boxes
+/// The candidate pairs, in slots, far and apart (3D), are distinct and each pair's stored boxes
 /// `meet` (in a periodic cell: the boxes of some copy); where the neighbour search counted
 /// its set (`found`), the table has as many pairs: then it is exactly that set. (The
 /// sweep does not count: it only ever adds pairs whose old boxes did not overlap, so the
@@ -393,17 +393,19 @@ pub(super) fn check_table_is_the_set(
             ));
         }
     }
-    if let Some(&[i, j]) = ct.far.pairs().iter().find(|&&[i, j]| !meets(i, j)) {
-        return Err(format!(
-            "far pair ({i}, {j}) is in the table but its stored boxes do not overlap"
-        ));
+    for (list, what) in [(&ct.far, "far"), (&ct.apart, "apart")] {
+        if let Some(&[i, j]) = list.pairs().iter().find(|&&[i, j]| !meets(i, j)) {
+            return Err(format!(
+                "{what} pair ({i}, {j}) is in the table but its stored boxes do not overlap"
+            ));
+        }
     }
-    // Duplicates: along each first particle's chain and its far pairs (sorted), a stamp
-    // per second particle (O(pairs + particles)). The chains were rebuilt from the slots,
-    // so they end.
+    // Duplicates: along each first particle's chain and its far and apart pairs (each
+    // list sorted), a stamp per second particle (O(pairs + particles)). The chains were
+    // rebuilt from the slots, so they end.
     let mut stamp = vec![u32::MAX; n];
-    let far = ct.far.pairs();
-    let mut f = 0;
+    let (far, apart) = (ct.far.pairs(), ct.apart.pairs());
+    let (mut f, mut a) = (0, 0);
     for i in 0..n {
         let mut s = ct.head[i];
         let chain = std::iter::from_fn(|| {
@@ -413,11 +415,15 @@ pub(super) fn check_table_is_the_set(
                 j
             })
         });
-        let start = f;
+        let (start_f, start_a) = (f, a);
         while f < far.len() && far[f][0] as usize == i {
             f += 1;
         }
-        for j in chain.chain(far[start..f].iter().map(|p| p[1])) {
+        while a < apart.len() && apart[a][0] as usize == i {
+            a += 1;
+        }
+        let listed = far[start_f..f].iter().chain(&apart[start_a..a]).map(|p| p[1]);
+        for j in chain.chain(listed) {
             let j = j as usize;
             if stamp[j] == i as u32 {
                 return Err(format!("pair ({i}, {j}) is in the table twice"));
@@ -434,17 +440,18 @@ pub(super) fn check_table_is_the_set(
     }
 }
 
-/// A 3D table's far pairs (section `contact.far`): each i < j < `n`, in increasing order.
-/// A checkpoint written before they existed (format version 2 or older) has none: its
-/// pairs are all in slots (those that cannot touch leave them at the table's next
-/// compaction or rebuild), and so has one with the `contact.near` marks of the versions
-/// before, which are not read.
-pub(super) fn far_from(r: &Reader, n: usize) -> Result<FarPairs> {
-    let mut far = FarPairs::default();
-    if r.src.section("contact.far").is_none() {
-        return Ok(far);
+/// A 3D table's far or apart pairs (section `name`, `contact.far` or `contact.apart`):
+/// each i < j < `n`, in increasing order. A checkpoint written before they existed (format
+/// version 2 or older for the far ones, 3 or older for the apart ones) has none: its pairs
+/// are all in slots (those that do not touch leave them at the table's next compaction or
+/// rebuild), and so has one with the `contact.near` marks of the versions before, which
+/// are not read.
+pub(super) fn slotless_from(r: &Reader, name: &'static str, n: usize) -> Result<SlotlessPairs> {
+    let mut list = SlotlessPairs::default();
+    if r.src.section(name).is_none() {
+        return Ok(list);
     }
-    let pairs: Vec<[u32; 2]> = r.get("contact.far")?;
+    let pairs: Vec<[u32; 2]> = r.get(name)?;
     for (k, &[i, j]) in pairs.iter().enumerate() {
         let why = if !(i < j && (j as usize) < n) {
             format!("with {n} particles")
@@ -453,16 +460,16 @@ pub(super) fn far_from(r: &Reader, n: usize) -> Result<FarPairs> {
         } else {
             continue;
         };
-        return Err(r.err("contact.far", format!("pair {k}: ({i}, {j}) {why}")));
+        return Err(r.err(name, format!("pair {k}: ({i}, {j}) {why}")));
     }
-    far.reset(pairs);
-    Ok(far)
+    list.reset(pairs);
+    Ok(list)
 }
 
 /// Every far pair must be so by its stored boxes (`boxes`, the particles' first): the
 /// pairs were tested against these boxes after the update that made them, and a pair
 /// wrongly kept far would get no force.
-pub(super) fn check_far_pairs(far: &FarPairs, boxes: &[Aabb], radius: &[f64]) -> std::result::Result<(), String> {
+pub(super) fn check_far_pairs(far: &SlotlessPairs, boxes: &[Aabb], radius: &[f64]) -> std::result::Result<(), String> {
     use talus_kernels::neighbor::near_pairs::may_touch;
     match far.pairs().iter().find(|&&[i, j]| may_touch((boxes, radius), i, j)) {
         Some([i, j]) => Err(format!(

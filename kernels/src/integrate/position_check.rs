@@ -18,12 +18,16 @@ pub struct Check<'a> {
 }
 
 /// Outcome of the position check.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct CheckResult {
     /// Some particle's box left its stored enlarged box: the broad phase must update.
     pub left_box: bool,
     /// Some particle centre is outside the domain or not finite.
     pub outside: bool,
+    /// A bound on every particle's speed over the step's drift (m/s), so that no centre
+    /// moved farther than `speed * dt`: infinite where the pass does not know it (the
+    /// check alone), not finite if some velocity is not.
+    pub speed: f64,
 }
 
 /// Does the disc or sphere at `x` of radius r reach out of its stored box `b`? (`&`, not
@@ -69,6 +73,7 @@ fn check_positions_impl(pos: [&[f64]; DIM], c: &Check) -> CheckResult {
     CheckResult {
         left_box: left,
         outside,
+        speed: f64::INFINITY,
     }
 }
 

@@ -110,6 +110,11 @@ fn kick_drift_check_impl<const PENDING: bool, const RESET: bool>(
     let (r, bx) = (&c.radius[..n], &c.boxes[..n]);
     let (lo, hi) = (c.domain_min, c.domain_max);
     let (mut left, mut outside) = (false, false);
+    // 3D (where the engine's apart pairs use it): the largest |u| per axis, as bits: a
+    // non-negative float's bits order as the float does, and an integer maximum vectorises
+    // where a float one (which must keep NaN apart) does not. A NaN's bits exceed
+    // infinity's: the bound is then not finite.
+    let mut top = [0u64; DIM];
     // In blocks, each axis in a loop of its own and the check in another: one loop over
     // every array at once (15 of them in 3D) was compiled without vectors in 3D (137
     // instructions a sphere; BENCHMARKS.md, issue 19), and a block's arrays stay in cache
@@ -132,6 +137,9 @@ fn kick_drift_check_impl<const PENDING: bool, const RESET: bool>(
                 x[p] += dt * u;
                 if RESET {
                     f[p] = 0.0;
+                }
+                if DIM == 3 {
+                    top[k] = top[k].max(u.to_bits() & !(1 << 63));
                 }
             }
         }
@@ -164,9 +172,15 @@ fn kick_drift_check_impl<const PENDING: bool, const RESET: bool>(
         }
         start = end;
     }
+    let speed = match DIM {
+        3 => top.iter().map(|&b| f64::from_bits(b).powi(2)).sum::<f64>().sqrt(),
+        _ => f64::INFINITY,
+    };
     CheckResult {
         left_box: left,
         outside,
+        // Rounded up a little: the drift adds dt u per axis, rounded.
+        speed: speed * (1.0 + 1e-12),
     }
 }
 
@@ -445,11 +459,26 @@ mod block_tests {
                 torque: torque.each_mut().map(|v| &mut v[..]),
             };
             let got = kick_drift_check(&mut d, &mut l, &m, dt, [0.0; DIM], false, true, &c);
-            let want = CheckResult {
-                left_box: culprit.is_some(),
-                outside: culprit.is_some_and(|(_, escapes)| escapes),
-            };
-            assert_eq!(got, want, "{culprit:?}");
+            assert_eq!(
+                (got.left_box, got.outside),
+                (culprit.is_some(), culprit.is_some_and(|(_, escapes)| escapes)),
+                "{culprit:?}"
+            );
+            // The speed bound (3D): no centre moved farther than speed dt, and the bound is
+            // the one moving particle's speed; in 2D it is not measured.
+            if DIM == 3 {
+                let from_origin = |p: usize| (0..DIM).map(|k| pos[k][p].powi(2)).sum::<f64>().sqrt();
+                let moved = (0..n).map(from_origin).fold(0.0, f64::max);
+                assert!(
+                    moved <= got.speed * dt,
+                    "{culprit:?}: moved {moved}, bound {}",
+                    got.speed
+                );
+                let fastest = culprit.map_or(0.0, |(_, escapes)| if escapes { 1e6 } else { 1.0 });
+                assert!(got.speed <= fastest * (1.0 + 1e-9), "{culprit:?}: bound {}", got.speed);
+            } else {
+                assert_eq!(got.speed, f64::INFINITY);
+            }
         }
     }
 }

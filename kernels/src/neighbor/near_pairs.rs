@@ -6,8 +6,9 @@
 //! are farther apart than the sum of their radii cannot touch until then. In 3D the box's
 //! corners reach far past the sphere: of a settled bed of the LAMMPS S3D spheres' 5.6
 //! candidates per sphere (0.05 mm margin), 3.6 pass this test and 1.9 touch (BENCHMARKS.md,
-//! issue 19); the engine keeps the others out of the contact table's slots, which the
-//! sphere loop reads.
+//! issue 19). The engine keeps the contact table's slots, which the sphere loop reads,
+//! for the touching pairs: the others wait without a slot, in a list it tests every step
+//! (`touching`) if they may touch, in one it tests only when boxes are made anew if not.
 
 use crate::math::{Aabb, DIM};
 
@@ -45,26 +46,85 @@ pub fn may_touch((boxes, radius): (&[Aabb], &[f64]), i: u32, j: u32) -> bool {
     cores_within(&boxes[i], radius[i], &boxes[j], radius[j])
 }
 
-/// The slots (`ci`, `cj`; `free` marks a free slot) whose pair cannot touch before one of
-/// its stored boxes is made anew, in order, into `out`.
-pub fn far_slots(ci: &[u32], cj: &[u32], free: u32, balls: (&[Aabb], &[f64]), out: &mut Vec<u32>) {
-    let cj = &cj[..ci.len()];
-    for (s, (&i, &j)) in ci.iter().zip(cj).enumerate() {
-        if i != free && !may_touch(balls, i, j) {
-            out.push(s as u32);
-        }
+/// What the touch test reads of the balls: centres (one slice per axis), radii and
+/// inverse masses.
+#[derive(Debug, Clone, Copy)]
+pub struct Balls<'a> {
+    /// Centres, one slice per axis.
+    pub pos: [&'a [f64]; DIM],
+    /// Radii.
+    pub radius: &'a [f64],
+    /// Inverse masses (zero: a body of infinite mass).
+    pub inv_mass: &'a [f64],
+}
+
+/// Do balls i and j touch now? The sphere loop's own test, to the bit (the squares of the
+/// separation `x_j - x_i` summed in axis order, below the square of the radii's sum; a
+/// pair of two bodies of infinite mass never touches): the engine keeps a pair without a
+/// slot only while this says no, and such a pair gets no force.
+#[inline(always)]
+pub fn touching(b: &Balls, i: u32, j: u32) -> bool {
+    touching_within(b, i, j, 0.0).0
+}
+
+/// Whether balls i and j touch now ([`touching`]), and whether their surfaces are less
+/// than `gap` apart (or overlap).
+#[inline(always)]
+pub fn touching_within(b: &Balls, i: u32, j: u32, gap: f64) -> (bool, bool) {
+    let (i, j) = (i as usize, j as usize);
+    let mut r2 = 0.0;
+    for a in 0..DIM {
+        let d = b.pos[a][j] - b.pos[a][i];
+        r2 += d * d;
+    }
+    let rs = b.radius[i] + b.radius[j];
+    let reach = rs + gap;
+    // Most pairs tested are apart: the masses are read only for those that are not.
+    (r2 < rs * rs && b.inv_mass[i] + b.inv_mass[j] > 0.0, r2 < reach * reach)
+}
+
+/// Where a candidate pair is kept: in a slot (it touches), apart (it may touch before one
+/// of its stored boxes is made anew) or far (it cannot).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// It touches: a slot, with its spring.
+    Slot,
+    /// It may touch before one of its boxes is made anew: tested every step.
+    Apart,
+    /// It cannot: tested when a box is made anew.
+    Far,
+}
+
+/// The place of pair (i, j) (see [`Place`]), from the balls now and their stored boxes.
+#[inline(always)]
+pub fn place(stored: (&[Aabb], &[f64]), balls: &Balls, i: u32, j: u32) -> Place {
+    if touching(balls, i, j) {
+        Place::Slot
+    } else if may_touch(stored, i, j) {
+        Place::Apart
+    } else {
+        Place::Far
     }
 }
 
-/// Split a list of candidate pairs: those that cannot touch before one of their stored
-/// boxes is made anew move to `far` (in order), the others stay in `pairs` (in order).
-pub fn split_far_pairs(pairs: &mut Vec<(u32, u32)>, balls: (&[Aabb], &[f64]), far: &mut Vec<[u32; 2]>) {
-    pairs.retain(|&(i, j)| {
-        let near = may_touch(balls, i, j);
-        if !near {
-            far.push([i, j]);
+/// Split a list of candidate pairs by their places: the apart ones move to `apart`, the
+/// far ones to `far` (each in order), the touching ones stay in `pairs` (in order).
+pub fn split_pairs(
+    pairs: &mut Vec<(u32, u32)>,
+    stored: (&[Aabb], &[f64]),
+    balls: &Balls,
+    (apart, far): (&mut Vec<[u32; 2]>, &mut Vec<[u32; 2]>),
+) {
+    pairs.retain(|&(i, j)| match place(stored, balls, i, j) {
+        Place::Slot => true,
+        Place::Apart => {
+            apart.push([i, j]);
+            false
         }
-        near
+        Place::Far => {
+            far.push([i, j]);
+            false
+        }
     });
 }
 
@@ -135,28 +195,50 @@ mod tests {
         assert!(dropped > 1000 && kept > 1000, "dropped {dropped}, kept {kept}");
     }
 
-    /// The passes pass over free slots, and list (or move out) exactly the pairs whose
-    /// cores are out of reach.
+    /// The touch test is the loop's: apart at the radii's sum exactly, and never for two
+    /// bodies of infinite mass; the split sends each pair to its place, in order.
     #[test]
-    fn the_passes_list_the_far_pairs() {
-        let r = vec![1e-3; 3];
+    fn the_split_sends_each_pair_to_its_place() {
+        let r = vec![1e-3; 4];
         let m = 1e-4;
-        // 0 and 1 touch; 0 and 2 overlap in their boxes at a corner only.
+        // 0 and 1 touch; 0 and 3 sit at exactly the radii's sum; 0 and 2 overlap in
+        // their boxes at a corner only.
         let c = 2.0e-3 + 2.0 * m - 1e-6;
-        let boxes = vec![
-            stored([0.0; DIM], 1e-3, m),
-            stored(std::array::from_fn(|k| if k == 0 { 1.9e-3 } else { 0.0 }), 1e-3, m),
-            stored([c; DIM], 1e-3, m),
+        let x: [[f64; DIM]; 4] = [
+            [0.0; DIM],
+            std::array::from_fn(|k| if k == 0 { 1.9e-3 } else { 0.0 }),
+            [c; DIM],
+            std::array::from_fn(|k| if k == 1 { 2.0e-3 } else { 0.0 }),
         ];
-        const FREE: u32 = u32::MAX;
-        let (ci, cj) = (vec![0, FREE, 0, 1], vec![1, FREE, 2, 2]);
-        let mut out = Vec::new();
-        far_slots(&ci, &cj, FREE, (&boxes, &r), &mut out);
-        assert_eq!(out, vec![2, 3]);
-        let mut pairs = vec![(0, 1), (0, 2), (1, 2)];
-        let mut far = vec![[7, 8]];
-        split_far_pairs(&mut pairs, (&boxes, &r), &mut far);
-        assert_eq!((pairs, far), (vec![(0, 1)], vec![[7, 8], [0, 2], [1, 2]]));
+        let boxes: Vec<Aabb> = x.iter().map(|&p| stored(p, 1e-3, m)).collect();
+        let pos: [Vec<f64>; DIM] = std::array::from_fn(|a| x.iter().map(|p| p[a]).collect());
+        let inv = vec![1.0; 4];
+        let balls = Balls {
+            pos: std::array::from_fn(|a| pos[a].as_slice()),
+            radius: &r,
+            inv_mass: &inv,
+        };
+        assert!(touching(&balls, 0, 1) && touching(&balls, 1, 0));
+        assert!(!touching(&balls, 0, 3), "at the radii's sum: apart");
+        let fixed = vec![0.0; 4];
+        assert!(
+            !touching(
+                &Balls {
+                    inv_mass: &fixed,
+                    ..balls
+                },
+                0,
+                1
+            ),
+            "two fixed bodies"
+        );
+        let mut pairs = vec![(0, 1), (0, 2), (0, 3), (1, 2)];
+        let (mut apart, mut far) = (vec![[5, 6]], vec![[7, 8]]);
+        split_pairs(&mut pairs, (&boxes, &r), &balls, (&mut apart, &mut far));
+        assert_eq!(pairs, vec![(0, 1)]);
+        assert_eq!(apart, vec![[5, 6], [0, 3]]);
+        assert_eq!(far, vec![[7, 8], [0, 2], [1, 2]]);
+        assert_eq!(place((&boxes, &r), &balls, 1, 0), Place::Slot);
         // Moved next to 0, 2 may touch.
         let boxes2 = vec![boxes[0], boxes[1], boxes[1]];
         assert!(may_touch((&boxes2, &r), 0, 2));

@@ -37,7 +37,7 @@ fn checkpoint_without_the_tracking_counters_loads() {
 /// `drives.motion`, `insert.spec` or `insert.state` sections, and a settings digest
 /// without them) still loads: its drives start at once and it inserts nothing, so it is
 /// the same simulation as the current version's file of the same state (2D: the far pairs
-/// of version 3 are 3D only), and runs on the same.
+/// and apart pairs of versions 3 and 4 are 3D only), and runs on the same.
 #[test]
 fn a_format_1_checkpoint_loads() {
     let dir = tempfile::tempdir().unwrap();
@@ -62,7 +62,7 @@ fn a_format_1_checkpoint_loads() {
         digested.extend_from_slice(&old[e.offset as usize..(e.offset + e.len) as usize]);
     }
     let mut h = header(&old);
-    assert_eq!(h.version, 3);
+    assert_eq!(h.version, 4);
     h.version = 1;
     h.settings_hash = fnv1a(&digested);
     old[..HEADER_BYTES].copy_from_slice(bytemuck::bytes_of(&h));
@@ -72,10 +72,10 @@ fn a_format_1_checkpoint_loads() {
     let mut from_v1 = Checkpoint::open(&file)
         .and_then(|c| c.simulation())
         .unwrap_or_else(|e| panic!("{e}"));
-    let mut from_v3 = ck.simulation().unwrap();
+    let mut from_v4 = ck.simulation().unwrap();
     assert!(from_v1.insertions().is_empty());
-    assert_same_state(&from_v3, &from_v1, "format 1 against 3");
+    assert_same_state(&from_v4, &from_v1, "format 1 against 4");
     from_v1.run(300).unwrap();
-    from_v3.run(300).unwrap();
-    assert_same_state(&from_v3, &from_v1, "format 1 against 3, run on");
+    from_v4.run(300).unwrap();
+    assert_same_state(&from_v4, &from_v1, "format 1 against 4, run on");
 }

@@ -1,5 +1,6 @@
-//! A 3D checkpoint's far pairs (`contact.far`): forged ones refused by name, and a file
-//! of the format before them (every pair in a slot) read.
+//! A 3D checkpoint's far and apart pairs (`contact.far`, `contact.apart`): forged ones
+//! refused by name, and files of the formats before them (every pair, or every pair that
+//! may touch, in a slot) read.
 use super::*;
 
 fn words<T: bytemuck::Pod>(saved: &Saved, name: &str) -> Vec<T> {
@@ -20,6 +21,48 @@ fn settled_bed() -> (Simulation, Saved, Vec<[u32; 2]>) {
     let good = save(&sim);
     let far = words(&good, "contact.far");
     (sim, good, far)
+}
+
+/// Out of order, past the particles, a pair both apart and far, and an apart pair in a
+/// slot as well: each refused, by the section and the pair.
+#[test]
+fn forged_apart_pairs_are_refused_by_name() {
+    let (_, good, far) = settled_bed();
+    let apart: Vec<[u32; 2]> = words(&good, "contact.apart");
+    assert!(apart.len() > 10, "the bed has apart pairs");
+    let mut swapped = apart.clone();
+    swapped.swap(0, 1);
+    let mut past = apart.clone();
+    past.last_mut().unwrap()[1] = u32::MAX - 1;
+    for (forged, words) in [(swapped, "pair 1: "), (past, "particles")] {
+        let mut bad = Saved(good.0.clone());
+        *bad.0.get_mut("contact.apart").unwrap() = bytes(&forged);
+        let msg = refused(&bad);
+        assert!(msg.starts_with("contact.apart: ") && msg.contains(words), "{msg}");
+    }
+    let twice = |p: [u32; 2]| format!("pair ({}, {}) is in the table twice", p[0], p[1]);
+    // A far pair listed apart too.
+    let f = far[far.len() / 2];
+    let mut both = apart.clone();
+    let at = both.partition_point(|p| *p < f);
+    both.insert(at, f);
+    let mut bad = Saved(good.0.clone());
+    *bad.0.get_mut("contact.apart").unwrap() = bytes(&both);
+    let msg = refused(&bad);
+    assert!(msg.contains(&twice(f)), "{msg}");
+    // An apart pair in a slot too.
+    let a = apart[apart.len() / 2];
+    let mut bad = Saved(good.0.clone());
+    for (name, v) in [("contact.i", a[0]), ("contact.j", a[1])] {
+        let mut w: Vec<u32> = words(&good, name);
+        w.push(v);
+        *bad.0.get_mut(name).unwrap() = bytes(&w);
+    }
+    let mut springs: Vec<f64> = words(&good, "contact.xi");
+    springs.extend([0.0; 3]);
+    *bad.0.get_mut("contact.xi").unwrap() = bytes(&springs);
+    let msg = refused(&bad);
+    assert!(msg.starts_with("contact.i: ") && msg.contains(&twice(a)), "{msg}");
 }
 
 /// Out of order, past the particles, a touching pair (in a slot, its spring loaded) kept
@@ -74,26 +117,41 @@ fn forged_far_pairs_are_refused_by_name() {
 }
 
 /// A file of format version 2 has every candidate pair in a slot (and may have the near
-/// marks of the versions before, not read): read so, it holds the same pairs, and runs on
-/// as the file it was made from does.
+/// marks of the versions before, not read), one of version 3 every pair that may touch:
+/// read so, each holds the same pairs, and runs on as the file it was made from does.
 #[test]
-fn a_file_with_every_pair_in_a_slot_is_read() {
+fn files_with_more_pairs_in_slots_are_read() {
     let (sim, good, far) = settled_bed();
+    let apart: Vec<[u32; 2]> = words(&good, "contact.apart");
+    a_file_with_these_in_slots_is_read(&sim, &good, &apart, &["contact.apart"]);
+    let mut both = [far, apart].concat();
+    both.sort_unstable();
+    a_file_with_these_in_slots_is_read(&sim, &good, &both, &["contact.apart", "contact.far"]);
+}
+
+/// The file `good` of `sim` with the pairs `slotted` moved into slots (their springs zero)
+/// and the sections `gone` removed: read, and run on.
+fn a_file_with_these_in_slots_is_read(sim: &Simulation, good: &Saved, slotted: &[[u32; 2]], gone: &[&str]) {
     let mut old = Saved(good.0.clone());
-    old.0.remove("contact.far").unwrap();
+    for name in gone {
+        old.0.remove(*name).unwrap();
+    }
     for (name, k) in [("contact.i", 0), ("contact.j", 1)] {
-        let mut w: Vec<u32> = words(&good, name);
-        w.extend(far.iter().map(|p| p[k]));
+        let mut w: Vec<u32> = words(good, name);
+        w.extend(slotted.iter().map(|p| p[k]));
         *old.0.get_mut(name).unwrap() = bytes(&w);
     }
-    let mut springs: Vec<f64> = words(&good, "contact.xi");
-    springs.extend(std::iter::repeat_n(0.0, 3 * far.len()));
+    let mut springs: Vec<f64> = words(good, "contact.xi");
+    springs.extend(std::iter::repeat_n(0.0, 3 * slotted.len()));
     *old.0.get_mut("contact.xi").unwrap() = bytes(&springs);
-    old.0.insert("contact.near", vec![1; springs.len() / 3]);
+    if gone.contains(&"contact.far") {
+        old.0.insert("contact.near", vec![1; springs.len() / 3]);
+    }
     let mut read = Simulation::from_sections(&old).unwrap();
-    assert!(read.contacts.far.is_empty());
+    assert!(read.contacts.apart.is_empty());
+    assert_eq!(read.contacts.far.is_empty(), gone.contains(&"contact.far"));
     assert_eq!(read.contacts.len(), sim.contacts.len());
-    let mut again = Simulation::from_sections(&good).unwrap();
+    let mut again = Simulation::from_sections(good).unwrap();
     read.run(M).unwrap();
     again.run(M).unwrap();
     let ids = |s: &Simulation| s.particles.id.clone();

@@ -1,20 +1,29 @@
-//! The candidate pairs that cannot touch before one of their stored boxes is made anew
-//! (3D: `kernels::neighbor::near_pairs`), kept apart from the contact table: a pair here
-//! has no spring and no slot, so the sphere loop reads none of its bytes, and it costs 8
-//! bytes instead of a slot's 37. Sorted by (i, j), so that the broad phase's removals find
-//! their pair by a binary search; a pair removed is marked (its `j` set to `FREE`) until
-//! the pass after each update (`part`) drops the marks.
+//! A list of candidate pairs kept without a slot (3D): the table's far pairs, which cannot
+//! touch before one of their stored boxes is made anew (`kernels::neighbor::near_pairs`),
+//! and its apart pairs, which may, but did not touch when last tested. A pair here has no
+//! spring and no slot, so the sphere loop reads none of its bytes, and it costs 8 bytes
+//! instead of a slot's 37. Sorted by (i, j), so that the broad phase's removals find their
+//! pair by a binary search; a pair removed (or moved into a slot) is marked (its `j` set to
+//! `FREE`) until the pass after each update (`part`) drops the marks.
 use super::FREE;
 
-/// Candidate pairs that cannot touch yet (module doc).
+/// Candidate pairs without a slot (module doc).
 #[derive(Debug, Default, Clone)]
-pub struct FarPairs {
+pub struct SlotlessPairs {
     /// The pairs, i < j, sorted; a removed pair's `j` is `FREE` until the next `part`.
     pub(crate) pairs: Vec<[u32; 2]>,
     removed: usize,
+    /// Bumped whenever pairs move in the list (not by a removal's mark): an index into
+    /// the list holds while it stays.
+    version: u64,
 }
 
-impl FarPairs {
+impl SlotlessPairs {
+    /// Changes whenever pairs may have moved in the list (see `pairs`).
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
     /// Number of pairs.
     pub fn len(&self) -> usize {
         self.pairs.len() - self.removed
@@ -45,12 +54,18 @@ impl FarPairs {
         self.position(i, j).is_some()
     }
 
+    /// Mark the pair at index `k` (as listed by `pairs`, not marked) removed.
+    pub(crate) fn remove_at(&mut self, k: usize) {
+        debug_assert_ne!(self.pairs[k][1], FREE, "pair {k} removed twice");
+        self.pairs[k][1] = FREE;
+        self.removed += 1;
+    }
+
     /// Remove pair (i, j), i < j, if present; returns whether it was.
     pub fn remove(&mut self, i: u32, j: u32) -> bool {
         match self.position(i, j) {
             Some(k) => {
-                self.pairs[k][1] = FREE;
-                self.removed += 1;
+                self.remove_at(k);
                 true
             }
             None => false,
@@ -60,6 +75,7 @@ impl FarPairs {
     /// Drop the removed pairs, and move out into `out` those for which `near(i, j)` holds
     /// (in order); the others stay, still sorted.
     pub fn part(&mut self, mut near: impl FnMut(u32, u32) -> bool, out: &mut Vec<[u32; 2]>) {
+        self.version += 1;
         self.pairs.retain(|&[i, j]| {
             if j == FREE {
                 return false;
@@ -81,6 +97,7 @@ impl FarPairs {
         if more.is_empty() {
             return;
         }
+        self.version += 1;
         more.sort_unstable();
         let (old, add) = (self.pairs.len(), more.len());
         if old + add > self.pairs.capacity() {
@@ -108,11 +125,15 @@ impl FarPairs {
         pairs.shrink_to_fit();
         self.pairs = pairs;
         self.removed = 0;
+        self.version += 1;
     }
 
     /// Drop every pair and the list's memory.
     pub fn clear(&mut self) {
-        *self = FarPairs::default();
+        *self = SlotlessPairs {
+            version: self.version + 1,
+            ..Default::default()
+        };
     }
 
     /// Whether no removal is pending (every pair a pair: what a checkpoint may hold).
@@ -123,6 +144,7 @@ impl FarPairs {
     /// Renumber (`map[old] = new` or `u32::MAX` = removed): pairs of a removed particle
     /// go, the rest are ordered i < j and sorted again.
     pub fn remap(&mut self, map: &[u32]) {
+        self.version += 1;
         self.pairs.retain_mut(|p| {
             if p[1] == FREE {
                 return false;
@@ -154,7 +176,7 @@ mod tests {
             ((st >> 33) % m as u64) as u32
         };
         let n = 40u32;
-        let mut far = FarPairs::default();
+        let mut far = SlotlessPairs::default();
         let mut set = BTreeSet::new();
         let (mut more, mut out) = (Vec::new(), Vec::new());
         for round in 0..3000 {
