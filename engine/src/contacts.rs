@@ -18,6 +18,7 @@
 //! the slots only.
 
 mod slotless_pairs;
+pub(crate) use slotless_pairs::merge_sorted;
 pub use slotless_pairs::SlotlessPairs;
 
 use talus_kernels::contact::{Spring, SPRING_ZERO};

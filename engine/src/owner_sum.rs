@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use parking_lot::Mutex;
 
-use crate::contacts::FREE;
+use crate::contacts::{merge_sorted, FREE};
 use crate::error::Result;
 use crate::forces::{load_i, load_j, prefetch_line, record_load, slot_record, ForceSink, Load, SlotRecord, WallSink};
 use crate::pool::{Phase, Pool};
@@ -315,19 +315,7 @@ impl OwnerPlan {
         // Merged into the sorted entries from the back (the new slots come after every
         // old one, so each particle's entries stay in slot order).
         new.sort_unstable();
-        let (old, add) = (self.fix.len(), new.len());
-        self.fix.resize(old + add, 0);
-        let (mut a, mut b, mut w) = (old, add, old + add);
-        while b > 0 {
-            w -= 1;
-            if a > 0 && self.fix[a - 1] > new[b - 1] {
-                a -= 1;
-                self.fix[w] = self.fix[a];
-            } else {
-                b -= 1;
-                self.fix[w] = new[b];
-            }
-        }
+        merge_sorted(&mut self.fix, &new);
     }
 
     /// Where the runs of the work after the force phase begin: run k continues the folds

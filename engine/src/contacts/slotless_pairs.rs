@@ -103,18 +103,7 @@ impl SlotlessPairs {
         if old + add > self.pairs.capacity() {
             self.pairs.reserve_exact(add.max(old / 8));
         }
-        self.pairs.resize(old + add, [0, 0]);
-        let (mut a, mut b, mut w) = (old, add, old + add);
-        while b > 0 {
-            w -= 1;
-            if a > 0 && self.pairs[a - 1] > more[b - 1] {
-                a -= 1;
-                self.pairs[w] = self.pairs[a];
-            } else {
-                b -= 1;
-                self.pairs[w] = more[b];
-            }
-        }
+        merge_sorted(&mut self.pairs, more);
         more.clear();
     }
 
@@ -160,6 +149,24 @@ impl SlotlessPairs {
     /// Bytes held (capacity).
     pub fn memory_bytes(&self) -> usize {
         self.pairs.capacity() * 8
+    }
+}
+
+/// Merge the sorted `more` into the sorted `into` from the back, in place (`into` grows by
+/// `more`'s length, with no second list): equal elements of `into` stay before `more`'s.
+pub(crate) fn merge_sorted<T: Ord + Copy + Default>(into: &mut Vec<T>, more: &[T]) {
+    let (old, add) = (into.len(), more.len());
+    into.resize(old + add, T::default());
+    let (mut a, mut b, mut w) = (old, add, old + add);
+    while b > 0 {
+        w -= 1;
+        if a > 0 && into[a - 1] > more[b - 1] {
+            a -= 1;
+            into[w] = into[a];
+        } else {
+            b -= 1;
+            into[w] = more[b];
+        }
     }
 }
 
