@@ -63,9 +63,9 @@ pub struct ContactTable {
     pub(crate) head: Vec<u32>,
     pub(crate) free: Vec<u32>,
     pub(crate) live: usize,
-    /// Pairs added since the last compaction.
+    /// Pairs added since the last compaction or merge (`merge_appended`).
     pub(crate) churn: usize,
-    /// Slots sorted by the last compaction (those after them appended since).
+    /// Slots sorted by the last compaction or merge (those after them appended since).
     pub(crate) sorted: usize,
 }
 
@@ -149,10 +149,14 @@ impl ContactTable {
     /// periodic cell, where a pair's boxes may lie across a face and every pair stays in a
     /// slot.
     pub fn slot_every_pair(&mut self) {
-        for list in [std::mem::take(&mut self.far), std::mem::take(&mut self.apart)] {
-            for &[i, j] in list.pairs().iter().filter(|p| p[1] != FREE) {
-                self.add(i, j);
-            }
+        let mut pairs = std::mem::take(&mut self.far.pairs);
+        pairs.append(&mut self.apart.pairs);
+        // Cleared, not made anew: their versions go on (an index into the old list must
+        // never match a later one).
+        self.far.clear();
+        self.apart.clear();
+        for &[i, j] in pairs.iter().filter(|p| p[1] != FREE) {
+            self.add(i, j);
         }
     }
 

@@ -415,7 +415,10 @@ impl Simulation {
         let r = self
             .workers
             .kick_drift_check(&mut self.particles, boxes, dt, g, pending, lo, hi)?;
-        self.apart_tiers.drift += r.speed * dt;
+        // The drift x += dt u rounds each coordinate by up to half its last place: a
+        // step's bound adds that (for the largest coordinate of the domain) to dt u.
+        let rounding = (0..DIM).map(|a| lo[a].abs().max(hi[a].abs())).fold(0.0, f64::max) * f64::EPSILON;
+        self.apart_tiers.drift += r.speed * dt + DIM as f64 * rounding;
         self.left_or_escaped(r.outside, r.left_box)
     }
 

@@ -209,9 +209,8 @@ impl Simulation {
     }
 
     /// Candidate pairs in the table's slots, which the sphere loop reads: in 3D those that
-    /// may touch before one of their boxes is made anew, and those that could not any more
-    /// since the table's last compaction (in a periodic cell, every pair). `None` in 2D,
-    /// whose loops read every candidate.
+    /// touch, and those that touched since the table's last compaction (in a periodic cell,
+    /// every pair). `None` in 2D, whose loops read every candidate.
     pub fn slotted_pairs(&self) -> Option<usize> {
         super::near_pairs::FAR_PAIRS.then(|| self.contacts.slotted())
     }

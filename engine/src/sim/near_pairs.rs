@@ -89,6 +89,7 @@ impl Simulation {
     /// only while no centre can have moved half its gap since the last test of every pair.
     pub(super) fn slot_touching_pairs(&mut self) -> Result<()> {
         if !FAR_PAIRS || self.contacts.apart.is_empty() {
+            self.apart_tiers.version = None;
             return Ok(());
         }
         let tiers = &mut self.apart_tiers;

@@ -179,7 +179,8 @@ fn kick_drift_check_impl<const PENDING: bool, const RESET: bool>(
     CheckResult {
         left_box: left,
         outside,
-        // Rounded up a little: the drift adds dt u per axis, rounded.
+        // Rounded up a little, for the rounding of the sum above (the rounding of the
+        // drift's additions is the caller's: it depends on the coordinates).
         speed: speed * (1.0 + 1e-12),
     }
 }
