@@ -151,13 +151,13 @@ impl OwnerPlan {
     /// cuts, done serially, it was 13 % of the step of 10^6 discs on 16 threads:
     /// BENCHMARKS.md, the 16-core machine). The plan depends on the chunks alone, not on
     /// which thread did what.
-    #[allow(clippy::too_many_arguments)]
     ///
     /// Where the table has only had pairs appended since the plan was made (`stable`, the
     /// generation of its last other change, not after the plan's), the plan is extended
     /// instead: the appended slots are one more chunk after the others, which owns the
     /// particles that had no slot, and defers the others' shares. Each particle's fold
     /// stays in slot order, so the loads are the same bitwise.
+    #[allow(clippy::too_many_arguments)]
     pub fn prepare(
         &mut self,
         pool: &mut Pool,
@@ -287,6 +287,9 @@ impl OwnerPlan {
     /// The plan extended over the slots appended from `from` on (see `prepare`).
     fn extend(&mut self, from: usize, (ci, cj): (&[u32], &[u32])) {
         let slots = ci.len();
+        if slots == from {
+            return;
+        }
         self.defer.resize(slots, 0);
         if self.bounds.len() <= 2 {
             // One chunk owns every particle: it grows.
