@@ -34,8 +34,10 @@ pub const MAGIC: [u8; 8] = *b"TALUSCKP";
 /// keeps a 3D table's far pairs out of its slots (`contact.far`): a talus before it would
 /// read the slots as every candidate pair and never find the far ones again. Version 4
 /// keeps its apart pairs (those that may touch but do not) out of the slots too
-/// (`contact.apart`), which a talus before it would never test again.
-pub const VERSION: u32 = 4;
+/// (`contact.apart`), which a talus before it would never test again. Version 5 keeps
+/// the sweep's box ends without their values (`broad.order.*`, 4 bytes an end, where
+/// `broad.ends.*` held 8-byte keys: files of version 4 and before are read as they are).
+pub const VERSION: u32 = 5;
 /// Oldest format version this talus reads (version 1 files lack those sections: their
 /// drives start at once, and they insert nothing).
 pub const MIN_VERSION: u32 = 1;

@@ -55,7 +55,9 @@ pub(super) mod names {
     pub const FORCE: [&str; 2] = ["p.fx", "p.fy"];
     pub const OMEGA: [&str; 1] = ["p.omega"];
     pub const TORQUE: [&str; 1] = ["p.torque"];
-    pub const ENDS: [&str; 2] = ["broad.ends.x", "broad.ends.y"];
+    pub const ENDS: [&str; 2] = ["broad.order.x", "broad.order.y"];
+    /// The sweep's ends as format 4 and before wrote them: `u64` keys, sentinels included.
+    pub const KEYED_ENDS: [&str; 2] = ["broad.ends.x", "broad.ends.y"];
     /// Gear history: derivative order (a, b, c, d) by degree of freedom (x, y, angle).
     pub const GEAR: [[&str; 3]; 4] = [
         ["gear.a.x", "gear.a.y", "gear.a.angle"],
@@ -71,7 +73,9 @@ pub(super) mod names {
     pub const FORCE: [&str; 3] = ["p.fx", "p.fy", "p.fz"];
     pub const OMEGA: [&str; 3] = ["p.omega.x", "p.omega.y", "p.omega.z"];
     pub const TORQUE: [&str; 3] = ["p.torque.x", "p.torque.y", "p.torque.z"];
-    pub const ENDS: [&str; 3] = ["broad.ends.x", "broad.ends.y", "broad.ends.z"];
+    pub const ENDS: [&str; 3] = ["broad.order.x", "broad.order.y", "broad.order.z"];
+    /// The sweep's ends as format 4 and before wrote them: `u64` keys, sentinels included.
+    pub const KEYED_ENDS: [&str; 3] = ["broad.ends.x", "broad.ends.y", "broad.ends.z"];
     /// Gear history: derivative order (a, b, c, d) by degree of freedom: the axes, then
     /// the rotations about them (as the 2D angle; their rate is `p.omega.x` ..).
     #[rustfmt::skip]
@@ -82,7 +86,7 @@ pub(super) mod names {
         ["gear.d.x", "gear.d.y", "gear.d.z", "gear.d.angle.x", "gear.d.angle.y", "gear.d.angle.z"],
     ];
 }
-use names::{ENDS, FORCE, GEAR, OMEGA, POS, TORQUE, VEL};
+use names::{ENDS, FORCE, GEAR, KEYED_ENDS, OMEGA, POS, TORQUE, VEL};
 
 /// Names of [`ParticleStore::f64_fields`], in its order.
 fn particle_f64() -> [&'static str; F64_FIELDS] {
@@ -97,6 +101,20 @@ fn particle_f64() -> [&'static str; F64_FIELDS] {
         .chain(&["p.radius", "p.inv_mass", "p.inv_inertia"])
         .copied();
     std::array::from_fn(|_| all.next().expect("F64_FIELDS names"))
+}
+
+/// The sweep's ends (tags) from their keys as files of format 4 and before hold them: the
+/// low 32 bits of each, between a sentinel 0 and a sentinel `u64::MAX` (none for a method
+/// that keeps no ends). Whether the tags fit the boxes is the sweep's check.
+fn tags_of_keys(keys: &[u64]) -> std::result::Result<Vec<u32>, String> {
+    match keys {
+        [] => Ok(Vec::new()),
+        [0, inner @ .., u64::MAX] => Ok(inner.iter().map(|&k| k as u32).collect()),
+        _ => Err(format!(
+            "{} keys without their sentinels (0 first, u64::MAX last)",
+            keys.len()
+        )),
+    }
 }
 
 fn borrowed<'a, T: Pod>(name: &'static str, elem: Elem, v: &'a [T]) -> Section<'a> {
@@ -272,9 +290,9 @@ impl Simulation {
         }
         let boxes: &[Aabb] = with_broad!(&self.broad, m => m.stored_boxes());
         s.push(borrowed("broad.boxes", Elem::F32, boxes));
-        let ends: [&[u64]; DIM] = with_broad!(&self.broad, m => m.sorted_ends());
+        let ends: [&[u32]; DIM] = with_broad!(&self.broad, m => m.sorted_ends());
         for (name, e) in ENDS.into_iter().zip(ends) {
-            s.push(borrowed(name, Elem::U64, e));
+            s.push(borrowed(name, Elem::U32, e));
         }
         // A periodic cell: its axes and the reach its images were made for (settings),
         // and the images the broad phase holds after the particles.
@@ -636,11 +654,19 @@ impl Simulation {
 
         let images = periodic.as_ref().map_or(0, |im| im.len());
         let boxes: Vec<Aabb> = r.exact("broad.boxes", n + images)?;
-        let mut ends: [Vec<u64>; DIM] = Default::default();
-        for (e, name) in ends.iter_mut().zip(ENDS) {
-            *e = r.get(name)?;
+        // The sweep's ends (tags), or, in a file of format 4 or before, their keys.
+        let mut ends: [Vec<u32>; DIM] = Default::default();
+        let mut ends_names = ENDS;
+        for a in 0..DIM {
+            ends[a] = match r.src.section(ENDS[a]) {
+                None if r.src.section(KEYED_ENDS[a]).is_some() => {
+                    ends_names[a] = KEYED_ENDS[a];
+                    tags_of_keys(&r.get::<u64>(KEYED_ENDS[a])?).map_err(|m| r.err(KEYED_ENDS[a], m))?
+                }
+                _ => r.get(ENDS[a])?,
+            };
         }
-        let ends_ref: [&[u64]; DIM] = std::array::from_fn(|a| ends[a].as_slice());
+        let ends_ref: [&[u32]; DIM] = std::array::from_fn(|a| ends[a].as_slice());
         // The broad phase's domain: past the periodic faces as far as images reach.
         let mut broad_config = config.clone();
         if let Some(im) = &periodic {
@@ -674,8 +700,13 @@ impl Simulation {
         let mut broad = Broad::new(config.neighbor, &broad_config);
         let restored = with_broad!(&mut broad, m => NeighborSearch::restore(&mut **m, &boxes, ends_ref));
         let pairs = restored.map_err(|e| match e.split_once(": ") {
-            Some((array, msg)) if array == "boxes" || ENDS.iter().any(|e| e.strip_prefix("broad.") == Some(array)) => {
-                r.err(&format!("broad.{array}"), msg.to_string())
+            Some(("boxes", msg)) => r.err("broad.boxes", msg.to_string()),
+            Some((array, msg)) if array.starts_with("ends.") => {
+                let axis = ["ends.x", "ends.y", "ends.z"]
+                    .iter()
+                    .position(|&e| e == array)
+                    .unwrap_or(0);
+                r.err(ends_names[axis.min(DIM - 1)], msg.to_string())
             }
             _ => r.err("broad.boxes", e),
         })?;

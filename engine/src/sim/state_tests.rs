@@ -215,6 +215,55 @@ fn restart_from_sections_is_bitwise_the_straight_run() {
     }
 }
 
+/// A file of format 4 or before holds the sweep's ends as `u64` keys (the `f32` value's
+/// ordered bits, then the tag), between a sentinel 0 and a sentinel `u64::MAX`: read, it
+/// runs on bit for bit as the file of today's layout does; keys without their sentinels
+/// are refused by name.
+#[test]
+fn keyed_ends_of_format_4_are_read() {
+    let mut first = bed(NeighborMethod::Sweep, Integrator::Verlet);
+    first.run(N).unwrap();
+    assert!(first.neighbor_updates > 1, "the broad phase never moved");
+    let good = save(&first);
+    let boxes: Vec<[f32; 2 * DIM]> = bytemuck::pod_collect_to_vec(&good.0["broad.boxes"]);
+    let ordered = |f: f32| {
+        let b = f.to_bits();
+        if b & 0x8000_0000 != 0 {
+            !b
+        } else {
+            b | 0x8000_0000
+        }
+    };
+    let mut old = Saved(good.0.clone());
+    for (a, (name, keyed)) in names::ENDS.into_iter().zip(names::KEYED_ENDS).enumerate() {
+        let tags: Vec<u32> = bytemuck::pod_collect_to_vec(&old.0.remove(name).unwrap());
+        assert_eq!(tags.len(), 2 * first.len(), "{name}");
+        let keys: Vec<u64> = std::iter::once(0)
+            .chain(tags.iter().map(|&t| {
+                let (p, end) = ((t & 0x7fff_ffff) as usize, t >> 31);
+                ((ordered(boxes[p][2 * a + end as usize]) as u64) << 32) | t as u64
+            }))
+            .chain([u64::MAX])
+            .collect();
+        assert!(
+            keys.windows(2).all(|w| w[0] < w[1]),
+            "{name}: the keys of today's order are sorted"
+        );
+        old.0.insert(keyed, bytemuck::cast_slice(&keys).to_vec());
+    }
+    let mut read = Simulation::from_sections(&old).unwrap();
+    let mut again = Simulation::from_sections(&good).unwrap();
+    read.run(M).unwrap();
+    again.run(M).unwrap();
+    same_bits(&read.particles.pos, &again.particles.pos, "positions");
+    assert_same_state(&read, &again, "format 4 ends");
+    let mut cut = Saved(old.0.clone());
+    let last = names::KEYED_ENDS[DIM - 1];
+    let v = cut.0.get_mut(last).unwrap();
+    v.truncate(v.len() - 8);
+    assert!(refused(&cut).starts_with(&format!("{last}: ")), "{}", refused(&cut));
+}
+
 /// The bed's grains in a cell periodic across the floor (x in 2D; x and y in 3D), its
 /// length one lattice spacing past the outer grains so that the lattice continues across
 /// the faces, the grains drifting along x at 4 m/s so that many cross a face (and are

@@ -30,8 +30,8 @@ pub struct Footprint {
     pub store: u64,
     /// The contact table at [`PAIRS_PER_PARTICLE`] slots, its chains' heads, the wall list.
     pub contacts: u64,
-    /// The neighbour search (sort-and-sweep: two box ends of 8 bytes per axis, a box of
-    /// two `f32` per axis, positions in the sorted lists).
+    /// The neighbour search (sort-and-sweep: two box ends of 4 bytes per axis, a box of
+    /// two `f32` per axis, and as many staged for an update, positions in the sorted lists).
     pub neighbor: u64,
     /// Gear's history (four derivatives of each degree of freedom), polygon corners
     /// (body and world frame).
@@ -50,7 +50,7 @@ impl Footprint {
         // Chains' heads (u32); wall contacts: about one particle in ten has one, 22 bytes
         // in the list and as many in its rebuild buffers.
         let contacts = PAIRS_PER_PARTICLE * slot + 4 + 5;
-        let neighbor = (2 * DIM * 8 + 2 * DIM * 4 + 8) as u64;
+        let neighbor = (2 * DIM * 4 + 2 * 2 * DIM * 4 + 8) as u64;
         let extra = if gear { 4 * LOADS as u64 * 8 } else { 0 } + if polygon { 4 + vertices * 2 * 16 } else { 0 };
         let setup = (std::mem::size_of::<ParticleInit>()
             + std::mem::size_of::<Option<Shape>>()

@@ -93,7 +93,7 @@ pub trait NeighborSearch {
     fn memory_bytes(&self) -> usize;
     /// Sorted arrays that let a restart skip sorting again (the sweep's box ends, one
     /// array per axis); none for the other methods.
-    fn sorted_ends(&self) -> [&[u64]; DIM] {
+    fn sorted_ends(&self) -> [&[u32]; DIM] {
         [&[]; DIM]
     }
     /// Continue from `boxes` (and `ends`, from [`NeighborSearch::sorted_ends`]) saved from
@@ -104,7 +104,7 @@ pub trait NeighborSearch {
     /// caller can check its own table against it; the sweep does not search, and returns
     /// None). Saved arrays that do not fit together are an error, never a panic; its
     /// message starts with the array at fault, `boxes:` or `ends.x:` / `ends.y:`.
-    fn restore(&mut self, boxes: &[Aabb], ends: [&[u64]; DIM]) -> Result<Option<usize>, String>;
+    fn restore(&mut self, boxes: &[Aabb], ends: [&[u32]; DIM]) -> Result<Option<usize>, String>;
 }
 
 /// A stored box is either [`EMPTY_BOX`] or finite with its ends in order: what a restart
@@ -199,7 +199,7 @@ impl<T: WholeSet> NeighborSearch for T {
         self.boxes().capacity() * std::mem::size_of::<Aabb>() + self.set().memory_bytes() + self.index_bytes()
     }
 
-    fn restore(&mut self, boxes: &[Aabb], _ends: [&[u64]; DIM]) -> Result<Option<usize>, String> {
+    fn restore(&mut self, boxes: &[Aabb], _ends: [&[u32]; DIM]) -> Result<Option<usize>, String> {
         check_stored_boxes(boxes)?;
         *self.boxes_mut() = boxes.to_vec();
         self.index(true);

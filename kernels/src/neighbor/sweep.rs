@@ -24,9 +24,10 @@
 //! The "overlap now" checks use the new boxes explicitly, so a particle that jumps across
 //! another within one update (both of its relations flip) is not added.
 //!
-//! The ends' keys and the sort with its rules are in `sweep_sort.rs`. Two sentinels
-//! (key 0 and `u64::MAX`) bound every array.
-use super::sweep_sort::{idx, is_end, key, ordered_pair, overlap_axis, SortPiece, SwapRules, IDX_MASK, PIECE};
+//! The ends' tags and keys and the sort with its rules are in `sweep_sort.rs`.
+use super::sweep_sort::{
+    idx, is_end, key, ordered_pair, overlap_axis, stored_key, tag, SortPiece, SwapRules, IDX_MASK, PIECE,
+};
 use super::{boxes_overlap, rounded_box, Aabb, BoxSource, DIM, EMPTY_BOX};
 
 /// Largest particle index a key can hold.
@@ -46,17 +47,19 @@ pub struct SweepStats {
 /// The incremental sort-and-sweep broad phase, on the build's two or three axes.
 #[derive(Debug, Default, Clone)]
 pub struct SweepAndPrune {
-    /// Sorted box ends per axis, with a sentinel at each end.
-    ends: [Vec<u64>; DIM],
+    /// The box ends per axis (their tags: kind and particle), sorted by their values in
+    /// `boxes` (`sweep_sort.rs`).
+    ends: [Vec<u32>; DIM],
     /// Rounded enlarged boxes of the last update (the set is consistent with these). During
     /// an update they are the *old* boxes the rules need.
     boxes: Vec<Aabb>,
     /// The new rounded boxes per axis, [lo, hi], staged in one sequential pass before the
     /// axes are sorted (split between threads on the pool), and read by both axis sorts:
-    /// each end gathers its new value from its own axis' array, a swap of a begin and an
-    /// end the two particles' new boxes from both. The key pass visits the ends in sorted
+    /// each end's value comes from its own axis' array, a swap of a begin and an end the
+    /// two particles' new boxes from all of them. The sort visits the ends in sorted
     /// order, so its reads are scattered: 8-byte records put eight particles in a cache
-    /// line (at 10^6 discs the key pass was three quarters of the sort, waiting on memory).
+    /// line (at 10^6 discs the reads of the values were three quarters of the sort,
+    /// waiting on memory). Empty until the first update.
     staged_axis: [Vec<[f32; 2]>; DIM],
     /// Changes found by each piece of the axes' sorts (x's pieces first, each axis in
     /// order), merged into `adds` and `removes` in that order, then each axis' seams: the
@@ -96,7 +99,7 @@ impl SweepAndPrune {
 
     /// Bytes held by the sweep's arrays (capacity), for the memory report.
     pub fn memory_bytes(&self) -> usize {
-        self.ends.iter().map(|e| e.capacity() * 8).sum::<usize>()
+        self.ends.iter().map(|e| e.capacity() * 4).sum::<usize>()
             + self.boxes.capacity() * std::mem::size_of::<Aabb>()
             + self.staged_axis.iter().map(|s| s.capacity() * 8).sum::<usize>()
             + (self.adds.capacity() + self.removes.capacity()) * 8
@@ -117,20 +120,18 @@ impl SweepAndPrune {
         self.boxes.shrink_to(n);
         self.boxes.reserve_exact(n);
         self.boxes.extend((0..n).map(|p| rounded_box(src.bbox(p))));
+        // The keys of one axis at a time, sorted, then their tags kept: 8 bytes an end for
+        // the length of the sort.
+        let mut keys = Vec::new();
         for axis in 0..DIM {
+            sorted_keys(&self.boxes, axis, &mut keys);
             // Exactly the room needed: particles appended one by one (`push_particle`) grew
             // these arrays by doubling, up to twice their length at 10^5-10^6 particles.
             let ends = &mut self.ends[axis];
             ends.clear();
-            ends.shrink_to(2 * n + 2);
-            ends.reserve_exact(2 * n + 2);
-            ends.push(0);
-            for (p, b) in self.boxes.iter().enumerate() {
-                ends.push(key(b[2 * axis], false, p as u32));
-                ends.push(key(b[2 * axis + 1], true, p as u32));
-            }
-            ends.push(u64::MAX);
-            ends.sort_unstable();
+            ends.shrink_to(2 * n);
+            ends.reserve_exact(2 * n);
+            ends.extend(keys.iter().map(|&k| k as u32));
         }
         self.stats.rebuilds += 1;
         self.adds.clear();
@@ -145,56 +146,52 @@ impl SweepAndPrune {
     /// No search: the sweep reports a pair as added only when its old boxes did not
     /// overlap, so a table whose pairs all overlap (checked by the caller) never meets an
     /// addition it already holds.
-    pub fn restore(&mut self, boxes: &[Aabb], ends: [&[u64]; DIM]) -> Result<(), String> {
+    pub fn restore(&mut self, boxes: &[Aabb], ends: [&[u32]; DIM]) -> Result<(), String> {
         let n = boxes.len();
         if n > MAX_PARTICLES {
             return Err(format!("boxes: {n} boxes, the sweep takes at most {MAX_PARTICLES}"));
         }
         super::check_stored_boxes(boxes)?;
+        let mut keys = Vec::new();
         for (axis, saved) in ends.into_iter().enumerate() {
             if saved.is_empty() {
-                let e = &mut self.ends[axis];
-                e.clear();
-                e.push(0);
-                for (p, b) in boxes.iter().enumerate() {
-                    e.push(key(b[2 * axis], false, p as u32));
-                    e.push(key(b[2 * axis + 1], true, p as u32));
-                }
-                e.push(u64::MAX);
-                e.sort_unstable();
+                sorted_keys(boxes, axis, &mut keys);
+                self.ends[axis] = keys.iter().map(|&k| k as u32).collect();
                 continue;
             }
             let axis_name = ["x", "y", "z"][axis];
-            if saved.len() != 2 * n + 2 || saved[0] != 0 || saved[2 * n + 1] != u64::MAX {
+            if saved.len() != 2 * n {
                 return Err(format!(
-                    "ends.{axis_name}: {} box ends for {n} boxes (expected {} with both sentinels)",
+                    "ends.{axis_name}: {} box ends for {n} boxes (expected {})",
                     saved.len(),
-                    2 * n + 2
+                    2 * n
                 ));
             }
-            // Each key the key of its particle's box end, each end once, and in order of
-            // value and kind. Not necessarily of particle index: a renumbering keeps the
-            // order of ends of equal value and kind (swapping those changes no pair, so the
-            // next update's sort may order them as it likes), and the saved order is kept
-            // as it is, so that the run goes on exactly as it would have.
-            let inner = &saved[1..=2 * n];
+            // Each end once, and in order of value and kind. Not necessarily of particle
+            // index: a renumbering keeps the order of ends of equal value and kind
+            // (swapping those changes no pair, so the next update's sort may order them as
+            // it likes), and the saved order is kept as it is, so that the run goes on
+            // exactly as it would have.
             let mut seen = vec![0u8; n];
-            for (r, &k) in inner.iter().enumerate() {
-                let p = idx(k);
-                let fits = p < n && k == key(boxes[p][2 * axis + is_end(k) as usize], is_end(k), p as u32);
-                let bit = 1 + is_end(k) as u8;
-                let fresh = fits && seen[p] & bit == 0;
-                if !fresh || (r > 0 && k >> 31 < inner[r - 1] >> 31) {
+            let mut last = 0u64;
+            for (r, &t) in saved.iter().enumerate() {
+                let p = idx(t);
+                let bit = 1 + is_end(t) as u8;
+                let fresh = p < n && seen[p] & bit == 0;
+                let k = if p < n { stored_key(boxes, axis, t) >> 31 } else { 0 };
+                if !fresh || (r > 0 && k < last) {
                     return Err(format!(
-                        "ends.{axis_name}: box end {r} ({k:#018x}) does not fit the saved boxes, is there twice or is out of order"
+                        "ends.{axis_name}: box end {r} ({t:#010x}) is not a particle's, is there twice or is out of order"
                     ));
                 }
                 seen[p] |= bit;
+                last = k;
             }
             self.ends[axis] = saved.to_vec();
         }
         self.boxes = boxes.to_vec();
-        self.staged_axis = std::array::from_fn(|_| vec![[0.0; 2]; n]);
+        // Sized by the next update, as after a rebuild.
+        self.staged_axis = Default::default();
         self.adds.clear();
         self.removes.clear();
         Ok(())
@@ -261,8 +258,7 @@ impl SweepAndPrune {
         // Each open box's cell and place in the cell's list.
         let mut pos = vec![u32::MAX; n];
         let mut home = vec![0u32; n];
-        let ends = &self.ends[axis];
-        for &k in &ends[1..ends.len() - 1] {
+        for &k in &self.ends[axis] {
             let p = idx(k);
             let bp = &self.boxes[p];
             if empty(bp) {
@@ -362,8 +358,7 @@ impl SweepAndPrune {
         let mut swaps = self.piece_swaps.iter_mut();
         let mut pieces = Vec::with_capacity(count);
         for (axis, ends) in self.ends.iter_mut().enumerate() {
-            let m = ends.len() - 1;
-            for segment in ends[1..m].chunks_mut(PIECE) {
+            for segment in ends.chunks_mut(PIECE) {
                 pieces.push(SortPiece {
                     ends: segment,
                     rules: SwapRules {
@@ -389,7 +384,7 @@ impl SweepAndPrune {
         let mut k = 0;
         for axis in 0..DIM {
             let ends = &mut self.ends[axis];
-            let m = ends.len() - 1;
+            let m = ends.len();
             let pieces = pieces_of(ends);
             for _ in 0..pieces {
                 self.adds.append(&mut self.piece_adds[k]);
@@ -405,7 +400,7 @@ impl SweepAndPrune {
                 removes: &mut self.removes,
                 swaps: 0,
             };
-            for seam in (1..pieces).map(|q| 1 + q * PIECE) {
+            for seam in (1..pieces).map(|q| q * PIECE) {
                 rules.sort_seam(ends, seam, (seam + PIECE).min(m));
             }
             self.stats.swaps += rules.swaps;
@@ -427,17 +422,10 @@ impl SweepAndPrune {
         assert!(p < MAX_PARTICLES, "sweep: at most {MAX_PARTICLES} particles");
         self.boxes.push(EMPTY_BOX);
         self.staged_axis.iter_mut().for_each(|s| s.push([0.0; 2]));
+        // At the top, where the next update's sort takes them from.
         for ends in &mut self.ends {
-            if ends.is_empty() {
-                ends.push(0);
-                ends.push(u64::MAX);
-            }
-            let last = ends.pop();
-            // Keys are recomputed at the next update; the values here only need to sort
-            // below the right sentinel.
-            ends.push(key(f32::MAX, false, p as u32));
-            ends.push(key(f32::MAX, true, p as u32));
-            ends.extend(last);
+            ends.push(tag(false, p as u32));
+            ends.push(tag(true, p as u32));
         }
     }
 
@@ -450,18 +438,11 @@ impl SweepAndPrune {
         assert_eq!(map.len(), self.boxes.len());
         let kept = map.iter().filter(|&&m| m != u32::MAX).count();
         for ends in &mut self.ends {
-            let m = ends.len() - 1;
-            let mut w = 1;
-            for r in 1..m {
-                let k = ends[r];
-                let new = map[idx(k)];
-                if new != u32::MAX {
-                    ends[w] = (k & !IDX_MASK) | new as u64;
-                    w += 1;
-                }
-            }
-            ends[w] = u64::MAX;
-            ends.truncate(w + 1);
+            ends.retain_mut(|t| {
+                let new = map[idx(*t)];
+                *t = (*t & !IDX_MASK) | new;
+                new != u32::MAX
+            });
         }
         let mut nb = vec![EMPTY_BOX; kept];
         for (old, &new) in map.iter().enumerate() {
@@ -508,9 +489,20 @@ impl<'a> Staging<'a> {
     }
 }
 
-/// Pieces of an axis' sort: its ends between the sentinels, [`PIECE`] at a time.
-fn pieces_of(ends: &[u64]) -> usize {
-    (ends.len() - 2).div_ceil(PIECE)
+/// Pieces of an axis' sort: its ends, [`PIECE`] at a time.
+fn pieces_of(ends: &[u32]) -> usize {
+    ends.len().div_ceil(PIECE)
+}
+
+/// The keys of every end of `boxes` on `axis`, sorted, into `keys`.
+fn sorted_keys(boxes: &[Aabb], axis: usize, keys: &mut Vec<u64>) {
+    keys.clear();
+    keys.reserve_exact(2 * boxes.len());
+    for (p, b) in boxes.iter().enumerate() {
+        keys.push(key(b[2 * axis], tag(false, p as u32)));
+        keys.push(key(b[2 * axis + 1], tag(true, p as u32)));
+    }
+    keys.sort_unstable();
 }
 
 impl super::NeighborSearch for SweepAndPrune {
@@ -530,19 +522,23 @@ impl super::NeighborSearch for SweepAndPrune {
         removes.extend_from_slice(&self.removes);
     }
 
-    /// The begins on x up to the rectangle's right edge (binary search in the sorted
-    /// ends), each box then tested: O(log N + the boxes left of the edge). Range queries
-    /// are not what the sweep is for.
+    /// The begins on x up to the rectangle's right edge, each box then tested: O(the
+    /// boxes left of the edge). The ends are in the order of their stored boxes' values,
+    /// but for the empty boxes (a particle removed, or appended since the last update),
+    /// which are skipped. Range queries are not what the sweep is for.
     fn query(&self, r: &Aabb, out: &mut Vec<u32>) {
         out.clear();
-        let ends = &self.ends[0];
-        if ends.len() < 2 {
-            return;
-        }
-        let stop = ends.partition_point(|&k| k <= key(r[1], true, IDX_MASK as u32));
-        for &k in &ends[1..stop.min(ends.len() - 1)] {
-            if !is_end(k) && boxes_overlap(&self.boxes[idx(k)], r) {
-                out.push(idx(k) as u32);
+        let edge = key(r[1], tag(true, IDX_MASK));
+        for &t in &self.ends[0] {
+            let b = &self.boxes[idx(t)];
+            if *b == EMPTY_BOX {
+                continue;
+            }
+            if stored_key(&self.boxes, 0, t) > edge {
+                break;
+            }
+            if !is_end(t) && boxes_overlap(b, r) {
+                out.push(idx(t) as u32);
             }
         }
     }
@@ -555,11 +551,11 @@ impl super::NeighborSearch for SweepAndPrune {
         SweepAndPrune::push_particle(self);
     }
 
-    fn sorted_ends(&self) -> [&[u64]; DIM] {
+    fn sorted_ends(&self) -> [&[u32]; DIM] {
         self.ends.each_ref().map(|e| &e[..])
     }
 
-    fn restore(&mut self, boxes: &[Aabb], ends: [&[u64]; DIM]) -> Result<Option<usize>, String> {
+    fn restore(&mut self, boxes: &[Aabb], ends: [&[u32]; DIM]) -> Result<Option<usize>, String> {
         SweepAndPrune::restore(self, boxes, ends).map(|()| None)
     }
 

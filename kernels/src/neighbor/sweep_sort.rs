@@ -1,10 +1,15 @@
-//! The keys of the sort-and-sweep's box ends, and the insertion sort of an axis with the
-//! swap rules (Schinner 1999, Table 3; Chen & Matuttis 2013, Appendix A.2), in pieces that
+//! The box ends of the sort-and-sweep, and the insertion sort of an axis with the swap
+//! rules (Schinner 1999, Table 3; Chen & Matuttis 2013, Appendix A.2), in pieces that
 //! threads sort apart and seams sorted after (`sweep.rs` holds the rest of the method).
 //!
-//! An end is one `u64`: the ordered bits of its `f32` value, then one bit (0 = begin,
-//! 1 = end), then the 31-bit particle index. Comparing keys compares values; at equal
-//! values a begin sorts before an end, so touching boxes (closed intervals) overlap.
+//! An end is stored as one `u32`, its tag: one bit (0 = begin, 1 = end), then the 31-bit
+//! particle index. Its value is not stored beside it: the boxes hold it (the stored ones,
+//! and during an update the staged new ones), and a comparison reads it from there into a
+//! `u64` key: the ordered bits of the `f32` value, then the tag. Comparing keys compares
+//! values; at equal values a begin sorts before an end, so touching boxes (closed
+//! intervals) overlap, and at equal value and kind the lower index first. Keeping the
+//! values out of the sorted arrays halves them (8 bytes a box end in 3D were 48 bytes a
+//! sphere); the sort's reads of the values are the ones the key pass before it made.
 //!
 //! Any sort that only swaps neighbours in the wrong order swaps every pair of ends that
 //! was in the wrong order exactly once, and no other pair: pieces sorted apart and then
@@ -16,9 +21,9 @@ use super::{Aabb, DIM};
 /// it is sorted, and 10^5 particles give 13 pieces per axis for the threads to share.
 pub const PIECE: usize = 1 << 14;
 
-const END_BIT: u64 = 1 << 31;
-/// The particle index bits of a key.
-pub(super) const IDX_MASK: u64 = END_BIT - 1;
+const END_BIT: u32 = 1 << 31;
+/// The particle index bits of a tag.
+pub(super) const IDX_MASK: u32 = END_BIT - 1;
 
 /// Map an `f32` to a `u32` whose unsigned order is the float order.
 #[inline]
@@ -31,19 +36,32 @@ pub(super) fn ordered(f: f32) -> u32 {
     }
 }
 
+/// The tag of particle `p`'s begin or end.
 #[inline]
-pub(super) fn key(v: f32, end: bool, p: u32) -> u64 {
-    ((ordered(v) as u64) << 32) | ((end as u64) << 31) | p as u64
+pub(super) fn tag(end: bool, p: u32) -> u32 {
+    ((end as u32) << 31) | p
+}
+
+/// The sort key of the end `t` whose value is `v`.
+#[inline]
+pub(super) fn key(v: f32, t: u32) -> u64 {
+    ((ordered(v) as u64) << 32) | t as u64
 }
 
 #[inline]
-pub(super) fn idx(k: u64) -> usize {
-    (k & IDX_MASK) as usize
+pub(super) fn idx(t: u32) -> usize {
+    (t & IDX_MASK) as usize
 }
 
 #[inline]
-pub(super) fn is_end(k: u64) -> bool {
-    k & END_BIT != 0
+pub(super) fn is_end(t: u32) -> bool {
+    t & END_BIT != 0
+}
+
+/// The key of end `t` on `axis` of the boxes `b` (stored boxes).
+#[inline]
+pub(super) fn stored_key(b: &[Aabb], axis: usize, t: u32) -> u64 {
+    key(b[idx(t)][2 * axis + is_end(t) as usize], t)
 }
 
 #[inline]
@@ -60,30 +78,35 @@ pub(super) fn ordered_pair(a: usize, b: usize) -> (u32, u32) {
     }
 }
 
-/// A piece of one axis' ends to key anew and sort (see [`super::SweepAndPrune::pieces`]).
+/// A piece of one axis' ends to sort by the staged boxes (see [`super::SweepAndPrune::pieces`]).
 pub struct SortPiece<'a> {
-    pub(super) ends: &'a mut [u64],
+    pub(super) ends: &'a mut [u32],
     pub(super) rules: SwapRules<'a>,
     /// Where the piece's swap count goes.
     pub(super) swaps: &'a mut u64,
 }
 
 impl SortPiece<'_> {
-    /// Set the piece's ends to the staged boxes and insertion-sort them, collecting the
-    /// pair changes of its swaps.
+    /// Insertion-sort the piece's ends by the staged boxes, collecting the pair changes of
+    /// its swaps.
     pub fn run(&mut self) {
         let r = &mut self.rules;
         r.adds.clear();
         r.removes.clear();
         r.swaps = 0;
-        let staged = r.new[r.axis];
-        for k in self.ends.iter_mut() {
-            let p = idx(*k);
-            let e = is_end(*k);
-            *k = key(staged[p][e as usize], e, p as u32);
-        }
-        for k in 1..self.ends.len() {
-            r.insert(self.ends, k);
+        let ends = &mut *self.ends;
+        if let Some(&first) = ends.first() {
+            // The largest key of the sorted prefix: an end at or above it stays (the common
+            // case), one value read per end.
+            let mut top = r.new_key(first);
+            for k in 1..ends.len() {
+                let e = r.new_key(ends[k]);
+                if e >= top {
+                    top = e;
+                } else {
+                    r.insert(ends, k, e);
+                }
+            }
         }
         *self.swaps = r.swaps;
     }
@@ -102,29 +125,33 @@ pub(super) struct SwapRules<'a> {
 }
 
 impl SwapRules<'_> {
+    /// The key of end `t` by its staged (new) box.
+    #[inline]
+    fn new_key(&self, t: u32) -> u64 {
+        key(self.new[self.axis][idx(t)][is_end(t) as usize], t)
+    }
+
     /// The seam at `start` of an axis whose ends before `start` are sorted and whose ends
     /// `start..end` (the next piece) are sorted: its ends moved down into place, until one
     /// is already in place (the rest of the piece is above it).
-    pub fn sort_seam(&mut self, ends: &mut [u64], start: usize, end: usize) {
+    pub fn sort_seam(&mut self, ends: &mut [u32], start: usize, end: usize) {
         for k in start..end {
-            if ends[k] >= ends[k - 1] {
+            let e = self.new_key(ends[k]);
+            if e >= self.new_key(ends[k - 1]) {
                 break;
             }
-            self.insert(ends, k);
+            self.insert(ends, k, e);
         }
     }
 
-    /// Move `ends[k]` down past the larger ends before it, applying the swap rules to
-    /// each swap.
+    /// Move `ends[k]`, whose key is `e`, down past the larger ends before it, applying the
+    /// swap rules to each swap.
     #[inline]
-    fn insert(&mut self, ends: &mut [u64], k: usize) {
+    fn insert(&mut self, ends: &mut [u32], k: usize, e_key: u64) {
         let e = ends[k];
-        if e >= ends[k - 1] {
-            return;
-        }
         let (axis, old, new) = (self.axis, self.old, self.new);
         let mut j = k;
-        while j > 0 && ends[j - 1] > e {
+        while j > 0 && self.new_key(ends[j - 1]) > e_key {
             let f = ends[j - 1];
             self.swaps += 1;
             if is_end(e) != is_end(f) {

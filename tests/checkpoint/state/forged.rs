@@ -114,8 +114,16 @@ fn inconsistent_contents_with_valid_checksums_are_refused() {
             "shape.start",
             Box::new(|b: &mut [u8]| b[4..8].copy_from_slice(&2u32.to_le_bytes())),
         ),
-        // Box ends out of order.
-        ("broad.ends.x", Box::new(|b: &mut [u8]| b.swap(8, 16))),
+        // Box ends out of order: the lowest on x and the highest swapped.
+        (
+            "broad.order.x",
+            Box::new(|b: &mut [u8]| {
+                let mut v: Vec<u32> = bytemuck::pod_collect_to_vec(b);
+                let last = v.len() - 1;
+                v.swap(0, last);
+                b.copy_from_slice(bytemuck::cast_slice(&v));
+            }),
+        ),
         // A material that does not exist.
         (
             "p.material",

@@ -62,7 +62,7 @@ fn a_format_1_checkpoint_loads() {
         digested.extend_from_slice(&old[e.offset as usize..(e.offset + e.len) as usize]);
     }
     let mut h = header(&old);
-    assert_eq!(h.version, 4);
+    assert_eq!(h.version, 5);
     h.version = 1;
     h.settings_hash = fnv1a(&digested);
     old[..HEADER_BYTES].copy_from_slice(bytemuck::bytes_of(&h));

@@ -209,7 +209,7 @@ impl NeighborSearch for Quadtree {
     /// The tree is built anew from the saved boxes: its shape may differ from the migrated
     /// tree of the saved run, but its pair set is the same, and the changes are reported
     /// sorted (a diff of sorted sets), so the run continues exactly.
-    fn restore(&mut self, boxes: &[Aabb], _ends: [&[u64]; DIM]) -> Result<Option<usize>, String> {
+    fn restore(&mut self, boxes: &[Aabb], _ends: [&[u32]; DIM]) -> Result<Option<usize>, String> {
         super::check_stored_boxes(boxes)?;
         self.boxes = boxes.to_vec();
         self.make_entries();

@@ -403,7 +403,7 @@ fn restore_gives_the_migrated_set() {
         "before restore",
     );
     let mut r = Quadtree::with_capacity(Some(d), 4);
-    let ends: [&[u64]; DIM] = [&[]; DIM];
+    let ends: [&[u32]; DIM] = [&[]; DIM];
     let found = r.restore(t.stored_boxes(), ends).unwrap();
     assert_eq!(found, Some(t.pairs.len()));
     assert_eq!(r.pairs, t.pairs);
