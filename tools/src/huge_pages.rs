@@ -75,6 +75,12 @@ pub fn restart_with_huge_pages() {
     }
 }
 
+/// Whether this is the new start, with the tunable set (so the program runs in huge
+/// pages: the big blocks are advised too, `big_blocks.rs`).
+pub fn in_huge_pages() -> bool {
+    std::env::var_os(SWITCH).is_some_and(|v| v == RESTARTED)
+}
+
 /// `GLIBC_TUNABLES` with the huge-page tunable added, or `None` if it names it already
 /// (the user's choice stands).
 fn with_tunable(tunables: &str) -> Option<String> {

@@ -9,6 +9,7 @@ mod bench;
 mod bench_checkpoint;
 mod bench_narrow;
 mod bench_polygons;
+mod big_blocks;
 // The stepping sources are compiled once per dimension on purpose, as the crates are
 // (dim2.rs and dim3.rs include the same files on the 2D and the 3D engine).
 #[allow(clippy::duplicate_mod)]
@@ -85,6 +86,10 @@ enum Command {
     },
 }
 
+/// Each block of 1 MiB or more a mapping of its own, given back when freed (`big_blocks.rs`).
+#[global_allocator]
+static ALLOCATOR: big_blocks::BigBlocks = big_blocks::BigBlocks;
+
 fn main() -> ExitCode {
     // `talus ... | head`: end quietly when the reader goes, as Unix tools do, instead of
     // panicking on the failed print.
@@ -93,6 +98,9 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     huge_pages::restart_with_huge_pages();
+    if huge_pages::in_huge_pages() {
+        big_blocks::advise_huge_pages();
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(a) => run::run(a),

@@ -34,17 +34,22 @@ impl Workers {
                 }
             }
         };
-        type Part = (Vec<u32>, Vec<u32>);
-        let parts: Vec<Mutex<Part>> = (0..threads).map(|_| Mutex::new(Default::default())).collect();
         let (listed, gap) = match &tier {
             Tier::All { gap, .. } => (None, *gap),
             Tier::Near(near) => (Some(*near), 0.0),
         };
         let len = listed.map_or(pairs.len(), |l| l.len());
         let at = |q: usize| listed.map_or(q, |l| l[q] as usize);
+        let states = &self.threads;
         self.pool.run(Phase::Contacts, &|t| {
-            let mut part = parts[t].lock();
-            let (found, near) = &mut *part;
+            let mut state = states[t].lock();
+            let ThreadState {
+                apart_found: found,
+                apart_near: near,
+                ..
+            } = &mut *state;
+            found.clear();
+            near.clear();
             let range = chunk(len, t, threads);
             let end = range.end;
             for q in range {
@@ -72,11 +77,11 @@ impl Workers {
             }
             Tier::Near(_) => None,
         };
-        for p in parts {
-            let (found, near) = p.into_inner();
-            out.extend(found);
+        for state in &self.threads {
+            let state = state.lock();
+            out.extend_from_slice(&state.apart_found);
             if let Some(n) = tier_out.as_mut() {
-                n.extend(near);
+                n.extend_from_slice(&state.apart_near);
             }
         }
         Ok(())
