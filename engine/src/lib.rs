@@ -7,6 +7,7 @@
 // Every public item has a doc comment (issue 20: the crates are libraries too); CI's
 // clippy -D warnings holds it.
 #![warn(missing_docs)]
+pub mod cache_size;
 pub mod contact_log;
 pub mod contacts;
 #[cfg(not(feature = "dim3"))]

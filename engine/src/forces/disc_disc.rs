@@ -84,13 +84,14 @@ impl<'a> DiscView<'a> {
 /// arrays (about 10 KB) in L1.
 const BATCH: usize = 64;
 
-/// Particles from which the disc pair loop prefetches the second particle's data and
-/// loads: below it the prefetches are extra instructions that hide little (10^4 discs: 8 %
-/// slower with the data's; 10^5: 4-7 % slower on a Xeon whose L3 holds its arrays; the
-/// loads' cost 4-9 % more at 10^4, 3-6 % at 10^5); above it they hide the misses of second
-/// particles far away in Morton order (10^6 discs: the data's 8-13 % faster, in huge
-/// pages, the loads' 7-11 % more; BENCHMARKS.md). The sphere loop's threshold too.
-const PREFETCH_MIN: usize = 1 << 17;
+/// Bytes the disc pair loop reads of a second particle: its position, velocity, spin,
+/// radius and inverse mass, and its loads. With too few particles for them to miss, the
+/// prefetches are extra instructions that hide little (10^4 discs: 8 % slower with the
+/// data's; the loads' 4-9 %); with many, they hide the misses of second particles far away
+/// in Morton order (10^6 discs: the data's 8-13 % faster, in huge pages, the loads' 7-11 %
+/// more; BENCHMARKS.md). From how many depends on the machine's caches
+/// (`cache_size::prefetch_pays`).
+const SECOND_BYTES: usize = 7 * 8 + 3 * 8;
 
 /// Slots ahead of the current one whose second particle is prefetched (32: 2-5 % faster
 /// than 16 at 10^6 discs, and as fast as 64).
@@ -181,7 +182,7 @@ pub(crate) fn disc_slots<P: Params, S: ForceSink>(
     dt: f64,
     sink: &mut S,
 ) -> u64 {
-    let prefetch = v.x.len() >= PREFETCH_MIN;
+    let prefetch = crate::cache_size::prefetch_pays(v.x.len(), SECOND_BYTES);
     disc_slots_with(Build::detect(), prefetch, v, params, ci, cj, xi, rolling, dt, sink)
 }
 

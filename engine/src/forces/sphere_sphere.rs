@@ -58,12 +58,14 @@ impl<'a> SphereView<'a> {
 /// (about 20 KB, on the stack of the loop: no allocation per chunk) stay in L1.
 const BATCH: usize = 64;
 
-/// Particles from which the loop prefetches the second particle's position, radius and
-/// inverse mass, and the touching pairs' loads, as the disc loop does: above it the
-/// second particle is mostly far in Morton order. Measured for spheres (BENCHMARKS.md,
-/// issue 19): at 58,320 the loop ran 1.22x faster without the data's prefetches, at
-/// 583,200 0.93x; the loads' made 58,320 no faster and 583,200 12-15 % faster.
-const PREFETCH_MIN: usize = 1 << 17;
+/// Bytes the loop reads of a second particle: its position, velocity, spin, radius and
+/// inverse mass, and its loads. With enough particles the loop prefetches the second
+/// particle's position, radius and inverse mass, and the touching pairs' loads, as the
+/// disc loop does (`cache_size::prefetch_pays`): the second particle is then mostly far in
+/// Morton order. Measured for spheres (BENCHMARKS.md, issue 19), on a Xeon VM with 2 MiB of
+/// L2: at 58,320 the loop ran 1.22x faster without the data's prefetches, at 583,200
+/// 0.93x; the loads' made 58,320 no faster and 583,200 12-15 % faster.
+const SECOND_BYTES: usize = 11 * 8 + 6 * 8;
 
 /// Slots ahead of the current one whose second particle is prefetched (the disc loop's).
 const PREFETCH_AHEAD: usize = 32;
@@ -197,7 +199,7 @@ pub(crate) fn sphere_slots<P: Params, S: ForceSink>(
     dt: f64,
     sink: &mut S,
 ) -> u64 {
-    let prefetch = view.len() >= PREFETCH_MIN;
+    let prefetch = crate::cache_size::prefetch_pays(view.len(), SECOND_BYTES);
     sphere_slots_with(
         Build::detect(),
         prefetch,

@@ -174,7 +174,7 @@ impl Simulation {
             materials: &self.materials,
             bodies,
             image: self.min_image(),
-            prefetch: n >= super::analysis_passes::PREFETCH_MIN,
+            prefetch: crate::cache_size::prefetch_pays(n, super::analysis_passes::SECOND_BYTES),
         };
         let grain = |p: usize| on.grain(p);
         let Analysis {

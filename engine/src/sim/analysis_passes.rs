@@ -83,8 +83,8 @@ pub(super) struct Grains<'a> {
     /// Whether any particle is a wall body (else every particle is a grain).
     pub bodies: bool,
     pub image: Option<MinImage>,
-    /// Whether the pair pass asks for the second particles' data ahead (from
-    /// [`PREFETCH_MIN`] particles; the tests run it either way).
+    /// Whether the pair pass asks for the second particles' data ahead (where
+    /// `cache_size::prefetch_pays` says, for [`SECOND_BYTES`]; the tests run it either way).
     pub prefetch: bool,
 }
 
@@ -304,10 +304,11 @@ fn pair_piece(
     }
 }
 
-/// From this many particles the pair pass asks for the second particles' data ahead (as
-/// the force loops do, `forces/disc_disc.rs`): at 10^6 discs, one thread, `analyse` took
-/// 36.3-38.0 ms against 38.7-40.2 ms without (BENCHMARKS.md).
-pub(super) const PREFETCH_MIN: usize = 1 << 17;
+/// Bytes the pair pass reads and writes of a second particle: its position and, where it
+/// owns it, its sums. With enough particles (as the force loops decide,
+/// `cache_size::prefetch_pays`) it asks for them ahead: at 10^6 discs, one thread,
+/// `analyse` took 36.3-38.0 ms against 38.7-40.2 ms without (BENCHMARKS.md).
+pub(super) const SECOND_BYTES: usize = DIM * 8 + std::mem::size_of::<Tensor>() + std::mem::size_of::<Count>();
 /// How many pairs ahead (8 and 16 gained less).
 const PREFETCH_AHEAD: usize = 32;
 

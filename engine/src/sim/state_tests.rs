@@ -225,7 +225,15 @@ fn keyed_ends_of_format_4_are_read() {
     first.run(N).unwrap();
     assert!(first.neighbor_updates > 1, "the broad phase never moved");
     let good = save(&first);
-    let boxes: Vec<[f32; 2 * DIM]> = bytemuck::pod_collect_to_vec(&good.0["broad.boxes"]);
+    let f32s = |b: &[u8]| -> Vec<f32> {
+        b.chunks_exact(4)
+            .map(|c| f32::from_ne_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let boxes: Vec<Vec<f32>> = f32s(&good.0["broad.boxes"])
+        .chunks_exact(2 * DIM)
+        .map(<[f32]>::to_vec)
+        .collect();
     let ordered = |f: f32| {
         let b = f.to_bits();
         if b & 0x8000_0000 != 0 {
@@ -236,7 +244,13 @@ fn keyed_ends_of_format_4_are_read() {
     };
     let mut old = Saved(good.0.clone());
     for (a, (name, keyed)) in names::ENDS.into_iter().zip(names::KEYED_ENDS).enumerate() {
-        let tags: Vec<u32> = bytemuck::pod_collect_to_vec(&old.0.remove(name).unwrap());
+        let tags: Vec<u32> = old
+            .0
+            .remove(name)
+            .unwrap()
+            .chunks_exact(4)
+            .map(|c| u32::from_ne_bytes(c.try_into().unwrap()))
+            .collect();
         assert_eq!(tags.len(), 2 * first.len(), "{name}");
         let keys: Vec<u64> = std::iter::once(0)
             .chain(tags.iter().map(|&t| {
@@ -249,7 +263,7 @@ fn keyed_ends_of_format_4_are_read() {
             keys.windows(2).all(|w| w[0] < w[1]),
             "{name}: the keys of today's order are sorted"
         );
-        old.0.insert(keyed, bytemuck::cast_slice(&keys).to_vec());
+        old.0.insert(keyed, keys.iter().flat_map(|k| k.to_ne_bytes()).collect());
     }
     let mut read = Simulation::from_sections(&old).unwrap();
     let mut again = Simulation::from_sections(&good).unwrap();

@@ -118,10 +118,10 @@ fn inconsistent_contents_with_valid_checksums_are_refused() {
         (
             "broad.order.x",
             Box::new(|b: &mut [u8]| {
-                let mut v: Vec<u32> = bytemuck::pod_collect_to_vec(b);
-                let last = v.len() - 1;
-                v.swap(0, last);
-                b.copy_from_slice(bytemuck::cast_slice(&v));
+                let n = b.len();
+                let (first, last) = ([b[0], b[1], b[2], b[3]], [b[n - 4], b[n - 3], b[n - 2], b[n - 1]]);
+                b[..4].copy_from_slice(&last);
+                b[n - 4..].copy_from_slice(&first);
             }),
         ),
         // A material that does not exist.
