@@ -69,6 +69,50 @@ fn round_up(v: usize, to: usize) -> usize {
     v.div_ceil(to) * to
 }
 
+/// `len` bytes of new address space at a `HUGE` boundary, mapped with `prot` (and
+/// `flags`): a mapping `HUGE` longer, cut to the boundary at both ends. None where the
+/// kernel refuses.
+///
+/// # Safety
+/// None beyond mmap's: the mapping is new, and the parts cut off are parts of it that
+/// nothing refers to.
+unsafe fn aligned_range(len: usize, prot: libc::c_int, flags: libc::c_int) -> Option<usize> {
+    let span = len.checked_add(HUGE)?;
+    let raw = libc::mmap(
+        std::ptr::null_mut(),
+        span,
+        prot,
+        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | flags,
+        -1,
+        0,
+    );
+    if raw == libc::MAP_FAILED {
+        return None;
+    }
+    let raw = raw as usize;
+    let start = round_up(raw, HUGE);
+    let head = start - raw;
+    if head > 0 {
+        libc::munmap(raw as *mut libc::c_void, head);
+    }
+    let tail = span - head - len;
+    if tail > 0 {
+        libc::munmap((start + len) as *mut libc::c_void, tail);
+    }
+    Some(start)
+}
+
+/// Advise the block's range for huge pages where the program runs in them (only advice: a
+/// kernel that refuses it leaves the block in small pages).
+///
+/// # Safety
+/// `[start, start + len)` must be a mapping of this allocator's.
+unsafe fn advise(start: usize, len: usize) {
+    if len >= HUGE && ADVISE.load(Ordering::Relaxed) {
+        libc::madvise(start as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
+    }
+}
+
 /// A new zero-filled block of `size` bytes, [`next_offset`] past a `HUGE` boundary where
 /// its mapping begins, or null.
 fn map(size: usize) -> *mut u8 {
@@ -76,38 +120,12 @@ fn map(size: usize) -> *mut u8 {
     let Some(len) = size.checked_add(offset).and_then(|s| s.checked_next_multiple_of(PAGE)) else {
         return std::ptr::null_mut();
     };
-    let Some(span) = len.checked_add(HUGE) else {
-        return std::ptr::null_mut();
-    };
-    // SAFETY: a new private anonymous mapping; no memory of the program is touched. The
-    // parts cut off below and above the aligned block are parts of that mapping, and
-    // nothing else refers to them.
+    // SAFETY: a new private anonymous mapping; no memory of the program is touched.
     unsafe {
-        let raw = libc::mmap(
-            std::ptr::null_mut(),
-            span,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        );
-        if raw == libc::MAP_FAILED {
+        let Some(start) = aligned_range(len, libc::PROT_READ | libc::PROT_WRITE, 0) else {
             return std::ptr::null_mut();
-        }
-        let raw = raw as usize;
-        let start = round_up(raw, HUGE);
-        let head = start - raw;
-        if head > 0 {
-            libc::munmap(raw as *mut libc::c_void, head);
-        }
-        let tail = span - head - len;
-        if tail > 0 {
-            libc::munmap((start + len) as *mut libc::c_void, tail);
-        }
-        if len >= HUGE && ADVISE.load(Ordering::Relaxed) {
-            // Only advice: a kernel that refuses it leaves the block in small pages.
-            libc::madvise(start as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
-        }
+        };
+        advise(start, len);
         (start + offset) as *mut u8
     }
 }
@@ -141,24 +159,10 @@ unsafe fn remap(ptr: *mut u8, old: usize, new: usize) -> *mut u8 {
         }
         return ptr;
     }
-    let Some(span) = len.checked_add(HUGE) else {
+    // A reserved range (no access) at a boundary, which the block's pages replace.
+    let Some(start) = aligned_range(len, libc::PROT_NONE, libc::MAP_NORESERVE) else {
         return std::ptr::null_mut();
     };
-    // An address range at a huge page's boundary, reserved (no access), into which the
-    // block's pages move; what is left of the reservation around it is given back.
-    let raw = libc::mmap(
-        std::ptr::null_mut(),
-        span,
-        libc::PROT_NONE,
-        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-        -1,
-        0,
-    );
-    if raw == libc::MAP_FAILED {
-        return std::ptr::null_mut();
-    }
-    let raw = raw as usize;
-    let start = round_up(raw, HUGE);
     let moved = libc::mremap(
         base as *mut libc::c_void,
         old_len,
@@ -166,21 +170,11 @@ unsafe fn remap(ptr: *mut u8, old: usize, new: usize) -> *mut u8 {
         libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED,
         start as *mut libc::c_void,
     );
-    let head = start - raw;
-    if head > 0 {
-        libc::munmap(raw as *mut libc::c_void, head);
-    }
-    let tail = span - head - len;
-    if tail > 0 {
-        libc::munmap((start + len) as *mut libc::c_void, tail);
-    }
     if moved == libc::MAP_FAILED {
         libc::munmap(start as *mut libc::c_void, len);
         return std::ptr::null_mut();
     }
-    if len >= HUGE && ADVISE.load(Ordering::Relaxed) {
-        libc::madvise(start as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
-    }
+    advise(start, len);
     (start + offset) as *mut u8
 }
 
