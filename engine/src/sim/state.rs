@@ -699,16 +699,15 @@ impl Simulation {
         }
         let mut broad = Broad::new(config.neighbor, &broad_config);
         let restored = with_broad!(&mut broad, m => NeighborSearch::restore(&mut **m, &boxes, ends_ref));
-        let pairs = restored.map_err(|e| match e.split_once(": ") {
-            Some(("boxes", msg)) => r.err("broad.boxes", msg.to_string()),
-            Some((array, msg)) if array.starts_with("ends.") => {
-                let axis = ["ends.x", "ends.y", "ends.z"]
-                    .iter()
-                    .position(|&e| e == array)
-                    .unwrap_or(0);
-                r.err(ends_names[axis.min(DIM - 1)], msg.to_string())
+        // The method's message names `boxes` or `ends.x` ...: the section it was read from.
+        let pairs = restored.map_err(|e| {
+            let (array, msg) = e.split_once(": ").unwrap_or(("", &e));
+            let axis = ["ends.x", "ends.y", "ends.z"][..DIM].iter().position(|&a| a == array);
+            match axis {
+                Some(a) => r.err(ends_names[a], msg.to_string()),
+                None if array == "boxes" => r.err("broad.boxes", msg.to_string()),
+                None => r.err("broad.boxes", e),
             }
-            _ => r.err("broad.boxes", e),
         })?;
         let needs_rebuild = flag(S_NEEDS_REBUILD, "needs_rebuild")?;
         if !needs_rebuild {

@@ -498,9 +498,9 @@ fn pieces_of(ends: &[u32]) -> usize {
 fn sorted_keys(boxes: &[Aabb], axis: usize, keys: &mut Vec<u64>) {
     keys.clear();
     keys.reserve_exact(2 * boxes.len());
-    for (p, b) in boxes.iter().enumerate() {
-        keys.push(key(b[2 * axis], tag(false, p as u32)));
-        keys.push(key(b[2 * axis + 1], tag(true, p as u32)));
+    for p in 0..boxes.len() as u32 {
+        keys.push(stored_key(boxes, axis, tag(false, p)));
+        keys.push(stored_key(boxes, axis, tag(true, p)));
     }
     keys.sort_unstable();
 }

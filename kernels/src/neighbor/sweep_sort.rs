@@ -144,8 +144,8 @@ impl SwapRules<'_> {
         }
     }
 
-    /// Move `ends[k]`, whose key is `e`, down past the larger ends before it, applying the
-    /// swap rules to each swap.
+    /// Move `ends[k]`, whose key is `e_key`, down past the larger ends before it, applying
+    /// the swap rules to each swap.
     #[inline]
     fn insert(&mut self, ends: &mut [u32], k: usize, e_key: u64) {
         let e = ends[k];
