@@ -59,12 +59,14 @@ impl<'a> SphereView<'a> {
 const BATCH: usize = 64;
 
 /// Bytes the loop reads of a second particle: its position, velocity, spin, radius and
-/// inverse mass, and its loads. With enough particles the loop prefetches the second
-/// particle's position, radius and inverse mass, and the touching pairs' loads, as the
-/// disc loop does (`cache_size::prefetch_pays`): the second particle is then mostly far in
+/// inverse mass, and its loads. With enough particles the loop prefetches all of the
+/// second particle's data (`prefetch_sphere`), and the touching pairs' loads, as the disc
+/// loop does (`cache_size::prefetch_pays`): the second particle is then mostly far in
 /// Morton order. Measured for spheres (BENCHMARKS.md, issue 19), on a Xeon VM with 2 MiB of
 /// L2: at 58,320 the loop ran 1.22x faster without the data's prefetches, at 583,200
-/// 0.93x; the loads' made 58,320 no faster and 583,200 12-15 % faster.
+/// 0.93x; the loads' made 58,320 no faster and 583,200 12-15 % faster. On an EPYC VM with
+/// 512 KiB of L2, the velocity and spin asked for with the position: 58,320 13-25 %
+/// faster, 583,200 1-12 %.
 const SECOND_BYTES: usize = 11 * 8 + 6 * 8;
 
 /// Slots ahead of the current one whose second particle is prefetched (the disc loop's).
@@ -574,14 +576,28 @@ fn sphere_extras<P: Params>(
     add_extras(e, params.rolling(), &t, f, m, dt);
 }
 
-/// Ask for particle p's position, radius and inverse mass ahead of their use (an index out
-/// of range is skipped).
+/// Ask for particle p's position, radius, inverse mass, velocity and spin ahead of their
+/// use (an index out of range is skipped): eleven lines, those of the candidates' test and
+/// of the touching pairs' gather, which follows it within the batch (too soon to ask
+/// there).
 #[inline(always)]
 fn prefetch_sphere(view: &SphereView, p: usize) {
     if p >= view.len() {
         return;
     }
-    for a in [view.pos[0], view.pos[1], view.pos[2], view.radius, view.inv_mass] {
+    for a in [
+        view.pos[0],
+        view.pos[1],
+        view.pos[2],
+        view.radius,
+        view.inv_mass,
+        view.vel[0],
+        view.vel[1],
+        view.vel[2],
+        view.omega[0],
+        view.omega[1],
+        view.omega[2],
+    ] {
         // In bounds: p is below the length of every slice of the view.
         super::prefetch_line(a.as_ptr().wrapping_add(p) as *const u8);
     }
