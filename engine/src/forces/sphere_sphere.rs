@@ -72,24 +72,15 @@ const SECOND_BYTES: usize = 11 * 8 + 6 * 8;
 /// Slots ahead of the current one whose second particle is prefetched (the disc loop's).
 const PREFETCH_AHEAD: usize = 32;
 
-/// The candidates of one batch, a lane per live slot: separation, radii, inverse-mass sum and
-/// whether the pair touches; the touching lanes in order in `hit`.
-struct Candidates {
-    d: [[f64; BATCH]; 3],
-    r2: [f64; BATCH],
-    ri: [f64; BATCH],
-    rj: [f64; BATCH],
-    inv: [f64; BATCH],
-    /// The periodic cells along y the minimum image moved j by (with a periodic cell).
-    cells: [f64; BATCH],
-    touch: [bool; BATCH],
-    /// The batch's live slots, in order: lane l is slot `slot[l]` of the batch.
+/// The live slots of one batch, in order, and which of them touch.
+struct Listed {
+    /// Listed slot l is slot `slot[l]` of the batch.
     slot: [u8; BATCH],
-    /// The touching lanes, in order.
-    hit: [u8; BATCH],
+    /// Whether listed slot l touches.
+    touch: [bool; BATCH],
 }
 
-// A lane's index fits the `u8` of `Candidates::hit`.
+// A slot's index in its batch fits a `u8`.
 const _: () = assert!(BATCH <= 256);
 
 /// The lanes of a batch without free slots: lane l is slot l.
@@ -110,6 +101,8 @@ struct Touching {
     ri: [f64; BATCH],
     rj: [f64; BATCH],
     inv: [f64; BATCH],
+    /// The periodic cells along y the minimum image moved j by (with a periodic cell).
+    cells: [f64; BATCH],
     v_rel: [[f64; BATCH]; 3],
     wi: [[f64; BATCH]; 3],
     wj: [[f64; BATCH]; 3],
@@ -132,18 +125,11 @@ const NO_PARAMS: ContactParams = ContactParams {
     mu: 0.0,
 };
 
-impl Candidates {
+impl Listed {
     fn new() -> Self {
-        Candidates {
-            d: [[0.0; BATCH]; 3],
-            r2: [0.0; BATCH],
-            ri: [0.0; BATCH],
-            rj: [0.0; BATCH],
-            inv: [0.0; BATCH],
-            cells: [0.0; BATCH],
-            touch: [false; BATCH],
+        Listed {
             slot: [0; BATCH],
-            hit: [0; BATCH],
+            touch: [false; BATCH],
         }
     }
 }
@@ -156,6 +142,7 @@ impl Touching {
             ri: [0.0; BATCH],
             rj: [0.0; BATCH],
             inv: [0.0; BATCH],
+            cells: [0.0; BATCH],
             v_rel: [[0.0; BATCH]; 3],
             wi: [[0.0; BATCH]; 3],
             wj: [[0.0; BATCH]; 3],
@@ -180,13 +167,13 @@ impl Touching {
 ///
 /// In batches of [`BATCH`] slots, four stages without a branch per pair: the live slots
 /// listed (the holes that removals leave until the next compaction skipped); every listed
-/// candidate's separation and radii gathered, and the test "touching?" over the lanes;
-/// the touching lanes listed in order; their velocities, spins, springs (and
-/// coefficients) gathered into lanes of their own; the law over those lanes, one loop the compiler vectorises
-/// (AVX2 where the processor has it). Half of a settled bed's slotted pairs were apart
-/// when every pair that may touch had a slot (a periodic cell's still are): the
-/// pair-by-pair loop this replaces branched on each, in no pattern a predictor learns, and
-/// the law runs on the touching ones only, so an apart pair reads no velocity.
+/// candidate's separation and radii gathered and tested "touching?", the touching ones
+/// kept in lanes in order; their velocities, spins, springs (and coefficients) gathered
+/// into those lanes; the law over them, one loop the compiler vectorises (AVX2 where the
+/// processor has it). Half of a settled bed's slotted pairs were apart when every pair
+/// that may touch had a slot (a periodic cell's still are): the pair-by-pair loop this
+/// replaces branched on each, in no pattern a predictor learns, and the law runs on the
+/// touching ones only, so an apart pair reads no velocity.
 /// Each pair's arithmetic is the scalar kernel's, operation for operation, without fused
 /// multiply-adds: the loads are bitwise those of the pair-by-pair loop (the test in
 /// `sphere_sphere_tests.rs`).
@@ -235,7 +222,7 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
     let n = xi.len();
     let (ci, cj) = (&ci[..n], &cj[..n]);
     let rolling = if P::EXTRAS { &mut rolling[..n] } else { rolling };
-    let (mut cand, mut lanes) = (Candidates::new(), Touching::new());
+    let (mut listed, mut lanes) = (Listed::new(), Touching::new());
     let mut touching = 0;
     let mut start = 0;
     while start < n {
@@ -248,12 +235,12 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
         let kn = ci[start..end].iter().filter(|&&i| i != FREE).count();
         if kn == m {
             if P::EXTRAS {
-                cand.slot[..m].copy_from_slice(&IN_ORDER[..m]);
+                listed.slot[..m].copy_from_slice(&IN_ORDER[..m]);
             }
         } else {
             let mut kl = 0;
             for l in 0..m {
-                cand.slot[kl] = l as u8;
+                listed.slot[kl] = l as u8;
                 kl += (ci[start + l] != FREE) as usize;
             }
         }
@@ -279,32 +266,17 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
             "a contact slot names a particle beyond the store"
         );
         // SAFETY: the listed slots' particles are below the view's length (just checked).
-        unsafe {
+        let k = unsafe {
             if kn == m {
-                candidates::<true>(view, pairs, kn, &mut cand);
+                candidates::<true>(view, pairs, kn, &mut listed, &mut lanes)
             } else {
-                candidates::<false>(view, pairs, kn, &mut cand);
+                candidates::<false>(view, pairs, kn, &mut listed, &mut lanes)
             }
-        }
-        law.run(
-            #[inline(always)]
-            || touch_lanes(&mut cand),
-        );
-        let mut k = 0;
-        for q in 0..kn {
-            cand.hit[k] = q as u8;
-            k += cand.touch[q] as usize;
-        }
+        };
         touching += k as u64;
         let springs = &xi[start..end];
         // SAFETY: as for `candidates`, whose listed slots these are.
-        unsafe {
-            if kn == m {
-                gather_touching::<P, true>(view, params, pairs, springs, &cand, k, &mut lanes);
-            } else {
-                gather_touching::<P, false>(view, params, pairs, springs, &cand, k, &mut lanes);
-            }
-        }
+        unsafe { gather_touching::<P>(view, params, pairs, springs, k, &mut lanes) };
         // The loads the sink adds into after the law, of the touching pairs' second
         // particles, asked for while the law runs: 583,200 spheres 12-15 % faster (every
         // candidate's, ahead as the data is, was no faster than this; BENCHMARKS.md).
@@ -334,8 +306,8 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
         xi[start..end].fill(SPRING_ZERO);
         if P::EXTRAS {
             for q in 0..kn {
-                if !cand.touch[q] {
-                    rolling[start + cand.slot[q] as usize] = [0.0; 3];
+                if !listed.touch[q] {
+                    rolling[start + listed.slot[q] as usize] = [0.0; 3];
                 }
             }
         }
@@ -403,83 +375,93 @@ fn prefetch_batch(view: &SphereView, cj: &[u32], range: std::ops::Range<usize>) 
     }
 }
 
-/// Stage 1: the separation (minimum image in a periodic cell), radii and inverse-mass sum
-/// of the first `m` listed slots of the batch `ci`, `cj` (`c.slot`, never free; `DENSE`:
-/// the batch has no free slot, lane l is slot l). The caller then runs [`touch_lanes`].
+/// Stages 1 and 2: the separation (minimum image in a periodic cell), radii and
+/// inverse-mass sum of the first `m` listed slots of the batch `ci`, `cj` (`listed.slot`,
+/// never free; `DENSE`: the batch has no free slot, listed slot l is slot l), the test
+/// "touching?" of each, and the touching ones written in order into the lanes of `t`, with
+/// their slots. Returns how many touch. Each candidate is written at the next free lane and
+/// that lane taken only if it touches (no branch per pair): the touching ones' data need no
+/// second copy from lanes of all the candidates, which cost this loop a store and a load of
+/// seven values a pair (BENCHMARKS.md, issue 19).
 ///
 /// # Safety
 /// The particles of the listed slots are below `view.len()`.
 #[inline(always)]
-unsafe fn candidates<const DENSE: bool>(view: &SphereView, (ci, cj): (&[u32], &[u32]), m: usize, c: &mut Candidates) {
+unsafe fn candidates<const DENSE: bool>(
+    view: &SphereView,
+    (ci, cj): (&[u32], &[u32]),
+    m: usize,
+    listed: &mut Listed,
+    t: &mut Touching,
+) -> usize {
     let np = view.len();
     let (x, y, z) = (&view.pos[0][..np], &view.pos[1][..np], &view.pos[2][..np]);
     let (radius, inv_mass) = (&view.radius[..np], &view.inv_mass[..np]);
     assert!(m <= BATCH);
+    let mut k = 0;
     for l in 0..m {
-        let o = if DENSE { l } else { c.slot[l] as usize };
+        let o = if DENSE { l } else { listed.slot[l] as usize };
         let (i, j) = (ci[o] as usize, cj[o] as usize);
         // SAFETY: i, j < np (the caller's promise), the length of every array here.
-        unsafe {
-            c.d[0][l] = unchecked(x, j) - unchecked(x, i);
-            c.d[1][l] = unchecked(y, j) - unchecked(y, i);
-            c.d[2][l] = unchecked(z, j) - unchecked(z, i);
-            c.ri[l] = unchecked(radius, i);
-            c.rj[l] = unchecked(radius, j);
-            c.inv[l] = unchecked(inv_mass, i) + unchecked(inv_mass, j);
+        let (mut d, ri, rj, inv) = unsafe {
+            (
+                [
+                    unchecked(x, j) - unchecked(x, i),
+                    unchecked(y, j) - unchecked(y, i),
+                    unchecked(z, j) - unchecked(z, i),
+                ],
+                unchecked(radius, i),
+                unchecked(radius, j),
+                unchecked(inv_mass, i) + unchecked(inv_mass, j),
+            )
+        };
+        // A periodic cell: the minimum image, and the cells along y it moved j by (under
+        // Lees-Edwards shear j's image there is faster along x).
+        let mut cells = 0.0;
+        if let Some(mi) = &view.image {
+            (d, cells) = mi.with_cells(d);
         }
-    }
-    // A periodic cell: the minimum image, and the cells along y it moved j by (under
-    // Lees-Edwards shear j's image there is faster along x).
-    if let Some(mi) = &view.image {
-        for l in 0..m {
-            let (d, cells) = mi.with_cells([c.d[0][l], c.d[1][l], c.d[2][l]]);
-            (c.d[0][l], c.d[1][l], c.d[2][l]) = (d[0], d[1], d[2]);
-            c.cells[l] = cells;
+        let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        let rs = ri + rj;
+        let touch = (inv > 0.0) & (r2 < rs * rs);
+        // k <= l < m <= BATCH.
+        for (lane, &v) in t.d.iter_mut().zip(&d) {
+            lane[k] = v;
         }
+        t.r2[k] = r2;
+        t.ri[k] = ri;
+        t.rj[k] = rj;
+        t.inv[k] = inv;
+        t.cells[k] = cells;
+        t.slot[k] = o as u8;
+        listed.touch[l] = touch;
+        k += touch as usize;
     }
+    k
 }
 
-/// Stage 1's test over all [`BATCH`] lanes: each lane's squared separation and whether it
-/// touches. A fixed count compiles to a plain vector loop; the lanes past the listed ones
-/// hold data of an earlier batch, or zeros, and their results are not read.
-#[inline(always)]
-fn touch_lanes(c: &mut Candidates) {
-    for l in 0..BATCH {
-        let (dx, dy, dz) = (c.d[0][l], c.d[1][l], c.d[2][l]);
-        let r2 = dx * dx + dy * dy + dz * dz;
-        let rs = c.ri[l] + c.rj[l];
-        c.r2[l] = r2;
-        c.touch[l] = (c.inv[l] > 0.0) & (r2 < rs * rs);
-    }
-}
-
-/// Stage 3: the touching pairs' data into lanes of their own, in slot order, with their
-/// slots in the batch (`DENSE` as for [`candidates`]).
+/// Stage 3: the touching pairs' velocities, spins and springs (and coefficients) into
+/// their lanes, the first `k` of `t` (their separations and slots written by
+/// [`candidates`]).
 ///
 /// # Safety
 /// The particles of the touching lanes' slots are below `view.len()`.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn gather_touching<P: Params, const DENSE: bool>(
+unsafe fn gather_touching<P: Params>(
     view: &SphereView,
     params: &P,
     (ci, cj): (&[u32], &[u32]),
     xi: &[Spring],
-    c: &Candidates,
     k: usize,
     t: &mut Touching,
 ) {
     let np = view.len();
     let (vel, omega) = (view.vel.map(|v| &v[..np]), view.omega.map(|v| &v[..np]));
     let material = &view.material[..np];
-    for (q, &l) in c.hit[..k].iter().enumerate() {
-        let l = l as usize;
-        let s = if DENSE { l as u8 } else { c.slot[l] };
-        t.slot[q] = s;
-        let o = s as usize;
+    for q in 0..k.min(BATCH) {
+        let o = t.slot[q] as usize;
         let (i, j) = (ci[o] as usize, cj[o] as usize);
         for a in 0..3 {
-            t.d[a][q] = c.d[a][l];
             // SAFETY: i, j < np (the caller's promise), the length of these arrays.
             unsafe {
                 t.v_rel[a][q] = unchecked(vel[a], i) - unchecked(vel[a], j);
@@ -489,12 +471,8 @@ unsafe fn gather_touching<P: Params, const DENSE: bool>(
             t.xi[a][q] = xi[o][a];
         }
         if let Some(mi) = &view.image {
-            t.v_rel[0][q] += c.cells[l] * mi.shear_velocity;
+            t.v_rel[0][q] += t.cells[q] * mi.shear_velocity;
         }
-        t.r2[q] = c.r2[l];
-        t.ri[q] = c.ri[l];
-        t.rj[q] = c.rj[l];
-        t.inv[q] = c.inv[l];
         if !P::UNIFORM {
             // SAFETY: as above.
             t.p[q] = *params.get(unsafe { unchecked(material, i) }, unsafe { unchecked(material, j) });
