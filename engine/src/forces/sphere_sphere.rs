@@ -76,7 +76,7 @@ const PREFETCH_AHEAD: usize = 32;
 struct Listed {
     /// Listed slot l is slot `slot[l]` of the batch.
     slot: [u8; BATCH],
-    /// Whether listed slot l touches.
+    /// Whether listed slot l touches (for the extras' rolling torques, which go where not).
     touch: [bool; BATCH],
 }
 
