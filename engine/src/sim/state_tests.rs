@@ -225,6 +225,8 @@ fn keyed_ends_of_format_4_are_read() {
     first.run(N).unwrap();
     assert!(first.neighbor_updates > 1, "the broad phase never moved");
     let good = save(&first);
+    // By hand, not bytemuck's `pod_collect_to_vec`: that needs bytemuck's alloc feature,
+    // which the engine does not enable (`cargo test -p talus-engine` would not build).
     let f32s = |b: &[u8]| -> Vec<f32> {
         b.chunks_exact(4)
             .map(|c| f32::from_ne_bytes(c.try_into().unwrap()))
