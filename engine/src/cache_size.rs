@@ -8,7 +8,10 @@
 //! machine: on a Xeon VM with 2 MiB of L2 a core, 10^5 discs and 58,320 spheres ran 4-7 %
 //! and (the loop) 22 % slower with them, 10^6 discs 8-13 % faster; on an EPYC VM with
 //! 512 KiB, 10^5 discs ran 27-47 % and 58,320 spheres 4-26 % faster with them
-//! (BENCHMARKS.md, "Issues 18 and 19: the prefetches by the level-2 cache").
+//! (BENCHMARKS.md, "Issues 18 and 19: the prefetches by the level-2 cache"); on an EPYC
+//! VM with 1 MiB, where both beds' second-particle arrays are 7.6 level-2 caches, 10^5
+//! discs ran 17 % and 58,320 spheres 5 % faster with them (medians of 8 paired rounds;
+//! BENCHMARKS.md, "Issue 19: the prefetch rule on a 1 MiB level-2 cache").
 
 use std::sync::OnceLock;
 
@@ -17,8 +20,8 @@ const DEFAULT_L2: usize = 2 << 20;
 
 /// From how many times a core's level-2 cache the arrays the pair loop reads of a
 /// second particle it asks for them ahead: the measurements above (1.6, 4 and 3.5 times:
-/// slower with the prefetches; 14, 16 and 40 times: faster).
-pub(crate) const PREFETCH_L2S: usize = 8;
+/// slower with the prefetches; 7.6, 14, 16 and 40 times: faster).
+pub(crate) const PREFETCH_L2S: usize = 6;
 
 /// The level-2 cache of the first CPU this process may run on, in bytes (a data or
 /// unified cache of level 2 in its `cache/index*`), or [`DEFAULT_L2`]; read once.

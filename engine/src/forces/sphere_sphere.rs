@@ -113,8 +113,11 @@ struct Touching {
     ti: [[f64; BATCH]; 3],
     tj: [[f64; BATCH]; 3],
     overlap: [f64; BATCH],
-    /// Each lane's slot in the batch.
+    /// Each lane's slot in the batch, and its particles (read again by the gather and the
+    /// sink from here: through the slot, each read checked its index).
     slot: [u8; BATCH],
+    i: [u32; BATCH],
+    j: [u32; BATCH],
 }
 
 const NO_PARAMS: ContactParams = ContactParams {
@@ -153,6 +156,8 @@ impl Touching {
             tj: [[0.0; BATCH]; 3],
             overlap: [0.0; BATCH],
             slot: [0; BATCH],
+            i: [0; BATCH],
+            j: [0; BATCH],
         }
     }
 }
@@ -262,21 +267,23 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
         // lost its bounds facts and ran more instructions, BENCHMARKS.md.)
         let pairs = (&ci[start..end], &cj[start..end]);
         assert!(
-            batch_top(pairs.0, pairs.1) <= view.len(),
+            batch_in_view(pairs.0, pairs.1, view.len()),
             "a contact slot names a particle beyond the store"
         );
         // SAFETY: the listed slots' particles are below the view's length (just checked).
         let k = unsafe {
-            if kn == m {
-                candidates::<true>(view, pairs, kn, &mut listed, &mut lanes)
-            } else {
-                candidates::<false>(view, pairs, kn, &mut listed, &mut lanes)
+            match (kn == m, view.image.is_some()) {
+                (true, false) => candidates::<P, true, false>(view, pairs, kn, &mut listed, &mut lanes),
+                (false, false) => candidates::<P, false, false>(view, pairs, kn, &mut listed, &mut lanes),
+                (true, true) => candidates::<P, true, true>(view, pairs, kn, &mut listed, &mut lanes),
+                (false, true) => candidates::<P, false, true>(view, pairs, kn, &mut listed, &mut lanes),
             }
         };
         touching += k as u64;
         let springs = &xi[start..end];
-        // SAFETY: as for `candidates`, whose listed slots these are.
-        unsafe { gather_touching::<P>(view, params, pairs, springs, k, &mut lanes) };
+        // SAFETY: as for `candidates`, whose listed slots (below m, the springs' length)
+        // these are.
+        unsafe { gather_touching::<P>(view, params, springs, k, &mut lanes) };
         // The loads the sink adds into after the law, of the touching pairs' second
         // particles, asked for while the law runs: 583,200 spheres 12-15 % faster (every
         // candidate's, ahead as the data is, was no faster than this; BENCHMARKS.md).
@@ -311,16 +318,21 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
                 }
             }
         }
+        let springs = &mut xi[start..end];
         for t in 0..k {
-            let o = start + lanes.slot[t] as usize;
-            xi[o] = [lanes.xi[0][t], lanes.xi[1][t], lanes.xi[2][t]];
+            let s = lanes.slot[t] as usize;
+            let o = start + s;
+            // SAFETY: a lane's slot is one of the batch's (`candidates` wrote it, below m,
+            // the springs' length): no check on each (one cost 10 % of this loop's
+            // instructions).
+            unsafe { *springs.get_unchecked_mut(s) = [lanes.xi[0][t], lanes.xi[1][t], lanes.xi[2][t]] };
             let mut f = ContactForce {
                 f: [lanes.f[0][t], lanes.f[1][t], lanes.f[2][t]],
                 ti: [lanes.ti[0][t], lanes.ti[1][t], lanes.ti[2][t]],
                 tj: [lanes.tj[0][t], lanes.tj[1][t], lanes.tj[2][t]],
                 overlap: lanes.overlap[t],
             };
-            let (i, j) = (ci[o] as usize, cj[o] as usize);
+            let (i, j) = (lanes.i[t] as usize, lanes.j[t] as usize);
             if P::EXTRAS {
                 let d = [lanes.d[0][t], lanes.d[1][t], lanes.d[2][t]];
                 sphere_extras(view, params, model, d, i, j, &mut f, &mut rolling[o], dt);
@@ -332,26 +344,24 @@ fn sphere_slots_with<P: Params, S: ForceSink>(
     touching
 }
 
-/// One more than the largest particle a batch of slots names (0 if none; a free slot's
-/// `FREE` wraps to 0): the loop checks a batch's particles against the store once, and
-/// then gathers with [`unchecked`]. A slot is free by its first particle, as the loop
-/// decides it: a live slot whose second particle is `FREE` is beyond any store. (Two
-/// plain maxima and a test, not a select per slot: that form ran 10 % more instructions.)
+/// Whether every live slot of a batch names two particles below `np` (a slot is free by
+/// its first particle, as the loop decides it: a live slot whose second particle is `FREE`
+/// is beyond any store). The loop checks a batch's particles against the store once, and
+/// then gathers with [`unchecked`]. One comparison of each particle with `np`, or-ed over
+/// the batch, which the baseline build vectorises (SSE2 has no unsigned maximum: the
+/// batch's largest particles, the previous form, took 4 instructions a slot).
 #[inline(always)]
-fn batch_top(ci: &[u32], cj: &[u32]) -> usize {
-    let top = |s: &[u32]| s.iter().fold(0, |a: u32, &p| a.max(p.wrapping_add(1)));
-    let torn = ci
+fn batch_in_view(ci: &[u32], cj: &[u32], np: usize) -> bool {
+    // No particle is FREE (u32::MAX): a store that large is taken as one less.
+    let np = np.min(FREE as usize) as u32;
+    let bad = ci
         .iter()
         .zip(cj)
-        .fold(false, |t, (&i, &j)| t | ((i != FREE) & (j == FREE)));
-    if torn {
-        usize::MAX
-    } else {
-        top(ci).max(top(cj)) as usize
-    }
+        .fold(0u32, |b, (&i, &j)| b | ((i != FREE) & ((i >= np) | (j >= np))) as u32);
+    bad == 0
 }
 
-/// `v[p]` without a bounds check (see [`batch_top`]).
+/// `v[p]` without a bounds check (see [`batch_in_view`]).
 ///
 /// # Safety
 /// `p < v.len()`.
@@ -379,15 +389,18 @@ fn prefetch_batch(view: &SphereView, cj: &[u32], range: std::ops::Range<usize>) 
 /// inverse-mass sum of the first `m` listed slots of the batch `ci`, `cj` (`listed.slot`,
 /// never free; `DENSE`: the batch has no free slot, listed slot l is slot l), the test
 /// "touching?" of each, and the touching ones written in order into the lanes of `t`, with
-/// their slots. Returns how many touch. Each candidate is written at the next free lane and
-/// that lane taken only if it touches (no branch per pair): the touching ones' data need no
-/// second copy from lanes of all the candidates, which cost this loop a store and a load of
-/// seven values a pair (BENCHMARKS.md, issue 19).
+/// their slots and particles (`PERIODIC`: with the view's minimum image, which it has;
+/// with `P::EXTRAS` each listed slot's test kept in `listed.touch`). Returns how many
+/// touch. Each candidate is written at the next free lane and that lane taken only if it
+/// touches (no branch per pair): the touching ones' data need no second copy from lanes of
+/// all the candidates, which cost this loop a store and a load of seven values a pair
+/// (BENCHMARKS.md, issue 19). The two choices are constants, each a loop of its own: tested
+/// in the loop, they cost 5 of its 45 instructions a candidate.
 ///
 /// # Safety
 /// The particles of the listed slots are below `view.len()`.
 #[inline(always)]
-unsafe fn candidates<const DENSE: bool>(
+unsafe fn candidates<P: Params, const DENSE: bool, const PERIODIC: bool>(
     view: &SphereView,
     (ci, cj): (&[u32], &[u32]),
     m: usize,
@@ -418,7 +431,7 @@ unsafe fn candidates<const DENSE: bool>(
         // A periodic cell: the minimum image, and the cells along y it moved j by (under
         // Lees-Edwards shear j's image there is faster along x).
         let mut cells = 0.0;
-        if let Some(mi) = &view.image {
+        if let (true, Some(mi)) = (PERIODIC, &view.image) {
             (d, cells) = mi.with_cells(d);
         }
         let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
@@ -432,35 +445,36 @@ unsafe fn candidates<const DENSE: bool>(
         t.ri[k] = ri;
         t.rj[k] = rj;
         t.inv[k] = inv;
-        t.cells[k] = cells;
+        if PERIODIC {
+            t.cells[k] = cells;
+        }
         t.slot[k] = o as u8;
-        listed.touch[l] = touch;
+        (t.i[k], t.j[k]) = (i as u32, j as u32);
+        if P::EXTRAS {
+            listed.touch[l] = touch;
+        }
         k += touch as usize;
     }
     k
 }
 
 /// Stage 3: the touching pairs' velocities, spins and springs (and coefficients) into
-/// their lanes, the first `k` of `t` (their separations and slots written by
+/// their lanes, the first `k` of `t` (their separations, slots and particles written by
 /// [`candidates`]).
 ///
 /// # Safety
-/// The particles of the touching lanes' slots are below `view.len()`.
+/// The particles of the first `k` lanes are below `view.len()`, and their slots below
+/// `xi.len()`.
 #[inline(always)]
-unsafe fn gather_touching<P: Params>(
-    view: &SphereView,
-    params: &P,
-    (ci, cj): (&[u32], &[u32]),
-    xi: &[Spring],
-    k: usize,
-    t: &mut Touching,
-) {
+unsafe fn gather_touching<P: Params>(view: &SphereView, params: &P, xi: &[Spring], k: usize, t: &mut Touching) {
     let np = view.len();
     let (vel, omega) = (view.vel.map(|v| &v[..np]), view.omega.map(|v| &v[..np]));
     let material = &view.material[..np];
     for q in 0..k.min(BATCH) {
         let o = t.slot[q] as usize;
-        let (i, j) = (ci[o] as usize, cj[o] as usize);
+        // SAFETY: the caller's promise.
+        let spring = unsafe { unchecked(xi, o) };
+        let (i, j) = (t.i[q] as usize, t.j[q] as usize);
         for a in 0..3 {
             // SAFETY: i, j < np (the caller's promise), the length of these arrays.
             unsafe {
@@ -468,7 +482,7 @@ unsafe fn gather_touching<P: Params>(
                 t.wi[a][q] = unchecked(omega[a], i);
                 t.wj[a][q] = unchecked(omega[a], j);
             }
-            t.xi[a][q] = xi[o][a];
+            t.xi[a][q] = spring[a];
         }
         if let Some(mi) = &view.image {
             t.v_rel[0][q] += t.cells[q] * mi.shear_velocity;

@@ -97,21 +97,32 @@ impl WallWork<'_> {
         let (p, w, area) = (&p[..n], &w[..n], &mut area[..n]);
         // (Empty without cohesion and rolling resistance.)
         let rolling = if self.extras { &mut rolling[..n] } else { rolling };
+        // The particle arrays cut to one length: a contact's particle checked once against
+        // it, not once an array (the checks were a quarter of this loop's instructions).
+        let np = ps.len();
+        let (inv_mass, material) = (&ps.inv_mass[..np], &ps.material[..np]);
+        #[cfg(feature = "dim3")]
+        let (pos, vel, omega, radius) = (
+            ps.pos.each_ref().map(|v| &v[..np]),
+            ps.vel.each_ref().map(|v| &v[..np]),
+            ps.omega.each_ref().map(|v| &v[..np]),
+            &ps.radius[..np],
+        );
         for k in 0..n {
             let q = p[k] as usize;
-            if ps.inv_mass[q] == 0.0 {
+            if inv_mass[q] == 0.0 {
                 continue;
             }
             let wall = &self.walls[w[k] as usize];
-            let prm = self.params.get(ps.material[q], wall.material);
+            let prm = self.params.get(material[q], wall.material);
             #[cfg(feature = "dim3")]
             let c = {
                 let s = SphereBody {
-                    x: std::array::from_fn(|a| ps.pos[a][q]),
-                    r: ps.radius[q],
-                    v: std::array::from_fn(|a| ps.vel[a][q]),
-                    omega: std::array::from_fn(|a| ps.omega[a][q]),
-                    inv_mass: ps.inv_mass[q],
+                    x: std::array::from_fn(|a| pos[a][q]),
+                    r: radius[q],
+                    v: std::array::from_fn(|a| vel[a][q]),
+                    omega: std::array::from_fn(|a| omega[a][q]),
+                    inv_mass: inv_mass[q],
                 };
                 match &wall.surface {
                     Surface::Plane(pl) => sphere_plane::<TURNING>(prm, self.normal_model, pl, &s, &mut xi[k], self.dt),

@@ -22,24 +22,17 @@ impl Workers {
         tier: Tier,
         out: &mut Vec<u32>,
     ) -> Result<()> {
-        use talus_kernels::neighbor::near_pairs::touching_within;
+        use talus_kernels::neighbor::near_pairs::{touching_within, Balls};
         let threads = self.threads();
         // The second particles' centres and radii asked for ahead: the list runs in
         // first-particle order, and its second particles are scattered.
         const AHEAD: usize = 16;
-        let ask = |j: u32| {
-            if j != crate::contacts::FREE {
-                for a in balls.pos.iter().chain([&balls.radius]) {
-                    crate::forces::prefetch_line(a.as_ptr().wrapping_add(j as usize) as *const u8);
-                }
-            }
-        };
+        let n = balls.radius.len();
         let (listed, gap) = match &tier {
             Tier::All { gap, .. } => (None, *gap),
             Tier::Near(near) => (Some(*near), 0.0),
         };
         let len = listed.map_or(pairs.len(), |l| l.len());
-        let at = |q: usize| listed.map_or(q, |l| l[q] as usize);
         let states = &self.threads;
         self.pool.run(Phase::Contacts, &|t| {
             let mut state = states[t].lock();
@@ -50,22 +43,63 @@ impl Workers {
             } = &mut *state;
             found.clear();
             near.clear();
+            // The balls' arrays cut to one length here, in the thread's own code: a pair's
+            // particles checked once against it, not once an array (those checks and the
+            // tier's test in each turn of the loop were half its instructions).
+            let balls = &Balls {
+                pos: balls.pos.map(|p| &p[..n]),
+                radius: &balls.radius[..n],
+                inv_mass: &balls.inv_mass[..n],
+            };
+            let ask = |j: u32| {
+                if (j as usize) < n {
+                    let j = j as usize;
+                    for a in balls.pos {
+                        crate::forces::prefetch_line(a.as_ptr().wrapping_add(j) as *const u8);
+                    }
+                    crate::forces::prefetch_line(balls.radius.as_ptr().wrapping_add(j) as *const u8);
+                }
+            };
             let range = chunk(len, t, threads);
             let end = range.end;
-            for q in range {
-                if q + AHEAD < end {
-                    ask(pairs[at(q + AHEAD)][1]);
-                }
-                let k = at(q);
+            // Pair k tested; `ALL`: every pair, those near touching listed too.
+            #[inline(always)]
+            fn test<const ALL: bool>(
+                balls: &Balls,
+                pairs: &[[u32; 2]],
+                k: usize,
+                gap: f64,
+                found: &mut Vec<u32>,
+                near: &mut Vec<u32>,
+            ) {
                 let [i, j] = pairs[k];
                 if j == crate::contacts::FREE {
-                    continue;
+                    return;
                 }
                 let (touches, within) = touching_within(balls, i, j, gap);
                 if touches {
                     found.push(k as u32);
-                } else if within && listed.is_none() {
+                } else if ALL && within {
                     near.push(k as u32);
+                }
+            }
+            match listed {
+                Some(l) => {
+                    let l = &l[range.start..end];
+                    for (q, &k) in l.iter().enumerate() {
+                        if let Some(&a) = l.get(q + AHEAD) {
+                            ask(pairs[a as usize][1]);
+                        }
+                        test::<false>(balls, pairs, k as usize, gap, found, near);
+                    }
+                }
+                None => {
+                    for k in range {
+                        if let Some(a) = pairs.get(k + AHEAD).filter(|_| k + AHEAD < end) {
+                            ask(a[1]);
+                        }
+                        test::<true>(balls, pairs, k, gap, found, near);
+                    }
                 }
             }
         })?;
