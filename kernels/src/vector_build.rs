@@ -1,13 +1,15 @@
-//! The hot loops built for the processor at hand: one source, compiled once for the x86-64
-//! baseline (SSE2: two f64 lanes) and once for AVX2 (four), the AVX2 build chosen at run
-//! time where the processor has it.
+//! The hot loops built for the processor at hand: one source, compiled for the x86-64
+//! baseline (SSE2: two f64 lanes), for AVX2 (four) and for AVX-512 F/VL/DQ (eight, and
+//! mask registers for the selects), the widest the processor has chosen at run time. On a
+//! Zen 4 VM the AVX-512 build ran 5,832 and 58,320 spheres 9-10 % faster than the AVX2 one
+//! (medians of 10 rounds), 10^4 discs 17-52 % (BENCHMARKS.md, issue 19).
 //!
-//! No fused multiply-add (not part of the AVX2 feature set, and never formed by the
-//! compiler from separate `*` and `+`): a vector lane rounds every operation exactly as
-//! the scalar code does, so the results are bitwise those of the baseline build, and a run
-//! or a checkpoint does not depend on the processor it ran on.
+//! No fused multiply-add (never formed by the compiler from separate `*` and `+`, and not
+//! part of the AVX2 feature set): a vector lane rounds every operation exactly as the
+//! scalar code does, so the results are bitwise those of the baseline build, and a run or
+//! a checkpoint does not depend on the processor it ran on.
 
-/// A build of the hot loops: the x86-64 baseline, or AVX2.
+/// A build of the hot loops: the x86-64 baseline, AVX2 or AVX-512.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Build {
     /// The x86-64 baseline (SSE2), or the target's default elsewhere.
@@ -15,12 +17,23 @@ pub enum Build {
     /// AVX2: four f64 lanes.
     #[cfg(target_arch = "x86_64")]
     Avx2,
+    /// AVX-512 (F, VL, DQ): eight f64 lanes, and mask registers for the selects.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
 }
 
 impl Build {
-    /// The build this processor runs: AVX2 where it has it.
+    /// The build this processor runs: AVX-512 (F, VL and DQ) where it has it, else AVX2
+    /// where it has that.
     #[inline]
     pub fn detect() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512vl")
+            && std::arch::is_x86_feature_detected!("avx512dq")
+        {
+            return Build::Avx512;
+        }
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             return Build::Avx2;
@@ -28,19 +41,36 @@ impl Build {
         Build::Baseline
     }
 
-    /// "avx2" or "baseline" (for the run's reports: a tuning study should know which code
-    /// it timed).
+    /// Every build this processor runs, the baseline first.
+    pub fn all() -> Vec<Build> {
+        let mut all = vec![Build::Baseline];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                all.push(Build::Avx2);
+            }
+            if Build::detect() == Build::Avx512 {
+                all.push(Build::Avx512);
+            }
+        }
+        all
+    }
+
+    /// "avx512", "avx2" or "baseline" (for the run's reports: a tuning study should know
+    /// which code it timed).
     pub fn name(self) -> &'static str {
         match self {
             Build::Baseline => "baseline",
             #[cfg(target_arch = "x86_64")]
             Build::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Build::Avx512 => "avx512",
         }
     }
 
     /// Run `f` compiled for this build. The closure should be marked `#[inline(always)]`
     /// and call only `#[inline(always)]` code in its loop: only what is inlined into the
-    /// AVX2 build is compiled for it.
+    /// AVX2 or AVX-512 build is compiled for it.
     #[inline(always)]
     pub fn run<R>(self, f: impl FnOnce() -> R) -> R {
         match self {
@@ -49,11 +79,14 @@ impl Build {
             // AVX2, the one requirement of `avx2`.
             #[cfg(target_arch = "x86_64")]
             Build::Avx2 => unsafe { avx2(f) },
+            // SAFETY: as for `Avx2`, with AVX-512 F, VL and DQ, the requirements of `avx512`.
+            #[cfg(target_arch = "x86_64")]
+            Build::Avx512 => unsafe { avx512(f) },
         }
     }
 }
 
-/// Run `f`, built for AVX2 where the processor has it (see [`Build::run`]).
+/// Run `f`, built for the widest vectors the processor has (see [`Build::run`]).
 #[inline(always)]
 pub fn vectorized<R>(f: impl FnOnce() -> R) -> R {
     Build::detect().run(f)
@@ -62,6 +95,12 @@ pub fn vectorized<R>(f: impl FnOnce() -> R) -> R {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn avx2<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx512dq")]
+unsafe fn avx512<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
@@ -95,6 +134,15 @@ mod tests {
             || f(&a, &b, &mut vector),
         );
         assert!(scalar.iter().zip(&vector).all(|(s, v)| s.to_bits() == v.to_bits()));
+        for build in Build::all() {
+            let mut out = vec![0.0; a.len()];
+            build.run(
+                #[inline(always)]
+                || f(&a, &b, &mut out),
+            );
+            let same = scalar.iter().zip(&out).all(|(s, v)| s.to_bits() == v.to_bits());
+            assert!(same, "{}", build.name());
+        }
         let mut baseline = vec![0.0; a.len()];
         Build::Baseline.run(
             #[inline(always)]
