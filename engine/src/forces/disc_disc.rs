@@ -162,15 +162,14 @@ impl Lanes {
 ///
 /// In batches of [`BATCH`] slots, three stages, none with a branch per pair: the gather of
 /// each candidate pair's data into its lane; the contact law over all lanes, touching or
-/// not, one loop that the compiler vectorises (with AVX2 or AVX-512 where the processor
-/// has it: four or eight pairs per instruction, the square root and the divisions
-/// included); the pairs with a
-/// force into the sink, in slot order. The pair-by-pair loop this replaces branched on
-/// "touching?", which a third of the candidates of a dense bed fail in no pattern a
-/// predictor can learn, and spent a third of its instructions on the law, pair by pair
-/// (BENCHMARKS.md, issue 18 item 6). The arithmetic of each pair is the scalar kernel's,
-/// operation for operation, and vector lanes round as scalars do (no fused multiply-add):
-/// the loads are bitwise those of the pair-by-pair loop (test below).
+/// not, one loop that the compiler vectorises (with AVX2 or AVX-512 where the processor has
+/// it: four or eight pairs per instruction, the square root and the divisions included);
+/// the pairs with a force into the sink, in slot order. The pair-by-pair loop this replaces
+/// branched on "touching?", which a third of the candidates of a dense bed fail in no
+/// pattern a predictor can learn, and spent a third of its instructions on the law, pair by
+/// pair (BENCHMARKS.md, issue 18 item 6). The arithmetic of each pair is the scalar
+/// kernel's, operation for operation, and vector lanes round as scalars do (no fused
+/// multiply-add): the loads are bitwise those of the pair-by-pair loop (test below).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn disc_slots<P: Params, S: ForceSink>(

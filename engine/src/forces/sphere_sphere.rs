@@ -172,10 +172,10 @@ impl Touching {
 ///
 /// In batches of [`BATCH`] slots, four stages without a branch per pair: the live slots
 /// listed (the holes that removals leave until the next compaction skipped); every listed
-/// candidate's separation and radii gathered and tested "touching?", the touching ones
-/// kept in lanes in order; their velocities, spins, springs (and coefficients) gathered
-/// into those lanes; the law over them, one loop the compiler vectorises (AVX2 or AVX-512
-/// where the processor has it). Half of a settled bed's slotted pairs were apart when every pair
+/// candidate's separation and radii gathered and tested "touching?", the touching ones kept
+/// in lanes in order; their velocities, spins, springs (and coefficients) gathered into
+/// those lanes; the law over them, one loop the compiler vectorises (AVX2 or AVX-512 where
+/// the processor has it). Half of a settled bed's slotted pairs were apart when every pair
 /// that may touch had a slot (a periodic cell's still are): the pair-by-pair loop this
 /// replaces branched on each, in no pattern a predictor learns, and the law runs on the
 /// touching ones only, so an apart pair reads no velocity.

@@ -97,8 +97,9 @@ impl WallWork<'_> {
         let (p, w, area) = (&p[..n], &w[..n], &mut area[..n]);
         // (Empty without cohesion and rolling resistance.)
         let rolling = if self.extras { &mut rolling[..n] } else { rolling };
-        // The particle arrays cut to one length: a contact's particle checked once against
-        // it, not once an array (the checks were a quarter of this loop's instructions).
+        // The particle arrays cut to one length (in 3D all that the loop reads): a
+        // contact's particle checked once against it, not once an array (in 3D the checks
+        // were a quarter of this loop's instructions).
         let np = ps.len();
         let (inv_mass, material) = (&ps.inv_mass[..np], &ps.material[..np]);
         #[cfg(feature = "dim3")]

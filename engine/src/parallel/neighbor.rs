@@ -95,8 +95,8 @@ impl Workers {
                 }
                 None => {
                     for k in range {
-                        if let Some(a) = pairs.get(k + AHEAD).filter(|_| k + AHEAD < end) {
-                            ask(a[1]);
+                        if k + AHEAD < end {
+                            ask(pairs[k + AHEAD][1]);
                         }
                         test::<true>(balls, pairs, k, gap, found, near);
                     }
