@@ -4,13 +4,20 @@
 //! Zen 4 VM the AVX-512 build ran 5,832 and 58,320 spheres 9-10 % faster than the AVX2 one
 //! (medians of 10 rounds), 10^4 discs 17-52 % (BENCHMARKS.md, issue 19).
 //!
+//! A run may be held to a narrower build than the processor's widest ([`Build::limit`],
+//! `talus --vector-build`): a tuning study times each, and on some processors AVX-512
+//! lowers the clock.
+//!
 //! No fused multiply-add (never formed by the compiler from separate `*` and `+`, and not
 //! part of the AVX2 feature set): a vector lane rounds every operation exactly as the
 //! scalar code does, so the results are bitwise those of the baseline build, and a run or
 //! a checkpoint does not depend on the processor it ran on.
 
-/// A build of the hot loops: the x86-64 baseline, AVX2 or AVX-512.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// A build of the hot loops: the x86-64 baseline, AVX2 or AVX-512, narrowest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
 pub enum Build {
     /// The x86-64 baseline (SSE2), or the target's default elsewhere.
     Baseline,
@@ -23,10 +30,23 @@ pub enum Build {
 }
 
 impl Build {
-    /// The build this processor runs: AVX-512 (F, VL and DQ) where it has it, else AVX2
-    /// where it has that.
+    /// The build the hot loops run: the processor's widest ([`Build::widest`]), or the
+    /// limit set for the process if that is narrower ([`Build::limit`]).
     #[inline]
     pub fn detect() -> Self {
+        let widest = Build::widest();
+        match LIMIT.load(Ordering::Relaxed) {
+            0 => Build::Baseline,
+            #[cfg(target_arch = "x86_64")]
+            1 => widest.min(Build::Avx2),
+            _ => widest,
+        }
+    }
+
+    /// The widest build this processor runs: AVX-512 (F, VL and DQ) where it has it, else
+    /// AVX2 where it has that.
+    #[inline]
+    pub fn widest() -> Self {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512vl")
@@ -41,6 +61,32 @@ impl Build {
         Build::Baseline
     }
 
+    /// Hold the process's hot loops to `build` or narrower (from now on, every thread);
+    /// an error naming the processor's widest build if it does not run `build`.
+    pub fn limit(build: Build) -> Result<(), String> {
+        let widest = Build::widest();
+        if build > widest {
+            return Err(format!(
+                "this processor does not run the {} build of the hot loops (its widest: {})",
+                build.name(),
+                widest.name()
+            ));
+        }
+        LIMIT.store(build as u8, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// The build named `name` ("baseline", "avx2" or "avx512"), if this target has it.
+    pub fn from_name(name: &str) -> Option<Build> {
+        Build::EVERY.iter().copied().find(|b| b.name() == name)
+    }
+
+    /// Every build of this target, narrowest first (their numbers are the limit's).
+    #[cfg(target_arch = "x86_64")]
+    pub const EVERY: &'static [Build] = &[Build::Baseline, Build::Avx2, Build::Avx512];
+    #[cfg(not(target_arch = "x86_64"))]
+    pub const EVERY: &'static [Build] = &[Build::Baseline];
+
     /// Every build this processor runs, the baseline first.
     pub fn all() -> Vec<Build> {
         let mut all = vec![Build::Baseline];
@@ -49,7 +95,7 @@ impl Build {
             if std::arch::is_x86_feature_detected!("avx2") {
                 all.push(Build::Avx2);
             }
-            if Build::detect() == Build::Avx512 {
+            if Build::widest() == Build::Avx512 {
                 all.push(Build::Avx512);
             }
         }
@@ -68,15 +114,18 @@ impl Build {
         }
     }
 
-    /// Run `f` compiled for this build. The closure should be marked `#[inline(always)]`
-    /// and call only `#[inline(always)]` code in its loop: only what is inlined into the
-    /// AVX2 or AVX-512 build is compiled for it.
+    /// Run `f` compiled for this build, or for the processor's widest where this one is
+    /// wider. The closure should be marked `#[inline(always)]` and call only
+    /// `#[inline(always)]` code in its loop: only what is inlined into the AVX2 or AVX-512
+    /// build is compiled for it.
     #[inline(always)]
     pub fn run<R>(self, f: impl FnOnce() -> R) -> R {
-        match self {
+        // A build is a value anyone can make: the processor's answer (cached by the
+        // standard library, a load and a test) makes running it sound.
+        match self.min(Build::widest()) {
             Build::Baseline => f(),
-            // SAFETY: `Avx2` is only made by `detect`, after the processor said it has
-            // AVX2, the one requirement of `avx2`.
+            // SAFETY: the processor has AVX2 (`widest` said so), the one requirement of
+            // `avx2`.
             #[cfg(target_arch = "x86_64")]
             Build::Avx2 => unsafe { avx2(f) },
             // SAFETY: as for `Avx2`, with AVX-512 F, VL and DQ, the requirements of `avx512`.
@@ -86,7 +135,12 @@ impl Build {
     }
 }
 
-/// Run `f`, built for the widest vectors the processor has (see [`Build::run`]).
+/// The widest build the process may run ([`Build::limit`]; at first none narrower than
+/// the widest of all).
+static LIMIT: AtomicU8 = AtomicU8::new(u8::MAX);
+
+/// Run `f`, built for the widest vectors the processor has, or the process's limit (see
+/// [`Build::run`], [`Build::detect`]).
 #[inline(always)]
 pub fn vectorized<R>(f: impl FnOnce() -> R) -> R {
     Build::detect().run(f)
@@ -142,6 +196,28 @@ mod tests {
             );
             let same = scalar.iter().zip(&out).all(|(s, v)| s.to_bits() == v.to_bits());
             assert!(same, "{}", build.name());
+        }
+    }
+
+    /// Names read back, builds the processor lacks refused by `limit`, and a build wider
+    /// than the processor's run as its widest (so that running any build is sound).
+    #[test]
+    fn builds_by_name_and_limit() {
+        for &b in Build::EVERY {
+            assert_eq!(Build::from_name(b.name()), Some(b));
+        }
+        assert_eq!(Build::from_name("sse9"), None);
+        let widest = Build::widest();
+        for &b in Build::EVERY {
+            assert_eq!(Build::limit(b).is_ok(), b <= widest, "{}", b.name());
+        }
+        assert!(Build::all().contains(&widest));
+        for &b in Build::EVERY {
+            let ran = b.run(
+                #[inline(always)]
+                || 1.5f64.sqrt(),
+            );
+            assert_eq!(ran.to_bits(), 1.5f64.sqrt().to_bits());
         }
     }
 }

@@ -346,14 +346,29 @@ fn arguments_are_checked() {
         "file: is a file, not a folder",
     );
     refused(&["run", "s.toml", "-q", "--out", "file/sub"], "because file is a file");
+    refused(
+        &["run", "s.toml", "-q", "--vector-build", "sse9"],
+        "--vector-build sse9: not a build of this target",
+    );
     let out = run(
-        &["run", "s.toml", "-q", "--no-output", "--force-strategy", "per-thread"],
+        &[
+            "run",
+            "s.toml",
+            "-q",
+            "--no-output",
+            "--force-strategy",
+            "per-thread",
+            "--vector-build",
+            "baseline",
+        ],
         d,
     );
     assert!(out.status.success(), "{}", describe(&out));
-    // One thread is the pool of one: the strategy asked for is the one that runs.
+    // One thread is the pool of one: the strategy asked for is the one that runs, and the
+    // build asked for is the one named.
     assert!(
-        text(&out.stdout).contains("threads             1 (per-thread force summation)"),
+        text(&out.stdout)
+            .contains("threads             1 (per-thread force summation; baseline build of the hot loops)"),
         "{}",
         describe(&out)
     );

@@ -444,6 +444,7 @@ const ANALYSIS_CALLS: usize = 5;
 fn measure_in_child(n: usize, integ: &str, mode: &str, a: &BenchArgs) -> Result<Row, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the talus executable: {e}"))?;
     let out = std::process::Command::new(exe)
+        .args(["--vector-build", talus_kernels::vector_build::Build::detect().name()])
         .arg("bench")
         .arg("--row-only")
         .arg("--in-process")

@@ -38,6 +38,32 @@ mod topology_cmd;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Hold the hot loops to this vector build or narrower: baseline (SSE2), avx2 or
+    /// avx512 (default: the widest the processor runs; reports name the one used).
+    #[arg(long, global = true, value_name = "BUILD")]
+    vector_build: Option<String>,
+}
+
+/// Apply `--vector-build` to the 2D and the 3D kernels (one source, two crates, a limit
+/// each): an error for an unknown name or a build the processor lacks.
+fn limit_vector_build(name: Option<&str>) -> Result<(), String> {
+    use talus_kernels::vector_build::Build;
+    use talus_kernels3d::vector_build::Build as Build3;
+    let Some(name) = name else { return Ok(()) };
+    let unknown = || {
+        let names: Vec<&str> = Build::EVERY.iter().map(|b| b.name()).collect();
+        format!(
+            "--vector-build {name}: not a build of this target (one of {})",
+            names.join(", ")
+        )
+    };
+    let (build, build3) = (
+        Build::from_name(name).ok_or_else(unknown)?,
+        Build3::from_name(name).ok_or_else(unknown)?,
+    );
+    Build::limit(build)
+        .and_then(|()| Build3::limit(build3))
+        .map_err(|e| format!("--vector-build {name}: {e}"))
 }
 
 #[derive(Subcommand)]
@@ -102,6 +128,10 @@ fn main() -> ExitCode {
         big_blocks::advise_huge_pages();
     }
     let cli = Cli::parse();
+    if let Err(msg) = limit_vector_build(cli.vector_build.as_deref()) {
+        eprintln!("talus: error: {msg}");
+        return ExitCode::FAILURE;
+    }
     let result = match cli.command {
         Command::Run(a) => run::run(a),
         Command::Restart(a) => restart::restart(a),

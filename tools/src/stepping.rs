@@ -731,9 +731,10 @@ pub fn step_and_report(
         );
     }
     println!(
-        "  threads             {} ({} force summation)",
+        "  threads             {} ({} force summation; {} build of the hot loops)",
         sim.threads(),
-        sim.force_strategy()
+        sim.force_strategy(),
+        talus_kernels::vector_build::Build::detect().name()
     );
     if parallel.profile {
         println!("profile (per phase and thread; wait = time at the closing barrier, wake-up included)");
