@@ -210,14 +210,34 @@ mod tests {
         let widest = Build::widest();
         for &b in Build::EVERY {
             assert_eq!(Build::limit(b).is_ok(), b <= widest, "{}", b.name());
+            if b <= widest {
+                assert_eq!(Build::detect(), b, "limited to {}", b.name());
+            }
         }
+        assert_eq!(Build::detect(), widest);
         assert!(Build::all().contains(&widest));
+        // A loop the wider builds vectorise: run with a build the processor lacks, it
+        // would stop the test on an illegal instruction.
+        let a: Vec<f64> = std::hint::black_box((0..1000).map(|k| k as f64 * 0.37).collect());
+        #[inline(always)]
+        fn roots(a: &[f64], out: &mut [f64]) {
+            for (o, x) in out.iter_mut().zip(a) {
+                *o = x.sqrt() * 1.5 + x;
+            }
+        }
+        let mut want = vec![0.0; a.len()];
+        roots(&a, &mut want);
         for &b in Build::EVERY {
-            let ran = b.run(
+            let mut out = vec![0.0; a.len()];
+            b.run(
                 #[inline(always)]
-                || 1.5f64.sqrt(),
+                || roots(&a, &mut out),
             );
-            assert_eq!(ran.to_bits(), 1.5f64.sqrt().to_bits());
+            assert!(
+                out.iter().zip(&want).all(|(o, w)| o.to_bits() == w.to_bits()),
+                "{}",
+                b.name()
+            );
         }
     }
 }
