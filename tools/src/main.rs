@@ -47,23 +47,15 @@ struct Cli {
 /// Apply `--vector-build` to the 2D and the 3D kernels (one source, two crates, a limit
 /// each): an error for an unknown name or a build the processor lacks.
 fn limit_vector_build(name: Option<&str>) -> Result<(), String> {
-    use talus_kernels::vector_build::Build;
-    use talus_kernels3d::vector_build::Build as Build3;
     let Some(name) = name else { return Ok(()) };
-    let unknown = || {
-        let names: Vec<&str> = Build::EVERY.iter().map(|b| b.name()).collect();
-        format!(
-            "--vector-build {name}: not a build of this target (one of {})",
-            names.join(", ")
-        )
-    };
-    let (build, build3) = (
-        Build::from_name(name).ok_or_else(unknown)?,
-        Build3::from_name(name).ok_or_else(unknown)?,
-    );
-    Build::limit(build)
-        .and_then(|()| Build3::limit(build3))
-        .map_err(|e| format!("--vector-build {name}: {e}"))
+    let say = |e: String| format!("--vector-build {name}: {e}");
+    talus_kernels::vector_build::Build::from_name(name)
+        .map_err(say)?
+        .limit();
+    talus_kernels3d::vector_build::Build::from_name(name)
+        .map_err(say)?
+        .limit();
+    Ok(())
 }
 
 #[derive(Subcommand)]
