@@ -4,7 +4,7 @@
 //! its force into a sink in slot order.
 use talus_kernels::contact::extras::{add_extras, contact_size, Touch};
 use talus_kernels::contact::law::NormalModel;
-use talus_kernels::contact::sphere_sphere::sphere_touching;
+use talus_kernels::contact::sphere_sphere::{reciprocals, sphere_touching_at, Reciprocals};
 use talus_kernels::contact::{ContactForce, ContactParams};
 use talus_kernels::contact::{Spring, SPRING_ZERO};
 use talus_kernels::neighbor::MinImage;
@@ -97,9 +97,13 @@ const IN_ORDER: [u8; BATCH] = {
 /// The touching pairs of one batch, a lane each: what the law reads and what it returns.
 struct Touching {
     d: [[f64; BATCH]; 3],
+    /// |d|^2; after the law's first loop, |d|.
     r2: [f64; BATCH],
+    /// 1 / |d| (written by the law's first loop).
+    inv_r: [f64; BATCH],
     ri: [f64; BATCH],
     rj: [f64; BATCH],
+    /// 1/m_i + 1/m_j; after the law's first loop, the effective mass.
     inv: [f64; BATCH],
     /// The periodic cells along y the minimum image moved j by (with a periodic cell).
     cells: [f64; BATCH],
@@ -142,6 +146,7 @@ impl Touching {
         Touching {
             d: [[0.0; BATCH]; 3],
             r2: [0.0; BATCH],
+            inv_r: [0.0; BATCH],
             ri: [0.0; BATCH],
             rj: [0.0; BATCH],
             inv: [0.0; BATCH],
@@ -496,24 +501,37 @@ unsafe fn gather_touching<P: Params>(view: &SphereView, params: &P, xi: &[Spring
 
 /// Stage 4: the law over the first `k` lanes, every one touching (`HERTZ`: the normal
 /// model; a constant, so that each model's loop is compiled without the other's factor).
+/// In two loops: the square root and divisions of every lane ([`reciprocals`]; each lane's
+/// `r2` and `inv` replaced by its distance and effective mass), then the rest. In one loop
+/// the law's other operations waited on their latency, the loop's body too long for the
+/// processor to overlap the next lanes' (BENCHMARKS.md, issue 19).
 #[inline(always)]
 fn law_lanes<P: Params, const HERTZ: bool>(params: &P, t: &mut Touching, k: usize, dt: f64) {
     let model = if HERTZ { NormalModel::Hertz } else { NormalModel::Hooke };
-    for q in 0..k.min(BATCH) {
+    let k = k.min(BATCH);
+    for q in 0..k {
+        let rec = reciprocals(t.r2[q], t.inv[q]);
+        (t.r2[q], t.inv_r[q], t.inv[q]) = (rec.r, rec.inv_r, rec.meff);
+    }
+    for q in 0..k {
         let p = if P::UNIFORM { *params.get(0, 0) } else { t.p[q] };
         let at = |v: &[[f64; BATCH]; 3]| [v[0][q], v[1][q], v[2][q]];
         let mut xi = at(&t.xi);
-        let c = sphere_touching(
+        let rec = Reciprocals {
+            r: t.r2[q],
+            inv_r: t.inv_r[q],
+            meff: t.inv[q],
+        };
+        let c = sphere_touching_at(
             &p,
             model,
             at(&t.d),
-            t.r2[q],
+            rec,
             t.ri[q],
             t.rj[q],
             at(&t.v_rel),
             at(&t.wi),
             at(&t.wj),
-            t.inv[q],
             &mut xi,
             dt,
         );

@@ -106,7 +106,8 @@ pub fn sphere_sphere(
 
 /// Contact of two spheres that touch: `r2 = |d|^2 < (r_i + r_j)^2`, the caller's test
 /// (the arguments otherwise as [`sphere_sphere`]'s). Coincident centres get the normal
-/// +x, as coincident discs do. No branch: the batched pair loop runs it over vector lanes.
+/// +x, as coincident discs do. No branch: the batched pair loop runs it over vector lanes,
+/// in its two stages ([`reciprocals`], then [`sphere_touching_at`]).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn sphere_touching(
@@ -123,13 +124,59 @@ pub fn sphere_touching(
     xi: &mut [f64; 3],
     dt: f64,
 ) -> ContactForce {
-    let rs = ri + rj;
+    let rec = reciprocals(r2, inv_mass_sum);
+    sphere_touching_at(p, model, d, rec, ri, rj, v_rel, omega_i, omega_j, xi, dt)
+}
+
+/// The centres' distance, its reciprocal and the effective mass of a touching pair: the
+/// first stage of [`sphere_touching`], a square root and two divisions, which the batched
+/// pair loop runs over all its pairs before the rest (in one loop with the rest, the law's
+/// other operations waited on their latency: BENCHMARKS.md, issue 19).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reciprocals {
+    /// |d|.
+    pub r: f64,
+    /// 1 / |d| (infinite at coincident centres: unread there).
+    pub inv_r: f64,
+    /// 1 / (1/m_i + 1/m_j).
+    pub meff: f64,
+}
+
+/// [`Reciprocals`] of a pair at squared distance `r2` whose inverse masses sum to
+/// `inv_mass_sum`.
+#[inline(always)]
+pub fn reciprocals(r2: f64, inv_mass_sum: f64) -> Reciprocals {
     let r = r2.sqrt();
-    let n = if r > 0.0 { scale(1.0 / r, d) } else { [1.0, 0.0, 0.0] };
+    Reciprocals {
+        r,
+        inv_r: 1.0 / r,
+        meff: 1.0 / inv_mass_sum,
+    }
+}
+
+/// The second stage of [`sphere_touching`]: the law, given the pair's [`Reciprocals`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn sphere_touching_at(
+    p: &ContactParams,
+    model: NormalModel,
+    d: [f64; 3],
+    rec: Reciprocals,
+    ri: f64,
+    rj: f64,
+    v_rel: [f64; 3],
+    omega_i: [f64; 3],
+    omega_j: [f64; 3],
+    xi: &mut [f64; 3],
+    dt: f64,
+) -> ContactForce {
+    let rs = ri + rj;
+    let r = rec.r;
+    let n = if r > 0.0 { scale(rec.inv_r, d) } else { [1.0, 0.0, 0.0] };
     let overlap = rs - r;
     let h = model.factor(overlap, ri * rj / rs);
     let w = add(scale(ri, omega_i), scale(rj, omega_j));
-    let (force, ft) = contact_in_frame(p, h, n, overlap, v_rel, w, 1.0 / inv_mass_sum, xi, dt);
+    let (force, ft) = contact_in_frame(p, h, n, overlap, v_rel, w, rec.meff, xi, dt);
     // Torques of the tangential force about the centres: i's contact point at +R_i n,
     // j's at -R_j n with the opposite force.
     let nf = cross(n, ft);
