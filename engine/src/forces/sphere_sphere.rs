@@ -4,7 +4,7 @@
 //! its force into a sink in slot order.
 use talus_kernels::contact::extras::{add_extras, contact_size, Touch};
 use talus_kernels::contact::law::NormalModel;
-use talus_kernels::contact::sphere_sphere::{reciprocals, sphere_touching_at, Reciprocals};
+use talus_kernels::contact::sphere_sphere::{reciprocals, sphere_touching, Reciprocals};
 use talus_kernels::contact::{ContactForce, ContactParams};
 use talus_kernels::contact::{Spring, SPRING_ZERO};
 use talus_kernels::neighbor::MinImage;
@@ -522,7 +522,7 @@ fn law_lanes<P: Params, const HERTZ: bool>(params: &P, t: &mut Touching, k: usiz
             inv_r: t.inv_r[q],
             meff: t.inv[q],
         };
-        let c = sphere_touching_at(
+        let c = sphere_touching(
             &p,
             model,
             at(&t.d),

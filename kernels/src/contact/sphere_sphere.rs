@@ -92,45 +92,20 @@ pub fn sphere_sphere(
         p,
         model,
         d,
-        r2,
+        reciprocals(r2, inv_mass_sum),
         ri,
         rj,
         v_rel,
         omega_i,
         omega_j,
-        inv_mass_sum,
         xi,
         dt,
     ))
 }
 
-/// Contact of two spheres that touch: `r2 = |d|^2 < (r_i + r_j)^2`, the caller's test
-/// (the arguments otherwise as [`sphere_sphere`]'s). Coincident centres get the normal
-/// +x, as coincident discs do. No branch: the batched pair loop runs it over vector lanes,
-/// in its two stages ([`reciprocals`], then [`sphere_touching_at`]).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub fn sphere_touching(
-    p: &ContactParams,
-    model: NormalModel,
-    d: [f64; 3],
-    r2: f64,
-    ri: f64,
-    rj: f64,
-    v_rel: [f64; 3],
-    omega_i: [f64; 3],
-    omega_j: [f64; 3],
-    inv_mass_sum: f64,
-    xi: &mut [f64; 3],
-    dt: f64,
-) -> ContactForce {
-    let rec = reciprocals(r2, inv_mass_sum);
-    sphere_touching_at(p, model, d, rec, ri, rj, v_rel, omega_i, omega_j, xi, dt)
-}
-
 /// The centres' distance, its reciprocal and the effective mass of a touching pair: the
-/// first stage of [`sphere_touching`], a square root and two divisions, which the batched
-/// pair loop runs over all its pairs before the rest (in one loop with the rest, the law's
+/// first stage of the law (before [`sphere_touching`]), a square root and two divisions,
+/// which the batched pair loop runs over all its pairs before the rest (in one loop with the rest, the law's
 /// other operations waited on their latency: BENCHMARKS.md, issue 19).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Reciprocals {
@@ -154,10 +129,13 @@ pub fn reciprocals(r2: f64, inv_mass_sum: f64) -> Reciprocals {
     }
 }
 
-/// The second stage of [`sphere_touching`]: the law, given the pair's [`Reciprocals`].
+/// Contact of two spheres that touch, `|d|^2 < (r_i + r_j)^2` (the caller's test), given
+/// their [`Reciprocals`] (the other arguments as [`sphere_sphere`]'s). Coincident centres
+/// get the normal +x, as coincident discs do. No branch: the batched pair loop runs it over
+/// vector lanes.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub fn sphere_touching_at(
+pub fn sphere_touching(
     p: &ContactParams,
     model: NormalModel,
     d: [f64; 3],
