@@ -105,8 +105,8 @@ pub fn sphere_sphere(
 
 /// The centres' distance, its reciprocal and the effective mass of a touching pair: the
 /// first stage of the law (before [`sphere_touching`]), a square root and two divisions,
-/// which the batched pair loop runs over all its pairs before the rest (in one loop with the rest, the law's
-/// other operations waited on their latency: BENCHMARKS.md, issue 19).
+/// which the batched pair loop runs over all its pairs before the rest (in one loop with
+/// the rest, the law's other operations waited on their latency: BENCHMARKS.md, issue 19).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Reciprocals {
     /// |d|.
