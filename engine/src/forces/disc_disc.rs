@@ -2,7 +2,7 @@
 //! each batch gathered into lanes, put through the spring-dashpot kernel
 //! (`kernels::contact::disc_disc`) as one vectorised loop, and its forces into a sink in
 //! slot order; the second particle's data and loads prefetched in large systems.
-use talus_kernels::contact::disc_disc::{contact_normal, disc_disc_touching, ContactForce};
+use talus_kernels::contact::disc_disc::{disc_disc_touching, discs_apart, pair_frame, ContactForce, PairFrame};
 use talus_kernels::contact::extras::{add_extras, contact_size, Touch};
 use talus_kernels::contact::ContactParams;
 use talus_kernels::neighbor::MinImage;
@@ -118,8 +118,12 @@ struct Lanes {
     fy: [f64; BATCH],
     ti: [f64; BATCH],
     tj: [f64; BATCH],
-    /// The centre distance (only with cohesion or rolling resistance).
+    /// The pair's frame, written by the law's first loop: the centre distance, the unit
+    /// normal and the effective mass.
     d: [f64; BATCH],
+    nx: [f64; BATCH],
+    ny: [f64; BATCH],
+    meff: [f64; BATCH],
     /// Whether the lane's pair has a force.
     force: [bool; BATCH],
     /// The lanes with a force, in order.
@@ -148,6 +152,9 @@ impl Lanes {
             ti: [0.0; BATCH],
             tj: [0.0; BATCH],
             d: [0.0; BATCH],
+            nx: [0.0; BATCH],
+            ny: [0.0; BATCH],
+            meff: [0.0; BATCH],
             force: [false; BATCH],
             hit: [0; BATCH],
         }
@@ -315,10 +322,9 @@ fn disc_extras<P: Params>(
         return;
     }
     let p = params.get(mi, mj);
-    let (dx, dy, ri, rj, d) = (lanes.dx[l], lanes.dy[l], lanes.ri[l], lanes.rj[l], lanes.d[l]);
-    let (nx, ny) = contact_normal(dx, dy, d);
+    let (ri, rj, d) = (lanes.ri[l], lanes.rj[l], lanes.d[l]);
     let t = Touch {
-        n: [nx, ny],
+        n: [lanes.nx[l], lanes.ny[l]],
         size: contact_size(params.cohesion(), d, ri, rj),
         overlap: ri + rj - d,
         r_eff: ri * rj / (ri + rj),
@@ -383,19 +389,19 @@ fn gather<P: Params, const FREE_SLOTS: bool>(
 /// two bodies of infinite mass no force and its spring kept, as does a free slot. All
 /// [`BATCH`] lanes, whatever the batch's length (a fixed count compiles to a plain vector
 /// loop; lanes past the batch hold finite data of an earlier batch, or zeros, and are not
-/// read).
+/// read). In two loops: every lane's frame ([`pair_frame`]: its square root and two
+/// divisions), then the rest. In one loop the rest waited on their latency: 10^4, 10^5
+/// and 10^6 discs 8-14 % slower (BENCHMARKS.md, issue 18 item 6).
 #[inline(always)]
 fn law_lanes<P: Params>(params: &P, lanes: &mut Lanes, springs: &mut [f64; BATCH], dt: f64) {
+    for l in 0..BATCH {
+        let f = pair_frame(lanes.dx[l], lanes.dy[l], lanes.inv[l]);
+        (lanes.d[l], lanes.nx[l], lanes.ny[l], lanes.meff[l]) = (f.d, f.n[0], f.n[1], f.meff);
+    }
     for (l, spring) in springs.iter_mut().enumerate() {
-        let (dx, dy, ri, rj) = (lanes.dx[l], lanes.dy[l], lanes.ri[l], lanes.rj[l]);
-        // disc_overlap, without its early return.
-        let rs = ri + rj;
-        let d2 = dx * dx + dy * dy;
-        let d = d2.sqrt();
-        let overlap = rs - d;
-        let apart = d2 >= rs * rs;
-        let inv = lanes.inv[l];
-        let idle = apart | (inv == 0.0);
+        let (ri, rj) = (lanes.ri[l], lanes.rj[l]);
+        let apart = discs_apart(lanes.dx[l], lanes.dy[l], ri, rj);
+        let idle = apart | (lanes.inv[l] == 0.0);
         let p = if P::UNIFORM {
             *params.get(0, 0)
         } else {
@@ -407,24 +413,15 @@ fn law_lanes<P: Params>(params: &P, lanes: &mut Lanes, springs: &mut [f64; BATCH
                 mu: lanes.mu[l],
             }
         };
+        let frame = PairFrame {
+            d: lanes.d[l],
+            n: [lanes.nx[l], lanes.ny[l]],
+            meff: lanes.meff[l],
+        };
         let xi0 = *spring;
         let mut xi = xi0;
-        let c = disc_disc_touching(
-            &p,
-            dx,
-            dy,
-            d,
-            overlap,
-            ri,
-            rj,
-            lanes.dvx[l],
-            lanes.dvy[l],
-            lanes.wi[l],
-            lanes.wj[l],
-            inv,
-            &mut xi,
-            dt,
-        );
+        let (dvx, dvy, wi, wj) = (lanes.dvx[l], lanes.dvy[l], lanes.wi[l], lanes.wj[l]);
+        let c = disc_disc_touching(&p, &frame, ri, rj, dvx, dvy, wi, wj, &mut xi, dt);
         *spring = if apart {
             0.0
         } else if idle {
@@ -432,9 +429,6 @@ fn law_lanes<P: Params>(params: &P, lanes: &mut Lanes, springs: &mut [f64; BATCH
         } else {
             xi
         };
-        if P::EXTRAS {
-            lanes.d[l] = d;
-        }
         lanes.fx[l] = c.f[0];
         lanes.fy[l] = c.f[1];
         lanes.ti[l] = c.ti[0];

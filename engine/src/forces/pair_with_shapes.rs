@@ -5,7 +5,7 @@
 //! each touching pair is pulled together by its cohesion times its contact line's length
 //! (`kernels::contact::extras::add_cohesion_at`); with `F = ()` the pair runs as without.
 use talus_kernels::contact::cohesion::chord;
-use talus_kernels::contact::disc_disc::{contact_normal, disc_disc_touching, ContactForce};
+use talus_kernels::contact::disc_disc::{disc_disc_touching, pair_frame, ContactForce};
 use talus_kernels::contact::extras::add_cohesion_at;
 use talus_kernels::contact::polygon_polygon::{ContactFrame, FrameOut};
 use talus_kernels::neighbor::MinImage;
@@ -72,7 +72,6 @@ pub(crate) fn pair_with_shapes<F: FrameOut + Default>(
         pi,
         pj,
         [dx, dy],
-        rs,
         dvx,
         inv,
         ps,
@@ -102,7 +101,6 @@ fn contact(
     pi: bool,
     pj: bool,
     [dx, dy]: [f64; 2],
-    rs: f64,
     dvx: f64,
     inv: f64,
     ps: &ParticleStore,
@@ -122,32 +120,25 @@ fn contact(
         (false, false) => {
             // Coincident discs (d = 0) get the full overlap along the fixed normal of
             // `contact_normal`, as in the disc-only loop.
-            let d = (dx * dx + dy * dy).sqrt();
+            let pf = pair_frame(dx, dy, inv);
             let c = disc_disc_touching(
                 prm,
-                dx,
-                dy,
-                d,
-                rs - d,
+                &pf,
                 ps.radius[i],
                 ps.radius[j],
                 ps.vel[0][i] - ps.vel[0][j] - dvx,
                 ps.vel[1][i] - ps.vel[1][j],
                 ps.omega[0][i],
                 ps.omega[0][j],
-                inv,
                 slot.xi,
                 dt,
             );
             // Cohesion's frame: along the centre line (no torque; the law's normal where
             // the centres coincide), the circles' chord.
-            frame.put(|| {
-                let (nx, ny) = contact_normal(dx, dy, d);
-                ContactFrame {
-                    normal: [nx, ny],
-                    point: a.pos,
-                    size: chord(d, ps.radius[i], ps.radius[j]),
-                }
+            frame.put(|| ContactFrame {
+                normal: pf.n,
+                point: a.pos,
+                size: chord(pf.d, ps.radius[i], ps.radius[j]),
             });
             Some(c)
         }

@@ -4,7 +4,7 @@
 //! its force into a sink in slot order.
 use talus_kernels::contact::extras::{add_extras, contact_size, Touch};
 use talus_kernels::contact::law::NormalModel;
-use talus_kernels::contact::sphere_sphere::{reciprocals, sphere_touching, Reciprocals};
+use talus_kernels::contact::sphere_sphere::{pair_frame, sphere_touching, PairFrame};
 use talus_kernels::contact::{ContactForce, ContactParams};
 use talus_kernels::contact::{Spring, SPRING_ZERO};
 use talus_kernels::neighbor::MinImage;
@@ -99,8 +99,8 @@ struct Touching {
     d: [[f64; BATCH]; 3],
     /// |d|^2; after the law's first loop, |d|.
     r2: [f64; BATCH],
-    /// 1 / |d| (written by the law's first loop).
-    inv_r: [f64; BATCH],
+    /// The unit normal (written by the law's first loop).
+    n: [[f64; BATCH]; 3],
     ri: [f64; BATCH],
     rj: [f64; BATCH],
     /// 1/m_i + 1/m_j; after the law's first loop, the effective mass.
@@ -146,7 +146,7 @@ impl Touching {
         Touching {
             d: [[0.0; BATCH]; 3],
             r2: [0.0; BATCH],
-            inv_r: [0.0; BATCH],
+            n: [[0.0; BATCH]; 3],
             ri: [0.0; BATCH],
             rj: [0.0; BATCH],
             inv: [0.0; BATCH],
@@ -501,32 +501,35 @@ unsafe fn gather_touching<P: Params>(view: &SphereView, params: &P, xi: &[Spring
 
 /// Stage 4: the law over the first `k` lanes, every one touching (`HERTZ`: the normal
 /// model; a constant, so that each model's loop is compiled without the other's factor).
-/// In two loops: the square root and divisions of every lane ([`reciprocals`]; each lane's
-/// `r2` and `inv` replaced by its distance and effective mass), then the rest. In one loop
-/// the law's other operations waited on their latency, the loop's body too long for the
-/// processor to overlap the next lanes' (BENCHMARKS.md, issue 19).
+/// In two loops: every lane's frame, its square root and divisions ([`pair_frame`]; each
+/// lane's `r2` and `inv` replaced by its distance and effective mass, its normal into `n`),
+/// then the rest. In one loop the law's other operations waited on their latency, the
+/// loop's body too long for the processor to overlap the next lanes' (BENCHMARKS.md,
+/// issue 19).
 #[inline(always)]
 fn law_lanes<P: Params, const HERTZ: bool>(params: &P, t: &mut Touching, k: usize, dt: f64) {
     let model = if HERTZ { NormalModel::Hertz } else { NormalModel::Hooke };
     let k = k.min(BATCH);
     for q in 0..k {
-        let rec = reciprocals(t.r2[q], t.inv[q]);
-        (t.r2[q], t.inv_r[q], t.inv[q]) = (rec.r, rec.inv_r, rec.meff);
+        let f = pair_frame([t.d[0][q], t.d[1][q], t.d[2][q]], t.r2[q], t.inv[q]);
+        (t.r2[q], t.inv[q]) = (f.r, f.meff);
+        for (lane, &x) in t.n.iter_mut().zip(&f.n) {
+            lane[q] = x;
+        }
     }
     for q in 0..k {
         let p = if P::UNIFORM { *params.get(0, 0) } else { t.p[q] };
         let at = |v: &[[f64; BATCH]; 3]| [v[0][q], v[1][q], v[2][q]];
         let mut xi = at(&t.xi);
-        let rec = Reciprocals {
+        let frame = PairFrame {
             r: t.r2[q],
-            inv_r: t.inv_r[q],
+            n: at(&t.n),
             meff: t.inv[q],
         };
         let c = sphere_touching(
             &p,
             model,
-            at(&t.d),
-            rec,
+            &frame,
             t.ri[q],
             t.rj[q],
             at(&t.v_rel),

@@ -36,19 +36,13 @@ pub fn contact_in_frame(
     }
 }
 
-/// Do two discs touch? `Some((distance, overlap))` if they do. `dx, dy = x_j - x_i`.
-/// The pair loop calls this first and loads velocities and masses only for touching
-/// pairs (a third of the candidate pairs in a dense bed do not touch). Coincident discs
-/// (distance 0) touch with the full overlap `r_i + r_j`.
+/// Are two discs apart (`dx, dy = x_j - x_i`)? Coincident discs (distance 0) touch, with
+/// the full overlap `r_i + r_j`. The pair loops ask this first and load velocities and
+/// masses only for the pairs that touch.
 #[inline(always)]
-pub fn disc_overlap(dx: f64, dy: f64, ri: f64, rj: f64) -> Option<(f64, f64)> {
+pub fn discs_apart(dx: f64, dy: f64, ri: f64, rj: f64) -> bool {
     let rs = ri + rj;
-    let d2 = dx * dx + dy * dy;
-    if d2 >= rs * rs {
-        return None;
-    }
-    let d = d2.sqrt();
-    Some((d, rs - d))
+    dx * dx + dy * dy >= rs * rs
 }
 
 /// The unit normal from disc i to disc j at centre distance `d` (`dx, dy = x_j - x_i`).
@@ -73,38 +67,62 @@ pub fn contact_normal(dx: f64, dy: f64, d: f64) -> (f64, f64) {
 /// The normal of a pair of coincident discs: +x, from the first to the second.
 pub const COINCIDENT_NORMAL: (f64, f64) = (1.0, 0.0);
 
-/// Contact of two touching discs at centre distance `d` with `overlap` (from
-/// [`disc_overlap`]). `dvx, dvy = v_i - v_j`; `inv_mass_sum = 1/m_i + 1/m_j` (> 0).
+/// The centres' distance, the unit normal from i to j and the effective mass of a pair:
+/// the first stage of the law (before [`disc_disc_touching`]), a square root and two
+/// divisions, which the batched pair loop runs over all its lanes before the rest (in one
+/// loop with the rest, the law's other operations waited on their latency: BENCHMARKS.md,
+/// issue 18 item 6).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PairFrame {
+    /// The centres' distance.
+    pub d: f64,
+    /// The unit normal ([`contact_normal`]).
+    pub n: [f64; 2],
+    /// 1 / (1/m_i + 1/m_j) (infinite for two bodies of infinite mass).
+    pub meff: f64,
+}
+
+/// The [`PairFrame`] of discs at `dx, dy = x_j - x_i` whose inverse masses sum to
+/// `inv_mass_sum`.
+#[inline(always)]
+pub fn pair_frame(dx: f64, dy: f64, inv_mass_sum: f64) -> PairFrame {
+    let d = (dx * dx + dy * dy).sqrt();
+    let (nx, ny) = contact_normal(dx, dy, d);
+    PairFrame {
+        d,
+        n: [nx, ny],
+        meff: 1.0 / inv_mass_sum,
+    }
+}
+
+/// Contact of two touching discs (not [`discs_apart`]) given their
+/// [`PairFrame`]. `dvx, dvy = v_i - v_j`; the overlap is `r_i + r_j - d`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn disc_disc_touching(
     p: &ContactParams,
-    dx: f64,
-    dy: f64,
-    d: f64,
-    overlap: f64,
+    frame: &PairFrame,
     ri: f64,
     rj: f64,
     dvx: f64,
     dvy: f64,
     wi: f64,
     wj: f64,
-    inv_mass_sum: f64,
     xi: &mut f64,
     dt: f64,
 ) -> ContactForce {
-    let (nx, ny) = contact_normal(dx, dy, d);
+    let [nx, ny] = frame.n;
     contact_in_frame(
         p,
         nx,
         ny,
-        overlap,
+        ri + rj - frame.d,
         dvx,
         dvy,
         wi * ri + wj * rj,
         ri,
         rj,
-        1.0 / inv_mass_sum,
+        frame.meff,
         xi,
         dt,
     )
@@ -129,23 +147,11 @@ pub fn disc_disc(
     xi: &mut f64,
     dt: f64,
 ) -> Option<ContactForce> {
-    let (d, overlap) = disc_overlap(dx, dy, ri, rj)?;
-    Some(disc_disc_touching(
-        p,
-        dx,
-        dy,
-        d,
-        overlap,
-        ri,
-        rj,
-        dvx,
-        dvy,
-        wi,
-        wj,
-        inv_mass_sum,
-        xi,
-        dt,
-    ))
+    if discs_apart(dx, dy, ri, rj) {
+        return None;
+    }
+    let frame = pair_frame(dx, dy, inv_mass_sum);
+    Some(disc_disc_touching(p, &frame, ri, rj, dvx, dvy, wi, wj, xi, dt))
 }
 
 #[cfg(test)]

@@ -91,8 +91,7 @@ pub fn sphere_sphere(
     Some(sphere_touching(
         p,
         model,
-        d,
-        reciprocals(r2, inv_mass_sum),
+        &pair_frame(d, r2, inv_mass_sum),
         ri,
         rj,
         v_rel,
@@ -103,43 +102,43 @@ pub fn sphere_sphere(
     ))
 }
 
-/// The centres' distance, its reciprocal and the effective mass of a touching pair: the
-/// first stage of the law (before [`sphere_touching`]), a square root and two divisions,
-/// which the batched pair loop runs over all its pairs before the rest (in one loop with
-/// the rest, the law's other operations waited on their latency: BENCHMARKS.md, issue 19).
+/// The centres' distance, the unit normal from i to j and the effective mass of a
+/// touching pair: the first stage of the law (before [`sphere_touching`]), a square root
+/// and two divisions, which the batched pair loop runs over all its pairs before the rest
+/// (in one loop with the rest, the law's other operations waited on their latency:
+/// BENCHMARKS.md, issue 19).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Reciprocals {
+pub struct PairFrame {
     /// |d|.
     pub r: f64,
-    /// 1 / |d| (infinite at coincident centres: unread there).
-    pub inv_r: f64,
+    /// d / |d|; +x at coincident centres, as for coincident discs.
+    pub n: [f64; 3],
     /// 1 / (1/m_i + 1/m_j).
     pub meff: f64,
 }
 
-/// [`Reciprocals`] of a pair at squared distance `r2` whose inverse masses sum to
-/// `inv_mass_sum`.
+/// The [`PairFrame`] of a pair at separation `d = x_j - x_i`, `r2 = |d|^2`, whose inverse
+/// masses sum to `inv_mass_sum`.
 #[inline(always)]
-pub fn reciprocals(r2: f64, inv_mass_sum: f64) -> Reciprocals {
+pub fn pair_frame(d: [f64; 3], r2: f64, inv_mass_sum: f64) -> PairFrame {
     let r = r2.sqrt();
-    Reciprocals {
+    let inv_r = 1.0 / r;
+    PairFrame {
         r,
-        inv_r: 1.0 / r,
+        n: if r > 0.0 { scale(inv_r, d) } else { [1.0, 0.0, 0.0] },
         meff: 1.0 / inv_mass_sum,
     }
 }
 
 /// Contact of two spheres that touch, `|d|^2 < (r_i + r_j)^2` (the caller's test), given
-/// their [`Reciprocals`] (the other arguments as [`sphere_sphere`]'s). Coincident centres
-/// get the normal +x, as coincident discs do. No branch: the batched pair loop runs it over
-/// vector lanes.
+/// their [`PairFrame`] (the other arguments as [`sphere_sphere`]'s). No branch: the batched
+/// pair loop runs it over vector lanes.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn sphere_touching(
     p: &ContactParams,
     model: NormalModel,
-    d: [f64; 3],
-    rec: Reciprocals,
+    frame: &PairFrame,
     ri: f64,
     rj: f64,
     v_rel: [f64; 3],
@@ -149,12 +148,11 @@ pub fn sphere_touching(
     dt: f64,
 ) -> ContactForce {
     let rs = ri + rj;
-    let r = rec.r;
-    let n = if r > 0.0 { scale(rec.inv_r, d) } else { [1.0, 0.0, 0.0] };
-    let overlap = rs - r;
+    let n = frame.n;
+    let overlap = rs - frame.r;
     let h = model.factor(overlap, ri * rj / rs);
     let w = add(scale(ri, omega_i), scale(rj, omega_j));
-    let (force, ft) = contact_in_frame(p, h, n, overlap, v_rel, w, rec.meff, xi, dt);
+    let (force, ft) = contact_in_frame(p, h, n, overlap, v_rel, w, frame.meff, xi, dt);
     // Torques of the tangential force about the centres: i's contact point at +R_i n,
     // j's at -R_j n with the opposite force.
     let nf = cross(n, ft);
