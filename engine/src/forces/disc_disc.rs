@@ -391,7 +391,8 @@ fn gather<P: Params, const FREE_SLOTS: bool>(
 /// loop; lanes past the batch hold finite data of an earlier batch, or zeros, and are not
 /// read). In two loops: every lane's frame ([`pair_frame`]: its square root and two
 /// divisions), then the rest. In one loop the rest waited on their latency: 10^4, 10^5
-/// and 10^6 discs 8-14 % slower (BENCHMARKS.md, issue 18 item 6).
+/// and 10^6 discs 8-11 % slower on a Zen 2 VM, no different on a Zen 3 (BENCHMARKS.md,
+/// issue 18 item 6).
 #[inline(always)]
 fn law_lanes<P: Params>(params: &P, lanes: &mut Lanes, springs: &mut [f64; BATCH], dt: f64) {
     for l in 0..BATCH {
