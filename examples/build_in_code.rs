@@ -42,6 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         margin: 0.1 * r,
         every_step: false,
         sort_every: 1000,
+        normal_model: Default::default(),
         rejection: Default::default(),
     };
     // The box: floor, left and right sides (each wall's normal points at the grains).

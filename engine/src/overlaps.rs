@@ -169,6 +169,7 @@ mod tests {
             margin: 0.0,
             every_step: false,
             sort_every: 0,
+            normal_model: Default::default(),
             rejection: Default::default(),
         };
         let material = Material {

@@ -9,7 +9,7 @@
 use std::time::Instant;
 
 #[cfg(not(feature = "dim3"))]
-use talus_kernels::contact::law::elastic_energy;
+use talus_kernels::contact::law::{elastic_energy, NormalModel};
 use talus_kernels::contact::ContactParams;
 use talus_kernels::integrate::gear::Derivatives;
 use talus_kernels::integrate::verlet::Check;
@@ -151,6 +151,12 @@ pub struct Simulation {
     /// Lines and planes turned about a pivot by a law of time (`sim/moving_walls.rs`).
     tilts: Vec<crate::wall_motion::WallTilt>,
 }
+
+/// Why a polygon is refused under Hertz: the model scales the forces by sqrt(delta R_eff),
+/// and a polygon's corner or face has no radius to take.
+#[cfg(not(feature = "dim3"))]
+pub(crate) const HERTZ_ROUND: &str =
+    "the Hertz normal model is for discs (its forces grow with sqrt(overlap R_eff)); polygons take Hooke";
 
 impl Simulation {
     /// A simulation of the given particles. The particles are renumbered along a Morton
@@ -561,7 +567,6 @@ impl Simulation {
             params: &self.params,
             #[cfg(not(feature = "dim3"))]
             shapes: self.shapes.as_ref(),
-            #[cfg(feature = "dim3")]
             normal_model: self.config.normal_model,
             dt,
             extras: self.contacts.has_rolling_state(),
@@ -577,7 +582,6 @@ impl Simulation {
             rejection: self.config.rejection,
             #[cfg(not(feature = "dim3"))]
             gap_budget: self.config.integrator == Integrator::Verlet,
-            #[cfg(feature = "dim3")]
             normal_model: self.config.normal_model,
             image: self.min_image(),
         };

@@ -275,7 +275,6 @@ pub fn build(scenario: &Scenario, path: &Path) -> Result<Built> {
             sc::Rejection::Projection => Rejection::Projection,
             sc::Rejection::SeparatingLine => Rejection::SeparatingLine,
         },
-        #[cfg(feature = "dim3")]
         normal_model: scenario.normal_model,
     };
     let mut sim =

@@ -92,6 +92,8 @@ fn bed() -> Simulation {
         sort_every: 250,
         #[cfg(not(feature = "dim3"))]
         rejection: model,
+        #[cfg(not(feature = "dim3"))]
+        normal_model: Default::default(),
         #[cfg(feature = "dim3")]
         normal_model: model,
     };

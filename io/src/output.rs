@@ -466,7 +466,6 @@ pub(crate) mod tests {
             sort_every: 0,
             #[cfg(not(feature = "dim3"))]
             rejection: Default::default(),
-            #[cfg(feature = "dim3")]
             normal_model: talus_kernels::contact::law::NormalModel::Hooke,
         };
         let material = Material {

@@ -32,6 +32,7 @@ fn discs() -> engine::Simulation {
         margin: 1e-4,
         every_step: false,
         sort_every: 0,
+        normal_model: Default::default(),
         rejection: Rejection::Circle,
     };
     let material = Material {

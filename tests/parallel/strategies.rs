@@ -86,6 +86,7 @@ fn boxed(inits: &[ParticleInit], width: f64, height: f64, every_step: bool) -> (
         margin: 0.1e-3,
         every_step,
         sort_every: 100,
+        normal_model: Default::default(),
         rejection: Default::default(),
     };
     let material = Material {

@@ -44,6 +44,7 @@ mod plane {
             margin: 0.1e-3,
             every_step: false,
             sort_every: 0,
+            normal_model: Default::default(),
             rejection: Default::default(),
         }
     }

@@ -223,7 +223,7 @@ macro_rules! extras_tests {
 }
 
 mod plane {
-    extras_tests!(talus::engine, talus::kernels, 2, fixed, rejection: Default::default());
+    extras_tests!(talus::engine, talus::kernels, 2, fixed, rejection: Default::default(), normal_model: Default::default());
 
     /// `[[pair]]` entries and the materials' cohesion and rolling friction reach the
     /// simulation's table; polygons take cohesion, and rolling friction with them is
@@ -328,6 +328,7 @@ mod plane {
                 margin: 0.1e-3,
                 every_step: false,
                 sort_every: 0,
+                normal_model: Default::default(),
                 rejection: Default::default(),
             };
             let gamma_n = 2.0 * (KN / (DENSITY * 4.0 * H * H)).sqrt();

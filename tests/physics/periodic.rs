@@ -463,7 +463,7 @@ macro_rules! periodic_tests {
 }
 
 mod plane {
-    periodic_tests!(talus::engine, 2, [0.0], rejection: Default::default());
+    periodic_tests!(talus::engine, 2, [0.0], rejection: Default::default(), normal_model: Default::default());
 
     fn wall(normal: [f64; 2]) -> Wall {
         Wall::fixed([0.0; 2], normal, 0)

@@ -296,7 +296,7 @@ macro_rules! motion_tests {
 }
 
 mod plane {
-    motion_tests!(talus::engine, 2, fixed, rejection: Default::default());
+    motion_tests!(talus::engine, 2, fixed, rejection: Default::default(), normal_model: Default::default());
 }
 
 mod space {

@@ -140,7 +140,7 @@ macro_rules! tilt_tests {
 }
 
 mod plane {
-    tilt_tests!(talus::engine, 2, fixed, rejection: Default::default());
+    tilt_tests!(talus::engine, 2, fixed, rejection: Default::default(), normal_model: Default::default());
 }
 
 mod space {

@@ -110,6 +110,7 @@ pub fn peer_sim(bed: &LammpsData, integrator: Integrator, margin: f64, every_ste
         margin,
         every_step,
         sort_every: talus_io::build::SORT_EVERY,
+        normal_model: Default::default(),
         rejection: Default::default(),
     };
     Simulation::new(config, vec![peer_material()], walls, &bed.particle_inits(0)).map_err(|e| e.to_string())

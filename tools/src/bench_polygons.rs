@@ -156,6 +156,7 @@ fn config(dt: f64, domain_min: [f64; 2], domain_max: [f64; 2], rejection: Reject
         margin: 0.1e-3,
         every_step: false,
         sort_every: 1000,
+        normal_model: Default::default(),
         rejection,
     }
 }

@@ -470,6 +470,7 @@ pub fn test1_dem(n: usize) -> Result<Simulation, String> {
         margin: 0.0,
         every_step: true,
         sort_every: 1000,
+        normal_model: Default::default(),
         rejection: Rejection::Circle,
     };
     let material = Material {

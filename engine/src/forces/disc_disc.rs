@@ -4,6 +4,7 @@
 //! slot order; the second particle's data and loads prefetched in large systems.
 use talus_kernels::contact::disc_disc::{disc_disc_touching, discs_apart, pair_frame, ContactForce, PairFrame};
 use talus_kernels::contact::extras::{add_extras, contact_size, Touch};
+use talus_kernels::contact::law::NormalModel;
 use talus_kernels::contact::ContactParams;
 use talus_kernels::neighbor::MinImage;
 use talus_kernels::vector_build::Build;
@@ -182,6 +183,7 @@ impl Lanes {
 pub(crate) fn disc_slots<P: Params, S: ForceSink>(
     v: &DiscView,
     params: &P,
+    model: NormalModel,
     ci: &[u32],
     cj: &[u32],
     xi: &mut [f64],
@@ -190,14 +192,22 @@ pub(crate) fn disc_slots<P: Params, S: ForceSink>(
     sink: &mut S,
 ) -> u64 {
     let prefetch = crate::cache_size::prefetch_pays(v.x.len(), SECOND_BYTES);
-    disc_slots_with(Build::detect(), prefetch, v, params, ci, cj, xi, rolling, dt, sink)
+    match model {
+        NormalModel::Hooke => {
+            disc_slots_with::<P, S, false>(Build::detect(), prefetch, v, params, ci, cj, xi, rolling, dt, sink)
+        }
+        NormalModel::Hertz => {
+            disc_slots_with::<P, S, true>(Build::detect(), prefetch, v, params, ci, cj, xi, rolling, dt, sink)
+        }
+    }
 }
 
-/// [`disc_slots`] with the law's stage compiled as `law` says, and the second particles'
-/// data and loads asked for ahead or not (`prefetch`).
+/// [`disc_slots`] with the law's stage compiled as `law` says, the second particles'
+/// data and loads asked for ahead or not (`prefetch`), and the normal model Hertz's or
+/// Hooke's (`HERTZ`: one loop each, so that Hooke's has no factor to compute).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn disc_slots_with<P: Params, S: ForceSink>(
+fn disc_slots_with<P: Params, S: ForceSink, const HERTZ: bool>(
     law: Build,
     prefetch: bool,
     v: &DiscView,
@@ -251,13 +261,13 @@ fn disc_slots_with<P: Params, S: ForceSink>(
         match <&mut [f64; BATCH]>::try_from(&mut xi[start..end]) {
             Ok(springs) => law.run(
                 #[inline(always)]
-                || law_lanes(params, &mut lanes, springs, dt),
+                || law_lanes::<P, HERTZ>(params, &mut lanes, springs, dt),
             ),
             Err(_) => {
                 short[..m].copy_from_slice(&xi[start..end]);
                 law.run(
                     #[inline(always)]
-                    || law_lanes(params, &mut lanes, &mut short, dt),
+                    || law_lanes::<P, HERTZ>(params, &mut lanes, &mut short, dt),
                 );
                 xi[start..end].copy_from_slice(&short[..m]);
             }
@@ -283,7 +293,7 @@ fn disc_slots_with<P: Params, S: ForceSink>(
             };
             let (i, j) = (ci[o] as usize, cj[o] as usize);
             if P::EXTRAS {
-                disc_extras(v, params, &lanes, l, i, j, &mut f, &mut rolling[o], dt);
+                disc_extras::<P, HERTZ>(v, params, &lanes, l, i, j, &mut f, &mut rolling[o], dt);
             }
             sink.add(o, i, j, &f);
         }
@@ -300,12 +310,22 @@ fn disc_slots_with<P: Params, S: ForceSink>(
     touching
 }
 
+/// The normal model a loop is compiled for.
+#[inline(always)]
+const fn model<const HERTZ: bool>() -> NormalModel {
+    if HERTZ {
+        NormalModel::Hertz
+    } else {
+        NormalModel::Hooke
+    }
+}
+
 /// Cohesion and rolling resistance of the touching pair in lane `l` (slot of particles
 /// `i`, `j`), added to its force `f` (see `kernels::contact::extras`); `m` is its rolling
 /// torque.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn disc_extras<P: Params>(
+fn disc_extras<P: Params, const HERTZ: bool>(
     v: &DiscView,
     params: &P,
     lanes: &Lanes,
@@ -323,13 +343,15 @@ fn disc_extras<P: Params>(
     }
     let p = params.get(mi, mj);
     let (ri, rj, d) = (lanes.ri[l], lanes.rj[l], lanes.d[l]);
+    let (overlap, r_eff) = (ri + rj - d, ri * rj / (ri + rj));
+    let h = model::<HERTZ>().factor(overlap, r_eff);
     let t = Touch {
         n: [lanes.nx[l], lanes.ny[l]],
         size: contact_size(params.cohesion(), d, ri, rj),
-        overlap: ri + rj - d,
-        r_eff: ri * rj / (ri + rj),
-        kn: p.kn,
-        kt: p.kt,
+        overlap,
+        r_eff,
+        kn: h * p.kn,
+        kt: h * p.kt,
         w: [lanes.wi[l] - lanes.wj[l]],
     };
     add_extras(e, params.rolling(), &t, f, m, dt);
@@ -394,7 +416,7 @@ fn gather<P: Params, const FREE_SLOTS: bool>(
 /// and 10^6 discs 8-11 % slower on a Zen 2 VM, no different on a Zen 3 (BENCHMARKS.md,
 /// issue 18 item 6).
 #[inline(always)]
-fn law_lanes<P: Params>(params: &P, lanes: &mut Lanes, springs: &mut [f64; BATCH], dt: f64) {
+fn law_lanes<P: Params, const HERTZ: bool>(params: &P, lanes: &mut Lanes, springs: &mut [f64; BATCH], dt: f64) {
     for l in 0..BATCH {
         let f = pair_frame(lanes.dx[l], lanes.dy[l], lanes.inv[l]);
         (lanes.d[l], lanes.nx[l], lanes.ny[l], lanes.meff[l]) = (f.d, f.n[0], f.n[1], f.meff);
@@ -422,7 +444,9 @@ fn law_lanes<P: Params>(params: &P, lanes: &mut Lanes, springs: &mut [f64; BATCH
         let xi0 = *spring;
         let mut xi = xi0;
         let (dvx, dvy, wi, wj) = (lanes.dvx[l], lanes.dvy[l], lanes.wi[l], lanes.wj[l]);
-        let c = disc_disc_touching(&p, &frame, ri, rj, dvx, dvy, wi, wj, &mut xi, dt);
+        // (A lane apart has a negative overlap, and under Hertz a NaN factor: its force
+        // is not read, its spring reset.)
+        let c = disc_disc_touching(&p, model::<HERTZ>(), &frame, ri, rj, dvx, dvy, wi, wj, &mut xi, dt);
         *spring = if apart {
             0.0
         } else if idle {
@@ -515,7 +539,7 @@ mod tests {
     /// The loads and springs of the pair-by-pair loop: each candidate through `disc_disc`,
     /// its force added in slot order.
     #[allow(clippy::needless_range_loop)]
-    fn reference<P: Params>(b: &Bed, params: &P, dt: f64) -> ([Vec<f64>; 3], Vec<f64>, u64) {
+    fn reference<P: Params>(b: &Bed, params: &P, model: NormalModel, dt: f64) -> ([Vec<f64>; 3], Vec<f64>, u64) {
         let n = b.x.len();
         let (mut fx, mut fy, mut tq) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
         let mut xi = b.xi.clone();
@@ -529,6 +553,7 @@ mod tests {
             let mut x = xi[s];
             let c = disc_disc(
                 params.get(b.material[i], b.material[j]),
+                model,
                 b.x[j] - b.x[i],
                 b.y[j] - b.y[i],
                 b.radius[i],
@@ -559,7 +584,13 @@ mod tests {
         ([fx, fy, tq], xi, touching)
     }
 
-    fn batched<P: Params>(law: Build, b: &Bed, params: &P, dt: f64) -> ([Vec<f64>; 3], Vec<f64>, u64) {
+    fn batched<P: Params>(
+        law: Build,
+        b: &Bed,
+        params: &P,
+        model: NormalModel,
+        dt: f64,
+    ) -> ([Vec<f64>; 3], Vec<f64>, u64) {
         let n = b.x.len();
         let run = |prefetch: bool| {
             let (mut fx, mut fy, mut tq) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
@@ -568,7 +599,15 @@ mod tests {
                 loads: [&mut fx, &mut fy, &mut tq],
             };
             let (ci, cj) = (&b.ci, &b.cj);
-            let touching = disc_slots_with(law, prefetch, &view(b), params, ci, cj, &mut xi, &mut [], dt, &mut sink);
+            let v = view(b);
+            let touching = match model {
+                NormalModel::Hooke => {
+                    disc_slots_with::<P, _, false>(law, prefetch, &v, params, ci, cj, &mut xi, &mut [], dt, &mut sink)
+                }
+                NormalModel::Hertz => {
+                    disc_slots_with::<P, _, true>(law, prefetch, &v, params, ci, cj, &mut xi, &mut [], dt, &mut sink)
+                }
+            };
             ([fx, fy, tq], xi, touching)
         };
         // With and without the prefetches (the loop asks for them only in large systems):
@@ -588,7 +627,7 @@ mod tests {
 
     /// The batched loop (every build of its law's stage this processor runs) gives the
     /// loads, springs and count of the pair-by-pair loop, bit for bit, with one material
-    /// and with a pair table, for table lengths around the batch's.
+    /// and with a pair table, Hooke and Hertz, for table lengths around the batch's.
     #[test]
     fn batched_loop_is_bitwise_the_pair_by_pair_loop() {
         let a = PEER;
@@ -604,19 +643,21 @@ mod tests {
         let dt = 1e-6;
         for (slots, seed) in LENGTHS {
             let bed = bed(120, slots, seed);
-            let want_one = reference(&bed, &OneMaterial(a), dt);
-            let want_table = reference(&bed, &table, dt);
-            assert!(want_one.2 > 0 || slots < 64, "the bed has touching pairs");
-            for &law in &laws {
-                for (got, want) in [
-                    (batched(law, &bed, &OneMaterial(a), dt), &want_one),
-                    (batched(law, &bed, &table, dt), &want_table),
-                ] {
-                    for k in 0..3 {
-                        assert_eq!(bits(&got.0[k]), bits(&want.0[k]), "loads {k}, {slots} slots");
+            for model in [NormalModel::Hooke, NormalModel::Hertz] {
+                let want_one = reference(&bed, &OneMaterial(a), model, dt);
+                let want_table = reference(&bed, &table, model, dt);
+                assert!(want_one.2 > 0 || slots < 64, "the bed has touching pairs");
+                for &law in &laws {
+                    for (got, want) in [
+                        (batched(law, &bed, &OneMaterial(a), model, dt), &want_one),
+                        (batched(law, &bed, &table, model, dt), &want_table),
+                    ] {
+                        for k in 0..3 {
+                            assert_eq!(bits(&got.0[k]), bits(&want.0[k]), "loads {k}, {slots} slots, {model:?}");
+                        }
+                        assert_eq!(bits(&got.1), bits(&want.1), "springs, {slots} slots, {model:?}");
+                        assert_eq!(got.2, want.2, "touching pairs, {slots} slots, {model:?}");
                     }
-                    assert_eq!(bits(&got.1), bits(&want.1), "springs, {slots} slots");
-                    assert_eq!(got.2, want.2, "touching pairs, {slots} slots");
                 }
             }
         }
@@ -633,7 +674,7 @@ mod tests {
                 cj,
                 ..whole.clone()
             };
-            batched(law, &b, &OneMaterial(PEER), 1e-6);
+            batched(law, &b, &OneMaterial(PEER), NormalModel::Hooke, 1e-6);
         });
     }
 }

@@ -7,6 +7,7 @@
 use talus_kernels::contact::cohesion::chord;
 use talus_kernels::contact::disc_disc::{disc_disc_touching, pair_frame, ContactForce};
 use talus_kernels::contact::extras::add_cohesion_at;
+use talus_kernels::contact::law::NormalModel;
 use talus_kernels::contact::polygon_polygon::{ContactFrame, FrameOut};
 use talus_kernels::neighbor::MinImage;
 
@@ -121,8 +122,10 @@ fn contact(
             // Coincident discs (d = 0) get the full overlap along the fixed normal of
             // `contact_normal`, as in the disc-only loop.
             let pf = pair_frame(dx, dy, inv);
+            // Hooke: a simulation with polygons takes no other (refused at set-up).
             let c = disc_disc_touching(
                 prm,
+                NormalModel::Hooke,
                 &pf,
                 ps.radius[i],
                 ps.radius[j],

@@ -34,7 +34,6 @@ pub(crate) struct WallWork<'a> {
     pub params: &'a PairTable,
     #[cfg(not(feature = "dim3"))]
     pub shapes: Option<&'a Shapes>,
-    #[cfg(feature = "dim3")]
     pub normal_model: talus_kernels::contact::law::NormalModel,
     pub dt: f64,
     /// Whether some pairs of materials have cohesion or rolling resistance (the wall
@@ -146,6 +145,7 @@ impl WallWork<'_> {
                 }
                 _ => disc_wall(
                     prm,
+                    self.normal_model,
                     &wall.line,
                     ps.pos[0][q],
                     ps.pos[1][q],
@@ -219,7 +219,10 @@ impl WallWork<'_> {
         #[cfg(not(feature = "dim3"))]
         let (n, h) = {
             w[0] -= wall.line.spin;
-            ([-wall.line.normal[0], -wall.line.normal[1]], 1.0)
+            (
+                [-wall.line.normal[0], -wall.line.normal[1]],
+                self.normal_model.factor(c.overlap, r),
+            )
         };
         #[cfg(feature = "dim3")]
         let (n, h) = {

@@ -2,6 +2,7 @@
 //! loads: the deterministic fix-up, the per-thread and mutex reductions; the wall forces
 //! after each particle's pairs.
 use super::*;
+use talus_kernels::contact::law::NormalModel;
 
 /// Contact-table slots per dynamically claimed chunk.
 const SLOT_CHUNK: usize = 2048;
@@ -101,6 +102,7 @@ fn chunk_forces<S: ForceSink>(
     shapes: Option<&Shapes>,
     one: Option<&OneMaterial>,
     params: &crate::material::PairTable,
+    model: NormalModel,
     ci: &[u32],
     cj: &[u32],
     c: Slots,
@@ -117,9 +119,11 @@ fn chunk_forces<S: ForceSink>(
         rolling,
     } = c;
     match (shapes, one) {
-        (None, one) if !rolling.is_empty() => disc_slots_with_extras(view, one, params, ci, cj, xi, rolling, dt, sink),
-        (None, Some(one)) => disc_slots(view, one, ci, cj, xi, rolling, dt, sink),
-        (None, None) => disc_slots(view, params, ci, cj, xi, rolling, dt, sink),
+        (None, one) if !rolling.is_empty() => {
+            disc_slots_with_extras(view, one, params, model, ci, cj, xi, rolling, dt, sink)
+        }
+        (None, Some(one)) => disc_slots(view, one, model, ci, cj, xi, rolling, dt, sink),
+        (None, None) => disc_slots(view, params, model, ci, cj, xi, rolling, dt, sink),
         // With polygons only cohesion is allowed (rolling resistance is refused at set-up);
         // its loop is compiled apart, so that a run without it pays nothing.
         (Some(sh), _) if !rolling.is_empty() => {
@@ -205,6 +209,7 @@ fn disc_slots_with_extras<S: ForceSink>(
     view: &RoundView,
     one: Option<&OneMaterial>,
     params: &crate::material::PairTable,
+    model: NormalModel,
     ci: &[u32],
     cj: &[u32],
     xi: &mut [f64],
@@ -219,6 +224,7 @@ fn disc_slots_with_extras<S: ForceSink>(
                 params: one,
                 table: params,
             },
+            model,
             ci,
             cj,
             xi,
@@ -229,6 +235,7 @@ fn disc_slots_with_extras<S: ForceSink>(
         None => disc_slots(
             view,
             &WithExtras { params, table: params },
+            model,
             ci,
             cj,
             xi,
@@ -287,8 +294,7 @@ pub(crate) struct PairWork<'a> {
     pub rejection: Rejection,
     #[cfg(not(feature = "dim3"))]
     pub gap_budget: bool,
-    #[cfg(feature = "dim3")]
-    pub normal_model: talus_kernels::contact::law::NormalModel,
+    pub normal_model: NormalModel,
     /// A periodic cell's minimum-image rule.
     pub image: Option<talus_kernels::neighbor::MinImage>,
 }
@@ -525,6 +531,7 @@ impl Workers {
                             w.shapes,
                             one.as_ref(),
                             w.params,
+                            w.normal_model,
                             ci,
                             cj,
                             Slots {

@@ -35,9 +35,8 @@ pub struct Config {
     /// Cheap tests run on candidate pairs of polygons before the exact one.
     #[cfg(not(feature = "dim3"))]
     pub rejection: Rejection,
-    /// The normal force law of every contact (LAMMPS gran/hooke/history or
-    /// gran/hertz/history).
-    #[cfg(feature = "dim3")]
+    /// The normal force law of every contact of round grains (LAMMPS
+    /// gran/hooke/history or gran/hertz/history; polygons take Hooke only).
     pub normal_model: talus_kernels::contact::law::NormalModel,
 }
 

@@ -24,6 +24,9 @@ impl Simulation {
             let r = spec.radius.max();
             if let Some(v) = crate::generate::polygon_vertices(&spec.shape, r, &mut rng) {
                 PolygonShape::new(&v).map_err(|e| setup(e.to_string()))?;
+                if self.config.normal_model == NormalModel::Hertz {
+                    return Err(setup(format!("polygons to insert: {}", crate::sim::HERTZ_ROUND)));
+                }
                 if self.params.has_rolling() {
                     return Err(setup(
                         "rolling resistance is for round grains: a polygon's corners resist its rolling already".into(),
@@ -174,7 +177,6 @@ mod tests {
             sort_every: 0,
             #[cfg(not(feature = "dim3"))]
             rejection: crate::sim::Rejection::Circle,
-            #[cfg(feature = "dim3")]
             normal_model: talus_kernels::contact::law::NormalModel::Hooke,
         };
         let contact = ContactParams {

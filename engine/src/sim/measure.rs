@@ -122,6 +122,7 @@ impl Simulation {
     #[cfg(not(feature = "dim3"))]
     pub fn energies(&self) -> Energies {
         let ps = &self.particles;
+        let model = self.config.normal_model;
         let (kinetic, rotational) = self.kinetic_energies();
         let mut e = Energies {
             kinetic,
@@ -155,7 +156,7 @@ impl Simulation {
                     let inv = ps.inv_mass[i] + ps.inv_mass[j];
                     if inv > 0.0 {
                         if let Some(c) = disc_polygon(prm, d, p, inv, &mut xi.clone(), 0.0, &mut ()) {
-                            e.elastic += elastic_energy(prm, c.overlap, xi);
+                            e.elastic += elastic_energy(prm, NormalModel::Hooke, c.overlap, 0.0, xi);
                             e.contacts += 1;
                         }
                     }
@@ -164,9 +165,10 @@ impl Simulation {
             }
             let sep = self.separation(i, j);
             let d = sep[0].hypot(sep[1]);
-            let overlap = ps.radius[i] + ps.radius[j] - d;
+            let (ri, rj) = (ps.radius[i], ps.radius[j]);
+            let overlap = ri + rj - d;
             if overlap > 0.0 {
-                e.elastic += elastic_energy(prm, overlap, self.contacts.xi[s]);
+                e.elastic += elastic_energy(prm, model, overlap, ri * rj / (ri + rj), self.contacts.xi[s]);
                 e.contacts += 1;
             }
         }
@@ -185,7 +187,7 @@ impl Simulation {
             let overlap = ps.radius[p] - wall.line.distance(ps.pos[0][p], ps.pos[1][p]);
             if overlap > 0.0 {
                 let prm = self.params.get(ps.material[p], wall.material);
-                e.elastic += elastic_energy(prm, overlap, self.wall_contacts.xi[k]);
+                e.elastic += elastic_energy(prm, model, overlap, ps.radius[p], self.wall_contacts.xi[k]);
                 e.wall_contacts += 1;
             }
         }

@@ -280,7 +280,6 @@ impl Simulation {
             params: &self.params,
             #[cfg(not(feature = "dim3"))]
             shapes: self.shapes.as_ref(),
-            #[cfg(feature = "dim3")]
             normal_model: self.config.normal_model,
             dt: 0.0,
             extras: self.contacts.has_rolling_state(),

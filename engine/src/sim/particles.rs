@@ -66,6 +66,12 @@ impl Simulation {
                 )));
             }
         }
+        #[cfg(not(feature = "dim3"))]
+        if self.config.normal_model == NormalModel::Hertz {
+            if let Some((k, _)) = shapes.iter().enumerate().find(|(_, s)| s.is_some()) {
+                return Err(EngineError::Setup(format!("particle id {}: {HERTZ_ROUND}", new[k].id)));
+            }
+        }
         self.drop_images();
         let before = self.len();
         #[cfg(not(feature = "dim3"))]

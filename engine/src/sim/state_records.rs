@@ -5,7 +5,6 @@
 use bytemuck::Pod;
 #[cfg(not(feature = "dim3"))]
 use talus_kernels::contact::disc_wall::LineWall;
-#[cfg(feature = "dim3")]
 use talus_kernels::contact::law::NormalModel;
 #[cfg(feature = "dim3")]
 use talus_kernels::contact::sphere_wall::{CylinderWall, PlaneWall};
@@ -39,13 +38,15 @@ pub(super) const S_SHAPES: usize = 10;
 pub(super) const S_NARROW: usize = 11;
 pub(super) const SCALARS: usize = S_NARROW + 10;
 // Positions in the "config" section: the time step, gravity, domain_min, domain_max per
-// axis, the margin, then the words below, then rejection (2D) or normal_model (3D).
+// axis, the margin, then the words below, the last the models' (`MODEL_SHIFT`).
 pub(super) const C_MARGIN: usize = 1 + 3 * DIM;
 pub(super) const C_INTEGRATOR: usize = C_MARGIN + 1;
 pub(super) const C_NEIGHBOR: usize = C_MARGIN + 2;
 pub(super) const C_EVERY_STEP: usize = C_MARGIN + 3;
 pub(super) const C_SORT_EVERY: usize = C_MARGIN + 4;
 pub(super) const C_MODEL: usize = C_MARGIN + 5;
+/// Where the normal model sits in the `C_MODEL` word (2D: above the rejection test's code).
+const MODEL_SHIFT: u32 = if DIM == 2 { 2 } else { 0 };
 pub(super) const CONFIG_WORDS: usize = C_MODEL + 1;
 pub(super) const INTEGRATOR_CODES: &str = "0 or 1";
 /// The neighbour method's code in the "config" section is its position here: the build's
@@ -111,17 +112,21 @@ pub(super) fn config_words(c: &Config) -> Vec<u64> {
         .iter()
         .position(|&m| m == c.neighbor)
         .expect("a listed method") as u64;
-    #[cfg(not(feature = "dim3"))]
-    let model = match c.rejection {
-        Rejection::Circle => 0,
-        Rejection::Projection => 1,
-        Rejection::SeparatingLine => 2,
-    };
-    #[cfg(feature = "dim3")]
-    let model = match c.normal_model {
+    let normal = match c.normal_model {
         NormalModel::Hooke => 0,
         NormalModel::Hertz => 1,
     };
+    // 2D: the polygons' rejection test in the low two bits, the normal model above them
+    // (a checkpoint from before 2D Hertz reads as Hooke); 3D: the normal model.
+    #[cfg(not(feature = "dim3"))]
+    let model = normal << MODEL_SHIFT
+        | match c.rejection {
+            Rejection::Circle => 0,
+            Rejection::Projection => 1,
+            Rejection::SeparatingLine => 2,
+        };
+    #[cfg(feature = "dim3")]
+    let model = normal;
     let mut w = vec![c.dt.to_bits()];
     let vectors = c.gravity.iter().chain(&c.domain_min).chain(&c.domain_max);
     w.extend(vectors.chain([&c.margin]).map(|v| v.to_bits()));
@@ -156,14 +161,13 @@ pub(super) fn config_from(r: &Reader<'_>) -> Result<Config> {
         },
         sort_every: cw[C_SORT_EVERY],
         #[cfg(not(feature = "dim3"))]
-        rejection: match cw[C_MODEL] {
+        rejection: match cw[C_MODEL] & 3 {
             0 => Rejection::Circle,
             1 => Rejection::Projection,
             2 => Rejection::SeparatingLine,
             k => return Err(bad_config(format!("rejection code {k} (0 to 2)"))),
         },
-        #[cfg(feature = "dim3")]
-        normal_model: match cw[C_MODEL] {
+        normal_model: match cw[C_MODEL] >> MODEL_SHIFT {
             0 => NormalModel::Hooke,
             1 => NormalModel::Hertz,
             k => return Err(bad_config(format!("normal model code {k} (0 Hooke or 1 Hertz)"))),

@@ -160,7 +160,6 @@ fn bed(neighbor: NeighborMethod, integrator: Integrator) -> Simulation {
         sort_every: 300,
         #[cfg(not(feature = "dim3"))]
         rejection: Rejection::Circle,
-        #[cfg(feature = "dim3")]
         normal_model: talus_kernels::contact::law::NormalModel::Hertz,
     };
     let material = Material {

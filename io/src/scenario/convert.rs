@@ -77,8 +77,39 @@ impl Ctx<'_> {
         }
     }
 
+    /// Under Hertz, a polygon anywhere in the scenario (a polygon shape of a particle
+    /// source or an insertion stream, a body, a drum), refused where it is given.
+    #[cfg(not(feature = "dim3"))]
+    fn refuse_polygons_under_hertz(&self, raw: &RawScenario) -> Result<()> {
+        let hertz = raw.contact.as_ref().and_then(|c| c.model.as_ref());
+        if hertz.is_none_or(|m| *m.get_ref() != ModelName::Hertz) {
+            return Ok(());
+        }
+        let why = "with [contact] model = \"hertz\": Hertz is for discs (its forces grow with sqrt(overlap R_eff), \
+                   and a polygon's corner has no radius); polygons take \"hooke\"";
+        let shapes = raw
+            .particles
+            .iter()
+            .flat_map(|p| p.get_ref().iter().map(|p| &p.get_ref().shape));
+        let shapes = shapes.chain(raw.insert.iter().map(|i| &i.get_ref().shape));
+        for s in shapes.flatten() {
+            if s.get_ref().kind != ShapeKind::Disc {
+                return Err(self.err(s.span(), format!("a polygon shape is not allowed {why}")));
+            }
+        }
+        if let Some(b) = raw.body.first() {
+            return Err(self.err(b.span(), format!("[[body]] (a polygon) is not allowed {why}")));
+        }
+        if let Some(d) = raw.drum.first() {
+            return Err(self.err(d.span(), format!("[[drum]] (a ring of polygons) is not allowed {why}")));
+        }
+        Ok(())
+    }
+
     pub(super) fn convert(&self, raw: RawScenario) -> Result<Scenario> {
         self.check_dimension(&raw.dimension)?;
+        #[cfg(not(feature = "dim3"))]
+        self.refuse_polygons_under_hertz(&raw)?;
         let mut domain = Domain {
             min: raw.domain.min.0,
             max: raw.domain.max.get_ref().0,
@@ -188,8 +219,7 @@ impl Ctx<'_> {
             None => NormalModel::Hooke,
             Some(m) => match m.get_ref() {
                 ModelName::Hooke => NormalModel::Hooke,
-                ModelName::Hertz if DIM == 3 => NormalModel::Hertz,
-                ModelName::Hertz => return Err(self.err(m.span(), "\"hertz\" is 3D only so far; use \"hooke\"")),
+                ModelName::Hertz => NormalModel::Hertz,
             },
         };
         if normal_model == NormalModel::Hertz {

@@ -52,7 +52,7 @@ pub(super) struct RawInsert {
     region: Option<Spanned<RawRegion>>,
     radius: Option<Spanned<RawRadius>>,
     #[cfg(not(feature = "dim3"))]
-    shape: Option<Spanned<RawShape>>,
+    pub(super) shape: Option<Spanned<RawShape>>,
     // Spheres only in 3D: read to be refused by name.
     #[cfg(feature = "dim3")]
     shape: Option<Spanned<toml::Value>>,

@@ -56,7 +56,7 @@ pub struct Scenario {
     /// Rotating drums: rings of driven wall polygons.
     #[cfg(not(feature = "dim3"))]
     pub drums: Vec<Drum>,
-    /// The normal force law (`[contact] model`; Hertz in 3D only so far).
+    /// The normal force law (`[contact] model`; Hertz for discs and spheres, not polygons).
     pub normal_model: NormalModel,
     /// `[contact] rolling`: the rolling-resistance law of pairs with a rolling friction.
     pub rolling: RollingModel,

@@ -625,9 +625,8 @@ fn scenario_line_col() {
     assert_eq!(line_col("é\nx", 3), (2, 1));
 }
 
-/// The 2D build reads 2D scenarios: a 3D one, 3D walls and the Hertz law (3D only so far)
-/// are refused by name and line; `scenario_dimension` tells the program which build runs
-/// a file.
+/// The 2D build reads 2D scenarios: a 3D one and 3D walls are refused by name and line;
+/// `scenario_dimension` tells the program which build runs a file.
 #[test]
 fn scenario_dimensions() {
     assert_eq!(scenario_dimension(FULL, Path::new("a.toml")).unwrap(), 2);
@@ -650,10 +649,29 @@ fn scenario_dimensions() {
         line_of(&t, "[[wall]]"),
         &["wall[0]", "a 3D wall", "\"line\" or \"box\""],
     );
-    let t = format!("{FULL}\n[contact]\nmodel = \"hertz\"\n");
-    expect_err(&t, line_of(&t, "\"hertz\""), &["contact.model", "3D only"]);
     let t = format!("{FULL}\n[contact]\nmodel = \"hooke\"\n");
     assert_eq!(parse(&t).unwrap().normal_model, NormalModel::Hooke);
+}
+
+/// Hertz in 2D (LAMMPS gran/hertz/history on discs): damping by `gamma_n`, not by a
+/// restitution; a polygon anywhere is refused where it is given.
+#[test]
+fn scenario_hertz_discs() {
+    let hertz = format!("{FULL}\n[contact]\nmodel = \"hertz\"\n");
+    let e = parse(&hertz).unwrap_err().to_string();
+    assert!(e.contains("material `glass`") && e.contains("gamma_n"), "{e}");
+    let hertz = hertz.replace("restitution = 0.5", "gamma_n = 5000.0");
+    let s = parse(&hertz).unwrap();
+    assert_eq!(s.normal_model, NormalModel::Hertz);
+    let t = hertz.replace(
+        "count = 10\n",
+        "count = 10\nshape = { kind = \"regular\", vertices = [6] }\n",
+    );
+    expect_err(&t, line_of(&t, "shape = "), &["polygon shape", "hertz", "\"hooke\""]);
+    let t = format!("{hertz}\n[[body]]\nmaterial = \"steel\"\nvertices = [[0.1, 0.1], [0.2, 0.1], [0.15, 0.2]]\n");
+    expect_err(&t, line_of(&t, "[[body]]"), &["[[body]]", "hertz"]);
+    let t = hertz.replace("count = 10\n", "count = 10\nshape = { kind = \"disc\" }\n");
+    assert_eq!(parse(&t).unwrap().normal_model, NormalModel::Hertz);
 }
 
 #[test]

@@ -1,15 +1,17 @@
 //! Disc-disc contact: geometry and relative velocity of two discs, then the contact law.
-use super::law::{linear_spring_dashpot, ContactParams};
+use super::law::{linear_spring_dashpot, ContactParams, NormalModel};
 
 pub use super::ContactForce;
 
-/// The law applied in a contact frame. `n` is the unit normal from body i to body j,
-/// `dv = v_i - v_j` at the centres, `roll = omega_i r_i + omega_j r_j` the rotational
-/// part of the slip, `ri`, `rj` the lever arms of the contact point.
+/// The law applied in a contact frame. `h` is the normal model's factor
+/// ([`NormalModel::factor`]), `n` the unit normal from body i to body j, `dv = v_i - v_j`
+/// at the centres, `roll = omega_i r_i + omega_j r_j` the rotational part of the slip,
+/// `ri`, `rj` the lever arms of the contact point.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn contact_in_frame(
     p: &ContactParams,
+    h: f64,
     nx: f64,
     ny: f64,
     overlap: f64,
@@ -25,7 +27,7 @@ pub fn contact_in_frame(
     // t = (-n_y, n_x); slip of i's contact point relative to j's along t.
     let v_n = dvx * nx + dvy * ny;
     let v_t = -dvx * ny + dvy * nx + roll;
-    let f = linear_spring_dashpot(p, overlap, v_n, v_t, meff, xi, dt);
+    let f = linear_spring_dashpot(p, h, overlap, v_n, v_t, meff, xi, dt);
     // Force on i: -F_n n + F_t t. Torque on i: (r_i n) x (F_t t) = r_i F_t; on j:
     // (-r_j n) x (-F_t t) = r_j F_t.
     ContactForce {
@@ -95,12 +97,14 @@ pub fn pair_frame(dx: f64, dy: f64, inv_mass_sum: f64) -> PairFrame {
     }
 }
 
-/// Contact of two touching discs (not [`discs_apart`]) given their
-/// [`PairFrame`]. `dvx, dvy = v_i - v_j`; the overlap is `r_i + r_j - d`.
+/// Contact of two touching discs (not [`discs_apart`]) given their [`PairFrame`], under
+/// the normal model `model` (R_eff = R_i R_j / (R_i + R_j) under Hertz, as LAMMPS
+/// gran/hertz/history in 2D). `dvx, dvy = v_i - v_j`; the overlap is `r_i + r_j - d`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn disc_disc_touching(
     p: &ContactParams,
+    model: NormalModel,
     frame: &PairFrame,
     ri: f64,
     rj: f64,
@@ -112,11 +116,14 @@ pub fn disc_disc_touching(
     dt: f64,
 ) -> ContactForce {
     let [nx, ny] = frame.n;
+    let overlap = ri + rj - frame.d;
+    let h = model.factor(overlap, ri * rj / (ri + rj));
     contact_in_frame(
         p,
+        h,
         nx,
         ny,
-        ri + rj - frame.d,
+        overlap,
         dvx,
         dvy,
         wi * ri + wj * rj,
@@ -135,6 +142,7 @@ pub fn disc_disc_touching(
 #[allow(clippy::too_many_arguments)]
 pub fn disc_disc(
     p: &ContactParams,
+    model: NormalModel,
     dx: f64,
     dy: f64,
     ri: f64,
@@ -151,7 +159,7 @@ pub fn disc_disc(
         return None;
     }
     let frame = pair_frame(dx, dy, inv_mass_sum);
-    Some(disc_disc_touching(p, &frame, ri, rj, dvx, dvy, wi, wj, xi, dt))
+    Some(disc_disc_touching(p, model, &frame, ri, rj, dvx, dvy, wi, wj, xi, dt))
 }
 
 #[cfg(test)]
@@ -169,11 +177,41 @@ mod tests {
     #[test]
     fn head_on_is_repulsive_and_torque_free() {
         let mut xi = 0.0;
-        let c = disc_disc(&P, 1.9, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
+        let c = disc_disc(
+            &P,
+            NormalModel::Hooke,
+            1.9,
+            0.0,
+            1.0,
+            1.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            2.0,
+            &mut xi,
+            1e-3,
+        )
+        .unwrap();
         assert!((c.f[0] + 1000.0 * 0.1).abs() < 1e-9);
         assert_eq!(c.f[1], 0.0);
         assert_eq!(c.ti[0], 0.0);
-        assert!(disc_disc(&P, 2.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).is_none());
+        assert!(disc_disc(
+            &P,
+            NormalModel::Hooke,
+            2.0,
+            0.0,
+            1.0,
+            1.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            2.0,
+            &mut xi,
+            1e-3
+        )
+        .is_none());
     }
 
     /// Coincident discs (two sources in one region, two atoms at one x, y) used to get no
@@ -182,14 +220,59 @@ mod tests {
     #[test]
     fn coincident_discs_push_apart_along_x() {
         let mut xi = 0.0;
-        let c = disc_disc(&P, 0.0, 0.0, 1.0, 0.5, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
+        let c = disc_disc(
+            &P,
+            NormalModel::Hooke,
+            0.0,
+            0.0,
+            1.0,
+            0.5,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            2.0,
+            &mut xi,
+            1e-3,
+        )
+        .unwrap();
         assert_eq!(c.overlap, 1.5);
         assert_eq!((c.f[0], c.f[1], c.ti[0], c.tj[0]), (-1000.0 * 1.5, 0.0, 0.0, 0.0));
         // A distance whose square underflows is coincident too (no NaN from 1/d).
-        let c = disc_disc(&P, 1e-170, -1e-170, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
+        let c = disc_disc(
+            &P,
+            NormalModel::Hooke,
+            1e-170,
+            -1e-170,
+            1.0,
+            1.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            2.0,
+            &mut xi,
+            1e-3,
+        )
+        .unwrap();
         assert!(c.f[0] == -2000.0 && c.f[1] == 0.0, "{c:?}");
         // A tiny distance whose square is a normal number has its own direction.
-        let c = disc_disc(&P, 0.0, 1e-150, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
+        let c = disc_disc(
+            &P,
+            NormalModel::Hooke,
+            0.0,
+            1e-150,
+            1.0,
+            1.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            2.0,
+            &mut xi,
+            1e-3,
+        )
+        .unwrap();
         assert!(c.f[0] == 0.0 && c.f[1] == -2000.0, "{c:?}");
     }
 
@@ -198,7 +281,22 @@ mod tests {
         // i below j, i slides in +x: friction on i points to -x; torques on both from
         // lever arms along the normal.
         let mut xi = 0.0;
-        let c = disc_disc(&P, 0.0, 1.9, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
+        let c = disc_disc(
+            &P,
+            NormalModel::Hooke,
+            0.0,
+            1.9,
+            1.0,
+            1.0,
+            1.0,
+            0.0,
+            0.0,
+            0.0,
+            2.0,
+            &mut xi,
+            1e-3,
+        )
+        .unwrap();
         assert!(c.f[0] < 0.0, "{c:?}");
         // F_t along t = (-1, 0): positive F_t means force in -x.
         assert!(c.ti[0] > 0.0 && c.tj[0] > 0.0);

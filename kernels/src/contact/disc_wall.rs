@@ -1,7 +1,7 @@
 //! Disc against a straight wall (an infinite line): the same law as disc-disc, with the
 //! wall as a body of infinite mass (m_eff = m of the disc, as in LAMMPS fix wall/gran).
 use super::disc_disc::{contact_in_frame, ContactForce};
-use super::law::ContactParams;
+use super::law::{ContactParams, NormalModel};
 
 /// A straight wall through `point` with unit `normal` pointing to the side where the
 /// particles are, moving rigidly: `point` at `velocity`, the line turning at `spin` about
@@ -36,11 +36,14 @@ impl LineWall {
 }
 
 /// Contact of a disc (centre x, y, radius r, velocity v, spin w, inverse mass > 0) with a
-/// wall, or `None` if it does not touch. The force and torque `ti` act on the disc.
+/// wall, or `None` if it does not touch, under the normal model `model` (R_eff = r under
+/// Hertz, as LAMMPS fix wall/gran hertz/history). The force and torque `ti` act on the
+/// disc.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn disc_wall(
     p: &ContactParams,
+    model: NormalModel,
     wall: &LineWall,
     x: f64,
     y: f64,
@@ -64,11 +67,13 @@ pub fn disc_wall(
     } else {
         wall.velocity
     };
+    let overlap = r - d;
     Some(contact_in_frame(
         p,
+        model.factor(overlap, r),
         -wall.normal[0],
         -wall.normal[1],
-        r - d,
+        overlap,
         vx - v[0],
         vy - v[1],
         w * r,
@@ -100,9 +105,37 @@ mod tests {
             spin: 0.0,
         };
         let mut xi = 0.0;
-        let c = disc_wall(&p, &floor, 3.0, 0.9, 1.0, 0.0, 0.0, 0.0, 1.0, &mut xi, 1e-3).unwrap();
+        let c = disc_wall(
+            &p,
+            NormalModel::Hooke,
+            &floor,
+            3.0,
+            0.9,
+            1.0,
+            0.0,
+            0.0,
+            0.0,
+            1.0,
+            &mut xi,
+            1e-3,
+        )
+        .unwrap();
         assert!((c.f[1] - 10.0).abs() < 1e-9 && c.f[0].abs() < 1e-15);
-        assert!(disc_wall(&p, &floor, 3.0, 1.1, 1.0, 0.0, 0.0, 0.0, 1.0, &mut xi, 1e-3).is_none());
+        assert!(disc_wall(
+            &p,
+            NormalModel::Hooke,
+            &floor,
+            3.0,
+            1.1,
+            1.0,
+            0.0,
+            0.0,
+            0.0,
+            1.0,
+            &mut xi,
+            1e-3
+        )
+        .is_none());
     }
 
     /// A floor turning at 2 rad/s about a point 5 to the left of the disc's contact rises
@@ -125,7 +158,21 @@ mod tests {
         assert_eq!(floor.velocity_at([3.0, 0.0]), [0.0, 10.0]);
         assert_eq!(floor.velocity_at([-2.0, 1.0]), [-2.0, 0.0]);
         let mut xi = 0.0;
-        let c = disc_wall(&p, &floor, 3.0, 0.9, 1.0, 0.0, 0.0, 0.0, 0.5, &mut xi, 1e-3).unwrap();
+        let c = disc_wall(
+            &p,
+            NormalModel::Hooke,
+            &floor,
+            3.0,
+            0.9,
+            1.0,
+            0.0,
+            0.0,
+            0.0,
+            0.5,
+            &mut xi,
+            1e-3,
+        )
+        .unwrap();
         // kn delta + gamma_n m v_n, m = 2.
         assert!((c.f[1] - (10.0 + 3.0 * 2.0 * 10.0)).abs() < 1e-9, "{:?}", c.f);
     }

@@ -2,14 +2,16 @@
 //! Coulomb limit (Muth et al., eqs. 1-2; Cundall & Strack 1979), in the convention of
 //! LAMMPS `pair gran/hooke/history`, so that talus and LAMMPS beds are comparable:
 //!
-//! F_n = k_n * delta + m_eff * gamma_n * v_n        (repulsive when positive)
-//! F_t = -(k_t * xi + m_eff * gamma_t * v_t),  |F_t| <= mu * |F_n|
+//! F_n = h (k_n * delta + m_eff * gamma_n * v_n)        (repulsive when positive)
+//! F_t = -h (k_t * xi + m_eff * gamma_t * v_t),  |F_t| <= mu * |F_n|
 //!
-//! with `gamma` per unit effective mass (1/s) and `xi` the tangential spring, the
-//! integral of the tangential slip velocity over the life of the contact. In 2D the
-//! tangent is one direction, so `xi` is a scalar that turns with the contact frame.
-//! The normal force is not clipped at zero (as in LAMMPS hooke): the analytic solution
-//! of the damped oscillator then holds exactly, which the restitution test relies on.
+//! with `gamma` per unit effective mass (1/s), `xi` the tangential spring, the integral
+//! of the tangential slip velocity over the life of the contact, and `h` the normal
+//! model's factor ([`NormalModel::factor`]: 1 for Hooke, sqrt(delta R_eff) for Hertz, as
+//! LAMMPS `gran/hertz/history`). In 2D the tangent is one direction, so `xi` is a scalar
+//! that turns with the contact frame. The normal force is not clipped at zero (as in
+//! LAMMPS hooke): the analytic solution of the damped oscillator then holds exactly,
+//! which the restitution test relies on.
 
 /// Coefficients of one pair of materials.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -69,6 +71,15 @@ impl NormalModel {
             NormalModel::Hertz => (overlap * r_eff).sqrt(),
         }
     }
+
+    /// The work of the normal spring up to `overlap`, the integral of its elastic part
+    /// (Hooke: k_n delta^2 / 2; Hertz: (2/5) k_n sqrt(R_eff) delta^(5/2)).
+    pub fn spring_energy(self, kn: f64, overlap: f64, r_eff: f64) -> f64 {
+        match self {
+            NormalModel::Hooke => 0.5 * kn * overlap * overlap,
+            NormalModel::Hertz => 0.4 * kn * r_eff.sqrt() * overlap.powf(2.5),
+        }
+    }
 }
 
 /// Normal and tangential force magnitudes of one contact.
@@ -81,10 +92,13 @@ pub struct PairForce {
 }
 
 /// Evaluate the law and advance the tangential spring `xi` by one step `dt`.
-/// `v_n` is the approach speed (positive when closing), `v_t` the tangential slip speed.
+/// `h` is the normal model's factor ([`NormalModel::factor`]); `v_n` is the approach
+/// speed (positive when closing), `v_t` the tangential slip speed.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub fn linear_spring_dashpot(
     p: &ContactParams,
+    h: f64,
     overlap: f64,
     v_n: f64,
     v_t: f64,
@@ -92,30 +106,33 @@ pub fn linear_spring_dashpot(
     xi: &mut f64,
     dt: f64,
 ) -> PairForce {
-    let normal = p.kn * overlap + meff * p.gamma_n * v_n;
+    let normal = h * (p.kn * overlap + meff * p.gamma_n * v_n);
     PairForce {
         normal,
-        tangential: coulomb_spring(p, normal, v_t, meff, xi, dt),
+        tangential: coulomb_spring(p, h, normal, v_t, meff, xi, dt),
     }
 }
 
 /// The Cundall-Strack tangential force for a contact carrying `normal`: advance the
-/// spring `xi` by the slip `v_t dt`, add the dashpot, cap at mu |normal|.
+/// spring `xi` by the slip `v_t dt`, add the dashpot, both scaled by the normal model's
+/// factor `h` (1 for Hooke), cap at mu |normal|.
 #[inline(always)]
-pub fn coulomb_spring(p: &ContactParams, normal: f64, v_t: f64, meff: f64, xi: &mut f64, dt: f64) -> f64 {
+pub fn coulomb_spring(p: &ContactParams, h: f64, normal: f64, v_t: f64, meff: f64, xi: &mut f64, dt: f64) -> f64 {
     *xi += v_t * dt;
     let damp_t = meff * p.gamma_t * v_t;
-    let ft = -(p.kt * *xi + damp_t);
+    let ft = -(h * (p.kt * *xi + damp_t));
     let limit = p.mu * normal.abs();
     if ft.abs() > limit {
         // Sliding: cap the force and shorten the spring so that it carries exactly the
-        // capped force (LAMMPS hooke/history does the same). The cap is the limit with the
-        // force's sign, and the stiffness enters by its reciprocal: the vectorised pair
-        // loop computes this in every lane, sliding or not, and a division there was one
-        // of four (the other, 1/k_t, is one for the whole loop with one material).
+        // capped force (LAMMPS hooke/history and hertz/history do the same: the spring
+        // and dashpot scaled by mu |F_n| / |F_t|). The cap is the limit with the force's
+        // sign, and the stiffness enters by its reciprocal: the vectorised pair loop
+        // computes this in every lane, sliding or not, and a division there was one of
+        // four (the other, 1/k_t, is one for the whole loop with one material; h = 1
+        // under Hooke, whose division the compiler drops).
         let capped = limit.copysign(ft);
         if p.kt > 0.0 {
-            *xi = -(capped + damp_t) * (1.0 / p.kt);
+            *xi = -(capped / h + damp_t) * (1.0 / p.kt);
         }
         capped
     } else {
@@ -123,10 +140,11 @@ pub fn coulomb_spring(p: &ContactParams, normal: f64, v_t: f64, meff: f64, xi: &
     }
 }
 
-/// Elastic energy stored in a contact: k_n delta^2 / 2 + k_t xi^2 / 2.
+/// Elastic energy stored in a contact: the normal spring's work
+/// ([`NormalModel::spring_energy`]) plus k_t xi^2 / 2.
 #[inline]
-pub fn elastic_energy(p: &ContactParams, overlap: f64, xi: f64) -> f64 {
-    0.5 * (p.kn * overlap * overlap + p.kt * xi * xi)
+pub fn elastic_energy(p: &ContactParams, model: NormalModel, overlap: f64, r_eff: f64, xi: f64) -> f64 {
+    model.spring_energy(p.kn, overlap, r_eff) + 0.5 * p.kt * xi * xi
 }
 
 #[cfg(test)]
@@ -163,9 +181,37 @@ mod tests {
             mu: 0.5,
         };
         let mut xi = 0.0;
-        let f = linear_spring_dashpot(&p, 0.01, 0.0, 10.0, 1.0, &mut xi, 0.01);
+        let f = linear_spring_dashpot(&p, 1.0, 0.01, 0.0, 10.0, 1.0, &mut xi, 0.01);
         assert!((f.normal - 1.0).abs() < 1e-12);
         assert!((f.tangential + 0.5).abs() < 1e-12);
         assert!((p.kt * xi - 0.5).abs() < 1e-12);
+    }
+
+    /// Under Hertz (factor h) the capped spring carries exactly the capped force too:
+    /// -h (k_t xi + m gamma_t v_t) = -mu |F_n|, the dashpot included.
+    #[test]
+    fn coulomb_limit_under_a_factor_rewinds_to_the_cap() {
+        let p = ContactParams {
+            kn: 100.0,
+            kt: 50.0,
+            gamma_n: 0.0,
+            gamma_t: 3.0,
+            mu: 0.5,
+        };
+        let (h, v_t, meff) = (0.02, 10.0, 1.0);
+        let mut xi = 0.0;
+        let f = linear_spring_dashpot(&p, h, 0.01, 0.0, v_t, meff, &mut xi, 0.01);
+        assert!((f.normal - h * 1.0).abs() < 1e-15);
+        assert!((f.tangential + 0.5 * h).abs() < 1e-15, "{}", f.tangential);
+        let carried = -h * (p.kt * xi + meff * p.gamma_t * v_t);
+        assert!((carried - f.tangential).abs() < 1e-15, "{carried}");
+        // Below the cap the factor scales the spring's force.
+        let mut xi = 0.0;
+        let f = linear_spring_dashpot(&p, h, 1.0, 0.0, 0.1, meff, &mut xi, 0.01);
+        assert!(
+            (f.tangential + h * (p.kt * 0.001 + 0.3)).abs() < 1e-15,
+            "{}",
+            f.tangential
+        );
     }
 }

@@ -298,7 +298,8 @@ fn polygon_polygon_into(
     let c = ov.centroid;
     let (va, vb) = (point_velocity(a, c), point_velocity(b, c));
     let v_t = (va[0] - vb[0]) * tdir[0] + (va[1] - vb[1]) * tdir[1];
-    let ft = coulomb_spring(p, normal, v_t, meff, xi, dt);
+    // Polygons take Hooke only (Hertz needs a radius of curvature at the contact).
+    let ft = coulomb_spring(p, 1.0, normal, v_t, meff, xi, dt);
     let f = [-normal * n[0] + ft * tdir[0], -normal * n[1] + ft * tdir[1]];
     let arm = |x: [f64; 2], f: [f64; 2]| (c[0] - x[0]) * f[1] - (c[1] - x[1]) * f[0];
     let line = ov.line_length;
@@ -374,7 +375,8 @@ pub fn disc_polygon(
     let tdir = [-nrm[1], nrm[0]];
     let v_t = dv[0] * tdir[0] + dv[1] * tdir[1] + disc.omega * disc.radius;
     let normal = p.kn * overlap + meff * p.gamma_n * v_n;
-    let ft = coulomb_spring(p, normal, v_t, meff, xi, dt);
+    // Polygons take Hooke only (Hertz needs a radius of curvature at the contact).
+    let ft = coulomb_spring(p, 1.0, normal, v_t, meff, xi, dt);
     let f = [-normal * nrm[0] + ft * tdir[0], -normal * nrm[1] + ft * tdir[1]];
     let arm_b = [best[0] - poly.pos[0], best[1] - poly.pos[1]];
     frame.put(|| ContactFrame {

@@ -88,7 +88,8 @@ pub fn polygon_wall(
         wall.velocity
     };
     let v_t = (vc[0] - vw[0]) * tdir[0] + (vc[1] - vw[1]) * tdir[1];
-    let ft = coulomb_spring(p, normal, v_t, meff, xi, dt);
+    // Polygons take Hooke only (Hertz needs a radius of curvature at the contact).
+    let ft = coulomb_spring(p, 1.0, normal, v_t, meff, xi, dt);
     let f = [-normal * nrm[0] + ft * tdir[0], -normal * nrm[1] + ft * tdir[1]];
     frame.put(|| ContactFrame {
         normal: nrm,

@@ -167,11 +167,7 @@ pub fn sphere_touching(
 /// Elastic energy of a contact: the normal spring's work plus k_t |xi|^2 / 2 (Hooke:
 /// k_n delta^2 / 2; Hertz: (2/5) k_n sqrt(R_eff) delta^(5/2)).
 pub fn elastic_energy(p: &ContactParams, model: NormalModel, overlap: f64, r_eff: f64, xi: [f64; 3]) -> f64 {
-    let normal = match model {
-        NormalModel::Hooke => 0.5 * p.kn * overlap * overlap,
-        NormalModel::Hertz => 0.4 * p.kn * r_eff.sqrt() * overlap.powf(2.5),
-    };
-    normal + 0.5 * p.kt * norm2(xi)
+    model.spring_energy(p.kn, overlap, r_eff) + 0.5 * p.kt * norm2(xi)
 }
 
 #[cfg(test)]

@@ -136,3 +136,85 @@ fn head_on_collision_matches_spring_dashpot() {
     }
     println!("{}", report.join("\n"));
 }
+
+/// Hertz in 2D (LAMMPS gran/hertz/history on discs): F = k_n sqrt(R_eff) delta^(3/2)
+/// without damping. A head-on collision of two equal discs and a disc dropped on a floor
+/// (R_eff = r, m_eff = m) rebound with the approach speed (0.1 %), in the Hertzian contact
+/// time 2.9432 delta_max / v (1 %; delta_max from (2/5) K delta^(5/2) = m_eff v^2 / 2, K =
+/// k_n sqrt(R_eff)), and the kinetic plus the elastic energy (2/5) K delta^(5/2) stays
+/// the initial kinetic energy through the contact (0.1 %).
+#[test]
+fn hertz_collisions_keep_energy_and_last_the_hertz_time() {
+    use talus::kernels::contact::law::NormalModel;
+    let r = 1e-3;
+    let m = disc_mass(r);
+    // K = kn sqrt(R_eff) of about the S2D bed's kn at a typical overlap.
+    let kn = 3e7;
+    let p = ContactParams { kn, ..elastic() };
+    let v = 0.5;
+    for (case, parts, walls, meff, r_eff) in [
+        (
+            "pair",
+            vec![
+                disc(1, 0.0, 0.0, 0.5 * v, 0.0, r),
+                disc(2, 2.0 * r + 1e-6, 0.0, -0.5 * v, 0.0, r),
+            ],
+            vec![],
+            0.5 * m,
+            0.5 * r,
+        ),
+        (
+            "floor",
+            vec![disc(1, 0.0, r + 1e-6, 0.0, -v, r)],
+            vec![wall([0.0, 0.0], [0.0, 1.0])],
+            m,
+            r,
+        ),
+    ] {
+        let k = kn * r_eff.sqrt();
+        let dmax = (5.0 * meff * v * v / (4.0 * k)).powf(0.4);
+        let tc = 2.9432 * dmax / v;
+        for integrator in BOTH {
+            let mut cfg = config(tc / 400.0, [0.0; 2], [-0.05; 2], [0.05; 2], integrator);
+            cfg.normal_model = NormalModel::Hertz;
+            let mut sim = Simulation::new(cfg, vec![material(p)], walls.clone(), &parts).unwrap();
+            let e0 = sim.energies();
+            let e0 = e0.kinetic + e0.rotational;
+            let (mut t_in, mut t_out, mut drift) = (None, None, 0.0f64);
+            for _ in 0..4000 {
+                sim.step().unwrap();
+                let e = sim.energies();
+                let touching = e.contacts + e.wall_contacts > 0;
+                if touching {
+                    t_in.get_or_insert(sim.time);
+                    drift = drift.max(((e.kinetic + e.rotational + e.elastic) - e0).abs() / e0);
+                } else if t_in.is_some() {
+                    t_out = Some(sim.time);
+                    break;
+                }
+            }
+            let what = format!("{case}, {integrator:?}");
+            let (t_in, t_out) = (t_in.expect(&what), t_out.expect(&what));
+            // Measured from the first step touching to the first apart: within a step
+            // (0.25 % of t_c) of the contact's duration.
+            assert!(
+                ((t_out - t_in) - tc).abs() < 0.01 * tc,
+                "{what}: contact time {} for {tc}",
+                t_out - t_in
+            );
+            for _ in 0..5 {
+                sim.step().unwrap();
+            }
+            let e = sim.energies();
+            let e1 = e.kinetic + e.rotational;
+            assert!(
+                (e1 - e0).abs() < 1e-3 * e0,
+                "{what}: kinetic energy {e1} after, {e0} before"
+            );
+            assert!(
+                drift < 1e-3,
+                "{what}: energy drifts by {drift} of itself in the contact"
+            );
+        }
+    }
+}

@@ -36,6 +36,7 @@ fn config(dt: f64) -> Config {
         every_step: false,
         sort_every: 0,
         rejection: Default::default(),
+        normal_model: Default::default(),
     }
 }
 

@@ -83,6 +83,7 @@ fn config(dt: f64, gravity: [f64; 2], min: [f64; 2], max: [f64; 2], integrator: 
         every_step: false,
         sort_every: 0,
         rejection: Default::default(),
+        normal_model: Default::default(),
     }
 }
 

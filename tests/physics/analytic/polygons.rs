@@ -180,3 +180,34 @@ fn polygons_make_a_steeper_heap_than_discs() {
         "polygons {polygons:.1} degrees, discs {discs:.1} degrees"
     );
 }
+
+/// Hertz needs a radius at the contact: a polygon under it is refused at set-up, by its
+/// particle's id, in a simulation built with one and in one that has discs first.
+#[test]
+fn polygons_under_hertz_are_refused_by_id() {
+    use talus::kernels::contact::law::NormalModel;
+    let h = 1.0e-3;
+    let mut cfg = config(1e-6, [0.0; 2], [0.0, 0.0], [0.02, 0.02], Integrator::Verlet);
+    cfg.normal_model = NormalModel::Hertz;
+    let parts = [
+        disc(1, 0.005, 0.01, 0.0, 0.0, h),
+        disc(7, 0.01, 0.01, 0.0, 0.0, h * 2f64.sqrt()),
+    ];
+    let shapes = [None, Some(square_shape(h))];
+    let e = Simulation::new_with_shapes(cfg.clone(), vec![material(elastic())], vec![], &parts, &shapes)
+        .err()
+        .expect("a square under Hertz")
+        .to_string();
+    assert!(
+        e.contains("particle id 7") && e.contains("Hertz") && e.contains("polygons take Hooke"),
+        "{e}"
+    );
+    // Discs alone are fine; a square added later is refused the same way.
+    let mut sim = Simulation::new(cfg, vec![material(elastic())], vec![], &parts[..1]).unwrap();
+    let e = sim
+        .add_particles_with_shapes(&parts[1..], &shapes[1..])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("particle id 7") && e.contains("Hertz"), "{e}");
+    assert_eq!(sim.len(), 1);
+}
