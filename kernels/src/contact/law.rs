@@ -141,10 +141,11 @@ pub fn coulomb_spring(p: &ContactParams, h: f64, normal: f64, v_t: f64, meff: f6
 }
 
 /// Elastic energy stored in a contact: the normal spring's work
-/// ([`NormalModel::spring_energy`]) plus k_t xi^2 / 2.
+/// ([`NormalModel::spring_energy`]) plus h k_t xi^2 / 2 (the tangential spring's, of
+/// stiffness h k_t at the current overlap).
 #[inline]
 pub fn elastic_energy(p: &ContactParams, model: NormalModel, overlap: f64, r_eff: f64, xi: f64) -> f64 {
-    model.spring_energy(p.kn, overlap, r_eff) + 0.5 * p.kt * xi * xi
+    model.spring_energy(p.kn, overlap, r_eff) + 0.5 * model.factor(overlap, r_eff) * p.kt * xi * xi
 }
 
 #[cfg(test)]

@@ -164,10 +164,11 @@ pub fn sphere_touching(
     }
 }
 
-/// Elastic energy of a contact: the normal spring's work plus k_t |xi|^2 / 2 (Hooke:
-/// k_n delta^2 / 2; Hertz: (2/5) k_n sqrt(R_eff) delta^(5/2)).
+/// Elastic energy of a contact: the normal spring's work (Hooke: k_n delta^2 / 2; Hertz:
+/// (2/5) k_n sqrt(R_eff) delta^(5/2)) plus h k_t |xi|^2 / 2, the tangential spring's of
+/// stiffness h k_t at the current overlap (h: [`NormalModel::factor`], 1 under Hooke).
 pub fn elastic_energy(p: &ContactParams, model: NormalModel, overlap: f64, r_eff: f64, xi: [f64; 3]) -> f64 {
-    model.spring_energy(p.kn, overlap, r_eff) + 0.5 * p.kt * norm2(xi)
+    model.spring_energy(p.kn, overlap, r_eff) + 0.5 * model.factor(overlap, r_eff) * p.kt * norm2(xi)
 }
 
 #[cfg(test)]
