@@ -508,7 +508,7 @@ unsafe fn gather_touching<P: Params>(view: &SphereView, params: &P, xi: &[Spring
 /// issue 19).
 #[inline(always)]
 fn law_lanes<P: Params, const HERTZ: bool>(params: &P, t: &mut Touching, k: usize, dt: f64) {
-    let model = if HERTZ { NormalModel::Hertz } else { NormalModel::Hooke };
+    let model = NormalModel::hertz_if(HERTZ);
     let k = k.min(BATCH);
     for q in 0..k {
         let f = pair_frame([t.d[0][q], t.d[1][q], t.d[2][q]], t.r2[q], t.inv[q]);

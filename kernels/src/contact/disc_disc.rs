@@ -165,25 +165,7 @@ pub fn disc_disc(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// [`disc_disc`] under Hooke.
-    #[allow(clippy::too_many_arguments)]
-    fn hooke(
-        p: &ContactParams,
-        dx: f64,
-        dy: f64,
-        ri: f64,
-        rj: f64,
-        dvx: f64,
-        dvy: f64,
-        wi: f64,
-        wj: f64,
-        inv: f64,
-        xi: &mut f64,
-        dt: f64,
-    ) -> Option<ContactForce> {
-        disc_disc(p, NormalModel::Hooke, dx, dy, ri, rj, dvx, dvy, wi, wj, inv, xi, dt)
-    }
+    use NormalModel::Hooke;
 
     const P: ContactParams = ContactParams {
         kn: 1000.0,
@@ -196,11 +178,11 @@ mod tests {
     #[test]
     fn head_on_is_repulsive_and_torque_free() {
         let mut xi = 0.0;
-        let c = hooke(&P, 1.9, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
+        let c = disc_disc(&P, Hooke, 1.9, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
         assert!((c.f[0] + 1000.0 * 0.1).abs() < 1e-9);
         assert_eq!(c.f[1], 0.0);
         assert_eq!(c.ti[0], 0.0);
-        assert!(hooke(&P, 2.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).is_none());
+        assert!(disc_disc(&P, Hooke, 2.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).is_none());
     }
 
     /// Coincident discs (two sources in one region, two atoms at one x, y) used to get no
@@ -209,14 +191,17 @@ mod tests {
     #[test]
     fn coincident_discs_push_apart_along_x() {
         let mut xi = 0.0;
-        let c = hooke(&P, 0.0, 0.0, 1.0, 0.5, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
+        let c = disc_disc(&P, Hooke, 0.0, 0.0, 1.0, 0.5, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
         assert_eq!(c.overlap, 1.5);
         assert_eq!((c.f[0], c.f[1], c.ti[0], c.tj[0]), (-1000.0 * 1.5, 0.0, 0.0, 0.0));
         // A distance whose square underflows is coincident too (no NaN from 1/d).
-        let c = hooke(&P, 1e-170, -1e-170, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
+        let c = disc_disc(
+            &P, Hooke, 1e-170, -1e-170, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3,
+        )
+        .unwrap();
         assert!(c.f[0] == -2000.0 && c.f[1] == 0.0, "{c:?}");
         // A tiny distance whose square is a normal number has its own direction.
-        let c = hooke(&P, 0.0, 1e-150, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
+        let c = disc_disc(&P, Hooke, 0.0, 1e-150, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
         assert!(c.f[0] == 0.0 && c.f[1] == -2000.0, "{c:?}");
     }
 
@@ -225,7 +210,7 @@ mod tests {
         // i below j, i slides in +x: friction on i points to -x; torques on both from
         // lever arms along the normal.
         let mut xi = 0.0;
-        let c = hooke(&P, 0.0, 1.9, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
+        let c = disc_disc(&P, Hooke, 0.0, 1.9, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 2.0, &mut xi, 1e-3).unwrap();
         assert!(c.f[0] < 0.0, "{c:?}");
         // F_t along t = (-1, 0): positive F_t means force in -x.
         assert!(c.ti[0] > 0.0 && c.tj[0] > 0.0);

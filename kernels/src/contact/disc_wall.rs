@@ -88,24 +88,7 @@ pub fn disc_wall(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// [`disc_wall`] under Hooke.
-    #[allow(clippy::too_many_arguments)]
-    fn hooke(
-        p: &ContactParams,
-        wall: &LineWall,
-        x: f64,
-        y: f64,
-        r: f64,
-        vx: f64,
-        vy: f64,
-        w: f64,
-        inv: f64,
-        xi: &mut f64,
-        dt: f64,
-    ) -> Option<ContactForce> {
-        disc_wall(p, NormalModel::Hooke, wall, x, y, r, vx, vy, w, inv, xi, dt)
-    }
+    use NormalModel::Hooke;
 
     #[test]
     fn floor_pushes_up() {
@@ -123,9 +106,9 @@ mod tests {
             spin: 0.0,
         };
         let mut xi = 0.0;
-        let c = hooke(&p, &floor, 3.0, 0.9, 1.0, 0.0, 0.0, 0.0, 1.0, &mut xi, 1e-3).unwrap();
+        let c = disc_wall(&p, Hooke, &floor, 3.0, 0.9, 1.0, 0.0, 0.0, 0.0, 1.0, &mut xi, 1e-3).unwrap();
         assert!((c.f[1] - 10.0).abs() < 1e-9 && c.f[0].abs() < 1e-15);
-        assert!(hooke(&p, &floor, 3.0, 1.1, 1.0, 0.0, 0.0, 0.0, 1.0, &mut xi, 1e-3).is_none());
+        assert!(disc_wall(&p, Hooke, &floor, 3.0, 1.1, 1.0, 0.0, 0.0, 0.0, 1.0, &mut xi, 1e-3).is_none());
     }
 
     /// A floor turning at 2 rad/s about a point 5 to the left of the disc's contact rises
@@ -148,7 +131,7 @@ mod tests {
         assert_eq!(floor.velocity_at([3.0, 0.0]), [0.0, 10.0]);
         assert_eq!(floor.velocity_at([-2.0, 1.0]), [-2.0, 0.0]);
         let mut xi = 0.0;
-        let c = hooke(&p, &floor, 3.0, 0.9, 1.0, 0.0, 0.0, 0.0, 0.5, &mut xi, 1e-3).unwrap();
+        let c = disc_wall(&p, Hooke, &floor, 3.0, 0.9, 1.0, 0.0, 0.0, 0.0, 0.5, &mut xi, 1e-3).unwrap();
         // kn delta + gamma_n m v_n, m = 2.
         assert!((c.f[1] - (10.0 + 3.0 * 2.0 * 10.0)).abs() < 1e-9, "{:?}", c.f);
     }

@@ -63,6 +63,16 @@ pub enum NormalModel {
 }
 
 impl NormalModel {
+    /// Hertz if `hertz`, else Hooke: the model of a loop compiled for one of them.
+    #[inline(always)]
+    pub const fn hertz_if(hertz: bool) -> Self {
+        if hertz {
+            NormalModel::Hertz
+        } else {
+            NormalModel::Hooke
+        }
+    }
+
     /// The factor of the forces at `overlap` for effective radius `r_eff`.
     #[inline(always)]
     pub fn factor(self, overlap: f64, r_eff: f64) -> f64 {
