@@ -8,7 +8,7 @@
 # Prints particle-updates per second of both and their ratio per round; pins to the last
 # core.
 set -euo pipefail
-NAME=compare-lammps-3d.sh; . "$(dirname "$0")/s3d-beds.sh"
+NAME=compare-lammps-3d.sh; . "$(dirname "$0")/peer-beds.sh"
 L=${LAMMPS_DIR:-/tmp/talus-lammps}; [ -x "$L/lmp/lmp" ] || "$P/get-lammps.sh" "$L" >/dev/null
 . "$L/env.sh"
 printf "%-5s %9s %12s %12s %7s\n" round N lammps talus ratio

@@ -251,6 +251,64 @@ fn counts_of_nothing_are_refused_by_option() {
     assert!(out.status.success(), "{}", describe(&out));
 }
 
+/// `talus bench --model hertz` runs the peers' beds under Hertz (docs/bench/in.s2d_hertz_run,
+/// in.s3d_hertz_run): the header names the law and its factor, and the beds stay near rest
+/// (coordination near the Hooke run's, as LAMMPS's DIAG gives for both decks: S2D 2.99, S3D
+/// 3.67 under Hertz) yet differ from it, so the law reached the contacts.
+#[test]
+fn bench_runs_the_peer_beds_under_hertz() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (base, n, factor, z_range) in [
+        ("data/s2d_base.data", "10000", "3.3333333333333335e-5 m", 2.5..3.5),
+        ("data/s3d_base.data", "5832", "4e-6 m", 3.2..4.2),
+    ] {
+        let base = root.join(base);
+        let z = |model: &str| {
+            let args = [
+                "bench",
+                "--base",
+                base.to_str().unwrap(),
+                "--sizes",
+                n,
+                "--integrators",
+                "verlet",
+                "--modes",
+                "skin",
+                "--updates",
+                "2000000",
+                "--warmup",
+                "5",
+                "--repeats",
+                "1",
+                "--in-process",
+                "--model",
+                model,
+            ];
+            let out = run(&args, dir.path());
+            assert!(out.status.success(), "{}", describe(&out));
+            let stdout = text(&out.stdout);
+            let header = stdout.lines().next().unwrap_or_default();
+            let law = if model == "hertz" {
+                format!("Hertz (the Hooke coefficients / {factor})")
+            } else {
+                "Hooke,".to_string()
+            };
+            assert!(header.contains(&law), "{model}: {law} not in {header}");
+            let row: Vec<&str> = stdout
+                .lines()
+                .find(|l| l.split_whitespace().next() == Some(n))
+                .unwrap_or_else(|| panic!("no row of N = {n}: {stdout}"))
+                .split_whitespace()
+                .collect();
+            row[6].parse::<f64>().unwrap()
+        };
+        let (hooke, hertz) = (z("hooke"), z("hertz"));
+        assert!(z_range.contains(&hertz), "{n}: z = {hertz} under Hertz");
+        assert!((hooke - hertz).abs() > 1e-3, "{n}: z {hooke} under both laws");
+    }
+}
+
 /// `talus run` of a 200-disc scenario for 300 steps with output every 100 steps: exit 0,
 /// the summary, and 4 frames (steps 0, 100, 200, 300) in each of the three outputs.
 #[test]

@@ -62,25 +62,69 @@ pub struct BenchArgs {
     /// --threads`; pinning and the other strategies: `talus scale`).
     #[arg(long, default_value_t = 1, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub threads: usize,
+    /// The normal contact law: hooke (the peers' decks, in.s2d_run and in.s3d_run) or hertz
+    /// (LAMMPS gran/hertz/history, fix wall/gran hertz/history: the decks of
+    /// docs/bench/in.s2d_hertz_run and in.s3d_hertz_run), whose k_n, k_t and both
+    /// dampings are the peers' divided by a typical sqrt(delta R_eff) of the bed (3.33e-5 m
+    /// for S2D, 4.0e-6 m for S3D), so that its contacts are about as stiff.
+    #[arg(long, value_enum, default_value_t = BenchModel::Hooke)]
+    pub model: BenchModel,
     /// Internal: print the one row of a single configuration in machine-readable form.
     #[arg(long, hide = true)]
     pub row_only: bool,
 }
 
+/// `talus bench --model`: the normal contact law of the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BenchModel {
+    Hooke,
+    Hertz,
+}
+
+/// A typical Hertz factor sqrt(delta R_eff) of the settled S2D bed, in m: the touching pairs
+/// of data/s2d_base.data have a median of 3.04e-5 and a mean of 3.35e-5 (1.67 contacts a
+/// disc, overlaps 1.9e-6 m in the median). With the Hooke coefficients divided by it, a
+/// Hertz contact at that overlap is as stiff and as damped as the Hooke one, so the bed
+/// stays near rest and the time step keeps its margin.
+pub const HERTZ_FACTOR_2D: f64 = 1.0 / 3.0e4;
+/// The same for data/s3d_base.data: median 3.99e-6 m, mean 4.40e-6 (1.94 contacts a
+/// sphere, overlaps 6.4e-8 m in the median).
+pub const HERTZ_FACTOR_3D: f64 = 4.0e-6;
+
+impl BenchModel {
+    pub fn name(self) -> &'static str {
+        match self {
+            BenchModel::Hooke => "hooke",
+            BenchModel::Hertz => "hertz",
+        }
+    }
+
+    /// The Hooke coefficients scaled for this law with the bed's factor `h` (LAMMPS's
+    /// Hertz coefficients are per unit of sqrt(delta R_eff): k_n in N/m^2).
+    fn scale(self, h: f64) -> f64 {
+        match self {
+            BenchModel::Hooke => 1.0,
+            BenchModel::Hertz => 1.0 / h,
+        }
+    }
+}
+
 /// The peer's S2D physics (in.s2d_run): kn = 1e6 N/m, kt = 2/7 kn, gamma_n for e = 0.5 of
-/// two R0 = 1 mm discs, gamma_t = gamma_n / 2, mu = 0.5, dt = t_c/50 of the smallest disc.
-fn peer_material() -> Material {
+/// two R0 = 1 mm discs, gamma_t = gamma_n / 2, mu = 0.5, dt = t_c/50 of the smallest disc;
+/// under Hertz every coefficient but mu divided by [`HERTZ_FACTOR_2D`].
+fn peer_material(model: BenchModel) -> Material {
     let kn = 1.0e6;
     let m0 = 2500.0 * std::f64::consts::PI * 1.0e-6;
     let gn = ContactParams::gamma_for_restitution(kn, 0.5 * m0, 0.5);
+    let s = model.scale(HERTZ_FACTOR_2D);
     Material {
         name: "s2d".into(),
         density: 2500.0,
         contact: ContactParams {
-            kn,
-            kt: 2.0 / 7.0 * kn,
-            gamma_n: gn,
-            gamma_t: 0.5 * gn,
+            kn: s * kn,
+            kt: s * (2.0 / 7.0 * kn),
+            gamma_n: s * gn,
+            gamma_t: s * (0.5 * gn),
             mu: 0.5,
         },
     }
@@ -92,7 +136,13 @@ pub fn peer_dt() -> f64 {
 }
 
 /// A simulation of the tiled bed with the peer's walls (x = xlo, x = xhi, y = 0).
-pub fn peer_sim(bed: &LammpsData, integrator: Integrator, margin: f64, every_step: bool) -> Result<Simulation, String> {
+pub fn peer_sim(
+    bed: &LammpsData,
+    integrator: Integrator,
+    margin: f64,
+    every_step: bool,
+    model: BenchModel,
+) -> Result<Simulation, String> {
     let (xlo, xhi) = (bed.box_lo[0], bed.box_hi[0]);
     let wall = |p: [f64; 2], n: [f64; 2]| Wall::fixed(p, n, 0);
     let walls = vec![
@@ -110,26 +160,31 @@ pub fn peer_sim(bed: &LammpsData, integrator: Integrator, margin: f64, every_ste
         margin,
         every_step,
         sort_every: talus_io::build::SORT_EVERY,
-        normal_model: Default::default(),
+        normal_model: match model {
+            BenchModel::Hooke => talus_kernels::contact::law::NormalModel::Hooke,
+            BenchModel::Hertz => talus_kernels::contact::law::NormalModel::Hertz,
+        },
         rejection: Default::default(),
     };
-    Simulation::new(config, vec![peer_material()], walls, &bed.particle_inits(0)).map_err(|e| e.to_string())
+    Simulation::new(config, vec![peer_material(model)], walls, &bed.particle_inits(0)).map_err(|e| e.to_string())
 }
 
 /// The peer's S3D physics (in.s3d_run): spheres of R = 0.5 mm, 2500 kg/m^3, kn = 1e3 N/m,
 /// kt = 2/7 kn, gamma_n for e = 0.5 of an equal pair, gamma_t = gamma_n / 2, mu = 0.5,
-/// dt = t_c / 50 with t_c = pi sqrt(m / kn).
-fn peer_material3d() -> talus_engine3d::Material {
+/// dt = t_c / 50 with t_c = pi sqrt(m / kn); under Hertz every coefficient but mu divided
+/// by [`HERTZ_FACTOR_3D`].
+fn peer_material3d(model: BenchModel) -> talus_engine3d::Material {
     let kn = 1.0e3;
     let gn = talus_engine3d::ContactParams::gamma_for_restitution(kn, 0.5 * peer_mass3d(), 0.5);
+    let s = model.scale(HERTZ_FACTOR_3D);
     talus_engine3d::Material {
         name: "s3d".into(),
         density: 2500.0,
         contact: talus_engine3d::ContactParams {
-            kn,
-            kt: 2.0 / 7.0 * kn,
-            gamma_n: gn,
-            gamma_t: 0.5 * gn,
+            kn: s * kn,
+            kt: s * (2.0 / 7.0 * kn),
+            gamma_n: s * gn,
+            gamma_t: s * (0.5 * gn),
             mu: 0.5,
         },
     }
@@ -150,6 +205,7 @@ pub fn peer_sim3d(
     integrator: Integrator,
     margin: f64,
     every_step: bool,
+    model: BenchModel,
 ) -> Result<talus_engine3d::Simulation, String> {
     use talus_engine3d::Wall as Wall3d;
     let (lo, hi) = (bed.box_lo, bed.box_hi);
@@ -173,9 +229,12 @@ pub fn peer_sim3d(
         margin,
         every_step,
         sort_every: talus_io::build::SORT_EVERY,
-        normal_model: talus_kernels3d::contact::law::NormalModel::Hooke,
+        normal_model: match model {
+            BenchModel::Hooke => talus_kernels3d::contact::law::NormalModel::Hooke,
+            BenchModel::Hertz => talus_kernels3d::contact::law::NormalModel::Hertz,
+        },
     };
-    talus_engine3d::Simulation::new(config, vec![peer_material3d()], walls, &bed.particle_inits(0))
+    talus_engine3d::Simulation::new(config, vec![peer_material3d(model)], walls, &bed.particle_inits(0))
         .map_err(|e| e.to_string())
 }
 
@@ -354,14 +413,14 @@ fn measure(
     match base {
         Base::Discs(d) => {
             let bed = d.tile_x(k);
-            let sim = peer_sim(&bed, integrator, base.margin(a), every_step)?;
+            let sim = peer_sim(&bed, integrator, base.margin(a), every_step, a.model)?;
             drop(bed);
             measure_sim(sim, n, iname, mname, a)
         }
         Base::Spheres(d) => {
             let (rx, ry) = tiling3d(k);
             let bed = d.tile(rx, ry);
-            let sim = peer_sim3d(&bed, integrator, base.margin(a), every_step)?;
+            let sim = peer_sim3d(&bed, integrator, base.margin(a), every_step, a.model)?;
             drop(bed);
             measure_sim(sim, n, iname, mname, a)
         }
@@ -455,6 +514,7 @@ fn measure_in_child(n: usize, integ: &str, mode: &str, a: &BenchArgs) -> Result<
         .args(["--warmup", &a.warmup.to_string()])
         .args(a.analysis.then_some("--analysis"))
         .args(["--threads", &a.threads.to_string()])
+        .args(["--model", a.model.name()])
         .args(
             a.margin
                 .map(|m| ["--margin".to_string(), m.to_string()])
@@ -531,10 +591,17 @@ pub fn bench(mut a: BenchArgs) -> Result<(), String> {
     let commit = crate::scale::git_commit();
     if !a.row_only {
         println!(
-            "talus bench: bed tiled from {} ({} {}), {}, commit {commit}, dt = {:.4e} s, skin {:.4e} m, {} build",
+            "talus bench: bed tiled from {} ({} {}), {}, {}, commit {commit}, dt = {:.4e} s, skin {:.4e} m, {} build",
             a.base.display(),
             base.len(),
             if spheres { "spheres, 3D" } else { "discs" },
+            match a.model {
+                BenchModel::Hooke => "Hooke".to_string(),
+                BenchModel::Hertz => format!(
+                    "Hertz (the Hooke coefficients / {:e} m)",
+                    if spheres { HERTZ_FACTOR_3D } else { HERTZ_FACTOR_2D }
+                ),
+            },
             if a.threads == 1 {
                 "1 thread".to_string()
             } else {

@@ -195,7 +195,13 @@ pub fn bench_checkpoint(a: CheckpointBenchArgs) -> Result<(), String> {
                     base.len()
                 ));
             }
-            let sim = peer_sim(&base.tile_x(n / base.len()), Integrator::Verlet, 0.1e-3, false)?;
+            let sim = peer_sim(
+                &base.tile_x(n / base.len()),
+                Integrator::Verlet,
+                0.1e-3,
+                false,
+                crate::bench::BenchModel::Hooke,
+            )?;
             bench_one("discs", sim, &a)?;
         }
     }

@@ -93,7 +93,8 @@ impl Beds {
                 let bed = base.tile_x(n / base.len());
                 // talus' default skin: 0.1 x the mean radius (as `talus bench`).
                 let skin = 0.1 * base.radius.iter().sum::<f64>() / base.len() as f64;
-                let sim = crate::bench::peer_sim(&bed, Integrator::Verlet, skin, false)?;
+                let sim =
+                    crate::bench::peer_sim(&bed, Integrator::Verlet, skin, false, crate::bench::BenchModel::Hooke)?;
                 Ok((sim, format!("LAMMPS bed of discs tiled to {n}")))
             }
             ("polygons", _) => Ok((

@@ -67,7 +67,13 @@ impl Beds {
                 let (rx, ry) = crate::bench::tiling3d(n / base.len());
                 // talus' default skin: 0.1 x the mean radius (as `talus bench`).
                 let skin = 0.1 * base.radius.iter().sum::<f64>() / base.len() as f64;
-                let sim = crate::bench::peer_sim3d(&base.tile(rx, ry), talus_engine::Integrator::Verlet, skin, false)?;
+                let sim = crate::bench::peer_sim3d(
+                    &base.tile(rx, ry),
+                    talus_engine::Integrator::Verlet,
+                    skin,
+                    false,
+                    crate::bench::BenchModel::Hooke,
+                )?;
                 Ok((sim, format!("LAMMPS S3D bed of spheres tiled to {n} ({rx} x {ry})")))
             }
             (other, _) => Err(format!("unknown --bed {other:?} in 3D (spheres)")),
