@@ -1,4 +1,4 @@
-# Sourced by compare-lammps-3d.sh, compare-liggghts-3d.sh and compare-lammps-hertz.sh (not
+# Sourced by compare-lammps-bed.sh and compare-liggghts-3d.sh (not
 # run by itself): the arguments they take, the talus binary, the work folder, the core both
 # codes are pinned to and the peers' beds. DIM (2d or 3d, default 3d) picks the S2D beds
 # (N = 10000 x tiles along x) or the S3D beds (N = 5832 x tiles). Sets ROOT, P (the peers'
