@@ -260,8 +260,8 @@ fn bench_runs_the_peer_beds_under_hertz() {
     let dir = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     for (base, n, factor, z_range) in [
-        ("data/s2d_base.data", "10000", "3.3333333333333335e-5 m", 2.5..3.5),
-        ("data/s3d_base.data", "5832", "4e-6 m", 3.2..4.2),
+        ("data/s2d_base.data", "10000", "3.333e-5 m", 2.5..3.5),
+        ("data/s3d_base.data", "5832", "4.000e-6 m", 3.2..4.2),
     ] {
         let base = root.join(base);
         let z = |model: &str| {

@@ -598,7 +598,7 @@ pub fn bench(mut a: BenchArgs) -> Result<(), String> {
             match a.model {
                 BenchModel::Hooke => "Hooke".to_string(),
                 BenchModel::Hertz => format!(
-                    "Hertz (the Hooke coefficients / {:e} m)",
+                    "Hertz (the Hooke coefficients / {:.3e} m)",
                     if spheres { HERTZ_FACTOR_3D } else { HERTZ_FACTOR_2D }
                 ),
             },
