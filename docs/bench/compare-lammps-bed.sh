@@ -17,14 +17,9 @@ case ${1:-} in
   2d|3d) DIM=$1; shift ;;
   *) echo "$NAME: first argument: 2d or 3d (got '${1:-}')" >&2; exit 2 ;;
 esac
-MODEL=${MODEL:-hooke}
 . "$(dirname "$0")/peer-beds.sh"
 S=s${DIM:0:1}d
-case $MODEL in
-  hooke) DECK=$P/in.${S}_run ;;
-  hertz) DECK=$ROOT/docs/bench/in.${S}_hertz_run ;;
-  *) echo "$NAME: MODEL: hooke or hertz (got '$MODEL')" >&2; exit 2 ;;
-esac
+if [ "$MODEL" = hertz ]; then DECK=$ROOT/docs/bench/in.${S}_hertz_run; else DECK=$P/in.${S}_run; fi
 L=${LAMMPS_DIR:-/tmp/talus-lammps}; [ -x "$L/lmp/lmp" ] || "$P/get-lammps.sh" "$L" >/dev/null
 . "$L/env.sh"
 printf "%-5s %9s %12s %12s %7s\n" round N lammps talus ratio

@@ -19,12 +19,7 @@ LIG=$(command -v "${LIGGGHTS:-liggghts}" || true)
 [ -n "$LIG" ] || { echo "compare-liggghts-3d.sh: no liggghts binary ${LIGGGHTS:-on the PATH} (set LIGGGHTS or install the Debian package)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "compare-liggghts-3d.sh: needs /usr/bin/time for LIGGGHTS' peak memory" >&2; exit 2; }
 NAME=compare-liggghts-3d.sh; . "$(dirname "$0")/peer-beds.sh"
-MODEL=${MODEL:-hooke}
-case $MODEL in
-  hooke) DECK=$P/in.s3d_liggghts ;;
-  hertz) DECK=$ROOT/docs/bench/in.s3d_liggghts_hertz ;;
-  *) echo "$NAME: MODEL: hooke or hertz (got '$MODEL')" >&2; exit 2 ;;
-esac
+if [ "$MODEL" = hertz ]; then DECK=$ROOT/docs/bench/in.s3d_liggghts_hertz; else DECK=$P/in.s3d_liggghts; fi
 printf "%-5s %9s %12s %12s %7s %10s %10s\n" round N liggghts talus ratio "lig B/p" "talus B/p"
 for r in $(seq 1 "$ROUNDS"); do
   for n in ${SIZES//,/ }; do

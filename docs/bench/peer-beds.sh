@@ -1,10 +1,16 @@
-# Sourced by compare-lammps-bed.sh and compare-liggghts-3d.sh (not
-# run by itself): the arguments they take, the talus binary, the work folder, the core both
+# Sourced by compare-lammps-bed.sh and compare-liggghts-3d.sh (not run by itself): the
+# arguments they take, the normal law, the talus binary, the work folder, the core both
 # codes are pinned to and the peers' beds. DIM (2d or 3d, default 3d) picks the S2D beds
-# (N = 10000 x tiles along x) or the S3D beds (N = 5832 x tiles). Sets ROOT, P (the peers'
-# folder), SIZES, ROUNDS, T, W and CPU, and defines tiles; checks the sizes, naming the
-# calling script ($NAME) in its errors.
+# (N = 10000 x tiles along x) or the S3D beds (N = 5832 x tiles); MODEL (hooke or hertz,
+# default hooke) the law. Sets ROOT, P (the peers' folder), MODEL, SIZES, ROUNDS, T, W and
+# CPU, and defines tiles; checks the law and the sizes, naming the calling script ($NAME)
+# in its errors.
 DIM=${DIM:-3d}
+MODEL=${MODEL:-hooke}
+case $MODEL in
+  hooke|hertz) ;;
+  *) echo "$NAME: MODEL: hooke or hertz (got '$MODEL')" >&2; exit 2 ;;
+esac
 if [ "$DIM" = 2d ]; then SIZES=${1:-10000,100000,1000000}; else SIZES=${1:-5832,58320,583200}; fi
 ROUNDS=${2:-2}
 ROOT=$(git rev-parse --show-toplevel); P=$(cd "$ROOT/../shared" && pwd)/peers/lammps

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 use talus_engine::pool::Phase;
 use talus_engine::{Config, ContactParams, Integrator, Material, NeighborMethod, Simulation, Wall};
 use talus_io::lammps_data::{read_lammps_data, LammpsData};
@@ -92,19 +92,27 @@ pub const HERTZ_FACTOR_2D: f64 = 1.0 / 3.0e4;
 pub const HERTZ_FACTOR_3D: f64 = 4.0e-6;
 
 impl BenchModel {
-    pub fn name(self) -> &'static str {
-        match self {
-            BenchModel::Hooke => "hooke",
-            BenchModel::Hertz => "hertz",
+    fn hertz(self) -> bool {
+        self == BenchModel::Hertz
+    }
+
+    /// The bed's typical Hertz factor ([`HERTZ_FACTOR_3D`] for spheres, else
+    /// [`HERTZ_FACTOR_2D`]).
+    fn factor(spheres: bool) -> f64 {
+        if spheres {
+            HERTZ_FACTOR_3D
+        } else {
+            HERTZ_FACTOR_2D
         }
     }
 
-    /// The Hooke coefficients scaled for this law with the bed's factor `h` (LAMMPS's
-    /// Hertz coefficients are per unit of sqrt(delta R_eff): k_n in N/m^2).
-    fn scale(self, h: f64) -> f64 {
-        match self {
-            BenchModel::Hooke => 1.0,
-            BenchModel::Hertz => 1.0 / h,
+    /// The Hooke coefficients scaled for this law (LAMMPS's Hertz coefficients are per unit
+    /// of sqrt(delta R_eff): k_n in N/m^2).
+    fn scale(self, spheres: bool) -> f64 {
+        if self.hertz() {
+            1.0 / BenchModel::factor(spheres)
+        } else {
+            1.0
         }
     }
 }
@@ -116,7 +124,7 @@ fn peer_material(model: BenchModel) -> Material {
     let kn = 1.0e6;
     let m0 = 2500.0 * std::f64::consts::PI * 1.0e-6;
     let gn = ContactParams::gamma_for_restitution(kn, 0.5 * m0, 0.5);
-    let s = model.scale(HERTZ_FACTOR_2D);
+    let s = model.scale(false);
     Material {
         name: "s2d".into(),
         density: 2500.0,
@@ -160,10 +168,7 @@ pub fn peer_sim(
         margin,
         every_step,
         sort_every: talus_io::build::SORT_EVERY,
-        normal_model: match model {
-            BenchModel::Hooke => talus_kernels::contact::law::NormalModel::Hooke,
-            BenchModel::Hertz => talus_kernels::contact::law::NormalModel::Hertz,
-        },
+        normal_model: talus_kernels::contact::law::NormalModel::hertz_if(model.hertz()),
         rejection: Default::default(),
     };
     Simulation::new(config, vec![peer_material(model)], walls, &bed.particle_inits(0)).map_err(|e| e.to_string())
@@ -176,7 +181,7 @@ pub fn peer_sim(
 fn peer_material3d(model: BenchModel) -> talus_engine3d::Material {
     let kn = 1.0e3;
     let gn = talus_engine3d::ContactParams::gamma_for_restitution(kn, 0.5 * peer_mass3d(), 0.5);
-    let s = model.scale(HERTZ_FACTOR_3D);
+    let s = model.scale(true);
     talus_engine3d::Material {
         name: "s3d".into(),
         density: 2500.0,
@@ -229,10 +234,7 @@ pub fn peer_sim3d(
         margin,
         every_step,
         sort_every: talus_io::build::SORT_EVERY,
-        normal_model: match model {
-            BenchModel::Hooke => talus_kernels3d::contact::law::NormalModel::Hooke,
-            BenchModel::Hertz => talus_kernels3d::contact::law::NormalModel::Hertz,
-        },
+        normal_model: talus_kernels3d::contact::law::NormalModel::hertz_if(model.hertz()),
     };
     talus_engine3d::Simulation::new(config, vec![peer_material3d(model)], walls, &bed.particle_inits(0))
         .map_err(|e| e.to_string())
@@ -514,7 +516,10 @@ fn measure_in_child(n: usize, integ: &str, mode: &str, a: &BenchArgs) -> Result<
         .args(["--warmup", &a.warmup.to_string()])
         .args(a.analysis.then_some("--analysis"))
         .args(["--threads", &a.threads.to_string()])
-        .args(["--model", a.model.name()])
+        .args([
+            "--model",
+            a.model.to_possible_value().expect("no variant is skipped").get_name(),
+        ])
         .args(
             a.margin
                 .map(|m| ["--margin".to_string(), m.to_string()])
@@ -595,12 +600,10 @@ pub fn bench(mut a: BenchArgs) -> Result<(), String> {
             a.base.display(),
             base.len(),
             if spheres { "spheres, 3D" } else { "discs" },
-            match a.model {
-                BenchModel::Hooke => "Hooke".to_string(),
-                BenchModel::Hertz => format!(
-                    "Hertz (the Hooke coefficients / {:.3e} m)",
-                    if spheres { HERTZ_FACTOR_3D } else { HERTZ_FACTOR_2D }
-                ),
+            if a.model.hertz() {
+                format!("Hertz (the Hooke coefficients / {:.3e} m)", BenchModel::factor(spheres))
+            } else {
+                "Hooke".to_string()
             },
             if a.threads == 1 {
                 "1 thread".to_string()
