@@ -253,8 +253,8 @@ fn counts_of_nothing_are_refused_by_option() {
 
 /// `talus bench --model hertz` runs the peers' beds under Hertz (docs/bench/in.s2d_hertz_run,
 /// in.s3d_hertz_run): the header names the law and its factor, and the beds stay near rest
-/// (coordination near the Hooke run's, as LAMMPS's DIAG gives for both decks: S2D 2.99, S3D
-/// 3.67 under Hertz) yet differ from it, so the law reached the contacts.
+/// (coordination near the Hooke run's; LAMMPS's DIAG after those decks' 2,000 and 3,429
+/// steps: S2D 2.99, S3D 3.67) yet differ from it, so the law reached the contacts.
 #[test]
 fn bench_runs_the_peer_beds_under_hertz() {
     let dir = tempfile::tempdir().unwrap();
