@@ -36,6 +36,24 @@ pub(crate) fn prefetch_pays(particles: usize, bytes: usize) -> bool {
     particles.saturating_mul(bytes) >= PREFETCH_L2S * level2_bytes()
 }
 
+/// From how many times a core's level-2 cache the particles' data the force phase cuts
+/// the step into waves (`parallel::waves`), and what share of it a thread's part of a
+/// wave fills: measured on 2D beds (BENCHMARKS.md, issue 18), the waves paid from 10^5
+/// discs (about 10 caches) and cost at 10^4 (about one).
+pub(crate) const WAVE_L2S: usize = 4;
+const WAVE_SHARE: usize = 4;
+
+/// Whether the force phase of `particles` particles of `bytes` each runs in waves.
+pub(crate) fn waves_pay(particles: usize, bytes: usize) -> bool {
+    particles.saturating_mul(bytes) >= WAVE_L2S * level2_bytes()
+}
+
+/// Particles of `bytes` each per thread and wave: a quarter of a level-2 cache, and at
+/// least 1024.
+pub(crate) fn wave_particles(bytes: usize) -> usize {
+    (level2_bytes() / (WAVE_SHARE * bytes.max(1))).max(1024)
+}
+
 fn read_level2(sys: &std::path::Path) -> Option<usize> {
     let cpu = crate::topology::sysfs::allowed_cpus()
         .and_then(|s| s.first().copied())

@@ -374,6 +374,12 @@ impl ContactTable {
         self.rebuild_chains();
     }
 
+    /// Whether every slot holds a pair and the pairs are sorted by (i, j), as a compaction
+    /// or merge leaves them (no hole, nothing added since).
+    pub fn is_sorted(&self) -> bool {
+        self.free.is_empty() && self.churn == 0 && self.sorted == self.i.len()
+    }
+
     /// Whether the slots are as the last compaction left them but for pairs appended
     /// since (no hole, none added into one): `merge_appended` sorts those in.
     pub fn appended_only(&self) -> bool {

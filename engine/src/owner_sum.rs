@@ -131,7 +131,7 @@ impl<'a> SharedLoads<'a> {
 /// Which contributions are deferred, for one contact-table generation and chunking.
 #[derive(Default)]
 pub(crate) struct OwnerPlan {
-    built_for: Option<(u64, usize, usize, usize, usize)>,
+    built_for: Option<(u64, usize, usize, usize, usize, usize)>,
     /// The chunks: `bounds[k]..bounds[k + 1]`, guided (large first, small last).
     pub bounds: Vec<usize>,
     /// Per slot: bit 0 if i's share is deferred, bit 1 if j's is.
@@ -139,7 +139,12 @@ pub(crate) struct OwnerPlan {
     /// The deferred contributions, `particle << 32 | slot << 1 | (1 if it is j)`, sorted:
     /// by particle, then in slot order.
     pub fix: Vec<u64>,
-    /// Per particle, the first chunk that holds one of its slots.
+    /// Where each wave's chunks begin in `bounds` (see `prepare`), and the end.
+    pub waves: Vec<usize>,
+    /// Where each wave's entries begin in `fix`, and the end.
+    fix_waves: Vec<usize>,
+    /// Per particle, the first chunk that holds one of its slots (with waves: in the wave
+    /// being planned).
     first: Vec<AtomicU32>,
 }
 
@@ -157,6 +162,12 @@ impl OwnerPlan {
     /// instead: the appended slots are one more chunk after the others, which owns the
     /// particles that had no slot, and defers the others' shares. Each particle's fold
     /// stays in slot order, so the loads are the same bitwise.
+    ///
+    /// `waves` (the slot bounds of the step's waves, `0` first and the slot count last;
+    /// see `parallel::waves`) cut the chunks: each wave's slots are split apart, and the
+    /// waves run one after the other, each with its fix-up. A particle's owner is then its
+    /// first chunk *in each wave*: a wave adds in place after the ones before it, which
+    /// have finished (their fix-ups too), so every fold stays in slot order.
     #[allow(clippy::too_many_arguments)]
     pub fn prepare(
         &mut self,
@@ -166,13 +177,18 @@ impl OwnerPlan {
         n: usize,
         threads: usize,
         min_chunk: usize,
+        waves: &[usize],
     ) -> Result<()> {
         let slots = ci.len();
-        let key = (generation, slots, n, threads, min_chunk);
+        let key = (generation, slots, n, threads, min_chunk, waves.len());
         if self.built_for == Some(key) {
             return Ok(());
         }
-        if let Some((built, from, ..)) = self.built_for.filter(|b| (b.2, b.3, b.4) == (n, threads, min_chunk)) {
+        let one_wave = waves.len() <= 2;
+        if let Some((built, from, ..)) = self
+            .built_for
+            .filter(|b| (b.2, b.3, b.4, b.5) == (n, threads, min_chunk, 2) && one_wave)
+        {
             if stable <= built && slots >= from {
                 pool.serial(Phase::Contacts, || self.extend(from, (ci, cj)));
                 self.built_for = Some(key);
@@ -180,12 +196,19 @@ impl OwnerPlan {
             }
         }
         assert!(slots < 1 << 31, "contact table too large for the deterministic sum");
-        self.bounds = guided_bounds(slots, threads, min_chunk);
         self.fix.clear();
+        if !one_wave {
+            self.prepare_waves(pool, (ci, cj), n, threads, min_chunk, waves)?;
+            self.built_for = Some(key);
+            return Ok(());
+        }
+        self.bounds = guided_bounds(slots, threads, min_chunk);
+        self.waves = vec![0, self.bounds.len() - 1];
         if self.bounds.len() <= 2 {
             // One chunk owns every particle: nothing is deferred.
             self.defer.clear();
             self.defer.resize(slots, 0);
+            self.fix_waves = vec![0, 0];
             self.built_for = Some(key);
             return Ok(());
         }
@@ -280,7 +303,111 @@ impl OwnerPlan {
             }
             out.sort_unstable();
         })?;
+        self.fix_waves = vec![0, self.fix.len()];
         self.built_for = Some(key);
+        Ok(())
+    }
+
+    /// [`OwnerPlan::prepare`] for several waves: each wave's slots in guided chunks of
+    /// their own, owners and deferred shares found wave after wave.
+    #[allow(clippy::too_many_arguments)]
+    fn prepare_waves(
+        &mut self,
+        pool: &mut Pool,
+        (ci, cj): (&[u32], &[u32]),
+        n: usize,
+        threads: usize,
+        min_chunk: usize,
+        waves: &[usize],
+    ) -> Result<()> {
+        let slots = ci.len();
+        self.bounds = vec![0];
+        self.waves = vec![0];
+        for w in waves.windows(2) {
+            let g = guided_bounds(w[1] - w[0], threads, min_chunk);
+            self.bounds.extend(g[1..].iter().map(|&b| w[0] + b));
+            self.waves.push(self.bounds.len() - 1);
+        }
+        self.defer.clear();
+        self.defer.resize(slots, 0);
+        self.fix_waves = vec![0];
+        if self.waves.windows(2).all(|w| w[1] - w[0] <= 1) {
+            // One chunk a wave (one thread): each owns its particles in its wave.
+            self.fix_waves.resize(self.waves.len(), 0);
+            return Ok(());
+        }
+        if self.first.len() != n {
+            self.first = (0..n).map(|_| AtomicU32::new(u32::MAX)).collect();
+        }
+        let workers = pool.threads();
+        let first = &self.first[..];
+        pool.run(Phase::Contacts, &|t| {
+            for f in &first[chunk(n, t, workers)] {
+                f.store(u32::MAX, Ordering::Relaxed);
+            }
+        })?;
+        let none = |o: usize| ci[o] == FREE;
+        for w in 0..self.waves.len() - 1 {
+            let (c0, c1) = (self.waves[w], self.waves[w + 1]);
+            let bounds = &self.bounds[..];
+            let first = &self.first[..];
+            // The least chunk of the wave among each particle's slots: a chunk index from
+            // an earlier wave (all below c0) counts as none.
+            let claims = Dynamic::new(c1 - c0, 1);
+            pool.run(Phase::Contacts, &|_| {
+                while let Some(k) = claims.claim() {
+                    let c = (c0 + k) as u32;
+                    for o in bounds[c0 + k]..bounds[c0 + k + 1] {
+                        if none(o) {
+                            continue;
+                        }
+                        for p in [ci[o], cj[o]] {
+                            let f = &first[p as usize];
+                            let mut cur = f.load(Ordering::Relaxed);
+                            while (cur < c0 as u32 || cur > c) && cur != c {
+                                match f.compare_exchange_weak(cur, c, Ordering::Relaxed, Ordering::Relaxed) {
+                                    Ok(_) => break,
+                                    Err(now) => cur = now,
+                                }
+                            }
+                        }
+                    }
+                }
+            })?;
+            let lens = bounds[c0..=c1].windows(2).map(|b| b[1] - b[0]);
+            let start = bounds[c0];
+            let pieces: Vec<Mutex<(&mut [u8], Vec<u64>)>> = split_lengths(&mut self.defer[start..bounds[c1]], lens)
+                .into_iter()
+                .map(|d| Mutex::new((d, Vec::new())))
+                .collect();
+            let claims = Dynamic::new(c1 - c0, 1);
+            pool.run(Phase::Contacts, &|_| {
+                while let Some(k) = claims.claim() {
+                    let c = (c0 + k) as u32;
+                    let mut piece = pieces[k].lock();
+                    let (defer, list) = &mut *piece;
+                    for (l, o) in (bounds[c0 + k]..bounds[c0 + k + 1]).enumerate() {
+                        let mut bits = 0;
+                        if !none(o) {
+                            for (side, p) in [(0u64, ci[o]), (1u64, cj[o])] {
+                                if first[p as usize].load(Ordering::Relaxed) != c {
+                                    bits |= 1 << side;
+                                    list.push((u64::from(p) << 32) | ((o as u64) << 1) | side);
+                                }
+                            }
+                        }
+                        defer[l] = bits;
+                    }
+                }
+            })?;
+            // The wave's entries: few (its chunks' rims), sorted here.
+            let at = self.fix.len();
+            for p in pieces {
+                self.fix.extend(p.into_inner().1);
+            }
+            self.fix[at..].sort_unstable();
+            self.fix_waves.push(self.fix.len());
+        }
         Ok(())
     }
 
@@ -298,6 +425,7 @@ impl OwnerPlan {
         }
         let c = (self.bounds.len() - 1) as u32;
         self.bounds.push(slots);
+        self.waves = vec![0, self.bounds.len() - 1];
         let mut new = Vec::new();
         for o in from..slots {
             let mut bits = 0;
@@ -319,6 +447,7 @@ impl OwnerPlan {
         // old one, so each particle's entries stay in slot order).
         new.sort_unstable();
         merge_sorted(&mut self.fix, &new);
+        self.fix_waves = vec![0, self.fix.len()];
     }
 
     /// Where the runs of the work after the force phase begin: run k continues the folds
@@ -327,28 +456,46 @@ impl OwnerPlan {
     /// writer and get the walls after the pairs, as in the serial step. The cuts balance
     /// fix-up entries plus `wall_weight` per wall contact. `runs + 1` entries, the first 0,
     /// the last `n`.
+    ///
+    /// For wave `wave`, over the particles `span` (its entries' and those whose walls it
+    /// adds: `walls` lists the wall contacts' particles of the latter).
     pub fn particle_cuts(
         &self,
         pool: &mut Pool,
         runs: usize,
-        n: usize,
+        wave: usize,
+        span: std::ops::Range<usize>,
         walls: &[u32],
         wall_weight: usize,
     ) -> Result<Vec<usize>> {
-        pool.cuts_by_work(Phase::Reduce, n, runs, |q| {
-            self.fix_before(q) + wall_weight * walls.partition_point(|&p| (p as usize) < q)
-        })
+        let fix = self.wave_fix(wave);
+        let work = |q: usize| fix_before(fix, q) + wall_weight * walls.partition_point(|&p| (p as usize) < q);
+        let base = work(span.start);
+        let cuts = pool.cuts_by_work(Phase::Reduce, span.len(), runs, |q| work(span.start + q) - base)?;
+        Ok(cuts.into_iter().map(|q| span.start + q).collect())
     }
 
-    /// The fix-up entries of particles `particles` (see [`OwnerPlan::particle_cuts`]).
-    pub fn fix_piece(&self, particles: std::ops::Range<usize>) -> &[u64] {
-        &self.fix[self.fix_before(particles.start)..self.fix_before(particles.end)]
+    /// Wave `wave`'s fix-up entries of particles `particles` (see
+    /// [`OwnerPlan::particle_cuts`]).
+    pub fn fix_piece(&self, wave: usize, particles: std::ops::Range<usize>) -> &[u64] {
+        let fix = self.wave_fix(wave);
+        &fix[fix_before(fix, particles.start)..fix_before(fix, particles.end)]
     }
 
-    /// Fix-up entries of particles below `q` (the list is sorted by particle).
-    fn fix_before(&self, q: usize) -> usize {
-        self.fix.partition_point(|&e| ((e >> 32) as usize) < q)
+    /// Whether some contribution is deferred (the slot buffer is then needed).
+    pub fn defers(&self) -> bool {
+        !self.fix.is_empty()
     }
+
+    /// Wave `wave`'s fix-up entries, sorted by particle.
+    pub fn wave_fix(&self, wave: usize) -> &[u64] {
+        &self.fix[self.fix_waves[wave]..self.fix_waves[wave + 1]]
+    }
+}
+
+/// Entries of `fix` (sorted by particle) of particles below `q`.
+fn fix_before(fix: &[u64], q: usize) -> usize {
+    fix.partition_point(|&e| ((e >> 32) as usize) < q)
 }
 
 /// The force phase's sink: the owner's contributions into the loads, a deferred slot's
@@ -504,27 +651,47 @@ mod tests {
                     }
                 }
             }
-            for extended in [false, true] {
+            // One wave (extended or not), and three waves.
+            for (extended, waves) in [
+                (false, vec![0, slots]),
+                (true, vec![0, slots]),
+                (false, vec![0, 700, 1400, slots]),
+            ] {
                 let mut plan = OwnerPlan::default();
                 // The plan on pools of 1 to 3 threads: it depends on the chunks alone.
                 let mut pool = Pool::new(&vec![None; 1 + threads % 3]).unwrap();
                 if extended {
                     // Made for the first slots, then extended over the others as appended.
                     let cut = slots * 7 / 8;
-                    plan.prepare(&mut pool, (1, 1), (&ci[..cut], &cj[..cut]), n, threads, min_chunk)
-                        .unwrap();
-                    plan.prepare(&mut pool, (2, 1), (&ci, &cj), n, threads, min_chunk)
+                    plan.prepare(
+                        &mut pool,
+                        (1, 1),
+                        (&ci[..cut], &cj[..cut]),
+                        n,
+                        threads,
+                        min_chunk,
+                        &[0, cut],
+                    )
+                    .unwrap();
+                    plan.prepare(&mut pool, (2, 1), (&ci, &cj), n, threads, min_chunk, &waves)
                         .unwrap();
                 } else {
-                    plan.prepare(&mut pool, (1, 1), (&ci, &cj), n, threads, min_chunk)
+                    plan.prepare(&mut pool, (1, 1), (&ci, &cj), n, threads, min_chunk, &waves)
                         .unwrap();
                 }
                 let chunks = plan.bounds.len() - 1;
+                assert_eq!(plan.waves.len(), waves.len());
+                for (w, &c) in plan.waves.iter().enumerate() {
+                    assert_eq!(plan.bounds[c], waves[w], "wave {w} starts at a chunk");
+                }
                 // Against the definition, slot by slot: a share is deferred when an earlier
-                // chunk holds a slot of the same particle.
+                // chunk of the same wave holds a slot of the same particle.
                 let mut seen = vec![usize::MAX; n];
                 let mut fix = Vec::new();
                 for (c, w) in plan.bounds.windows(2).enumerate() {
+                    if plan.waves.contains(&c) {
+                        seen.fill(usize::MAX);
+                    }
                     for o in w[0]..w[1] {
                         let mut bits = 0;
                         if ci[o] != FREE {
@@ -540,40 +707,53 @@ mod tests {
                         assert_eq!(plan.defer[o], bits, "slot {o}");
                     }
                 }
-                fix.sort_unstable();
-                assert_eq!(plan.fix, fix);
-                assert_eq!(chunks == 1, plan.fix.is_empty(), "one chunk defers nothing");
+                // Sorted by particle within each wave.
+                let mut sorted = Vec::new();
+                for w in plan.waves.windows(2) {
+                    let (a, b) = (plan.bounds[w[0]], plan.bounds[w[1]]);
+                    let at = sorted.len();
+                    sorted.extend(fix.iter().filter(|&&e| (a..b).contains(&(((e as u32) >> 1) as usize))));
+                    sorted[at..].sort_unstable();
+                }
+                assert_eq!(plan.fix, sorted);
+                if waves.len() == 2 {
+                    assert_eq!(chunks == 1, plan.fix.is_empty(), "one chunk defers nothing");
+                }
                 let mut slot_force = vec![[f64::NAN; DIM + 2 * ANG]; slots];
                 let mut out: [Vec<f64>; LOADS] = std::array::from_fn(|_| vec![0.0; n]);
                 let loads = SharedLoads::new(out.each_mut().map(|v| &mut v[..]));
-                let mut order: Vec<usize> = (0..chunks).collect();
-                for k in (1..chunks).rev() {
-                    order.swap(k, (rnd() % (k as u64 + 1)) as usize);
-                }
-                for c in order {
-                    let r = plan.bounds[c]..plan.bounds[c + 1];
-                    let mut sink = OwnerSink {
-                        defer: &plan.defer[r.clone()],
-                        out: &mut slot_force[r.clone()],
-                        loads,
-                    };
-                    for o in r.clone() {
-                        match (&forces[o], ci[o] == FREE) {
-                            (Some(f), false) => sink.add(o - r.start, ci[o] as usize, cj[o] as usize, f),
-                            _ => sink.none(o - r.start),
+                // Wave after wave: its chunks in a shuffled order (as threads would claim
+                // them), then its fix-up.
+                for (wave, w) in plan.waves.windows(2).enumerate() {
+                    let mut order: Vec<usize> = (w[0]..w[1]).collect();
+                    for k in (1..order.len()).rev() {
+                        order.swap(k, (rnd() % (k as u64 + 1)) as usize);
+                    }
+                    for c in order {
+                        let r = plan.bounds[c]..plan.bounds[c + 1];
+                        let mut sink = OwnerSink {
+                            defer: &plan.defer[r.clone()],
+                            out: &mut slot_force[r.clone()],
+                            loads,
+                        };
+                        for o in r.clone() {
+                            match (&forces[o], ci[o] == FREE) {
+                                (Some(f), false) => sink.add(o - r.start, ci[o] as usize, cj[o] as usize, f),
+                                _ => sink.none(o - r.start),
+                            }
                         }
                     }
-                }
-                let cuts = plan.particle_cuts(&mut pool, 3, n, &[], 1).unwrap();
-                for t in 0..3 {
-                    fix_up(plan.fix_piece(cuts[t]..cuts[t + 1]), &slot_force, &loads);
+                    let cuts = plan.particle_cuts(&mut pool, 3, wave, 0..n, &[], 1).unwrap();
+                    for t in 0..3 {
+                        fix_up(plan.fix_piece(wave, cuts[t]..cuts[t + 1]), &slot_force, &loads);
+                    }
                 }
                 for (a, b) in out.iter().zip(&serial) {
                     for p in 0..n {
                         assert_eq!(
                             a[p].to_bits(),
                             b[p].to_bits(),
-                            "{threads} threads, chunks of >= {min_chunk}, extended {extended}, particle {p}"
+                            "{threads} threads, chunks of >= {min_chunk}, extended {extended}, waves {waves:?}, particle {p}"
                         );
                     }
                 }
@@ -589,16 +769,19 @@ mod tests {
                 .enumerate()
                 .map(|(k, &p)| (p << 32) | k as u64)
                 .collect(),
+            fix_waves: vec![0, 10],
             ..Default::default()
         };
         let walls = [0u32, 3, 3, 4, 11];
         let mut pool = Pool::new(&[None, None]).unwrap();
         for threads in 1..6 {
             for weight in [0, 1, 3] {
-                let cuts = plan.particle_cuts(&mut pool, threads, 12, &walls, weight).unwrap();
+                let cuts = plan
+                    .particle_cuts(&mut pool, threads, 0, 0..12, &walls, weight)
+                    .unwrap();
                 assert_eq!((cuts.len(), cuts[0], cuts[threads]), (threads + 1, 0, 12));
                 assert!(cuts.windows(2).all(|w| w[0] <= w[1]), "{cuts:?}");
-                let pieces: Vec<&[u64]> = cuts.windows(2).map(|w| plan.fix_piece(w[0]..w[1])).collect();
+                let pieces: Vec<&[u64]> = cuts.windows(2).map(|w| plan.fix_piece(0, w[0]..w[1])).collect();
                 let joined: Vec<u64> = pieces.iter().flat_map(|p| p.iter().copied()).collect();
                 assert_eq!(joined, plan.fix, "every entry once, in order");
                 for (w, piece) in cuts.windows(2).zip(&pieces) {

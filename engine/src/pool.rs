@@ -33,7 +33,8 @@ const SPIN: Duration = Duration::from_micros(200);
 /// alone ([`Pool::serial`]) while the other threads wait, and are timed the same way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Phase {
-    /// Verlet kicks and drift (or Gear prediction), load reset, position check.
+    /// Verlet kicks and drift (or Gear prediction), load reset, position check; where the
+    /// force phase runs in waves, the next step's, each wave's after its pairs.
     Predict,
     /// World-frame polygon vertices.
     Vertices,

@@ -12,7 +12,7 @@ use std::time::Instant;
 use talus_kernels::contact::law::{elastic_energy, NormalModel};
 use talus_kernels::contact::ContactParams;
 use talus_kernels::integrate::gear::Derivatives;
-use talus_kernels::integrate::verlet::Check;
+use talus_kernels::integrate::verlet::{Check, CheckResult};
 use talus_kernels::math::{Aabb, Vector, ANG, DIM};
 use talus_kernels::neighbor::{BallBoxes, NeighborSearch};
 
@@ -28,7 +28,7 @@ use crate::forces::{polygon_body, polygon_image};
 pub use crate::forces::{NarrowStats, Rejection, SEPARATING_LINE_ITERATIONS};
 use crate::insert::{InsertSpec, Inserter, Shortfall};
 use crate::material::{Material, PairTable};
-use crate::parallel::{ForceStrategy, PairWork, Workers};
+use crate::parallel::{ForceStrategy, NextKick, PairWork, Workers};
 use crate::pool::{Phase, Profile};
 #[cfg(not(feature = "dim3"))]
 use crate::shapes::{PolygonShape, Shapes};
@@ -111,6 +111,12 @@ pub struct Simulation {
     removes: Vec<(u32, u32)>,
     /// Which apart pairs the step's test reads (`near_pairs`).
     apart_tiers: near_pairs::ApartTiers,
+    /// The next step's kicks and drift done in this step's force phase (its waves), and
+    /// their position check: the next step starts from it.
+    kicked: Option<CheckResult>,
+    /// Particles per thread of the force phase's waves (`parallel::waves`; `None`: its own
+    /// rule, by the level-2 cache).
+    wave_particles: Option<usize>,
     primed: bool,
     /// Touching pairs found by the last force phase.
     pub last_contacts: u64,
@@ -204,6 +210,8 @@ impl Simulation {
             adds: Vec::new(),
             removes: Vec::new(),
             apart_tiers: Default::default(),
+            kicked: None,
+            wave_particles: None,
             primed: false,
             last_contacts: 0,
             #[cfg(not(feature = "dim3"))]
@@ -254,7 +262,7 @@ impl Simulation {
         self.check_positions()?;
         self.update_neighbors()?;
         self.slot_touching_pairs()?;
-        self.forces(0.0, false)?;
+        self.forces(0.0, false, false)?;
         self.measure_servos();
         if let Some(gh) = &mut self.gear {
             // The accelerations of the current state: the axes, then the angular components.
@@ -271,6 +279,15 @@ impl Simulation {
         }
         self.primed = true;
         Ok(())
+    }
+
+    /// Cut the force phase into waves of `per_thread` particles per thread wherever the
+    /// contact table is sorted (`parallel::waves`; `usize::MAX`: never), instead of by its
+    /// own rule (`None`). The results are the same bitwise either way: for tests and
+    /// measurements.
+    #[doc(hidden)]
+    pub fn set_wave_particles(&mut self, per_thread: Option<usize>) {
+        self.wave_particles = per_thread;
     }
 
     /// Advance one time step.
@@ -318,9 +335,11 @@ impl Simulation {
                 self.workers.pool.profile.stepping += t.elapsed().as_secs_f64();
             }
             let log = (logging && k + 1 == steps) || self.cell_servo_due();
-            if let Err(e) = self.advance(pending, log) {
+            let kick_next = k + 1 < steps && self.next_step_kicks_early();
+            if let Err(e) = self.advance(pending, log, kick_next) {
                 // Keep the state synchronised; the first error is the one to report. The
                 // bodies may have moved without the gap budgets being charged: drop them.
+                self.kicked = None;
                 let _ = self.finish_kick();
                 self.contacts.forget_gaps();
                 return Err(e);
@@ -332,9 +351,25 @@ impl Simulation {
         Ok(())
     }
 
+    /// Whether the next step's kicks and drift may be done in this step's force phase
+    /// (`Workers::pair_forces` does them where it runs in waves): velocity Verlet, and
+    /// nothing at the next step's start that reads or changes the particles before them
+    /// (a reorder, an insertion, driven bodies' velocities, a periodic cell, whose domain
+    /// may move). The results are bitwise those of the pass at the next step's start.
+    fn next_step_kicks_early(&self) -> bool {
+        let next = self.step + 1;
+        #[cfg(not(feature = "dim3"))]
+        let driven = !self.driven.is_empty();
+        #[cfg(feature = "dim3")]
+        let driven = false;
+        let reorders = self.config.sort_every > 0 && next.is_multiple_of(self.config.sort_every);
+        let touched = reorders || self.insertion_due_at(next) || driven || self.periodic.is_some();
+        self.config.integrator == Integrator::Verlet && !touched
+    }
+
     /// One step up to the forces (their log kept when `log`); the Verlet second half kick
-    /// is left pending.
-    fn advance(&mut self, pending_kick: bool, log: bool) -> Result<()> {
+    /// is left pending (and, with `kick_next`, the next step's kicks may be done too).
+    fn advance(&mut self, pending_kick: bool, log: bool, kick_next: bool) -> Result<()> {
         let t = Instant::now();
         if self.config.sort_every > 0 && self.step > 0 && self.step.is_multiple_of(self.config.sort_every) {
             self.reorder();
@@ -367,7 +402,10 @@ impl Simulation {
             self.advance_servos(dt);
         }
         let left = match self.config.integrator {
-            Integrator::Verlet => self.kick_drift_check(pending_kick)?,
+            Integrator::Verlet => match self.kicked.take() {
+                Some(r) => self.account_kick(r)?,
+                None => self.kick_drift_check(pending_kick)?,
+            },
             Integrator::Gear => {
                 // How far the predictor moved a centre is not measured.
                 self.apart_tiers.drift = f64::INFINITY;
@@ -387,7 +425,7 @@ impl Simulation {
             self.relist_strayed_walls();
         }
         self.slot_touching_pairs()?;
-        self.forces(dt, log)?;
+        self.forces(dt, log, kick_next)?;
         self.measure_servos();
         self.measure_cell();
         if self.config.integrator == Integrator::Gear {
@@ -421,10 +459,16 @@ impl Simulation {
         let r = self
             .workers
             .kick_drift_check(&mut self.particles, boxes, dt, g, pending, lo, hi)?;
+        self.account_kick(r)
+    }
+
+    /// The drift's bound and the position check's outcome of a Verlet pass.
+    fn account_kick(&mut self, r: CheckResult) -> Result<bool> {
+        let (lo, hi) = self.checked_domain();
         // The drift x += dt u rounds each coordinate by up to half its last place: a
         // step's bound adds that (for the largest coordinate of the domain) to dt u.
         let rounding = (0..DIM).map(|a| lo[a].abs().max(hi[a].abs())).fold(0.0, f64::max) * f64::EPSILON;
-        self.apart_tiers.drift += r.speed * dt + DIM as f64 * rounding;
+        self.apart_tiers.drift += r.speed * self.config.dt + DIM as f64 * rounding;
         self.left_or_escaped(r.outside, r.left_box)
     }
 
@@ -549,7 +593,10 @@ impl Simulation {
         // do not touch out of the slots), then the compaction when the table is due for one.
         if !self.needs_rebuild {
             self.part_slotless_pairs();
-            if self.contacts.wants_compaction() {
+            // Sorted, where the force phase runs in waves (`parallel::waves`): in 2D the
+            // table changes at these updates alone.
+            let waves = self.workers.in_place() && crate::parallel::waves_pay(n, self.wave_particles);
+            if self.contacts.wants_compaction() || (waves && !self.contacts.is_sorted()) {
                 let ct = &mut self.contacts;
                 self.workers.pool.serial(Phase::Contacts, || ct.compact());
             }
@@ -561,7 +608,11 @@ impl Simulation {
 
     /// Pair and wall forces. `dt` advances the tangential springs (0 = evaluate only);
     /// `log` keeps each contact's force in `contact_log`.
-    fn forces(&mut self, dt: f64, log: bool) -> Result<()> {
+    ///
+    /// `kick_next`: the next step's kicks and drift may be done here
+    /// ([`Simulation::next_step_kicks_early`]); if they were, the next step starts from
+    /// their check (`kicked`).
+    fn forces(&mut self, dt: f64, log: bool, kick_next: bool) -> Result<()> {
         let walls = WallWork {
             walls: &self.walls,
             params: &self.params,
@@ -588,7 +639,16 @@ impl Simulation {
         // The pool adds the wall forces after the pair forces, in its reduction.
         // The last log's buffers are reused: a fresh one would cost its pages again.
         let mut contact_log = log.then(|| self.contact_log.take().unwrap_or_default());
-        self.last_contacts = self.workers.pair_forces(
+        let n = self.particles.len();
+        let (domain_min, domain_max) = self.checked_domain();
+        let next = kick_next.then(|| NextKick {
+            boxes: with_broad!(&self.broad, m => &m.stored_boxes()[..n]),
+            dt: self.config.dt,
+            g: self.config.gravity,
+            domain_min,
+            domain_max,
+        });
+        (self.last_contacts, self.kicked) = self.workers.pair_forces(
             &mut self.particles,
             &mut self.contacts,
             &work,
@@ -597,6 +657,8 @@ impl Simulation {
             &mut self.wall_contacts,
             &walls,
             contact_log.as_mut(),
+            next.as_ref(),
+            self.wave_particles,
         )?;
         if log {
             self.contact_log = contact_log;

@@ -157,9 +157,10 @@ impl ParticleStore {
     }
 
     /// Run `f` with the loads (forces per axis, then torques, cut to the particle count)
-    /// taken out of the store, so that it can read the rest of the store while it writes
-    /// them; they go back afterwards, whatever `f` returns.
-    pub(crate) fn with_loads<R>(&mut self, f: impl FnOnce(&ParticleStore, [&mut [f64]; LOADS]) -> R) -> R {
+    /// taken out of the store, so that it can read and write the rest of the store while
+    /// it writes them (the force phase's waves kick and drift the particles whose loads are
+    /// complete); they go back afterwards, whatever `f` returns.
+    pub(crate) fn with_loads_mut<R>(&mut self, f: impl FnOnce(&mut ParticleStore, [&mut [f64]; LOADS]) -> R) -> R {
         let n = self.len();
         let mut force = std::mem::take(&mut self.force);
         let mut torque = std::mem::take(&mut self.torque);
@@ -170,6 +171,25 @@ impl ParticleStore {
         };
         (self.force, self.torque) = (force, torque);
         r
+    }
+
+    /// The Verlet kernels' views of the store but its loads (see `with_loads_mut`), and
+    /// the radii.
+    pub fn kick_views(&mut self) -> (Kinematics<'_>, Inertia<'_>, &[f64]) {
+        (
+            Kinematics {
+                pos: self.pos.each_mut().map(|v| v.as_mut_slice()),
+                #[cfg(not(feature = "dim3"))]
+                angle: &mut self.angle,
+                vel: self.vel.each_mut().map(|v| v.as_mut_slice()),
+                omega: self.omega.each_mut().map(|v| v.as_mut_slice()),
+            },
+            Inertia {
+                inv_mass: &self.inv_mass,
+                inv_inertia: &self.inv_inertia,
+            },
+            &self.radius,
+        )
     }
 
     /// Whether the store holds no particle.

@@ -368,6 +368,48 @@ fn an_insertion_is_timed_with_the_steps() {
     assert_eq!((sim.len(), calls("insert")), (100, Some(1)));
 }
 
+/// The force phase cut into waves, each with the next step's kicks and drift of the
+/// particles it completes (`parallel::waves`), runs bitwise as one wave with the kicks at
+/// the next step's start, on any thread count (the same folds in the same order), through
+/// batch ends (whose last step kicks at the next batch's start) and every-step sweeps
+/// (the table sorted again after each).
+#[test]
+fn force_waves_change_no_bit() {
+    let steps = 60;
+    let run = |threads: usize, per_thread: usize| {
+        let mut sim = disc_column(480);
+        sim.set_parallel(&vec![None; threads], ForceStrategy::Deterministic)
+            .unwrap();
+        sim.set_wave_particles(Some(per_thread));
+        sim.run(steps).unwrap();
+        sim.run(7).unwrap();
+        let p = sim.profile();
+        let calls = |name| {
+            p.phases
+                .iter()
+                .find(|(ph, _)| ph.name() == name)
+                .map_or(0, |(_, pr)| pr.calls)
+        };
+        (state(&sim), calls("forces"), calls("predict"), sim.last_contacts)
+    };
+    let (want, forces, predict, contacts) = run(1, usize::MAX);
+    assert_eq!((forces, predict), (steps + 7, steps + 7), "one wave a step, one pass");
+    assert!(contacts > 480, "the test needs contacts");
+    for threads in [1, 2, 3] {
+        for per_thread in [40, 100] {
+            let (got, forces, predict, c) = run(threads, per_thread);
+            let waves = 480_u64.div_ceil((threads * per_thread) as u64);
+            let label = format!("{threads} threads, waves of {per_thread} a thread");
+            assert_eq!(forces, waves * (steps + 7), "{label}: force phases");
+            // Each batch's first step kicks at its start; the others in every wave.
+            assert_eq!(predict, 2 + waves * (steps + 7 - 2), "{label}: kick passes");
+            let (worst, bitwise) = compare(&want, &got);
+            assert!(bitwise, "{label}: difference {worst:e}");
+            assert_eq!(c, contacts, "{label}");
+        }
+    }
+}
+
 /// Run two steps of a simulation whose profile holds nothing yet; check that its phases'
 /// time lies within the stepping time, and return the count of calls of each phase.
 fn two_steps_profiled(sim: &mut Simulation) -> impl Fn(&str) -> Option<u64> {

@@ -487,16 +487,23 @@ fn strategies_agree(integrator: Integrator) {
     // Neighbours 1.98 r apart on a cubic lattice: in contact from the first step.
     let LatticeBed { inits, prm, dt, half } = lattice_bed(7, 1.98, 0.1, 0.95..1.0, 7);
     let walls = box_of_planes(half);
-    let run = |threads: usize, strategy: ForceStrategy| {
+    let run_waves = |threads: usize, strategy: ForceStrategy, waves: Option<usize>| {
         let mut cfg = config(dt, [0.0, 0.0, -9.81], 2.0 * half, NeighborMethod::Sweep, integrator);
         cfg.every_step = true;
         let mut sim = Simulation::new(cfg, vec![material(prm)], walls.clone(), &inits).unwrap();
         sim.set_parallel(&vec![None; threads], strategy).unwrap();
+        sim.set_wave_particles(waves);
         let mut touching = 0;
         for _ in 0..40 {
             sim.run(10).unwrap();
             touching += sim.last_contacts;
         }
+        let forces = sim
+            .profile()
+            .phases
+            .iter()
+            .find(|(ph, _)| ph.name() == "forces")
+            .map_or(0, |(_, p)| p.calls);
         let ps = &sim.particles;
         let mut v: Vec<(u64, [f64; 9])> = (0..sim.len())
             .map(|p| {
@@ -505,6 +512,10 @@ fn strategies_agree(integrator: Integrator) {
             })
             .collect();
         v.sort_by_key(|(id, _)| *id);
+        (v, touching, forces)
+    };
+    let run = |threads, strategy| {
+        let (v, touching, _) = run_waves(threads, strategy, None);
         (v, touching)
     };
     let (one, touching) = run(1, ForceStrategy::Deterministic);
@@ -512,12 +523,25 @@ fn strategies_agree(integrator: Integrator) {
         touching > 1000,
         "the bed should be in contact ({touching} pairs over 40 samples)"
     );
+    let bitwise = |det: &[(u64, [f64; 9])]| {
+        one.iter()
+            .zip(det)
+            .all(|(a, b)| a.1.iter().zip(&b.1).all(|(x, y)| x.to_bits() == y.to_bits()))
+    };
+    // The force phase in waves (with Verlet, each with the next step's kicks): the
+    // table is sorted at each update, and the steps without a new slot run in waves.
+    for threads in [1, 2, 3] {
+        let (det, _, forces) = run_waves(threads, ForceStrategy::Deterministic, Some(50));
+        assert!(forces > 400, "{integrator:?}, {threads} threads: no step in waves");
+        assert!(
+            bitwise(&det),
+            "{integrator:?}, {threads} threads, in waves: not bitwise the one-thread run"
+        );
+    }
     for threads in [2, 3] {
         let (det, _) = run(threads, ForceStrategy::Deterministic);
         assert!(
-            one.iter()
-                .zip(&det)
-                .all(|(a, b)| a.1.iter().zip(&b.1).all(|(x, y)| x.to_bits() == y.to_bits())),
+            bitwise(&det),
             "{integrator:?}, {threads} threads, deterministic: not bitwise the one-thread run"
         );
         for strategy in [ForceStrategy::PerThread, ForceStrategy::Mutex] {

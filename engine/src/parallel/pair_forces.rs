@@ -320,6 +320,15 @@ impl Workers {
     /// thread that completes its pair sum: the loads are summed in the serial step's order
     /// (pairs, then walls), and the walls are shared by the threads. Returns the touching
     /// pairs; narrow-phase counts (2D) are added to `stats`.
+    ///
+    /// The deterministic sum runs in waves where [`waves`] cuts them (`wave_particles`:
+    /// its size, or its own rule): each wave's pairs, then its fix-up and its particles'
+    /// walls, whose loads are then complete. With `next` (the next step may kick early,
+    /// `Simulation::next_step_kicks_early`) and several waves, each wave's particles then
+    /// get the next step's kicks, drift, load reset and position check at once, their data
+    /// still in cache from the pairs (on 2D beds 4-6 % of the step at 10^5-10^6 discs:
+    /// BENCHMARKS.md, issue 18); the second value returned is that check (`None`: not
+    /// done, the next step's pass does it).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn pair_forces(
         &mut self,
@@ -330,24 +339,84 @@ impl Workers {
         wc: &mut WallContacts,
         ww: &WallWork,
         log: Option<&mut ContactLog>,
-    ) -> Result<u64> {
+        next: Option<&NextKick>,
+        wave_particles: Option<usize>,
+    ) -> Result<(u64, Option<CheckResult>)> {
         let logging = log.is_some();
         // A logged step reuses the buffers of the last log.
         let mut log = log;
-        let runs = log.as_mut().map(|l| std::mem::take(&mut l.runs));
-        // The phases read the store while they add into the loads.
-        let (runs, wall_log) = ps.with_loads(|ps, loads| {
-            if self.in_place() {
-                let loads = SharedLoads::new(loads);
-                let runs = self.force_phase(ps, ct, work, Some(loads), runs)?;
-                Ok((runs, self.fix_up_phase(ps, &loads, wc, ww, logging)?))
-            } else {
-                let runs = self.force_phase(ps, ct, work, None, runs)?;
-                Ok((runs, self.reduce_phase(ps, loads, wc, ww, logging)?))
+        let mut spare = log.as_mut().map(|l| std::mem::take(&mut l.runs)).unwrap_or_default();
+        let n = ps.len();
+        let last_touching: u64 = self
+            .threads
+            .iter()
+            .map(|t| std::mem::take(&mut t.lock().touching))
+            .sum();
+        let in_place = self.in_place();
+        let (slot_waves, particle_waves) = if in_place {
+            waves(ct, n, self.threads(), wave_particles)
+        } else {
+            (vec![0, ct.i.len()], vec![0, n])
+        };
+        if in_place {
+            #[cfg(not(feature = "dim3"))]
+            let polygons = work.shapes.is_some();
+            #[cfg(feature = "dim3")]
+            let polygons = false;
+            let min = if polygons { SLOT_CHUNK } else { OWNER_MIN_CHUNK };
+            let threads = self.threads();
+            self.owners.prepare(
+                &mut self.pool,
+                (ct.generation(), ct.stable_generation()),
+                (&ct.i, &ct.j),
+                n,
+                threads,
+                min,
+                &slot_waves,
+            )?;
+        }
+        // The next step's kicks and drift, wave after wave (see `waves`): only where there
+        // are several, so that each wave's particles are still in cache from its pairs.
+        let next = next.filter(|_| particle_waves.len() > 2);
+        let mut kicked: Option<CheckResult> = next.map(|_| CheckResult::default());
+        let mut runs = Vec::new();
+        let mut wall_log = Vec::new();
+        // The phases read the store while they add into the loads; the kicks write both.
+        ps.with_loads_mut(|ps, mut loads| -> Result<()> {
+            for w in 0..particle_waves.len() - 1 {
+                let particles = particle_waves[w]..particle_waves[w + 1];
+                let shared = SharedLoads::new(loads.each_mut().map(|l| &mut **l));
+                let chunks = if in_place {
+                    self.owners.waves[w]..self.owners.waves[w + 1]
+                } else {
+                    0..0
+                };
+                let (wave_runs, wave_walls) = if in_place {
+                    let r = self.force_phase(ps, ct, work, Some(shared), logging, &mut spare, last_touching, chunks)?;
+                    (
+                        r,
+                        self.fix_up_phase(ps, &shared, wc, ww, logging, w, particles.clone())?,
+                    )
+                } else {
+                    let r = self.force_phase(ps, ct, work, None, logging, &mut spare, last_touching, chunks)?;
+                    (
+                        r,
+                        self.reduce_phase(ps, loads.each_mut().map(|l| &mut **l), wc, ww, logging)?,
+                    )
+                };
+                runs.extend(wave_runs);
+                wall_log.extend(wave_walls);
+                if let (Some(next), Some(k)) = (next, kicked.as_mut()) {
+                    let r = self.next_kick(ps, loads.each_mut().map(|l| &mut **l), particles, next)?;
+                    k.left_box |= r.left_box;
+                    k.outside |= r.outside;
+                    k.speed = k.speed.max(r.speed);
+                }
             }
+            Ok(())
         })?;
         if let Some(log) = log {
-            log.runs = runs.unwrap_or_default();
+            log.runs = runs;
             log.walls = wall_log;
         }
         let mut touching = 0;
@@ -358,27 +427,25 @@ impl Workers {
             #[cfg(not(feature = "dim3"))]
             stats.add(&std::mem::take(&mut ts.stats));
         }
-        Ok(touching)
+        Ok((touching, kicked))
     }
 
     /// The pairs of the contact table in dynamically claimed chunks, into each strategy's
     /// sink (`loads`: the deterministic sum's). `log`: a logged step, with buffers to
     /// reuse; returns each chunk's touching pairs, in slot order.
+    #[allow(clippy::too_many_arguments)]
     fn force_phase(
         &mut self,
         ps: &ParticleStore,
         ct: &mut ContactTable,
         w: &PairWork,
         loads: Option<SharedLoads>,
-        log: Option<Vec<LogRun>>,
-    ) -> Result<Option<Vec<LogRun>>> {
-        let logging = log.is_some();
-        let mut spare = log.unwrap_or_default();
+        logging: bool,
+        spare: &mut Vec<LogRun>,
+        last_touching: u64,
+        wave: Range<usize>,
+    ) -> Result<Vec<LogRun>> {
         let n = ps.len();
-        #[cfg(not(feature = "dim3"))]
-        let polygons = w.shapes.is_some();
-        #[cfg(feature = "dim3")]
-        let polygons = false;
         let slots = ct.i.len();
         let strategy = self.strategy;
         let in_place = self.in_place();
@@ -390,21 +457,12 @@ impl Workers {
         let fixed: Vec<usize>;
         let mut stealing = None;
         let bounds: &[usize] = if in_place {
-            let min = if polygons { SLOT_CHUNK } else { OWNER_MIN_CHUNK };
-            let threads = self.threads();
-            self.owners.prepare(
-                &mut self.pool,
-                (ct.generation(), ct.stable_generation()),
-                (&ct.i, &ct.j),
-                n,
-                threads,
-                min,
-            )?;
-            if self.owners.bounds.len() > 2 && self.slot_force.len() < slots {
+            // The wave's chunks (the plan is made by `pair_forces`).
+            if self.owners.defers() && self.slot_force.len() < slots {
                 // Only deferred slots are written and read: the contents do not matter.
                 self.slot_force.resize(slots, SlotRecord::default());
             }
-            &self.owners.bounds
+            &self.owners.bounds[wave.start..=wave.end]
         } else if strategy == ForceStrategy::PerThread {
             // Contiguous shares of the table, one per thread, cut into blocks that idle
             // threads steal from the back: each thread writes its region of the particles
@@ -430,10 +488,12 @@ impl Workers {
         }
         let chunks = bounds.len() - 1;
         let lens: Vec<usize> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
+        // The wave's slots.
+        let (s0, s1) = (bounds[0], bounds[chunks]);
         let (out, defer) = if in_place && chunks > 1 {
             (
-                split_lengths(&mut self.slot_force[..slots], lens.iter().copied()),
-                split_ref(&self.owners.defer[..slots], lens.iter().copied()),
+                split_lengths(&mut self.slot_force[s0..s1], lens.iter().copied()),
+                split_ref(&self.owners.defer[s0..s1], lens.iter().copied()),
             )
         } else {
             (
@@ -445,16 +505,22 @@ impl Workers {
         // Room for each chunk's touching pairs, at the last step's share of touching slots
         // and a margin: little growth while the loop runs.
         let touching_share = if logging {
-            let last: u64 = self.threads.iter().map(|t| t.lock().touching).sum();
-            (last as f64 / slots.max(1) as f64).min(1.0)
+            (last_touching as f64 / slots.max(1) as f64).min(1.0)
         } else {
             0.0
         };
-        let work: Vec<Mutex<SlotChunk>> = split_lengths(&mut ct.xi, lens.iter().copied())
+        // The polygon and rolling state: empty where the run has none.
+        let part = |empty: bool| if empty { 0..0 } else { s0..s1 };
+        let (ar, fr, rr) = (
+            part(ct.area.is_empty()),
+            part(ct.features.is_empty()),
+            part(ct.rolling.is_empty()),
+        );
+        let work: Vec<Mutex<SlotChunk>> = split_lengths(&mut ct.xi[s0..s1], lens.iter().copied())
             .into_iter()
-            .zip(split_or_empty(&mut ct.area, &lens))
-            .zip(split_or_empty(&mut ct.features, &lens))
-            .zip(split_or_empty(&mut ct.rolling, &lens))
+            .zip(split_or_empty(&mut ct.area[ar], &lens))
+            .zip(split_or_empty(&mut ct.features[fr], &lens))
+            .zip(split_or_empty(&mut ct.rolling[rr], &lens))
             .zip(out.into_iter().zip(defer))
             .enumerate()
             .map(|(k, ((((xi, area), features), rolling), (out, defer)))| {
@@ -576,10 +642,14 @@ impl Workers {
                     (ForceStrategy::Mutex, _) => pairs_into!(LockSink { locks }),
                 };
             }
-            ts.touching = touching;
+            ts.touching += touching;
         })?;
         // Chunks in table order, each in slot order: the table's order.
-        Ok(logging.then(|| work.into_iter().map(|c| c.into_inner().log).collect()))
+        Ok(if logging {
+            work.into_iter().map(|c| c.into_inner().log).collect()
+        } else {
+            Vec::new()
+        })
     }
 
     /// Deterministic: the deferred contributions, then the wall forces, of runs of
@@ -587,6 +657,11 @@ impl Workers {
     /// The runs are many (a deferred contribution in a region of large chunks costs more
     /// than one among the last, small chunks, so equal shares of entries are not equal
     /// shares of time).
+    ///
+    /// With waves, wave `wave`'s deferred contributions (of its chunks' particles, some
+    /// beyond its own), then the walls of its own particles `particles`, whose pair sums
+    /// it completes.
+    #[allow(clippy::too_many_arguments)]
     fn fix_up_phase(
         &mut self,
         ps: &ParticleStore,
@@ -594,21 +669,34 @@ impl Workers {
         wc: &mut WallContacts,
         ww: &WallWork,
         logging: bool,
+        wave: usize,
+        particles: Range<usize>,
     ) -> Result<Vec<WallForce>> {
-        if self.owners.fix.is_empty() && wc.is_empty() {
+        let fix = self.owners.wave_fix(wave);
+        let wall_range = {
+            let at = |q: usize| wc.p.partition_point(|&p| (p as usize) < q);
+            at(particles.start)..at(particles.end)
+        };
+        if fix.is_empty() && wall_range.is_empty() {
             return Ok(Vec::new());
         }
-        let (n, threads) = (ps.len(), self.threads());
+        // The entries' particles lie at or after the wave's first (a slot's particles are
+        // at or after its first).
+        let last = fix.last().map_or(0, |&e| (e >> 32) as usize + 1);
+        let span = particles.start..particles.end.max(last);
+        let threads = self.threads();
         let owners = &self.owners;
         let weight = WALL_WEIGHT[usize::from(ww.polygons())];
         let runs = if threads > 1 { threads * FIX_RUNS } else { 1 };
-        let cuts = owners.particle_cuts(&mut self.pool, runs, n, &wc.p, weight)?;
-        let walls = wall_pieces(wc, &cuts);
+        let cuts = owners.particle_cuts(&mut self.pool, runs, wave, span, &wc.p[wall_range], weight)?;
+        // The walls of the wave's own particles only: the others' come in their own waves.
+        let wall_cuts: Vec<usize> = cuts.iter().map(|&c| c.min(particles.end)).collect();
+        let walls = wall_pieces(wc, &wall_cuts);
         let slot_force = &self.slot_force;
         let dynamic = Dynamic::new(runs, 1);
         self.pool.run(Phase::Reduce, &|_| {
             while let Some(k) = dynamic.claim() {
-                fix_up(owners.fix_piece(cuts[k]..cuts[k + 1]), slot_force, loads);
+                fix_up(owners.fix_piece(wave, cuts[k]..cuts[k + 1]), slot_force, loads);
                 let mut piece = walls[k].lock();
                 let WallPiece {
                     p,

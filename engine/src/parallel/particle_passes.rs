@@ -17,14 +17,58 @@ impl Workers {
         domain_max: Vector,
     ) -> Result<CheckResult> {
         let n = ps.len();
-        let (lens, stealing) = self.blocks(n);
-        let (parts, radius) = verlet_parts(ps, &lens);
-        let boxes = split_ref(&boxes[..n], lens.iter().copied());
+        let reset = self.in_place();
+        let (d, l, m, radius) = ps.verlet_views();
+        let next = NextKick {
+            boxes,
+            dt,
+            g,
+            domain_min,
+            domain_max,
+        };
+        self.kick_drift_blocks(Phase::Predict, (d, l, m, radius), 0..n, &next, pending, reset)
+    }
+
+    /// The next step's kicks, drift, load reset and position check of the particles
+    /// `range` (`loads`: every particle's, those of the range complete), in the force
+    /// phase's wave that completed
+    /// them: the previous step's second half kick is pending (see `Simulation::run`).
+    pub(crate) fn next_kick(
+        &mut self,
+        ps: &mut ParticleStore,
+        loads: [&mut [f64]; LOADS],
+        range: Range<usize>,
+        next: &NextKick,
+    ) -> Result<CheckResult> {
+        let (d, m, radius) = ps.kick_views();
+        let mut loads = loads.into_iter();
+        let l = Loads {
+            force: std::array::from_fn(|_| loads.next().expect("LOADS arrays")),
+            torque: std::array::from_fn(|_| loads.next().expect("LOADS arrays")),
+        };
+        self.kick_drift_blocks(Phase::Predict, (d, l, m, radius), range, next, true, true)
+    }
+
+    /// [`verlet::kick_drift_check`] over the particles `range` of `views`, in blocks
+    /// stolen between the threads.
+    #[allow(clippy::too_many_arguments)]
+    fn kick_drift_blocks(
+        &mut self,
+        phase: Phase,
+        views: (Kinematics, Loads, Inertia, &[f64]),
+        range: Range<usize>,
+        next: &NextKick,
+        pending: bool,
+        reset: bool,
+    ) -> Result<CheckResult> {
+        let (lens, stealing) = self.blocks(range.len());
+        let (parts, radius) = verlet_parts(views, range.clone(), &lens);
+        let boxes = split_ref(&next.boxes[range], lens.iter().copied());
         let (left, outside) = (AtomicBool::new(false), AtomicBool::new(false));
         // The largest of the blocks' speed bounds, as bits (they order as the floats do).
         let speed = std::sync::atomic::AtomicU64::new(0);
-        let reset = self.in_place();
-        self.pool.run(Phase::Predict, &|t| {
+        let (dt, g, domain_min, domain_max) = (next.dt, next.g, next.domain_min, next.domain_max);
+        self.pool.run(phase, &|t| {
             while let Some(b) = stealing.claim(t) {
                 let mut part = parts[b].lock();
                 let (d, l, m) = &mut *part;
@@ -51,8 +95,9 @@ impl Workers {
 
     /// Verlet second half kick, over blocks as [`Workers::kick_drift_check`].
     pub(crate) fn kick(&mut self, ps: &mut ParticleStore, dt: f64, g: Vector) -> Result<()> {
-        let (lens, stealing) = self.blocks(ps.len());
-        let (parts, _) = verlet_parts(ps, &lens);
+        let n = ps.len();
+        let (lens, stealing) = self.blocks(n);
+        let (parts, _) = verlet_parts(ps.verlet_views(), 0..n, &lens);
         self.pool.run(Phase::Correct, &|t| {
             while let Some(b) = stealing.claim(t) {
                 let mut part = parts[b].lock();
@@ -164,12 +209,15 @@ impl Workers {
 
 type VerletPart<'a> = Mutex<(Kinematics<'a>, Loads<'a>, Inertia<'a>)>;
 
-/// The Verlet views of the store cut into per-thread chunks, and the radii likewise.
-fn verlet_parts<'a>(ps: &'a mut ParticleStore, lens: &[usize]) -> (Vec<VerletPart<'a>>, Vec<&'a [f64]>) {
-    let (d, l, m, radius) = ps.verlet_views();
-    let n: usize = lens.iter().sum();
-    let sp = |s: &'a mut [f64]| split_lengths(&mut s[..n], lens.iter().copied()).into_iter();
-    let sr = |s: &'a [f64]| split_ref(&s[..n], lens.iter().copied()).into_iter();
+/// The Verlet views of the particles `range` cut into blocks of `lens`, and the radii
+/// likewise.
+fn verlet_parts<'a>(
+    (d, l, m, radius): (Kinematics<'a>, Loads<'a>, Inertia<'a>, &'a [f64]),
+    range: Range<usize>,
+    lens: &[usize],
+) -> (Vec<VerletPart<'a>>, Vec<&'a [f64]>) {
+    let sp = |s: &'a mut [f64]| split_lengths(&mut s[range.clone()], lens.iter().copied()).into_iter();
+    let sr = |s: &'a [f64]| split_ref(&s[range.clone()], lens.iter().copied()).into_iter();
     let mut pos = d.pos.map(sp);
     #[cfg(not(feature = "dim3"))]
     let mut angle = sp(d.angle);
@@ -202,7 +250,7 @@ fn verlet_parts<'a>(ps: &'a mut ParticleStore, lens: &[usize]) -> (Vec<VerletPar
             ))
         })
         .collect();
-    (parts, split_ref(&radius[..n], lens.iter().copied()))
+    (parts, sr(radius).collect())
 }
 
 /// The Gear degrees of freedom cut into per-thread chunks of `lens`.

@@ -53,7 +53,12 @@ impl Simulation {
 
     /// Is some insertion stream due before the next step?
     pub(super) fn insertion_due(&self) -> bool {
-        self.inserts.iter().any(|i| i.next_step() == Some(self.step))
+        self.insertion_due_at(self.step)
+    }
+
+    /// Whether an insertion event is due before step `step` (counting completed steps).
+    pub(super) fn insertion_due_at(&self, step: u64) -> bool {
+        self.inserts.iter().any(|i| i.next_step() == Some(step))
     }
 
     /// Do the insertion events due before the next step now, stream by stream (each sees

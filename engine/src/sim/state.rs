@@ -761,6 +761,8 @@ impl Simulation {
             adds: Vec::new(),
             removes: Vec::new(),
             apart_tiers: Default::default(),
+            kicked: None,
+            wave_particles: None,
             primed: flag(S_PRIMED, "primed")?,
             last_contacts: sc[S_LAST_CONTACTS],
             #[cfg(not(feature = "dim3"))]
