@@ -595,7 +595,8 @@ impl Simulation {
             self.part_slotless_pairs();
             // Sorted, where the force phase runs in waves (`parallel::waves`): in 2D the
             // table changes at these updates alone.
-            let waves = self.workers.in_place() && crate::parallel::waves_pay(n, self.wave_particles);
+            let threads = self.workers.threads();
+            let waves = self.workers.in_place() && crate::parallel::waves_pay(n, threads, self.wave_particles);
             if self.contacts.wants_compaction() || (waves && !self.contacts.is_sorted()) {
                 let ct = &mut self.contacts;
                 self.workers.pool.serial(Phase::Contacts, || ct.compact());

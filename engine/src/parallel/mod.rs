@@ -49,18 +49,21 @@ pub(crate) struct NextKick<'a> {
 /// inertia, in 2D the angle) and the stored box.
 const WAVE_BYTES: usize = 8 * (4 * DIM + 3 * ANG + 3) + 4 * 2 * DIM;
 
-/// Whether the force phase of `n` particles runs in waves where the contact table is
-/// sorted (see [`waves`]; `per_thread`: a set wave size, which always does).
-pub(crate) fn waves_pay(n: usize, per_thread: Option<usize>) -> bool {
+/// Whether the force phase of `n` particles on `threads` threads runs in waves where the
+/// contact table is sorted (see [`waves`]; `per_thread`: a set wave size, which always
+/// does). By its own rule on one thread only: each wave's phases end at the pool's
+/// barriers, and on 2 threads waves of 4096 particles a thread made 10^5 and 10^6 discs
+/// 30-35 % slower (BENCHMARKS.md, issue 18), where one thread's gained 2-6 %.
+pub(crate) fn waves_pay(n: usize, threads: usize, per_thread: Option<usize>) -> bool {
     match per_thread {
         Some(k) => k < n,
-        None => crate::cache_size::waves_pay(n, WAVE_BYTES),
+        None => threads == 1 && crate::cache_size::waves_pay(n, WAVE_BYTES),
     }
 }
 
 /// The waves of the force phase: slot bounds and particle bounds, each `0` first and the
 /// count last. Where the contact table is sorted by first particle and the particles'
-/// data exceed the level-2 caches (`cache_size::waves_pay`), the particles are cut into
+/// data exceed the level-2 caches (`waves_pay`), the particles are cut into
 /// runs of `threads` times [`cache_size::wave_particles`], and wave w is the slots whose
 /// first particle lies in run w: once its pairs are summed (and its fix-up done), the
 /// loads of run w's particles are complete (their slots are theirs, or lie in earlier
@@ -73,7 +76,7 @@ fn waves(ct: &ContactTable, n: usize, threads: usize, per_thread: Option<usize>)
     let per = per_thread
         .unwrap_or_else(|| crate::cache_size::wave_particles(WAVE_BYTES))
         .saturating_mul(threads);
-    if !ct.is_sorted() || !waves_pay(n, per_thread) || per >= n {
+    if !ct.is_sorted() || !waves_pay(n, threads, per_thread) || per >= n {
         return (vec![0, slots], vec![0, n]);
     }
     let (mut sw, mut pw) = (vec![0], vec![0]);
