@@ -198,7 +198,15 @@ impl OwnerPlan {
         assert!(slots < 1 << 31, "contact table too large for the deterministic sum");
         self.fix.clear();
         if !one_wave {
-            self.prepare_waves(pool, (ci, cj), n, threads, min_chunk, waves)?;
+            // Each wave's slots in guided chunks of their own.
+            self.bounds = vec![0];
+            self.waves = vec![0];
+            for w in waves.windows(2) {
+                let g = guided_bounds(w[1] - w[0], threads, min_chunk);
+                self.bounds.extend(g[1..].iter().map(|&b| w[0] + b));
+                self.waves.push(self.bounds.len() - 1);
+            }
+            self.prepare_waves(pool, (ci, cj), n)?;
             self.built_for = Some(key);
             return Ok(());
         }
@@ -308,26 +316,10 @@ impl OwnerPlan {
         Ok(())
     }
 
-    /// [`OwnerPlan::prepare`] for several waves: each wave's slots in guided chunks of
-    /// their own, owners and deferred shares found wave after wave.
-    #[allow(clippy::too_many_arguments)]
-    fn prepare_waves(
-        &mut self,
-        pool: &mut Pool,
-        (ci, cj): (&[u32], &[u32]),
-        n: usize,
-        threads: usize,
-        min_chunk: usize,
-        waves: &[usize],
-    ) -> Result<()> {
+    /// [`OwnerPlan::prepare`] for several waves (their chunks in `bounds` and `waves`):
+    /// owners and deferred shares found wave after wave.
+    fn prepare_waves(&mut self, pool: &mut Pool, (ci, cj): (&[u32], &[u32]), n: usize) -> Result<()> {
         let slots = ci.len();
-        self.bounds = vec![0];
-        self.waves = vec![0];
-        for w in waves.windows(2) {
-            let g = guided_bounds(w[1] - w[0], threads, min_chunk);
-            self.bounds.extend(g[1..].iter().map(|&b| w[0] + b));
-            self.waves.push(self.bounds.len() - 1);
-        }
         self.defer.clear();
         self.defer.resize(slots, 0);
         self.fix_waves = vec![0];

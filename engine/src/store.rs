@@ -173,25 +173,6 @@ impl ParticleStore {
         r
     }
 
-    /// The Verlet kernels' views of the store but its loads (see `with_loads_mut`), and
-    /// the radii.
-    pub fn kick_views(&mut self) -> (Kinematics<'_>, Inertia<'_>, &[f64]) {
-        (
-            Kinematics {
-                pos: self.pos.each_mut().map(|v| v.as_mut_slice()),
-                #[cfg(not(feature = "dim3"))]
-                angle: &mut self.angle,
-                vel: self.vel.each_mut().map(|v| v.as_mut_slice()),
-                omega: self.omega.each_mut().map(|v| v.as_mut_slice()),
-            },
-            Inertia {
-                inv_mass: &self.inv_mass,
-                inv_inertia: &self.inv_inertia,
-            },
-            &self.radius,
-        )
-    }
-
     /// Whether the store holds no particle.
     pub fn is_empty(&self) -> bool {
         self.pos[0].is_empty()

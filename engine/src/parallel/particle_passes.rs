@@ -40,7 +40,8 @@ impl Workers {
         range: Range<usize>,
         next: &NextKick,
     ) -> Result<CheckResult> {
-        let (d, m, radius) = ps.kick_views();
+        // (The store's own loads are out, in `loads`: `ParticleStore::with_loads_mut`.)
+        let (d, _, m, radius) = ps.verlet_views();
         let mut loads = loads.into_iter();
         let l = Loads {
             force: std::array::from_fn(|_| loads.next().expect("LOADS arrays")),
