@@ -474,11 +474,6 @@ impl OwnerPlan {
         &fix[fix_before(fix, particles.start)..fix_before(fix, particles.end)]
     }
 
-    /// Whether some contribution is deferred (the slot buffer is then needed).
-    pub fn defers(&self) -> bool {
-        !self.fix.is_empty()
-    }
-
     /// Wave `wave`'s fix-up entries, sorted by particle.
     pub fn wave_fix(&self, wave: usize) -> &[u64] {
         &self.fix[self.fix_waves[wave]..self.fix_waves[wave + 1]]

@@ -458,7 +458,7 @@ impl Workers {
         let mut stealing = None;
         let bounds: &[usize] = if in_place {
             // The wave's chunks (the plan is made by `pair_forces`).
-            if self.owners.defers() && self.slot_force.len() < slots {
+            if wave.len() > 1 && self.slot_force.len() < slots {
                 // Only deferred slots are written and read: the contents do not matter.
                 self.slot_force.resize(slots, SlotRecord::default());
             }
