@@ -355,7 +355,8 @@ impl Simulation {
     /// (`Workers::pair_forces` does them where it runs in waves): velocity Verlet, and
     /// nothing at the next step's start that reads or changes the particles before them
     /// (a reorder, an insertion, driven bodies' velocities, a periodic cell, whose domain
-    /// may move). The results are bitwise those of the pass at the next step's start.
+    /// may move), nor after this step's forces (a servo's load, measured on the particles
+    /// as they are). The results are bitwise those of the pass at the next step's start.
     fn next_step_kicks_early(&self) -> bool {
         let next = self.step + 1;
         #[cfg(not(feature = "dim3"))]
@@ -363,7 +364,8 @@ impl Simulation {
         #[cfg(feature = "dim3")]
         let driven = false;
         let reorders = self.config.sort_every > 0 && next.is_multiple_of(self.config.sort_every);
-        let touched = reorders || self.insertion_due_at(next) || driven || self.periodic.is_some();
+        let touched =
+            reorders || self.insertion_due_at(next) || driven || self.periodic.is_some() || !self.servos.is_empty();
         self.config.integrator == Integrator::Verlet && !touched
     }
 
