@@ -33,62 +33,6 @@ mod pair_forces;
 pub(crate) use pair_forces::PairWork;
 mod particle_passes;
 
-/// What the next step's kicks and drift need besides the store (see
-/// `Workers::pair_forces`): the broad phase's stored boxes for the position check, the
-/// time step, gravity and the domain.
-pub(crate) struct NextKick<'a> {
-    pub boxes: &'a [Aabb],
-    pub dt: f64,
-    pub g: Vector,
-    pub domain_min: Vector,
-    pub domain_max: Vector,
-}
-
-/// Bytes of a particle's data that the force phase and the kicks read and write: the
-/// store's hot arrays (positions, velocities, spins, loads, radius, inverse mass and
-/// inertia, in 2D the angle) and the stored box.
-const WAVE_BYTES: usize = 8 * (4 * DIM + 3 * ANG + 3) + 4 * 2 * DIM;
-
-/// Whether the force phase of `n` particles on `threads` threads runs in waves where the
-/// contact table is sorted (see [`waves`]; `per_thread`: a set wave size, which always
-/// does). By its own rule on one thread only: each wave's phases end at the pool's
-/// barriers, and on 2 threads waves of 4096 particles a thread made 10^5 and 10^6 discs
-/// 30-35 % slower (BENCHMARKS.md, issue 18), where one thread's gained 2-6 %.
-pub(crate) fn waves_pay(n: usize, threads: usize, per_thread: Option<usize>) -> bool {
-    match per_thread {
-        Some(k) => k < n,
-        None => threads == 1 && crate::cache_size::waves_pay(n, WAVE_BYTES),
-    }
-}
-
-/// The waves of the force phase: slot bounds and particle bounds, each `0` first and the
-/// count last. Where the contact table is sorted by first particle and the particles'
-/// data exceed the level-2 caches (`waves_pay`), the particles are cut into
-/// runs of `threads` times [`cache_size::wave_particles`], and wave w is the slots whose
-/// first particle lies in run w: once its pairs are summed (and its fix-up done), the
-/// loads of run w's particles are complete (their slots are theirs, or lie in earlier
-/// waves: a slot's second particle is above its first), and the next step's kicks and
-/// drift of them find their data still in cache. Else one wave of everything.
-/// (Measured on 2D beds, BENCHMARKS.md, issue 18: the separate pass over every particle
-/// was 15 % of the step at 10^5 discs and 23 % at 10^6.)
-fn waves(ct: &ContactTable, n: usize, threads: usize, per_thread: Option<usize>) -> (Vec<usize>, Vec<usize>) {
-    let slots = ct.i.len();
-    let per = per_thread
-        .unwrap_or_else(|| crate::cache_size::wave_particles(WAVE_BYTES))
-        .saturating_mul(threads);
-    if !ct.is_sorted() || !waves_pay(n, threads, per_thread) || per >= n {
-        return (vec![0, slots], vec![0, n]);
-    }
-    let (mut sw, mut pw) = (vec![0], vec![0]);
-    for a in (per..n).step_by(per) {
-        pw.push(a);
-        sw.push(ct.i.partition_point(|&i| (i as usize) < a));
-    }
-    pw.push(n);
-    sw.push(slots);
-    (sw, pw)
-}
-
 use std::ops::Range;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -131,6 +75,67 @@ use talus_kernels::integrate::gear::{self, Derivatives};
 use talus_kernels::integrate::position_check::check_positions;
 use talus_kernels::integrate::verlet::{self, Check, CheckResult, Inertia, Kinematics, Loads};
 use talus_kernels::math::{Aabb, Vector, ANG, DIM};
+
+/// What the next step's kicks and drift need besides the store (see
+/// `Workers::pair_forces`): the broad phase's stored boxes for the position check, the
+/// time step, gravity and the domain.
+pub(crate) struct NextKick<'a> {
+    pub boxes: &'a [Aabb],
+    pub dt: f64,
+    pub g: Vector,
+    pub domain_min: Vector,
+    pub domain_max: Vector,
+}
+
+/// Bytes of a particle's data that the force phase and the kicks read and write: the
+/// store's hot arrays (positions, velocities, forces; spins, torques; in 2D the angle;
+/// radius, inverse mass and inertia) and the stored box (`f32`): 112 in 2D, 168 in 3D.
+const WAVE_BYTES: usize = 8 * (3 * DIM + 2 * ANG + ANGLES + 3) + 4 * 2 * DIM;
+#[cfg(not(feature = "dim3"))]
+const ANGLES: usize = 1;
+#[cfg(feature = "dim3")]
+const ANGLES: usize = 0;
+
+/// Whether the force phase of `n` particles on `threads` threads runs in waves where the
+/// contact table is sorted (see [`waves`]; `per_thread`: a set wave size, which always
+/// does). By its own rule on one thread only: each wave's phases end at the pool's
+/// barriers, and on 2 threads waves of 4096 particles a thread made 10^5 and 10^6 discs
+/// 30-35 % slower (BENCHMARKS.md, issue 18), where one thread's gained 1-7 % (medians
+/// 3-4 %).
+pub(crate) fn waves_pay(n: usize, threads: usize, per_thread: Option<usize>) -> bool {
+    match per_thread {
+        Some(k) => k < n,
+        None => threads == 1 && crate::cache_size::waves_pay(n, WAVE_BYTES),
+    }
+}
+
+/// The waves of the force phase: slot bounds and particle bounds, each `0` first and the
+/// count last. Where the contact table is sorted by first particle and the particles'
+/// data exceed the level-2 caches (`waves_pay`), the particles are cut into
+/// runs of `threads` times [`cache_size::wave_particles`], and wave w is the slots whose
+/// first particle lies in run w: once its pairs are summed (and its fix-up done), the
+/// loads of run w's particles are complete (their slots are theirs, or lie in earlier
+/// waves: a slot's second particle is above its first), and the next step's kicks and
+/// drift of them find their data still in cache. Else one wave of everything.
+/// (Measured on 2D beds, BENCHMARKS.md, issue 18: the separate pass over every particle
+/// was 15 % of the step at 10^5 discs and 23 % at 10^6.)
+fn waves(ct: &ContactTable, n: usize, threads: usize, per_thread: Option<usize>) -> (Vec<usize>, Vec<usize>) {
+    let slots = ct.i.len();
+    let per = per_thread
+        .unwrap_or_else(|| crate::cache_size::wave_particles(WAVE_BYTES))
+        .saturating_mul(threads);
+    if !ct.is_sorted() || !waves_pay(n, threads, per_thread) || per >= n {
+        return (vec![0, slots], vec![0, n]);
+    }
+    let (mut sw, mut pw) = (vec![0], vec![0]);
+    for a in (per..n).step_by(per) {
+        pw.push(a);
+        sw.push(ct.i.partition_point(|&i| (i as usize) < a));
+    }
+    pw.push(n);
+    sw.push(slots);
+    (sw, pw)
+}
 
 /// How the pair forces are summed into the particles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, PartialOrd, Ord, Hash)]
