@@ -100,8 +100,8 @@ const ANGLES: usize = 0;
 /// contact table is sorted (see [`waves`]; `per_thread`: a set wave size, which always
 /// does). By its own rule on one thread only: each wave's phases end at the pool's
 /// barriers, and on 2 threads waves of 4096 particles a thread made 10^5 and 10^6 discs
-/// 30-35 % slower (BENCHMARKS.md, issue 18), where one thread's gained 1-7 % (medians
-/// 3-4 %).
+/// 30-35 % slower (BENCHMARKS.md, issue 18), where one thread's gained 3 % (the median
+/// of 9 rounds at 10^5 and at 10^6; -3 to +7 % a round).
 pub(crate) fn waves_pay(n: usize, threads: usize, per_thread: Option<usize>) -> bool {
     match per_thread {
         Some(k) => k < n,

@@ -326,7 +326,7 @@ impl Workers {
     /// walls, whose loads are then complete. With `next` (the next step may kick early,
     /// `Simulation::next_step_kicks_early`) and several waves, each wave's particles then
     /// get the next step's kicks, drift, load reset and position check at once, their data
-    /// still in cache from the pairs (on one core 2-5 % faster at 10^5 and 10^6 discs:
+    /// still in cache from the pairs (on one core 3 % faster at 10^5 and 10^6 discs:
     /// BENCHMARKS.md, issue 18); the second value returned is that check (`None`: not
     /// done, the next step's pass does it).
     #[allow(clippy::too_many_arguments)]
