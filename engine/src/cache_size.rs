@@ -39,8 +39,8 @@ pub(crate) fn prefetch_pays(particles: usize, bytes: usize) -> bool {
 /// From how many times a core's level-2 cache the particles' data the force phase cuts
 /// the step into waves (`parallel::waves`), and what share of it a thread's part of a
 /// wave fills: measured on 2D beds (BENCHMARKS.md, issue 18), the waves paid from 10^5
-/// discs (about 10 caches) and cost at 10^4 (about one).
-pub(crate) const WAVE_L2S: usize = 4;
+/// discs (about 5 caches of 2 MiB) and cost at 10^4 (about half of one).
+const WAVE_L2S: usize = 4;
 const WAVE_SHARE: usize = 4;
 
 /// Whether the force phase of `particles` particles of `bytes` each runs in waves.

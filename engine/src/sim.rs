@@ -595,11 +595,15 @@ impl Simulation {
         // do not touch out of the slots), then the compaction when the table is due for one.
         if !self.needs_rebuild {
             self.part_slotless_pairs();
-            // Sorted, where the force phase runs in waves (`parallel::waves`): in 2D the
-            // table changes at these updates alone.
+            // Sorted, where the force phase runs in waves (`parallel::waves`) and the slots
+            // change at these updates alone: not where apart pairs take slots before each
+            // step's forces (3D outside a periodic cell), which would unsort it again at
+            // once (sorted there at every update, 583,200 spheres ran 2.5 % slower: the
+            // compaction, 160 ms a sweep, for waves that hardly ran; BENCHMARKS.md).
             let threads = self.workers.threads();
+            let slots_between = near_pairs::FAR_PAIRS && self.periodic.is_none();
             let waves = self.workers.in_place() && crate::parallel::waves_pay(n, threads, self.wave_particles);
-            if self.contacts.wants_compaction() || (waves && !self.contacts.is_sorted()) {
+            if self.contacts.wants_compaction() || (waves && !slots_between && !self.contacts.is_sorted()) {
                 let ct = &mut self.contacts;
                 self.workers.pool.serial(Phase::Contacts, || ct.compact());
             }

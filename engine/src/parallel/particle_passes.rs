@@ -31,8 +31,8 @@ impl Workers {
 
     /// The next step's kicks, drift, load reset and position check of the particles
     /// `range` (`loads`: every particle's, those of the range complete), in the force
-    /// phase's wave that completed
-    /// them: the previous step's second half kick is pending (see `Simulation::run`).
+    /// phase's wave that completed them: the previous step's second half kick is pending
+    /// (see `Simulation::run`).
     pub(crate) fn next_kick(
         &mut self,
         ps: &mut ParticleStore,
