@@ -168,6 +168,13 @@ impl OwnerPlan {
     /// waves run one after the other, each with its fix-up. A particle's owner is then its
     /// first chunk *in each wave*: a wave adds in place after the ones before it, which
     /// have finished (their fix-ups too), so every fold stays in slot order.
+    ///
+    /// Where the waves' slots end before the table does, the slots after them are the
+    /// tail ([`OwnerPlan::tail`]): pairs appended since the table's last sort, whose
+    /// particles lie anywhere. Its chunks run before the waves and defer both shares of
+    /// every slot; each particle's entries join the fix-up of the wave that holds it
+    /// (`particles`: the waves' particle bounds), after that wave's own (the tail's slots
+    /// come after all others), so the folds stay in slot order here too.
     #[allow(clippy::too_many_arguments)]
     pub fn prepare(
         &mut self,
@@ -177,7 +184,7 @@ impl OwnerPlan {
         n: usize,
         threads: usize,
         min_chunk: usize,
-        waves: &[usize],
+        (waves, particles): (&[usize], &[usize]),
     ) -> Result<()> {
         let slots = ci.len();
         let key = (generation, slots, n, threads, min_chunk, waves.len());
@@ -185,6 +192,7 @@ impl OwnerPlan {
             return Ok(());
         }
         let one_wave = waves.len() <= 2;
+        assert!(!one_wave || waves[waves.len() - 1] == slots, "a tail needs waves");
         if let Some((built, from, ..)) = self
             .built_for
             .filter(|b| (b.2, b.3, b.4, b.5) == (n, threads, min_chunk, 2) && one_wave)
@@ -206,7 +214,11 @@ impl OwnerPlan {
                 self.bounds.extend(g[1..].iter().map(|&b| w[0] + b));
                 self.waves.push(self.bounds.len() - 1);
             }
+            let tail = waves[waves.len() - 1];
+            let g = guided_bounds(slots - tail, threads, min_chunk);
+            self.bounds.extend(g[1..].iter().map(|&b| tail + b));
             self.prepare_waves(pool, (ci, cj), n)?;
+            self.defer_tail(tail, (ci, cj), particles);
             self.built_for = Some(key);
             return Ok(());
         }
@@ -401,6 +413,44 @@ impl OwnerPlan {
             self.fix_waves.push(self.fix.len());
         }
         Ok(())
+    }
+
+    /// The tail's chunks (see [`OwnerPlan::prepare`]; empty without one).
+    pub fn tail(&self) -> std::ops::Range<usize> {
+        self.waves[self.waves.len() - 1]..self.bounds.len() - 1
+    }
+
+    /// Both shares of the tail's slots (from `from` on) deferred, each particle's entries
+    /// merged into those of the wave of `particles` that holds it.
+    fn defer_tail(&mut self, from: usize, (ci, cj): (&[u32], &[u32]), particles: &[usize]) {
+        let slots = ci.len();
+        if from == slots {
+            return;
+        }
+        let mut more: Vec<Vec<u64>> = vec![Vec::new(); particles.len() - 1];
+        for o in from..slots {
+            if ci[o] == FREE {
+                continue;
+            }
+            self.defer[o] = 3;
+            for (side, p) in [(0u64, ci[o]), (1u64, cj[o])] {
+                let w = particles.partition_point(|&b| b <= p as usize) - 1;
+                more[w].push((u64::from(p) << 32) | ((o as u64) << 1) | side);
+            }
+        }
+        let old = std::mem::take(&mut self.fix);
+        self.fix.reserve(old.len() + 2 * (slots - from));
+        let mut ends = vec![0];
+        for (w, mut more) in more.into_iter().enumerate() {
+            more.sort_unstable();
+            // Apart from the others: an earlier wave's entries may be of this wave's
+            // particles (their shares deferred by its chunks).
+            let mut wave = old[self.fix_waves[w]..self.fix_waves[w + 1]].to_vec();
+            merge_sorted(&mut wave, &more);
+            self.fix.extend(wave);
+            ends.push(self.fix.len());
+        }
+        self.fix_waves = ends;
     }
 
     /// The plan extended over the slots appended from `from` on (see `prepare`).
@@ -623,47 +673,69 @@ mod tests {
                 .collect();
             // The serial fold as the pair loop writes it: i gets the force and its
             // torque, j the opposite force and its own torque.
-            let mut serial: [Vec<f64>; LOADS] = std::array::from_fn(|_| vec![0.0; n]);
-            for o in 0..slots {
-                if let (Some(f), false) = (&forces[o], ci[o] == FREE) {
-                    let (i, j) = (ci[o] as usize, cj[o] as usize);
-                    let (force, torque) = serial.split_at_mut(DIM);
-                    for (s, f) in force.iter_mut().zip(f.f) {
-                        s[i] += f;
-                        s[j] -= f;
-                    }
-                    for (s, (ti, tj)) in torque.iter_mut().zip(f.ti.into_iter().zip(f.tj)) {
-                        s[i] += ti;
-                        s[j] += tj;
+            let serial_of = |ci: &[u32], cj: &[u32], forces: &[Option<ContactForce>]| {
+                let mut serial: [Vec<f64>; LOADS] = std::array::from_fn(|_| vec![0.0; n]);
+                for o in 0..ci.len() {
+                    if let (Some(f), false) = (&forces[o], ci[o] == FREE) {
+                        let (i, j) = (ci[o] as usize, cj[o] as usize);
+                        let (force, torque) = serial.split_at_mut(DIM);
+                        for (s, f) in force.iter_mut().zip(f.f) {
+                            s[i] += f;
+                            s[j] -= f;
+                        }
+                        for (s, (ti, tj)) in torque.iter_mut().zip(f.ti.into_iter().zip(f.tj)) {
+                            s[i] += ti;
+                            s[j] += tj;
+                        }
                     }
                 }
-            }
-            // One wave (extended or not), and three waves.
-            for (extended, waves) in [
-                (false, vec![0, slots]),
-                (true, vec![0, slots]),
-                (false, vec![0, 700, 1400, slots]),
+                serial
+            };
+            // A table as waves with a tail find it: the first 1,500 live slots sorted by
+            // pair, the other live ones after them as appended.
+            const HEAD: usize = 1500;
+            let (sorted_ci, sorted_cj, sorted_forces) = {
+                let live: Vec<usize> = (0..slots).filter(|&o| ci[o] != FREE).collect();
+                let mut order = live.clone();
+                order[..HEAD].sort_by_key(|&o| (ci[o], cj[o]));
+                (
+                    order.iter().map(|&o| ci[o]).collect::<Vec<u32>>(),
+                    order.iter().map(|&o| cj[o]).collect::<Vec<u32>>(),
+                    order.iter().map(|&o| forces[o]).collect::<Vec<_>>(),
+                )
+            };
+            let thirds = [0, n / 3, 2 * n / 3, n];
+            let tail_waves = thirds.map(|q| match q {
+                q if q == n => HEAD,
+                q => sorted_ci[..HEAD].partition_point(|&i| (i as usize) < q),
+            });
+            // One wave (extended or not), three waves, and three waves with a tail.
+            for (extended, waves, particles, tailed) in [
+                (false, vec![0, slots], vec![0, n], false),
+                (true, vec![0, slots], vec![0, n], false),
+                (false, vec![0, 700, 1400, slots], thirds.to_vec(), false),
+                (false, tail_waves.to_vec(), thirds.to_vec(), true),
             ] {
+                let (ci, cj, forces) = if tailed {
+                    (&sorted_ci[..], &sorted_cj[..], &sorted_forces[..])
+                } else {
+                    (&ci[..], &cj[..], &forces[..])
+                };
+                let slots = ci.len();
+                let serial = serial_of(ci, cj, forces);
                 let mut plan = OwnerPlan::default();
                 // The plan on pools of 1 to 3 threads: it depends on the chunks alone.
                 let mut pool = Pool::new(&vec![None; 1 + threads % 3]).unwrap();
                 if extended {
                     // Made for the first slots, then extended over the others as appended.
                     let cut = slots * 7 / 8;
-                    plan.prepare(
-                        &mut pool,
-                        (1, 1),
-                        (&ci[..cut], &cj[..cut]),
-                        n,
-                        threads,
-                        min_chunk,
-                        &[0, cut],
-                    )
-                    .unwrap();
-                    plan.prepare(&mut pool, (2, 1), (&ci, &cj), n, threads, min_chunk, &waves)
+                    let one = (&[0, cut][..], &[0, n][..]);
+                    plan.prepare(&mut pool, (1, 1), (&ci[..cut], &cj[..cut]), n, threads, min_chunk, one)
+                        .unwrap();
+                    plan.prepare(&mut pool, (2, 1), (ci, cj), n, threads, min_chunk, (&waves, &particles))
                         .unwrap();
                 } else {
-                    plan.prepare(&mut pool, (1, 1), (&ci, &cj), n, threads, min_chunk, &waves)
+                    plan.prepare(&mut pool, (1, 1), (ci, cj), n, threads, min_chunk, (&waves, &particles))
                         .unwrap();
                 }
                 let chunks = plan.bounds.len() - 1;
@@ -671,23 +743,34 @@ mod tests {
                 for (w, &c) in plan.waves.iter().enumerate() {
                     assert_eq!(plan.bounds[c], waves[w], "wave {w} starts at a chunk");
                 }
+                assert_eq!(plan.tail().is_empty(), !tailed);
                 // Against the definition, slot by slot: a share is deferred when an earlier
-                // chunk of the same wave holds a slot of the same particle.
+                // chunk of the same wave holds a slot of the same particle; a tail's shares
+                // all, into the wave of the particle.
+                let wave_of = |p: u32| particles.partition_point(|&b| b <= p as usize) - 1;
                 let mut seen = vec![usize::MAX; n];
                 let mut fix = Vec::new();
+                let mut tail_fix = Vec::new();
                 for (c, w) in plan.bounds.windows(2).enumerate() {
                     if plan.waves.contains(&c) {
                         seen.fill(usize::MAX);
                     }
+                    let in_tail = plan.tail().contains(&c);
                     for o in w[0]..w[1] {
                         let mut bits = 0;
                         if ci[o] != FREE {
                             for (side, p) in [(0u64, ci[o]), (1u64, cj[o])] {
+                                let e = (u64::from(p) << 32) | ((o as u64) << 1) | side;
+                                if in_tail {
+                                    bits |= 1 << side;
+                                    tail_fix.push(e);
+                                    continue;
+                                }
                                 let s = &mut seen[p as usize];
                                 *s = (*s).min(c);
                                 if *s != c {
                                     bits |= 1 << side;
-                                    fix.push((u64::from(p) << 32) | ((o as u64) << 1) | side);
+                                    fix.push(e);
                                 }
                             }
                         }
@@ -696,10 +779,11 @@ mod tests {
                 }
                 // Sorted by particle within each wave.
                 let mut sorted = Vec::new();
-                for w in plan.waves.windows(2) {
+                for (k, w) in plan.waves.windows(2).enumerate() {
                     let (a, b) = (plan.bounds[w[0]], plan.bounds[w[1]]);
                     let at = sorted.len();
                     sorted.extend(fix.iter().filter(|&&e| (a..b).contains(&(((e as u32) >> 1) as usize))));
+                    sorted.extend(tail_fix.iter().filter(|&&e| wave_of((e >> 32) as u32) == k));
                     sorted[at..].sort_unstable();
                 }
                 assert_eq!(plan.fix, sorted);
@@ -709,13 +793,9 @@ mod tests {
                 let mut slot_force = vec![[f64::NAN; DIM + 2 * ANG]; slots];
                 let mut out: [Vec<f64>; LOADS] = std::array::from_fn(|_| vec![0.0; n]);
                 let loads = SharedLoads::new(out.each_mut().map(|v| &mut v[..]));
-                // Wave after wave: its chunks in a shuffled order (as threads would claim
-                // them), then its fix-up.
-                for (wave, w) in plan.waves.windows(2).enumerate() {
-                    let mut order: Vec<usize> = (w[0]..w[1]).collect();
-                    for k in (1..order.len()).rev() {
-                        order.swap(k, (rnd() % (k as u64 + 1)) as usize);
-                    }
+                // The tail's chunks, then wave after wave: its chunks in a shuffled order
+                // (as threads would claim them), then its fix-up.
+                let run_chunks = |order: Vec<usize>, slot_force: &mut [SlotRecord]| {
                     for c in order {
                         let r = plan.bounds[c]..plan.bounds[c + 1];
                         let mut sink = OwnerSink {
@@ -730,6 +810,14 @@ mod tests {
                             }
                         }
                     }
+                };
+                run_chunks(plan.tail().collect(), &mut slot_force);
+                for (wave, w) in plan.waves.windows(2).enumerate() {
+                    let mut order: Vec<usize> = (w[0]..w[1]).collect();
+                    for k in (1..order.len()).rev() {
+                        order.swap(k, (rnd() % (k as u64 + 1)) as usize);
+                    }
+                    run_chunks(order, &mut slot_force);
                     let cuts = plan.particle_cuts(&mut pool, 3, wave, 0..n, &[], 1).unwrap();
                     for t in 0..3 {
                         fix_up(plan.fix_piece(wave, cuts[t]..cuts[t + 1]), &slot_force, &loads);
@@ -740,7 +828,7 @@ mod tests {
                         assert_eq!(
                             a[p].to_bits(),
                             b[p].to_bits(),
-                            "{threads} threads, chunks of >= {min_chunk}, extended {extended}, waves {waves:?}, particle {p}"
+                            "{threads} threads, chunks of >= {min_chunk}, extended {extended}, waves {waves:?}, tail {tailed}, particle {p}"
                         );
                     }
                 }

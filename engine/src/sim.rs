@@ -290,6 +290,13 @@ impl Simulation {
         self.wave_particles = per_thread;
     }
 
+    /// The steps whose force phase ran in waves with a tail of appended slots
+    /// (`parallel::waves`): for tests.
+    #[doc(hidden)]
+    pub fn force_phases_with_a_tail(&self) -> u64 {
+        self.workers.tails
+    }
+
     /// Advance one time step.
     pub fn step(&mut self) -> Result<()> {
         self.run(1)
@@ -595,15 +602,22 @@ impl Simulation {
         // do not touch out of the slots), then the compaction when the table is due for one.
         if !self.needs_rebuild {
             self.part_slotless_pairs();
-            // Sorted, where the force phase runs in waves (`parallel::waves`) and the slots
-            // change at these updates alone: not where apart pairs take slots before each
-            // step's forces (3D outside a periodic cell), which would unsort it again at
-            // once (sorted there at every update, 583,200 spheres ran 2.5 % slower: the
-            // compaction, 160 ms a sweep, for waves that hardly ran; BENCHMARKS.md).
+            // Sorted, where the force phase runs in waves (`parallel::waves`). Where apart
+            // pairs take slots before each step's forces (3D outside a periodic cell), the
+            // waves take those appended slots as their tail, kept short by
+            // `ContactTable::merge_appended`: compacted only for holes there (at every
+            // update, for the appended slots too, 583,200 spheres ran 2.5 % slower: the
+            // compaction, 160 ms a sweep; BENCHMARKS.md). Elsewhere the slots change at
+            // these updates alone, each adding any number, which the waves would then
+            // carry as a tail, out of particle order, until the next compaction.
             let threads = self.workers.threads();
             let slots_between = near_pairs::FAR_PAIRS && self.periodic.is_none();
             let waves = self.workers.in_place() && crate::parallel::waves_pay(n, threads, self.wave_particles);
-            if self.contacts.wants_compaction() || (waves && !slots_between && !self.contacts.is_sorted()) {
+            let ready = match slots_between {
+                true => self.contacts.appended_only(),
+                false => self.contacts.is_sorted(),
+            };
+            if self.contacts.wants_compaction() || (waves && !ready) {
                 let ct = &mut self.contacts;
                 self.workers.pool.serial(Phase::Contacts, || ct.compact());
             }

@@ -559,6 +559,52 @@ fn strategies_agree(integrator: Integrator) {
     }
 }
 
+/// The force phase in waves with a tail: between two updates of the broad phase the
+/// pairs that come to touch take slots after the sorted ones, and the waves sum those
+/// first and add them last in each fold (`parallel::waves`, `OwnerPlan::prepare`).
+/// A lattice of spheres a little apart, shaken, colliding as it settles: 1 to 3 threads
+/// in waves give the one-thread run without them bit for bit, and the tail did run.
+#[test]
+fn waves_with_a_tail_of_appended_slots_change_no_bit() {
+    let LatticeBed { inits, prm, dt, half } = lattice_bed(12, 1.97, 0.3, 0.96..1.0, 11);
+    let walls = box_of_planes(half);
+    let run = |threads: usize, waves: Option<usize>| {
+        let cfg = config(
+            dt,
+            [0.0, 0.0, -9.81],
+            2.0 * half,
+            NeighborMethod::Sweep,
+            Integrator::Verlet,
+        );
+        let mut sim = Simulation::new(cfg, vec![material(prm)], walls.clone(), &inits).unwrap();
+        sim.set_parallel(&vec![None; threads], ForceStrategy::Deterministic)
+            .unwrap();
+        sim.set_wave_particles(waves);
+        sim.run(600).unwrap();
+        let ps = &sim.particles;
+        let mut v: Vec<(u64, [u64; 9])> = (0..sim.len())
+            .map(|p| {
+                let (x, u, w) = (at(&ps.pos, p), at(&ps.vel, p), at(&ps.omega, p));
+                let all = [x[0], x[1], x[2], u[0], u[1], u[2], w[0], w[1], w[2]];
+                (ps.id[p], all.map(f64::to_bits))
+            })
+            .collect();
+        v.sort_by_key(|(id, _)| *id);
+        (v, sim.force_phases_with_a_tail(), sim.last_contacts)
+    };
+    let (one, tails, touching) = run(1, Some(usize::MAX));
+    assert_eq!(tails, 0, "no waves, no tail");
+    assert!(touching > 500, "the bed should be in contact ({touching} pairs)");
+    for threads in [1, 2, 3] {
+        let (waved, tails, _) = run(threads, Some(100));
+        assert!(tails > 50, "{threads} threads: {tails} steps with a tail");
+        assert!(
+            waved == one,
+            "{threads} threads, in waves with a tail: not bitwise the run without"
+        );
+    }
+}
+
 /// Oblique impacts without damping against the Cundall-Strack solution. With kt = 2/7 kn
 /// the tangential spring's period equals the normal one for a sphere on a plane
 /// (tangential effective mass 2m/7, I = 2/5 m r^2) and for two equal spheres (m/7 against

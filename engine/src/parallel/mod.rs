@@ -119,21 +119,28 @@ pub(crate) fn waves_pay(n: usize, threads: usize, per_thread: Option<usize>) -> 
 /// drift of them find their data still in cache. Else one wave of everything.
 /// (Measured on 2D beds, BENCHMARKS.md, issue 18: the separate pass over every particle
 /// was 15 % of the step at 10^5 discs and 23 % at 10^6.)
+///
+/// Slots appended after the sorted ones since the table's last sort (in 3D, the pairs
+/// that came to touch: `sim::near_pairs`, up to 1/256 of the table) do not stop the
+/// waves: the slot bounds then end where the sorted slots do, and the appended ones are
+/// the tail (`OwnerPlan::prepare`), summed before the waves into slot records and added
+/// last, in each particle's wave.
 fn waves(ct: &ContactTable, n: usize, threads: usize, per_thread: Option<usize>) -> (Vec<usize>, Vec<usize>) {
     let slots = ct.i.len();
     let per = per_thread
         .unwrap_or_else(|| crate::cache_size::wave_particles(WAVE_BYTES))
         .saturating_mul(threads);
-    if !ct.is_sorted() || !waves_pay(n, threads, per_thread) || per >= n {
+    if !ct.appended_only() || !waves_pay(n, threads, per_thread) || per >= n {
         return (vec![0, slots], vec![0, n]);
     }
+    let sorted = &ct.i[..ct.sorted];
     let (mut sw, mut pw) = (vec![0], vec![0]);
     for a in (per..n).step_by(per) {
         pw.push(a);
-        sw.push(ct.i.partition_point(|&i| (i as usize) < a));
+        sw.push(sorted.partition_point(|&i| (i as usize) < a));
     }
     pw.push(n);
-    sw.push(slots);
+    sw.push(sorted.len());
     (sw, pw)
 }
 
@@ -216,6 +223,8 @@ pub struct Workers {
     /// The hot arrays were reallocated by thread 0 (reorder, removal, growth): first
     /// touch them again before the next step.
     pub(crate) needs_first_touch: bool,
+    /// Force phases in waves that had a tail of appended slots (see `waves`).
+    pub(crate) tails: u64,
 }
 
 impl std::fmt::Debug for Workers {
@@ -253,6 +262,7 @@ impl Workers {
             owners: OwnerPlan::default(),
             locks: Vec::new(),
             needs_first_touch: true,
+            tails: 0,
         })
     }
 

@@ -372,9 +372,11 @@ impl Workers {
                 n,
                 threads,
                 min,
-                &slot_waves,
+                (&slot_waves, &particle_waves),
             )?;
         }
+        let tail = if in_place { self.owners.tail() } else { 0..0 };
+        self.tails += u64::from(!tail.is_empty());
         // The next step's kicks and drift, wave after wave (see `waves`): only where there
         // are several, so that each wave's particles are still in cache from its pairs.
         let next = next.filter(|_| particle_waves.len() > 2);
@@ -383,6 +385,24 @@ impl Workers {
         let mut wall_log = Vec::new();
         // The phases read the store while they add into the loads; the kicks write both.
         ps.with_loads_mut(|ps, mut loads| -> Result<()> {
+            // The tail first (see `waves`): into slot records only, while no particle has
+            // been kicked.
+            let tail_runs = if tail.is_empty() {
+                Vec::new()
+            } else {
+                let shared = SharedLoads::new(loads.each_mut().map(|l| &mut **l));
+                self.force_phase(
+                    ps,
+                    ct,
+                    work,
+                    Some(shared),
+                    logging,
+                    &mut spare,
+                    last_touching,
+                    tail,
+                    true,
+                )?
+            };
             for w in 0..particle_waves.len() - 1 {
                 let particles = particle_waves[w]..particle_waves[w + 1];
                 let shared = SharedLoads::new(loads.each_mut().map(|l| &mut **l));
@@ -392,13 +412,23 @@ impl Workers {
                     0..0
                 };
                 let (wave_runs, wave_walls) = if in_place {
-                    let r = self.force_phase(ps, ct, work, Some(shared), logging, &mut spare, last_touching, chunks)?;
+                    let r = self.force_phase(
+                        ps,
+                        ct,
+                        work,
+                        Some(shared),
+                        logging,
+                        &mut spare,
+                        last_touching,
+                        chunks,
+                        false,
+                    )?;
                     (
                         r,
                         self.fix_up_phase(ps, &shared, wc, ww, logging, w, particles.clone())?,
                     )
                 } else {
-                    let r = self.force_phase(ps, ct, work, None, logging, &mut spare, last_touching, chunks)?;
+                    let r = self.force_phase(ps, ct, work, None, logging, &mut spare, last_touching, chunks, false)?;
                     (
                         r,
                         self.reduce_phase(ps, loads.each_mut().map(|l| &mut **l), wc, ww, logging)?,
@@ -413,6 +443,7 @@ impl Workers {
                     k.speed = k.speed.max(r.speed);
                 }
             }
+            runs.extend(tail_runs);
             Ok(())
         })?;
         if let Some(log) = log {
@@ -432,7 +463,8 @@ impl Workers {
 
     /// The pairs of the contact table in dynamically claimed chunks, into each strategy's
     /// sink (`loads`: the deterministic sum's). `log`: a logged step, with buffers to
-    /// reuse; returns each chunk's touching pairs, in slot order.
+    /// reuse; returns each chunk's touching pairs, in slot order. `tail`: the chunks
+    /// `wave` are the owner plan's tail, whose shares are all deferred.
     #[allow(clippy::too_many_arguments)]
     fn force_phase(
         &mut self,
@@ -444,6 +476,7 @@ impl Workers {
         spare: &mut Vec<LogRun>,
         last_touching: u64,
         wave: Range<usize>,
+        tail: bool,
     ) -> Result<Vec<LogRun>> {
         let n = ps.len();
         let slots = ct.i.len();
@@ -458,7 +491,7 @@ impl Workers {
         let mut stealing = None;
         let bounds: &[usize] = if in_place {
             // The wave's chunks (the plan is made by `pair_forces`).
-            if wave.len() > 1 && self.slot_force.len() < slots {
+            if (wave.len() > 1 || tail) && self.slot_force.len() < slots {
                 // Only deferred slots are written and read: the contents do not matter.
                 self.slot_force.resize(slots, SlotRecord::default());
             }
@@ -490,7 +523,7 @@ impl Workers {
         let lens: Vec<usize> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
         // The wave's slots.
         let (s0, s1) = (bounds[0], bounds[chunks]);
-        let (out, defer) = if in_place && chunks > 1 {
+        let (out, defer) = if in_place && (chunks > 1 || tail) {
             (
                 split_lengths(&mut self.slot_force[s0..s1], lens.iter().copied()),
                 split_ref(&self.owners.defer[s0..s1], lens.iter().copied()),
@@ -630,7 +663,7 @@ impl Workers {
                     };
                 }
                 touching += match (strategy, loads) {
-                    (_, Some(loads)) if chunks == 1 => pairs_into!(SharedLoadsSink { loads }),
+                    (_, Some(loads)) if chunks == 1 && !tail => pairs_into!(SharedLoadsSink { loads }),
                     (ForceStrategy::Deterministic, Some(loads)) => pairs_into!(OwnerSink { defer, out, loads }),
                     (ForceStrategy::Deterministic, None) => unreachable!("the deterministic sum needs its loads"),
                     (ForceStrategy::PerThread, _) => pairs_into!(PerThreadSink {

@@ -10,7 +10,8 @@
 //! at this step anyway); before each step's forces the apart pairs that touch take a slot
 //! each, their springs zero, as a pair's is when it starts to touch (appended after the
 //! other slots, and sorted in when they are many: `ContactTable::merge_appended`; the
-//! deterministic sum's owner plan extends itself over them). In a settled bed of the
+//! deterministic sum's owner plan extends itself over them, or in waves takes them as its
+//! tail: `OwnerPlan::prepare`). In a settled bed of the
 //! LAMMPS S3D spheres 1.9 of 3.6 such candidates per sphere touch: a slot costs 37 bytes, a
 //! pair without one 8 (BENCHMARKS.md, issue 19).
 use talus_kernels::math::Aabb;
