@@ -489,11 +489,12 @@ impl Workers {
         // chunks of SLOT_CHUNK, claimed dynamically.
         let fixed: Vec<usize>;
         let mut stealing = None;
+        let from = if in_place { self.owners.records_from() } else { 0 };
         let bounds: &[usize] = if in_place {
             // The wave's chunks (the plan is made by `pair_forces`).
-            if (wave.len() > 1 || tail) && self.slot_force.len() < slots {
+            if (wave.len() > 1 || tail) && self.slot_force.len() < slots - from {
                 // Only deferred slots are written and read: the contents do not matter.
-                self.slot_force.resize(slots, SlotRecord::default());
+                self.slot_force.resize(slots - from, SlotRecord::default());
             }
             &self.owners.bounds[wave.start..=wave.end]
         } else if strategy == ForceStrategy::PerThread {
@@ -525,7 +526,7 @@ impl Workers {
         let (s0, s1) = (bounds[0], bounds[chunks]);
         let (out, defer) = if in_place && (chunks > 1 || tail) {
             (
-                split_lengths(&mut self.slot_force[s0..s1], lens.iter().copied()),
+                split_lengths(&mut self.slot_force[s0 - from..s1 - from], lens.iter().copied()),
                 split_ref(&self.owners.defer[s0..s1], lens.iter().copied()),
             )
         } else {
@@ -725,7 +726,7 @@ impl Workers {
         // The walls of the wave's own particles only: the others' come in their own waves.
         let wall_cuts: Vec<usize> = cuts.iter().map(|&c| c.min(particles.end)).collect();
         let walls = wall_pieces(wc, &wall_cuts);
-        let slot_force = &self.slot_force;
+        let slot_force = (&self.slot_force[..], owners.records_from());
         let dynamic = Dynamic::new(runs, 1);
         self.pool.run(Phase::Reduce, &|_| {
             while let Some(k) = dynamic.claim() {
