@@ -314,6 +314,14 @@ struct SlotChunk<'a> {
     log: LogRun,
 }
 
+/// What the force phases of one step share for its contact log: whether it is logged,
+/// the last log's runs to reuse, and the last step's touching pairs (to size them).
+struct LogBuffers {
+    on: bool,
+    spare: Vec<LogRun>,
+    last_touching: u64,
+}
+
 impl Workers {
     /// Pair forces over the contact table, summed into the particles' loads by the chosen
     /// strategy, then the wall forces (`wc`, `ww`) added after them, each particle's by the
@@ -345,13 +353,18 @@ impl Workers {
         let logging = log.is_some();
         // A logged step reuses the buffers of the last log.
         let mut log = log;
-        let mut spare = log.as_mut().map(|l| std::mem::take(&mut l.runs)).unwrap_or_default();
+        let spare = log.as_mut().map(|l| std::mem::take(&mut l.runs)).unwrap_or_default();
         let n = ps.len();
         let last_touching: u64 = self
             .threads
             .iter()
             .map(|t| std::mem::take(&mut t.lock().touching))
             .sum();
+        let mut logs = LogBuffers {
+            on: logging,
+            spare,
+            last_touching,
+        };
         let in_place = self.in_place();
         let (slot_waves, particle_waves) = if in_place {
             waves(ct, n, self.threads(), wave_particles)
@@ -391,17 +404,7 @@ impl Workers {
                 Vec::new()
             } else {
                 let shared = SharedLoads::new(loads.each_mut().map(|l| &mut **l));
-                self.force_phase(
-                    ps,
-                    ct,
-                    work,
-                    Some(shared),
-                    logging,
-                    &mut spare,
-                    last_touching,
-                    tail,
-                    true,
-                )?
+                self.force_phase(ps, ct, work, Some(shared), &mut logs, tail, true)?
             };
             for w in 0..particle_waves.len() - 1 {
                 let particles = particle_waves[w]..particle_waves[w + 1];
@@ -412,23 +415,13 @@ impl Workers {
                     0..0
                 };
                 let (wave_runs, wave_walls) = if in_place {
-                    let r = self.force_phase(
-                        ps,
-                        ct,
-                        work,
-                        Some(shared),
-                        logging,
-                        &mut spare,
-                        last_touching,
-                        chunks,
-                        false,
-                    )?;
+                    let r = self.force_phase(ps, ct, work, Some(shared), &mut logs, chunks, false)?;
                     (
                         r,
                         self.fix_up_phase(ps, &shared, wc, ww, logging, w, particles.clone())?,
                     )
                 } else {
-                    let r = self.force_phase(ps, ct, work, None, logging, &mut spare, last_touching, chunks, false)?;
+                    let r = self.force_phase(ps, ct, work, None, &mut logs, chunks, false)?;
                     (
                         r,
                         self.reduce_phase(ps, loads.each_mut().map(|l| &mut **l), wc, ww, logging)?,
@@ -462,9 +455,9 @@ impl Workers {
     }
 
     /// The pairs of the contact table in dynamically claimed chunks, into each strategy's
-    /// sink (`loads`: the deterministic sum's). `log`: a logged step, with buffers to
-    /// reuse; returns each chunk's touching pairs, in slot order. `tail`: the chunks
-    /// `wave` are the owner plan's tail, whose shares are all deferred.
+    /// sink (`loads`: the deterministic sum's). `logs`: whether the step is logged, and
+    /// buffers to reuse; returns each chunk's touching pairs, in slot order. `tail`: the
+    /// chunks `wave` are the owner plan's tail, whose shares are all deferred.
     #[allow(clippy::too_many_arguments)]
     fn force_phase(
         &mut self,
@@ -472,12 +465,11 @@ impl Workers {
         ct: &mut ContactTable,
         w: &PairWork,
         loads: Option<SharedLoads>,
-        logging: bool,
-        spare: &mut Vec<LogRun>,
-        last_touching: u64,
+        logs: &mut LogBuffers,
         wave: Range<usize>,
         tail: bool,
     ) -> Result<Vec<LogRun>> {
+        let (logging, last_touching) = (logs.on, logs.last_touching);
         let n = ps.len();
         let slots = ct.i.len();
         let strategy = self.strategy;
@@ -567,7 +559,7 @@ impl Workers {
                     out,
                     defer,
                     log: if logging {
-                        let mut v = spare.pop().unwrap_or_default();
+                        let mut v = logs.spare.pop().unwrap_or_default();
                         v.clear_for((lens[k] as f64 * touching_share * 1.2) as usize + 16);
                         v
                     } else {
